@@ -1,0 +1,48 @@
+import { GatewayError } from './gateway-error';
+
+/** `{"error":{"message","type","param","code"}}` on /v1/* and the management API. */
+export function openAiErrorBody(err: GatewayError) {
+  return { error: { message: err.message, type: err.type, param: err.param, code: err.code } };
+}
+
+const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'api_error',
+  529: 'overloaded_error',
+};
+
+/** `{"type":"error","error":{"type","message"}}` on the Messages endpoints. */
+export function anthropicErrorBody(err: GatewayError) {
+  const type = ANTHROPIC_TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'api_error' : 'invalid_request_error');
+  return { type: 'error', error: { type, message: err.message } };
+}
+
+/** JSON-RPC 2.0 error codes used on /mcp. */
+export const JSONRPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** implementation-defined server errors */
+  UNAUTHORIZED: -32001,
+  UPSTREAM_ERROR: -32002,
+  FORBIDDEN: -32003,
+} as const;
+
+export function jsonRpcErrorBody(id: string | number | null, err: GatewayError) {
+  let code: number = JSONRPC.INTERNAL_ERROR;
+  if (err.status === 401) code = JSONRPC.UNAUTHORIZED;
+  else if (err.status === 403) code = JSONRPC.FORBIDDEN;
+  else if (err.status === 400 || err.status === 404) code = JSONRPC.INVALID_PARAMS;
+  else if (err.status >= 502) code = JSONRPC.UPSTREAM_ERROR;
+  return { jsonrpc: '2.0' as const, id, error: { code, message: err.message, data: { code: err.code } } };
+}

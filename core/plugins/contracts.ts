@@ -1,0 +1,170 @@
+/**
+ * What a plugin author implements (design.md §4). Plugin code never sees the DI container: everything
+ * it may use arrives in `PluginDeps`.
+ */
+import type { JSONSchemaType } from 'ajv';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { GatewayError } from '../errors/gateway-error';
+import type { SseFrame } from '../streaming/sse-frame';
+import type { ModelConfig, ProviderConfig } from '../config/types';
+
+export type PluginKind = 'provider' | 'guardrail' | 'mcp-transport';
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface Clock {
+  /** milliseconds since the epoch */
+  now(): number;
+}
+
+/** A namespaced key-value store for a plugin's own state. */
+export interface PluginStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** The HTTP client plugins may use (undici's fetch, sharing the gateway's connection pools). */
+export type HttpFetch = typeof fetch;
+
+export interface PluginDeps {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly store: PluginStore;
+  readonly fetch: HttpFetch;
+}
+
+export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, I = any> {
+  readonly kind: K;
+  readonly id: string;
+  readonly apiVersion: 1;
+  readonly optionsSchema: JSONSchemaType<O> | Record<string, unknown>;
+  create(options: O, deps: PluginDeps): I | Promise<I>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Providers
+// ---------------------------------------------------------------------------------------------------
+
+/** The API shapes an endpoint speaks; a provider serves some of them natively. */
+export type ApiFormat =
+  | 'chat'
+  | 'embeddings'
+  | 'messages'
+  | 'messages.count_tokens'
+  | 'images.generations'
+  | 'images.edits';
+
+/** Where a request is going: the model entry and its provider's settings, secrets resolved. */
+export interface ProviderTarget {
+  readonly model: ModelConfig & { id: string; model: string };
+  readonly provider: ProviderConfig<string>;
+  /** provider.baseUrl, or the plugin's default */
+  readonly baseUrl: string;
+}
+
+/** What the client sent that a provider may need, beyond the body (never the client's credentials). */
+export interface InboundInfo {
+  /** lower-cased request headers with credentials removed */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface UpstreamRequest {
+  /** appended to the target's baseUrl */
+  path: string;
+  method?: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+}
+
+/** Per-stream scratch space for a translator (e.g. which content block is open). */
+export type StreamState = Record<string, unknown>;
+
+/** An operation the provider serves by calling an upstream over HTTP; the core does the I/O. */
+export interface HttpOperation<Req = any, Res = any> {
+  toUpstream(request: Req, target: ProviderTarget, inbound: InboundInfo): UpstreamRequest;
+  fromUpstream(body: any, target: ProviderTarget, request: Req): Res;
+  /** One upstream SSE frame in, zero or more frames of this operation's client format out. */
+  fromUpstreamEvent?(frame: SseFrame, state: StreamState, target: ProviderTarget): SseFrame | SseFrame[] | null;
+  /** Frames to send after the upstream's last frame (e.g. a closing event). */
+  endOfStream?(state: StreamState, target: ProviderTarget): SseFrame[];
+}
+
+export interface LocalResult<Res> {
+  body?: Res;
+  stream?: AsyncIterable<SseFrame>;
+}
+
+/** An operation answered in process, with no upstream (the echo demo model). */
+export interface LocalOperation<Req = any, Res = any> {
+  readonly local: true;
+  invoke(request: Req, target: ProviderTarget, signal: AbortSignal): Promise<LocalResult<Res>>;
+}
+
+export type ProviderOperation<Req = any, Res = any> = HttpOperation<Req, Res> | LocalOperation<Req, Res>;
+
+export interface Provider {
+  /** used when the provider config has no baseUrl */
+  readonly defaultBaseUrl?: string;
+  /** The formats served natively. A model call in another format is translated to `chat` by the core. */
+  readonly operations: Partial<Record<ApiFormat, ProviderOperation>>;
+  /** Turn an upstream error answer into a GatewayError; never echo credentials or the upstream URL. */
+  toError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>): GatewayError;
+}
+
+export function isLocalOperation(op: ProviderOperation): op is LocalOperation {
+  return (op as LocalOperation).local === true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Guardrail engines
+// ---------------------------------------------------------------------------------------------------
+
+/** A piece of text the core extracted from a request or response. Engines return masked text by id. */
+export interface TextSegment {
+  readonly id: number;
+  readonly text: string;
+  /** where it came from, for messages: e.g. "messages[1].content[0].text" */
+  readonly path: string;
+}
+
+export interface GuardrailInput {
+  readonly phase: 'pre' | 'post';
+  readonly traffic: 'chat' | 'mcp';
+  readonly segments: readonly TextSegment[];
+  /** model name or `<server>/<tool>` */
+  readonly target: string;
+}
+
+export type GuardrailVerdict =
+  | { action: 'allow' }
+  | { action: 'mask'; segments: { id: number; text: string }[]; findings?: string[] }
+  | { action: 'block'; code: string; reason: string };
+
+export interface GuardrailEngine {
+  check(input: GuardrailInput, signal: AbortSignal): GuardrailVerdict | Promise<GuardrailVerdict>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// MCP transports
+// ---------------------------------------------------------------------------------------------------
+
+export interface McpTransportTarget {
+  readonly url: string;
+  /** stored credential and static headers, already resolved, plus per-request forwarded headers */
+  readonly headers: Record<string, string>;
+}
+
+export interface McpTransportFactory {
+  /** A fresh SDK transport for one connection to the upstream server. */
+  connect(target: McpTransportTarget): Transport | Promise<Transport>;
+}
+
+export type ProviderPlugin<O = any> = PluginDefinition<'provider', O, Provider>;
+export type GuardrailPlugin<O = any> = PluginDefinition<'guardrail', O, GuardrailEngine>;
+export type McpTransportPlugin<O = any> = PluginDefinition<'mcp-transport', O, McpTransportFactory>;

@@ -1,0 +1,15 @@
+/** Token counts normalised across API shapes; the spend stage prices these. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** prompt tokens served from a provider's prompt cache (a subset of inputTokens) */
+  cacheReadTokens: number;
+  /** prompt tokens written to a provider's prompt cache (a subset of inputTokens) */
+  cacheWriteTokens: number;
+  /** images produced, for image models */
+  images: number;
+}
+
+export function emptyUsage(): TokenUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, images: 0 };
+}
