@@ -1,0 +1,41 @@
+/**
+ * The canonical chat response -> a Messages response, for a Messages client served by a non-Anthropic
+ * model. The first choice is the answer (a Messages request cannot ask for several).
+ */
+import { UpstreamError } from '../../errors/gateway-error';
+import type { ChatResponse, ToolCall } from '../../types/chat';
+import { stopReasonFromFinishReason } from './stop-reasons';
+import type { MessagesContentBlock, MessagesResponse } from './types';
+import { messagesUsageFromChatUsage } from './usage';
+
+export function messagesResponseFromChat(response: ChatResponse): MessagesResponse {
+  const choice = response.choices?.[0];
+  const content: MessagesContentBlock[] = [];
+  const text = choice?.message?.content;
+  if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
+  for (const call of choice?.message?.tool_calls ?? []) {
+    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call) });
+  }
+  return {
+    id: response.id,
+    type: 'message',
+    role: 'assistant',
+    model: response.model,
+    content,
+    stop_reason: stopReasonFromFinishReason(choice?.finish_reason),
+    stop_sequence: null,
+    usage: messagesUsageFromChatUsage(response.usage),
+  };
+}
+
+/** Chat tool arguments are a JSON string; Messages wants the object. */
+export function toolInput(call: ToolCall): unknown {
+  const args = call.function?.arguments;
+  // some models send "" for a tool without parameters
+  if (args === undefined || args === null || args.trim() === '') return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    throw new UpstreamError(`The model returned tool call "${call.function.name}" with arguments that are not valid JSON.`, 'invalid_tool_arguments');
+  }
+}

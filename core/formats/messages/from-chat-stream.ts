@@ -1,0 +1,148 @@
+/**
+ * Canonical `chat.completion.chunk` frames -> the Anthropic Messages event sequence:
+ *
+ *   message_start, ping,
+ *   (content_block_start, content_block_delta*, content_block_stop)*   text or tool_use blocks
+ *   message_delta (stop_reason + usage), message_stop
+ *
+ * Chat streams report usage in a last chunk after the finish chunk, so `message_delta` is held back
+ * until that chunk or `[DONE]` arrives. Only choice 0 is read (a Messages request has one answer).
+ * One translator per stream; it is not reusable.
+ */
+import { SseFrame } from '../../streaming/sse-frame';
+import type { ChatChunk, ChunkToolCall, Usage } from '../../types/chat';
+import { stopReasonFromFinishReason } from './stop-reasons';
+import type { MessagesStopReason } from './types';
+import { messagesUsageFromChatUsage } from './usage';
+
+type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
+
+export interface MessagesStreamOptions {
+  /** the model name to report in message_start (default: the chunk's model) */
+  model?: string;
+}
+
+export class MessagesStreamTranslator {
+  private started = false;
+  private finished = false;
+  private nextBlockIndex = 0;
+  private open: OpenBlock | undefined;
+  /** chat tool-call index -> the Messages block index it was given */
+  private readonly toolBlocks = new Map<number, number>();
+  private stopReason: MessagesStopReason | undefined;
+  private usage: Usage | undefined;
+
+  constructor(private readonly options: MessagesStreamOptions = {}) {}
+
+  /** One upstream chat frame in, the Messages frames it produces out. */
+  push(frame: SseFrame): SseFrame[] {
+    if (this.finished) return [];
+    if (frame.isDone) return this.close();
+    const chunk = frame.json as ChatChunk;
+    const out: SseFrame[] = [];
+    if (!this.started) this.start(chunk, out);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.find((c) => c.index === 0 || c.index === undefined);
+    if (!choice) return out;
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === 'string' && delta.content !== '') this.text(delta.content, out);
+    for (const call of delta.tool_calls ?? []) this.toolCall(call, out);
+    if (choice.finish_reason) {
+      this.stopReason = stopReasonFromFinishReason(choice.finish_reason);
+      this.closeBlock(out);
+    }
+    return out;
+  }
+
+  /**
+   * The upstream body ended. A stream that reached its finish chunk but not `[DONE]` is closed
+   * normally; one cut before any finish yields nothing, so the caller can report the error.
+   */
+  end(): SseFrame[] {
+    if (this.finished || this.stopReason === undefined) return [];
+    return this.close();
+  }
+
+  private start(chunk: Partial<ChatChunk>, out: SseFrame[]): void {
+    this.started = true;
+    out.push(
+      event({
+        type: 'message_start',
+        message: {
+          id: chunk.id ?? 'msg_gateway',
+          type: 'message',
+          role: 'assistant',
+          model: this.options.model ?? chunk.model ?? '',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          // the prompt size of a chat stream is known only at its end: message_delta restates it
+          usage: { input_tokens: 0, output_tokens: 0 },
+        },
+      }),
+      event({ type: 'ping' }),
+    );
+  }
+
+  private text(text: string, out: SseFrame[]): void {
+    if (this.open?.kind !== 'text') {
+      this.closeBlock(out);
+      this.open = { kind: 'text', index: this.nextBlockIndex++ };
+      out.push(event({ type: 'content_block_start', index: this.open.index, content_block: { type: 'text', text: '' } }));
+    }
+    out.push(event({ type: 'content_block_delta', index: this.open.index, delta: { type: 'text_delta', text } }));
+  }
+
+  private toolCall(call: ChunkToolCall, out: SseFrame[]): void {
+    const toolIndex = call.index ?? 0;
+    let blockIndex = this.toolBlocks.get(toolIndex);
+    if (blockIndex === undefined) {
+      this.closeBlock(out);
+      blockIndex = this.nextBlockIndex++;
+      this.toolBlocks.set(toolIndex, blockIndex);
+      this.open = { kind: 'tool', index: blockIndex, toolIndex };
+      out.push(
+        event({
+          type: 'content_block_start',
+          index: blockIndex,
+          content_block: { type: 'tool_use', id: call.id ?? `toolu_gateway_${blockIndex}`, name: call.function?.name ?? '', input: {} },
+        }),
+      );
+    } else if (this.open?.kind !== 'tool' || this.open.toolIndex !== toolIndex) {
+      // Arguments for a tool call whose block is already closed: Messages blocks cannot be reopened.
+      // OpenAI-style upstreams finish one call before starting the next, so this does not happen there.
+      return;
+    }
+    const args = call.function?.arguments;
+    if (typeof args === 'string' && args !== '') {
+      out.push(event({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: args } }));
+    }
+  }
+
+  private closeBlock(out: SseFrame[]): void {
+    if (!this.open) return;
+    out.push(event({ type: 'content_block_stop', index: this.open.index }));
+    this.open = undefined;
+  }
+
+  private close(): SseFrame[] {
+    const out: SseFrame[] = [];
+    if (!this.started) this.start({}, out);
+    this.closeBlock(out);
+    this.finished = true;
+    out.push(
+      event({
+        type: 'message_delta',
+        delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
+        usage: messagesUsageFromChatUsage(this.usage),
+      }),
+      event({ type: 'message_stop' }),
+    );
+    return out;
+  }
+}
+
+/** A Messages event frame: the SSE event name is the payload's `type`, as Anthropic sends it. */
+function event(payload: { type: string; [key: string]: unknown }): SseFrame {
+  return SseFrame.fromJson(payload, payload.type);
+}

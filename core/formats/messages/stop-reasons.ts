@@ -1,0 +1,35 @@
+/**
+ * Stop reasons between the Messages format and the canonical chat format. Both directions live here so
+ * the provider (Anthropic upstream -> chat) and the endpoint adapter (chat -> Messages client) agree.
+ */
+import type { MessagesStopReason } from './types';
+
+const FINISH_BY_STOP_REASON: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  // the model paused a long server-tool turn; to a chat client the turn is over
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+const STOP_REASON_BY_FINISH: Record<string, MessagesStopReason> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  content_filter: 'refusal',
+};
+
+/** Anthropic stop_reason -> chat finish_reason (unknown reasons read as a normal stop). */
+export function finishReasonFromStopReason(stopReason: string | null | undefined): string | null {
+  if (stopReason === null || stopReason === undefined) return null;
+  return FINISH_BY_STOP_REASON[stopReason] ?? 'stop';
+}
+
+/** chat finish_reason -> Anthropic stop_reason (unknown or missing reasons read as end_turn). */
+export function stopReasonFromFinishReason(finishReason: string | null | undefined): MessagesStopReason {
+  return (finishReason && STOP_REASON_BY_FINISH[finishReason]) || 'end_turn';
+}

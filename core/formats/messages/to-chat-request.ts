@@ -1,0 +1,175 @@
+/**
+ * A Messages request -> the canonical chat request, for a model whose provider is not Anthropic.
+ *
+ * Mapping choices a client can observe:
+ * - `system` (string or text blocks) becomes one leading system message; blocks are joined with a
+ *   blank line because many OpenAI-compatible servers accept only a string there.
+ * - `tool_result` blocks become `tool` messages placed BEFORE the rest of that user turn, as the chat
+ *   format requires tool answers to follow the assistant's tool calls directly.
+ * - thinking blocks and `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
+ * - Server tools (web search, code execution, ...) and documents cannot run on another provider: they
+ *   are refused with a clear error instead of being silently ignored.
+ */
+import { InvalidRequestError } from '../../errors/gateway-error';
+import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../types/chat';
+import type {
+  MessagesContentBlock,
+  MessagesImageBlock,
+  MessagesMessage,
+  MessagesRequest,
+  MessagesTextBlock,
+  MessagesTool,
+  MessagesToolResultBlock,
+  MessagesToolUseBlock,
+} from './types';
+
+/** Block types with no chat meaning that are safe to leave out. */
+const DROPPED_BLOCKS = new Set(['thinking', 'redacted_thinking']);
+
+export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
+  if (!request || typeof request !== 'object') throw new InvalidRequestError('The request body must be a JSON object.');
+  if (!Array.isArray(request.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
+
+  const messages: ChatMessage[] = [];
+  const system = systemText(request.system);
+  if (system !== undefined) messages.push({ role: 'system', content: system });
+  request.messages.forEach((message, i) => messages.push(...chatMessagesFrom(message, i)));
+
+  const chat: ChatRequest = { model: request.model, messages };
+  if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
+  if (request.temperature !== undefined) chat.temperature = request.temperature;
+  if (request.top_p !== undefined) chat.top_p = request.top_p;
+  if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
+  if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(chatTool);
+  if (request.tool_choice !== undefined) Object.assign(chat, chatToolChoice(request.tool_choice));
+  const user = request.metadata?.user_id;
+  if (typeof user === 'string' && user !== '') chat.user = user;
+  if (request.stream === true) {
+    chat.stream = true;
+    // the Messages stream reports usage at its end, so the chat stream must carry it
+    chat.stream_options = { include_usage: true };
+  }
+  return chat;
+}
+
+function systemText(system: MessagesRequest['system']): string | undefined {
+  if (system === undefined || system === null) return undefined;
+  if (typeof system === 'string') return system === '' ? undefined : system;
+  if (!Array.isArray(system)) throw new InvalidRequestError('system: must be a string or an array of text blocks', 'invalid_request', { param: 'system' });
+  const texts = system.map((block, i) => {
+    if (block?.type !== 'text') throw new InvalidRequestError(`system.${i}: only text blocks are allowed`, 'invalid_request', { param: `system.${i}` });
+    return block.text;
+  });
+  return texts.length === 0 ? undefined : texts.join('\n\n');
+}
+
+function chatMessagesFrom(message: MessagesMessage, i: number): ChatMessage[] {
+  const where = `messages.${i}`;
+  if (message?.role !== 'user' && message?.role !== 'assistant') {
+    throw new InvalidRequestError(`${where}.role: must be "user" or "assistant"`, 'invalid_request', { param: `${where}.role` });
+  }
+  if (typeof message.content === 'string') return [{ role: message.role, content: message.content }];
+  if (!Array.isArray(message.content)) throw new InvalidRequestError(`${where}.content: must be a string or an array of blocks`, 'invalid_request', { param: `${where}.content` });
+  return message.role === 'assistant' ? [assistantMessage(message.content, where)] : userMessages(message.content, where);
+}
+
+function assistantMessage(blocks: MessagesContentBlock[], where: string): ChatMessage {
+  const texts: string[] = [];
+  const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+  blocks.forEach((block, j) => {
+    if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
+    else if (block.type === 'tool_use') {
+      const use = block as MessagesToolUseBlock;
+      toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
+    } else if (!DROPPED_BLOCKS.has(block.type)) unsupportedBlock(block, `${where}.content.${j}`);
+  });
+  const message: ChatMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '' };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return message;
+}
+
+/** One user turn -> its tool answers first, then (if anything is left) one user message. */
+function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessage[] {
+  const toolMessages: ChatMessage[] = [];
+  const parts: ContentPart[] = [];
+  blocks.forEach((block, j) => {
+    const at = `${where}.content.${j}`;
+    if (block.type === 'tool_result') {
+      const result = block as MessagesToolResultBlock;
+      const { text, images } = toolResultContent(result, at);
+      toolMessages.push({ role: 'tool', tool_call_id: result.tool_use_id, content: text });
+      // a chat tool message cannot hold images: they follow in the user message
+      parts.push(...images);
+    } else if (block.type === 'text') parts.push({ type: 'text', text: (block as MessagesTextBlock).text });
+    else if (block.type === 'image') parts.push(imagePart(block as MessagesImageBlock, at));
+    else if (!DROPPED_BLOCKS.has(block.type)) unsupportedBlock(block, at);
+  });
+  const out = [...toolMessages];
+  if (parts.length > 0 || toolMessages.length === 0) out.push({ role: 'user', content: parts });
+  return out;
+}
+
+function toolResultContent(result: MessagesToolResultBlock, at: string): { text: string; images: ContentPart[] } {
+  const content = result.content;
+  if (content === undefined || content === null) return { text: '', images: [] };
+  if (typeof content === 'string') return { text: content, images: [] };
+  const texts: string[] = [];
+  const images: ContentPart[] = [];
+  content.forEach((block, k) => {
+    if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
+    else if (block.type === 'image') images.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
+    else unsupportedBlock(block, `${at}.content.${k}`);
+  });
+  return { text: texts.join('\n'), images };
+}
+
+function imagePart(block: MessagesImageBlock, at: string): ContentPart {
+  const source = block.source as Record<string, unknown> | undefined;
+  if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') {
+    return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
+  }
+  if (source?.type === 'url' && typeof source.url === 'string') return { type: 'image_url', image_url: { url: source.url } };
+  throw new InvalidRequestError(`${at}.source: an image needs a base64 or url source`, 'invalid_request', { param: `${at}.source` });
+}
+
+function unsupportedBlock(block: { type: string }, at: string): never {
+  throw new InvalidRequestError(
+    `${at}: content blocks of type "${String(block?.type)}" are supported only for Anthropic models`,
+    'unsupported_content',
+    { param: at },
+  );
+}
+
+function chatTool(tool: MessagesTool, i: number): ChatTool {
+  if (tool.type !== undefined && tool.type !== 'custom') {
+    throw new InvalidRequestError(`tools.${i}: server tools ("${tool.type}") are supported only for Anthropic models`, 'unsupported_tool', {
+      param: `tools.${i}`,
+    });
+  }
+  const fn: NonNullable<ChatTool['function']> = { name: tool.name };
+  if (tool.description !== undefined) fn.description = tool.description;
+  fn.parameters = tool.input_schema ?? { type: 'object', properties: {} };
+  return { type: 'function', function: fn };
+}
+
+function chatToolChoice(choice: MessagesRequest['tool_choice']): Partial<ChatRequest> {
+  const out: Partial<ChatRequest> = {};
+  switch (choice?.type) {
+    case 'auto':
+      out.tool_choice = 'auto';
+      break;
+    case 'any':
+      out.tool_choice = 'required';
+      break;
+    case 'none':
+      out.tool_choice = 'none';
+      break;
+    case 'tool':
+      out.tool_choice = { type: 'function', function: { name: (choice as { name: string }).name } };
+      break;
+    default:
+      throw new InvalidRequestError('tool_choice.type: must be one of auto, any, tool, none', 'invalid_request', { param: 'tool_choice.type' });
+  }
+  if (choice.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
+  return out;
+}

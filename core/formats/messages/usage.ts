@@ -1,0 +1,95 @@
+/**
+ * Token usage in the Messages format: conversion to and from the canonical chat usage, and readers that
+ * give the spend stage a TokenUsage from a Messages response or stream.
+ *
+ * Anthropic counts `input_tokens` WITHOUT the cached part: the prompt is input + cache read + cache
+ * write. The chat format (and TokenUsage) count the whole prompt and report the cached part inside it.
+ */
+import type { Usage } from '../../types/chat';
+import type { TokenUsage } from '../../types/usage';
+import { emptyUsage } from '../../types/usage';
+import type { SseFrame } from '../../streaming/sse-frame';
+import type { MessagesUsage } from './types';
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** Messages usage -> chat usage (prompt_tokens include the cached tokens). */
+export function chatUsageFromMessagesUsage(usage: Partial<MessagesUsage> | null | undefined): Usage {
+  const cacheRead = count(usage?.cache_read_input_tokens);
+  const cacheWrite = count(usage?.cache_creation_input_tokens);
+  const prompt = count(usage?.input_tokens) + cacheRead + cacheWrite;
+  const completion = count(usage?.output_tokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
+  };
+}
+
+/** chat usage -> Messages usage (input_tokens exclude the cached tokens). */
+export function messagesUsageFromChatUsage(usage: Usage | null | undefined): MessagesUsage {
+  const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens);
+  const cacheWrite = count(usage?.prompt_tokens_details?.cache_write_tokens);
+  return {
+    input_tokens: Math.max(0, count(usage?.prompt_tokens) - cacheRead - cacheWrite),
+    output_tokens: count(usage?.completion_tokens),
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
+}
+
+/** TokenUsage from a Messages usage object (inputTokens include the cached tokens). */
+export function tokenUsageFromMessagesUsage(usage: Partial<MessagesUsage> | null | undefined): TokenUsage {
+  const cacheRead = count(usage?.cache_read_input_tokens);
+  const cacheWrite = count(usage?.cache_creation_input_tokens);
+  return {
+    ...emptyUsage(),
+    inputTokens: count(usage?.input_tokens) + cacheRead + cacheWrite,
+    outputTokens: count(usage?.output_tokens),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+}
+
+/** TokenUsage of a whole (non-streamed) Messages response. */
+export function readMessagesResponseUsage(body: unknown): TokenUsage {
+  return tokenUsageFromMessagesUsage((body as { usage?: MessagesUsage } | null)?.usage);
+}
+
+/**
+ * Folds one Messages stream frame into the running usage. Only `message_start` (input and cache
+ * counts) and `message_delta` (cumulative output, and input/cache when the API restates them) carry
+ * usage; other frames are recognised by their event name and never parsed.
+ */
+export function foldMessagesStreamUsage(frame: SseFrame, usage: TokenUsage): TokenUsage {
+  const kind = frame.event;
+  if (kind !== undefined && kind !== 'message_start' && kind !== 'message_delta') return usage;
+  let event: any;
+  try {
+    event = frame.json;
+  } catch {
+    return usage;
+  }
+  if (event?.type === 'message_start') {
+    return tokenUsageFromMessagesUsage(event.message?.usage);
+  }
+  if (event?.type === 'message_delta' && event.usage) {
+    const u = event.usage;
+    // message_delta counters are cumulative totals; a field that is absent keeps its earlier value
+    const cacheRead = u.cache_read_input_tokens != null ? count(u.cache_read_input_tokens) : usage.cacheReadTokens;
+    const cacheWrite = u.cache_creation_input_tokens != null ? count(u.cache_creation_input_tokens) : usage.cacheWriteTokens;
+    const inputTokens =
+      u.input_tokens != null ? count(u.input_tokens) + cacheRead + cacheWrite : usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens + cacheRead + cacheWrite;
+    return {
+      ...usage,
+      inputTokens,
+      outputTokens: u.output_tokens != null ? count(u.output_tokens) : usage.outputTokens,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+    };
+  }
+  return usage;
+}

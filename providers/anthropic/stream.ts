@@ -1,0 +1,90 @@
+/**
+ * Anthropic Messages stream events -> `chat.completion.chunk` frames, one upstream event at a time.
+ *
+ *   message_start              -> a role chunk (id, model and prompt usage remembered)
+ *   content_block_start text   -> a content chunk if the block starts with text
+ *   content_block_start tool   -> a tool_calls chunk with id and name (arguments "")
+ *   content_block_delta        -> text_delta: content; input_json_delta: tool call arguments
+ *   message_delta              -> a finish chunk, then a usage chunk with `choices: []`
+ *   message_stop               -> `[DONE]`
+ *   ping, content_block_stop, thinking -> nothing
+ *   error                      -> throws the matching GatewayError
+ */
+import type { Clock, StreamState } from '../../core/plugins/contracts';
+import { finishReasonFromStopReason } from '../../core/formats/messages/stop-reasons';
+import type { MessagesUsage } from '../../core/formats/messages/types';
+import { chatUsageFromMessagesUsage } from '../../core/formats/messages/usage';
+import { SseFrame } from '../../core/streaming/sse-frame';
+import type { ChatChunk, ChatChunkChoice } from '../../core/types/chat';
+import { anthropicError } from './errors';
+
+interface ChunkState {
+  id: string;
+  model: string;
+  created: number;
+  /** Messages block index -> chat tool-call index */
+  toolIndexByBlock: Record<number, number>;
+  nextToolIndex: number;
+  usage: Partial<MessagesUsage>;
+}
+
+export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamState, clock: Clock): SseFrame[] {
+  const event = frame.json as { type?: string; [key: string]: any };
+  const state = scratch as unknown as ChunkState;
+  switch (event?.type) {
+    case 'message_start': {
+      const message = event.message ?? {};
+      state.id = message.id ?? '';
+      state.model = message.model ?? '';
+      state.created = Math.floor(clock.now() / 1000);
+      state.toolIndexByBlock = {};
+      state.nextToolIndex = 0;
+      state.usage = { ...(message.usage ?? {}) };
+      return [chunk(state, { role: 'assistant', content: '' })];
+    }
+    case 'content_block_start': {
+      const block = event.content_block ?? {};
+      if (block.type === 'text') return block.text ? [chunk(state, { content: block.text })] : [];
+      if (block.type === 'tool_use') {
+        const index = state.nextToolIndex++;
+        state.toolIndexByBlock[event.index] = index;
+        return [chunk(state, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+      }
+      return [];
+    }
+    case 'content_block_delta': {
+      const delta = event.delta ?? {};
+      if (delta.type === 'text_delta') return delta.text ? [chunk(state, { content: delta.text })] : [];
+      if (delta.type === 'input_json_delta') {
+        const index = state.toolIndexByBlock[event.index];
+        if (index === undefined || !delta.partial_json) return [];
+        return [chunk(state, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+      }
+      return [];
+    }
+    case 'message_delta': {
+      const out: SseFrame[] = [];
+      const stopReason = event.delta?.stop_reason;
+      if (stopReason) out.push(chunk(state, {}, finishReasonFromStopReason(stopReason)));
+      // message_delta usage counters are cumulative; a field it leaves out keeps its message_start value
+      for (const [key, value] of Object.entries(event.usage ?? {})) if (value != null) (state.usage as Record<string, unknown>)[key] = value;
+      out.push(SseFrame.fromJson({ ...base(state), choices: [], usage: chatUsageFromMessagesUsage(state.usage) } satisfies ChatChunk));
+      return out;
+    }
+    case 'message_stop':
+      return [SseFrame.fromRaw('[DONE]')];
+    case 'error':
+      throw anthropicError(undefined, event);
+    default:
+      // ping, content_block_stop, and event types added after this was written
+      return [];
+  }
+}
+
+function base(state: ChunkState): { id: string; object: 'chat.completion.chunk'; created: number; model: string } {
+  return { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model };
+}
+
+function chunk(state: ChunkState, delta: ChatChunkChoice['delta'], finishReason: string | null = null): SseFrame {
+  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] } satisfies ChatChunk);
+}

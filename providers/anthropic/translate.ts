@@ -1,0 +1,245 @@
+/**
+ * The canonical chat format <-> the Anthropic Messages API, for chat-completions clients calling a
+ * Claude model. Pure functions over data; golden files in test/fixtures/anthropic pin every mapping.
+ *
+ * Request choices a client can observe:
+ * - system and developer messages, wherever they sit, are lifted into `system` (a string when there is
+ *   one plain system message, text blocks otherwise, keeping any `cache_control` on a part);
+ * - `max_tokens` is required upstream: max_completion_tokens, else max_tokens, else DEFAULT_MAX_TOKENS;
+ * - `tool` messages become `tool_result` blocks in a user turn, consecutive ones in the same turn;
+ * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them.
+ */
+import { InvalidRequestError } from '../../core/errors/gateway-error';
+import { finishReasonFromStopReason } from '../../core/formats/messages/stop-reasons';
+import type {
+  MessagesContentBlock,
+  MessagesImageBlock,
+  MessagesMessage,
+  MessagesRequest,
+  MessagesResponse,
+  MessagesTextBlock,
+  MessagesTool,
+  MessagesToolChoice,
+  MessagesToolUseBlock,
+} from '../../core/formats/messages/types';
+import { chatUsageFromMessagesUsage } from '../../core/formats/messages/usage';
+import type { ChatMessage, ChatRequest, ChatResponse, ChatTool, ContentPart, ToolCall } from '../../core/types/chat';
+
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** Anthropic-only parameters a chat client may add; copied as they are. */
+const NATIVE_PASSTHROUGH = ['top_k', 'thinking'] as const;
+
+export function messagesRequestFromChat(request: ChatRequest, upstreamModel: string): MessagesRequest {
+  if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
+  if (typeof request.n === 'number' && request.n > 1) {
+    throw new InvalidRequestError('n: Anthropic models return a single choice', 'unsupported_parameter', { param: 'n' });
+  }
+
+  const systemBlocks: MessagesTextBlock[] = [];
+  const messages: MessagesMessage[] = [];
+  request.messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message?.role) {
+      case 'system':
+      case 'developer':
+        systemBlocks.push(...systemBlocksOf(message, where));
+        break;
+      case 'user':
+        messages.push({ role: 'user', content: userContent(message.content, where) });
+        break;
+      case 'assistant':
+        messages.push({ role: 'assistant', content: assistantContent(message, where) });
+        break;
+      case 'tool':
+        appendToolResult(messages, message, where);
+        break;
+      default:
+        throw new InvalidRequestError(`${where}.role: unsupported role "${String(message?.role)}"`, 'invalid_request', { param: `${where}.role` });
+    }
+  });
+
+  const body: MessagesRequest = {
+    model: upstreamModel,
+    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS,
+    messages,
+  };
+  const system = systemField(systemBlocks);
+  if (system !== undefined) body.system = system;
+  if (request.temperature != null) body.temperature = request.temperature;
+  if (typeof request.top_p === 'number') body.top_p = request.top_p as number;
+  if (request.stop != null) {
+    const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
+    if (stops.length > 0) body.stop_sequences = stops;
+  }
+  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = request.tools.map(messagesTool);
+  const toolChoice = messagesToolChoice(request.tool_choice, request.parallel_tool_calls, body.tools !== undefined);
+  if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
+  for (const name of NATIVE_PASSTHROUGH) if (request[name] !== undefined) (body as Record<string, unknown>)[name] = request[name];
+  if (request.stream === true) body.stream = true;
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// request helpers
+// ---------------------------------------------------------------------------------------------------
+
+function systemBlocksOf(message: ChatMessage, where: string): MessagesTextBlock[] {
+  const content = message.content;
+  if (content === null || content === undefined || content === '') return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((part, j) => {
+    if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
+    return textBlock(part as ContentPart & { text: string });
+  });
+}
+
+/** One plain block is sent as a string; several blocks, or one with cache_control, as blocks. */
+function systemField(blocks: MessagesTextBlock[]): MessagesRequest['system'] {
+  if (blocks.length === 0) return undefined;
+  if (blocks.length === 1 && blocks[0].cache_control === undefined) return blocks[0].text;
+  return blocks;
+}
+
+function textBlock(part: { text: string; cache_control?: unknown }): MessagesTextBlock {
+  const block: MessagesTextBlock = { type: 'text', text: part.text };
+  if (part.cache_control !== undefined) block.cache_control = part.cache_control as MessagesTextBlock['cache_control'];
+  return block;
+}
+
+function userContent(content: ChatMessage['content'], where: string): string | MessagesContentBlock[] {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part, j) => contentBlock(part, `${where}.content[${j}]`));
+}
+
+function contentBlock(part: ContentPart, at: string): MessagesContentBlock {
+  if (part.type === 'text') return textBlock(part as ContentPart & { text: string });
+  if (part.type === 'image_url') return imageBlock(part as ContentPart & { image_url: { url: string } }, at);
+  throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Anthropic models`, 'unsupported_content', { param: at });
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+function imageBlock(part: { image_url: { url: string }; cache_control?: unknown }, at: string): MessagesImageBlock {
+  const url = part.image_url?.url;
+  if (typeof url !== 'string') throw new InvalidRequestError(`${at}.image_url.url: field required`, 'invalid_request', { param: `${at}.image_url.url` });
+  const data = DATA_URL.exec(url);
+  let block: MessagesImageBlock;
+  if (data) block = { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
+  else if (/^https?:\/\//i.test(url)) block = { type: 'image', source: { type: 'url', url } };
+  else throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
+  if (part.cache_control !== undefined) block.cache_control = part.cache_control as MessagesImageBlock['cache_control'];
+  return block;
+}
+
+function assistantContent(message: ChatMessage, where: string): string | MessagesContentBlock[] {
+  const calls = message.tool_calls ?? [];
+  if (calls.length === 0 && (typeof message.content === 'string' || message.content == null)) return message.content ?? '';
+  const blocks: MessagesContentBlock[] = [];
+  if (typeof message.content === 'string') {
+    if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  } else if (Array.isArray(message.content)) {
+    message.content.forEach((part, j) => {
+      // Anthropic refuses empty text blocks; a chat client may send them
+      if (part.type === 'text' && (part as { text: string }).text === '') return;
+      blocks.push(contentBlock(part, `${where}.content[${j}]`));
+    });
+  }
+  calls.forEach((call, j) => blocks.push(toolUseBlock(call, `${where}.tool_calls[${j}]`)));
+  return blocks;
+}
+
+function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
+  const args = call.function?.arguments;
+  let input: unknown = {};
+  if (typeof args === 'string' && args.trim() !== '') {
+    try {
+      input = JSON.parse(args);
+    } catch {
+      throw new InvalidRequestError(`${at}.function.arguments: must be a JSON object`, 'invalid_request', { param: `${at}.function.arguments` });
+    }
+  }
+  return { type: 'tool_use', id: call.id, name: call.function?.name, input };
+}
+
+/** A tool answer joins the user turn of tool results just before it, or starts one. */
+function appendToolResult(messages: MessagesMessage[], message: ChatMessage, where: string): void {
+  if (typeof message.tool_call_id !== 'string') {
+    throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
+  }
+  const content = message.content;
+  const result: MessagesContentBlock = {
+    type: 'tool_result',
+    tool_use_id: message.tool_call_id,
+    content: content == null ? '' : typeof content === 'string' ? content : content.map((part, j) => contentBlock(part, `${where}.content[${j}]`)),
+  };
+  const last = messages[messages.length - 1];
+  if (last?.role === 'user' && Array.isArray(last.content) && last.content.length > 0 && last.content.every((b) => b.type === 'tool_result')) {
+    last.content.push(result);
+  } else {
+    messages.push({ role: 'user', content: [result] });
+  }
+}
+
+function messagesTool(tool: ChatTool, i: number): MessagesTool {
+  if (tool?.type !== 'function' || !tool.function?.name) {
+    throw new InvalidRequestError(`tools[${i}]: only function tools are supported for Anthropic models`, 'unsupported_tool', { param: `tools[${i}]` });
+  }
+  const out: MessagesTool = { name: tool.function.name };
+  if (tool.function.description !== undefined) out.description = tool.function.description;
+  out.input_schema = tool.function.parameters ?? { type: 'object', properties: {} };
+  return out;
+}
+
+function messagesToolChoice(choice: unknown, parallel: unknown, hasTools: boolean): MessagesToolChoice | undefined {
+  let out: MessagesToolChoice | undefined;
+  if (choice === 'auto') out = { type: 'auto' };
+  else if (choice === 'none') out = { type: 'none' };
+  else if (choice === 'required') out = { type: 'any' };
+  else if (choice && typeof choice === 'object') {
+    const name = (choice as { function?: { name?: unknown } }).function?.name;
+    if ((choice as { type?: unknown }).type !== 'function' || typeof name !== 'string') {
+      throw new InvalidRequestError('tool_choice: must be "auto", "none", "required" or a named function', 'invalid_request', { param: 'tool_choice' });
+    }
+    out = { type: 'tool', name };
+  } else if (choice !== undefined && choice !== null) {
+    throw new InvalidRequestError('tool_choice: must be "auto", "none", "required" or a named function', 'invalid_request', { param: 'tool_choice' });
+  }
+  if (parallel === false && hasTools && out?.type !== 'none') {
+    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true } as MessagesToolChoice;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// response
+// ---------------------------------------------------------------------------------------------------
+
+/** An Anthropic Message -> `chat.completion`. `created` is injected (seconds since the epoch). */
+export function chatResponseFromMessages(body: MessagesResponse, created: number): ChatResponse {
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of body.content ?? []) {
+    if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
+    else if (block.type === 'tool_use') {
+      const use = block as MessagesToolUseBlock;
+      toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
+    }
+    // thinking and server-tool blocks have no place in a chat message
+  }
+  const message: ChatResponse['choices'][number]['message'] = {
+    role: 'assistant',
+    content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '',
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id: body.id,
+    object: 'chat.completion',
+    created,
+    model: body.model,
+    choices: [{ index: 0, message, finish_reason: finishReasonFromStopReason(body.stop_reason) ?? 'stop', logprobs: null }],
+    usage: chatUsageFromMessagesUsage(body.usage),
+  };
+}

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { messagesRequestFromChat, chatResponseFromMessages } from '../../../providers/anthropic/translate';
+import { GatewayError } from '../../../core/errors/gateway-error';
+import { readFixture } from '../../support/fixtures';
+import { goldenCases } from './golden';
+
+const UPSTREAM_MODEL = 'claude-sonnet-4-5-20250929';
+const CREATED = 1700000000;
+
+describe('anthropic provider: chat request -> Messages request (golden files)', () => {
+  const cases = goldenCases('anthropic', '.chat-request.json');
+
+  it('has a golden case for every mapping it claims', () => {
+    expect(cases).to.include.members([
+      'system-and-text',
+      'system-blocks-cache',
+      'images',
+      'tool-round-trip',
+      'tool-choice-required',
+      'tool-choice-named',
+      'tool-choice-none',
+      'stream-native-params',
+    ]);
+  });
+
+  for (const name of cases) {
+    it(`translates ${name}`, () => {
+      const request = readFixture('anthropic', `${name}.chat-request.json`);
+      const before = JSON.stringify(request);
+      expect(messagesRequestFromChat(request, UPSTREAM_MODEL)).to.deep.equal(readFixture('anthropic', `${name}.upstream-request.json`));
+      expect(JSON.stringify(request), 'the client request is not mutated').to.equal(before);
+    });
+  }
+});
+
+describe('anthropic provider: Messages response -> chat.completion (golden files)', () => {
+  const cases = goldenCases('anthropic', '.upstream-response.json');
+
+  it('has the response cases', () => {
+    expect(cases).to.have.members(['cached-usage', 'stop-sequence', 'text', 'tool-only', 'tool-use']);
+  });
+
+  for (const name of cases) {
+    it(`translates ${name}`, () => {
+      const body = readFixture('anthropic', `${name}.upstream-response.json`);
+      expect(chatResponseFromMessages(body, CREATED)).to.deep.equal(readFixture('anthropic', `${name}.chat-response.json`));
+    });
+  }
+});
+
+describe('anthropic provider: requests it refuses', () => {
+  function refusal(request: unknown): GatewayError {
+    try {
+      messagesRequestFromChat(request as any, UPSTREAM_MODEL);
+    } catch (err) {
+      expect(err).to.be.instanceOf(GatewayError);
+      return err as GatewayError;
+    }
+    throw new Error('expected the request to be refused');
+  }
+
+  it('refuses an audio content part with the path of the part', () => {
+    const err = refusal({ model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] });
+    expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'unsupported_content', param: 'messages[0].content[0]' });
+  });
+
+  it('refuses an image URL that is neither http(s) nor a data: URL', () => {
+    const err = refusal({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] });
+    expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].content[0].image_url.url' });
+  });
+
+  it('refuses tool call arguments that are not JSON', () => {
+    const err = refusal({
+      model: 'm',
+      messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{oops' } }] }],
+    });
+    expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].tool_calls[0].function.arguments' });
+  });
+
+  it('refuses n > 1', () => {
+    const err = refusal({ model: 'm', n: 2, messages: [{ role: 'user', content: 'hi' }] });
+    expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'unsupported_parameter', param: 'n' });
+  });
+});
