@@ -1,0 +1,165 @@
+/**
+ * Connections to upstream MCP servers: one SDK `Client` per server, connected on first use and kept for
+ * the next request (the `initialize` handshake is paid once, not per call). A connection that fails is
+ * dropped so the next request opens a new one; when a stateful upstream has expired our session (404),
+ * the request is retried once on a fresh connection, which is safe because the upstream did not run it.
+ *
+ * A request that carries per-user forwarded headers gets its own short-lived connection instead: the
+ * pooled connection (and a stateful upstream's session) belongs to the server's stored identity, and one
+ * user's credential must never ride on a connection another request can reuse.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamError } from '../errors/gateway-error';
+import type { Logger, McpTransportFactory } from '../plugins/contracts';
+import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
+
+export interface UpstreamTarget {
+  /** server id: the pool key */
+  id: string;
+  /** server name, for error messages (never the URL) */
+  name: string;
+  url: string;
+  /** stored credential and static headers */
+  headers: Record<string, string>;
+  /** checked before every new connection (egress rule); returns an error message to refuse */
+  beforeConnect?: () => Promise<string | undefined>;
+}
+
+export interface UpstreamCallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** per-user headers for this request only */
+  forwarded?: Record<string, string>;
+}
+
+export type ServerCapabilities = NonNullable<ReturnType<Client['getServerCapabilities']>>;
+
+interface PooledConnection {
+  client: Client;
+  /** the URL and headers it was opened with: a changed server record must not reuse it */
+  fingerprint: string;
+  closed: boolean;
+}
+
+interface PoolEntry {
+  promise: Promise<PooledConnection>;
+  /** set once connected */
+  settled?: PooledConnection;
+}
+
+const CLIENT_INFO = { name: 'model-gateway', version: '0.1.0' };
+
+export class McpUpstreamPool {
+  private readonly connections = new Map<string, PoolEntry>();
+
+  constructor(
+    private readonly transports: McpTransportFactory,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Send one JSON-RPC request upstream; resolves with the upstream's result object as it was sent. */
+  async request(target: UpstreamTarget, method: string, params: Record<string, unknown> | undefined, options: UpstreamCallOptions): Promise<Record<string, unknown>> {
+    return this.withClient(target, options, (client) =>
+      client.request({ method, params } as any, ResultSchema, { timeout: options.timeoutMs, signal: options.signal, resetTimeoutOnProgress: true }),
+    );
+  }
+
+  /**
+   * Run `work` with a connected client. With forwarded headers the client is short-lived; otherwise it is
+   * the pooled one, replaced and retried once when the upstream expired its session.
+   */
+  async withClient<T>(target: UpstreamTarget, options: UpstreamCallOptions, work: (client: Client, capabilities: ServerCapabilities) => Promise<T>): Promise<T> {
+    try {
+      if (options.forwarded && Object.keys(options.forwarded).length > 0) {
+        const client = await this.open(target, { ...target.headers, ...options.forwarded }, options);
+        try {
+          return await work(client, client.getServerCapabilities() ?? {});
+        } finally {
+          void client.close().catch(() => undefined);
+        }
+      }
+      const first = await this.pooled(target, options);
+      try {
+        return await work(first.client, first.client.getServerCapabilities() ?? {});
+      } catch (err) {
+        if (isSessionExpired(err) || (first.closed && isConnectionFailure(err))) {
+          this.drop(target.id, first);
+          const second = await this.pooled(target, options);
+          return await work(second.client, second.client.getServerCapabilities() ?? {});
+        }
+        if (isConnectionFailure(err)) this.drop(target.id, first);
+        throw err;
+      }
+    } catch (err) {
+      throw toUpstreamGatewayError(target.name, err);
+    }
+  }
+
+  /** Forget a server's connection (its record changed or it was removed). */
+  invalidate(id: string): void {
+    const entry = this.connections.get(id);
+    this.connections.delete(id);
+    void entry?.promise.then((c) => this.close(c), () => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    const entries = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(entries.map((e) => e.promise.then((c) => this.close(c), () => undefined)));
+  }
+
+  private async pooled(target: UpstreamTarget, options: UpstreamCallOptions): Promise<PooledConnection> {
+    const fingerprint = JSON.stringify([target.url, target.headers]);
+    const entry = this.connections.get(target.id);
+    if (entry) {
+      if (!entry.settled) {
+        // Someone else is connecting: wait for it, then look again.
+        await entry.promise.catch(() => undefined);
+        return this.pooled(target, options);
+      }
+      if (!entry.settled.closed && entry.settled.fingerprint === fingerprint) return entry.settled;
+      this.drop(target.id, entry.settled);
+    }
+    const created: PoolEntry = {
+      promise: this.open(target, target.headers, options).then((client) => {
+        const connection: PooledConnection = { client, fingerprint, closed: false };
+        client.onclose = () => {
+          connection.closed = true;
+        };
+        created.settled = connection;
+        return connection;
+      }),
+    };
+    this.connections.set(target.id, created);
+    created.promise.catch(() => {
+      if (this.connections.get(target.id) === created) this.connections.delete(target.id);
+    });
+    return created.promise;
+  }
+
+  private drop(id: string, connection: PooledConnection): void {
+    if (this.connections.get(id)?.settled === connection) this.connections.delete(id);
+    this.close(connection);
+  }
+
+  private close(connection: PooledConnection): void {
+    connection.closed = true;
+    void connection.client.close().catch(() => undefined);
+  }
+
+  private async open(target: UpstreamTarget, headers: Record<string, string>, options: UpstreamCallOptions): Promise<Client> {
+    const refusal = await target.beforeConnect?.();
+    if (refusal) throw new UpstreamError(`MCP server ${target.name} may not be reached: ${refusal}`, 'mcp_egress_refused');
+    const transport = await this.transports.connect({ url: target.url, headers });
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    client.onerror = (err) => this.logger?.debug('mcp upstream transport error', { server: target.name, error: err.message });
+    try {
+      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
+    } catch (err) {
+      void client.close().catch(() => undefined);
+      throw err;
+    }
+    return client;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The streamable-HTTP MCP transport (the only upstream transport the gateway accepts): a factory for the
+ * SDK's own `StreamableHTTPClientTransport`, carrying the server's stored credential, static headers and
+ * any per-request forwarded headers on every HTTP request.
+ *
+ * Sessions: the SDK transport keeps the `Mcp-Session-Id` a stateful upstream returns at `initialize` and
+ * sends it back; a stateless upstream simply never sets one. When an upstream forgets a session it answers
+ * 404 and the transport throws `StreamableHTTPError(404)`; the core's connection pool then drops that
+ * connection and opens a new one (see core/mcp/upstream-pool.ts), which initializes a fresh session.
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { definePlugin } from '../../core/plugins/define-plugin';
+import type { McpTransportFactory, McpTransportTarget, PluginDeps } from '../../core/plugins/contracts';
+
+export interface StreamableHttpOptions {
+  /** retries of the optional server-to-client SSE stream (GET) after it drops; default 2 */
+  sseMaxRetries?: number;
+  /** first delay before such a retry, doubled each time up to 30 s; default 1000 */
+  sseInitialDelayMs?: number;
+}
+
+export const optionsSchema = {
+  type: 'object',
+  properties: {
+    sseMaxRetries: { type: 'integer', minimum: 0, maximum: 100 },
+    sseInitialDelayMs: { type: 'integer', minimum: 1, maximum: 60_000 },
+  },
+  additionalProperties: false,
+} as const;
+
+export function createStreamableHttpFactory(options: StreamableHttpOptions, deps: Pick<PluginDeps, 'fetch'>): McpTransportFactory {
+  const reconnectionOptions = {
+    maxRetries: options.sseMaxRetries ?? 2,
+    initialReconnectionDelay: options.sseInitialDelayMs ?? 1000,
+    reconnectionDelayGrowFactor: 2,
+    maxReconnectionDelay: 30_000,
+  };
+  return {
+    connect(target: McpTransportTarget) {
+      return new StreamableHTTPClientTransport(new URL(target.url), {
+        // The SDK merges these into every POST, GET and DELETE it sends.
+        requestInit: { headers: { ...target.headers } },
+        fetch: deps.fetch,
+        reconnectionOptions,
+      });
+    },
+  };
+}
+
+export default definePlugin<'mcp-transport', StreamableHttpOptions, McpTransportFactory>({
+  kind: 'mcp-transport',
+  id: 'mcp-streamable-http',
+  apiVersion: 1,
+  optionsSchema,
+  create: (options, deps) => createStreamableHttpFactory(options ?? {}, deps),
+});
