@@ -1,0 +1,94 @@
+/**
+ * The `anthropic` provider: Claude models over the Messages API.
+ *
+ * - `messages` and `messages.count_tokens` are pass-through: the client's body goes upstream unchanged
+ *   except for the model name, and answers (JSON or SSE frames) come back byte for byte.
+ * - `chat` serves chat-completions clients by translation (translate.ts, stream.ts).
+ *
+ * Upstream auth is `x-api-key` plus `anthropic-version`; a client's `anthropic-version` and
+ * `anthropic-beta` headers are passed on so features behind beta flags keep working.
+ */
+import { definePlugin } from '../../core/plugins/define-plugin';
+import type { Clock, HttpOperation, InboundInfo, Provider, ProviderTarget, UpstreamRequest } from '../../core/plugins/contracts';
+import type { ChatRequest } from '../../core/types/chat';
+import type { MessagesRequest } from '../../core/formats/messages/types';
+import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
+import { chatFramesFromMessagesEvent } from './stream';
+import { anthropicError } from './errors';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+export interface AnthropicOptions {
+  /** `anthropic-version` sent when the client sends none */
+  version?: string;
+}
+
+/** Client headers passed on upstream as they are. */
+const FORWARDED_HEADERS = ['anthropic-beta'] as const;
+
+export function createAnthropicProvider(options: AnthropicOptions, clock: Clock): Provider {
+  const version = options.version ?? DEFAULT_ANTHROPIC_VERSION;
+
+  function headers(target: ProviderTarget, inbound: InboundInfo): Record<string, string> {
+    const out: Record<string, string> = { 'content-type': 'application/json' };
+    for (const [name, value] of Object.entries(target.provider.headers ?? {})) if (typeof value === 'string') out[name.toLowerCase()] = value;
+    if (target.provider.apiKey) out['x-api-key'] = target.provider.apiKey;
+    out['anthropic-version'] = single(inbound.headers['anthropic-version']) ?? version;
+    for (const name of FORWARDED_HEADERS) {
+      const value = inbound.headers[name];
+      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
+    }
+    return out;
+  }
+
+  /** Operators may write the base URL with or without the /v1 suffix. */
+  function path(target: ProviderTarget, rest: string): string {
+    return /\/v1\/?$/.test(target.baseUrl) ? rest : `/v1${rest}`;
+  }
+
+  function passThrough(rest: string): HttpOperation<MessagesRequest, unknown> {
+    return {
+      toUpstream(request, target, inbound): UpstreamRequest {
+        return { path: path(target, rest), method: 'POST', headers: headers(target, inbound), body: JSON.stringify({ ...request, model: target.model.model }) };
+      },
+      fromUpstream: (body) => body,
+      fromUpstreamEvent: (frame) => frame,
+    };
+  }
+
+  const chat: HttpOperation<ChatRequest, unknown> = {
+    toUpstream(request, target, inbound): UpstreamRequest {
+      const body = messagesRequestFromChat(request, target.model.model);
+      return { path: path(target, '/messages'), method: 'POST', headers: headers(target, inbound), body: JSON.stringify(body) };
+    },
+    fromUpstream: (body) => chatResponseFromMessages(body, Math.floor(clock.now() / 1000)),
+    fromUpstreamEvent: (frame, state) => chatFramesFromMessagesEvent(frame, state, clock),
+  };
+
+  return {
+    defaultBaseUrl: DEFAULT_BASE_URL,
+    operations: {
+      messages: passThrough('/messages'),
+      'messages.count_tokens': passThrough('/messages/count_tokens'),
+      chat,
+    },
+    toError: (status, body, responseHeaders) => anthropicError(status, body, responseHeaders),
+  };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export default definePlugin<'provider', AnthropicOptions, Provider>({
+  kind: 'provider',
+  id: 'anthropic',
+  apiVersion: 1,
+  optionsSchema: {
+    type: 'object',
+    properties: { version: { type: 'string', minLength: 1 } },
+    additionalProperties: false,
+  },
+  create: (options, deps) => createAnthropicProvider(options ?? {}, deps.clock),
+});
