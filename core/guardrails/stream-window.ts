@@ -1,0 +1,137 @@
+/**
+ * Enforcing a text guardrail on a stream without buffering the stream (design.md §2): hold back only
+ * the last `windowChars` characters, so a value split across chunks is seen whole before any of it is
+ * sent, and release everything before that as soon as it is checked.
+ *
+ * The helper knows nothing about what the engine looks for. It relies on one property: an engine finds
+ * values no longer than the window. Then a value that is still incomplete at the end of the text starts
+ * inside the window, and the text before the window can be released once we know no complete value
+ * straddles the cut. That is tested by checking the whole pending text and each side of the cut: if the
+ * masked whole equals the masked left side plus the masked right side, nothing straddles, and the masked
+ * left side is released. Otherwise the cut is retried as more text arrives (the cut moves past the value),
+ * up to `maxHoldChars`, after which the masked whole is released.
+ */
+
+export type WindowVerdict =
+  | { action: 'allow' }
+  | { action: 'mask'; text: string }
+  | { action: 'block'; code: string; reason: string };
+
+/** Inspect one piece of text. Must be deterministic: the same text gives the same verdict. */
+export type WindowCheck = (text: string) => WindowVerdict | Promise<WindowVerdict>;
+
+export interface StreamWindowOptions {
+  /** characters held back; at least the longest value the engine finds (default 256) */
+  windowChars?: number;
+  /** most characters held while a found value straddles every cut tried (default 4096) */
+  maxHoldChars?: number;
+}
+
+/** Thrown by `push`/`end` when the check blocks; carries the verdict, never the text. */
+export class StreamBlockedError extends Error {
+  constructor(
+    readonly code: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'StreamBlockedError';
+  }
+}
+
+export const DEFAULT_WINDOW_CHARS = 256;
+export const DEFAULT_MAX_HOLD_CHARS = 4096;
+
+const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+export class StreamWindow {
+  private pending = '';
+  private blocked: StreamBlockedError | null = null;
+  private readonly windowChars: number;
+  private readonly maxHoldChars: number;
+
+  constructor(
+    private readonly check: WindowCheck,
+    options: StreamWindowOptions = {},
+  ) {
+    this.windowChars = Math.max(1, options.windowChars ?? DEFAULT_WINDOW_CHARS);
+    this.maxHoldChars = Math.max(this.windowChars * 2, options.maxHoldChars ?? DEFAULT_MAX_HOLD_CHARS);
+  }
+
+  /** Characters received but not yet released. */
+  get heldChars(): number {
+    return this.pending.length;
+  }
+
+  /** Add a delta; returns the text that is now safe to send (often ''). Calls must not overlap. */
+  async push(delta: string): Promise<string> {
+    if (this.blocked) throw this.blocked;
+    this.pending += delta;
+    if (this.pending.length <= this.windowChars) return '';
+    return this.release();
+  }
+
+  /** The stream ended: check and release everything still held. */
+  async end(): Promise<string> {
+    if (this.blocked) throw this.blocked;
+    const text = this.pending;
+    this.pending = '';
+    return text.length === 0 ? '' : this.apply(text);
+  }
+
+  private async release(): Promise<string> {
+    const text = this.pending;
+    const cut = this.cutPoint(text);
+    if (cut <= 0) return '';
+    const whole = await this.apply(text);
+    if (whole === text) {
+      // nothing found at all, so nothing straddles the cut
+      this.pending = text.slice(cut);
+      return text.slice(0, cut);
+    }
+    const left = text.slice(0, cut);
+    const right = text.slice(cut);
+    const [maskedLeft, maskedRight] = [await this.apply(left), await this.apply(right)];
+    if (maskedLeft + maskedRight === whole) {
+      this.pending = right;
+      return maskedLeft;
+    }
+    if (text.length >= this.maxHoldChars) {
+      // a value (or an engine that is not deterministic) straddles every cut: bound the memory
+      this.pending = '';
+      return whole;
+    }
+    return '';
+  }
+
+  /** Release up to `length - window`, preferably just after a whitespace, never inside a surrogate pair. */
+  private cutPoint(text: string): number {
+    const limit = text.length - this.windowChars;
+    const floor = Math.max(0, limit - this.windowChars);
+    for (let i = limit - 1; i >= floor; i--) {
+      if (isWhitespace(text.charCodeAt(i))) return i + 1;
+    }
+    return limit > 0 && isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+  }
+
+  private async apply(text: string): Promise<string> {
+    const verdict = await this.check(text);
+    if (verdict.action === 'block') {
+      this.blocked = new StreamBlockedError(verdict.code, verdict.reason);
+      this.pending = '';
+      throw this.blocked;
+    }
+    return verdict.action === 'mask' ? verdict.text : text;
+  }
+}
+
+/** The same as an async-iterable transform: masked text out, as soon as it is safe; throws on block. */
+export async function* windowedStream(deltas: AsyncIterable<string>, check: WindowCheck, options?: StreamWindowOptions): AsyncGenerator<string> {
+  const window = new StreamWindow(check, options);
+  for await (const delta of deltas) {
+    const out = await window.push(delta);
+    if (out) yield out;
+  }
+  const rest = await window.end();
+  if (rest) yield rest;
+}

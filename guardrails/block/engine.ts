@@ -1,0 +1,28 @@
+import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../core/plugins/contracts';
+
+/** A compiled rule: `label` is what a verdict may say about it ("pattern 2", "a blocked word"). */
+export interface BlockRule {
+  label: string;
+  regex: RegExp;
+}
+
+/**
+ * Fails the call when any segment matches a rule. The reason names the rule, never the text that
+ * matched: echoing blocked content back (to a client, a log or a model) would defeat the block.
+ */
+export class BlockEngine implements GuardrailEngine {
+  constructor(private readonly rules: readonly BlockRule[]) {}
+
+  check(input: GuardrailInput): GuardrailVerdict {
+    for (const rule of this.rules) {
+      for (const segment of input.segments) {
+        rule.regex.lastIndex = 0;
+        if (rule.regex.test(segment.text)) {
+          const where = input.phase === 'pre' ? 'The request' : input.traffic === 'mcp' ? 'The tool result' : 'The response';
+          return { action: 'block', code: 'guardrail_blocked', reason: `${where} matched ${rule.label} of a content guardrail.` };
+        }
+      }
+    }
+    return { action: 'allow' };
+  }
+}

@@ -1,0 +1,72 @@
+import type { PiiMatch, Recognizer } from './types';
+
+/**
+ * Credentials: provider API keys and tokens by their documented prefixes, JWTs (checked by decoding the
+ * header) and PEM private-key blocks. A private key that is cut off (a truncated paste, or a stream that
+ * has not reached the END line yet) is masked from its BEGIN line to the end of its base64 body.
+ */
+interface SecretRule {
+  name: string;
+  pattern: RegExp;
+  /** capture group holding the secret itself (default: the whole match) */
+  group?: number;
+  validate?: (value: string) => boolean;
+}
+
+const TAIL = '(?![A-Za-z0-9_-])';
+const HEAD = '(?<![A-Za-z0-9_-])';
+
+function jwtHeaderValid(token: string): boolean {
+  try {
+    const header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && typeof header.alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+const RULES: SecretRule[] = [
+  { name: 'anthropic', pattern: new RegExp(`${HEAD}sk-ant-(?:api|admin|oat|sid)\\d{2}-[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
+  { name: 'openai', pattern: new RegExp(`${HEAD}sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
+  { name: 'aws-access-key-id', pattern: new RegExp(`${HEAD}(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}${TAIL}`, 'g') },
+  {
+    name: 'aws-secret-access-key',
+    pattern: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
+    group: 1,
+  },
+  { name: 'github', pattern: new RegExp(`${HEAD}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})${TAIL}`, 'g') },
+  { name: 'slack', pattern: new RegExp(`${HEAD}xox[abposre]-[A-Za-z0-9-]{10,}${TAIL}`, 'g') },
+  { name: 'slack-webhook', pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/g },
+  { name: 'stripe', pattern: new RegExp(`${HEAD}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${TAIL}`, 'g') },
+  { name: 'google', pattern: new RegExp(`${HEAD}AIza[0-9A-Za-z_-]{35}${TAIL}`, 'g') },
+  {
+    name: 'jwt',
+    pattern: new RegExp(`${HEAD}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${TAIL}`, 'g'),
+    validate: jwtHeaderValid,
+  },
+  {
+    name: 'private-key',
+    // a complete block, or a BEGIN line followed by base64 lines up to wherever the text stops
+    // (each repetition of the unterminated body consumes a newline, so it cannot backtrack badly)
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END \1-----|(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?)*)/g,
+  },
+];
+
+export const secretRecognizer: Recognizer = {
+  entity: 'SECRET',
+  priority: 100,
+  find(text) {
+    const out: PiiMatch[] = [];
+    for (const rule of RULES) {
+      rule.pattern.lastIndex = 0;
+      for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
+        const value = rule.group ? m[rule.group] : m[0];
+        if (!value) continue;
+        if (rule.validate && !rule.validate(value)) continue;
+        const start = rule.group ? m.index + m[0].lastIndexOf(value) : m.index;
+        out.push({ entity: 'SECRET', start, end: start + value.length });
+      }
+    }
+    return out;
+  },
+};
