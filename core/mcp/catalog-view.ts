@@ -1,0 +1,128 @@
+/**
+ * What one scope sees of the discovered catalogs, and the reverse: which server and upstream name a
+ * called name means. Listing and routing use the same predicate (`exposedTool`), so `tools/list` and
+ * `tools/call` always agree, and a tool the caller may not use is indistinguishable from one that does
+ * not exist.
+ *
+ * Naming (interface.md "Tool naming"): `<alias>-<name>` when the scope holds several servers, plain names
+ * with one; prompts likewise. Resources keep their URIs and are routed to the server that listed them
+ * (or whose resource template matches the URI).
+ */
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { DiscoveryCache } from './discovery-cache';
+import type { UpstreamItem } from './discovery';
+import { prefixedToolName, splitPrefixedToolName } from './naming';
+import type { McpServerRecord } from './server-record';
+import type { McpScope, ScopedServer } from './scope';
+
+export interface RoutedName {
+  server: McpServerRecord;
+  /** the name the upstream knows */
+  upstreamName: string;
+  /** the name the caller used */
+  exposedName: string;
+}
+
+export class McpCatalogView {
+  private readonly templates = new Map<string, UriTemplate>();
+
+  constructor(private readonly cache: DiscoveryCache) {}
+
+  listTools(scope: McpScope): UpstreamItem[] {
+    const tools: UpstreamItem[] = [];
+    for (const scoped of listable(scope)) {
+      for (const tool of this.cache.get(scoped.record.id)?.tools ?? []) {
+        if (exposedTool(scoped, tool.name)) tools.push({ ...tool, name: exposedName(scope, scoped.record, tool.name) });
+      }
+    }
+    return tools;
+  }
+
+  /** The server and upstream tool a called name means in this scope, or undefined (unknown or not allowed). */
+  routeTool(scope: McpScope, name: string): RoutedName | undefined {
+    const found = this.routeName(scope, name);
+    if (!found) return undefined;
+    const scoped = found.scoped;
+    if (!exposedTool(scoped, found.upstreamName)) return undefined;
+    if (!this.cache.get(scoped.record.id)?.tools.some((t) => t.name === found.upstreamName)) return undefined;
+    return { server: scoped.record, upstreamName: found.upstreamName, exposedName: name };
+  }
+
+  listPrompts(scope: McpScope): UpstreamItem[] {
+    const prompts: UpstreamItem[] = [];
+    for (const scoped of listable(scope)) {
+      for (const prompt of this.cache.get(scoped.record.id)?.prompts ?? []) {
+        prompts.push({ ...prompt, name: exposedName(scope, scoped.record, prompt.name) });
+      }
+    }
+    return prompts;
+  }
+
+  routePrompt(scope: McpScope, name: string): RoutedName | undefined {
+    const found = this.routeName(scope, name);
+    if (!found) return undefined;
+    if (!this.cache.get(found.scoped.record.id)?.prompts.some((p) => p.name === found.upstreamName)) return undefined;
+    return { server: found.scoped.record, upstreamName: found.upstreamName, exposedName: name };
+  }
+
+  listResources(scope: McpScope): UpstreamItem[] {
+    return listable(scope).flatMap((s) => this.cache.get(s.record.id)?.resources ?? []);
+  }
+
+  listResourceTemplates(scope: McpScope): UpstreamItem[] {
+    return listable(scope).flatMap((s) => this.cache.get(s.record.id)?.resourceTemplates ?? []);
+  }
+
+  /** The server that listed this URI, else the first whose resource template matches it. */
+  routeResource(scope: McpScope, uri: string): McpServerRecord | undefined {
+    for (const scoped of scope.servers) {
+      if (this.cache.get(scoped.record.id)?.resources.some((r) => r.uri === uri)) return scoped.record;
+    }
+    for (const scoped of scope.servers) {
+      for (const template of this.cache.get(scoped.record.id)?.resourceTemplates ?? []) {
+        if (this.template(template.uriTemplate)?.match(uri)) return scoped.record;
+      }
+    }
+    return undefined;
+  }
+
+  private routeName(scope: McpScope, name: string): { scoped: ScopedServer; upstreamName: string } | undefined {
+    if (!scope.prefixed) {
+      const only = scope.servers[0];
+      return only ? { scoped: only, upstreamName: name } : undefined;
+    }
+    const split = splitPrefixedToolName(name);
+    if (!split) return undefined;
+    const scoped = scope.servers.find((s) => s.record.alias === split.alias);
+    return scoped ? { scoped, upstreamName: split.tool } : undefined;
+  }
+
+  private template(text: string): UriTemplate | undefined {
+    let template = this.templates.get(text);
+    if (!template) {
+      try {
+        template = new UriTemplate(text);
+      } catch {
+        return undefined;
+      }
+      this.templates.set(text, template);
+    }
+    return template;
+  }
+}
+
+/** Listing skips servers whose latest check failed (discovery fails open: the others are still listed). */
+function listable(scope: McpScope): readonly ScopedServer[] {
+  return scope.servers.filter((s) => s.record.health.status !== 'unhealthy');
+}
+
+/** The one rule for "may this caller see and call this tool". */
+function exposedTool(scoped: ScopedServer, tool: string): boolean {
+  const state = scoped.record.tools[tool];
+  if (!state || state.status !== 'enabled' || !state.present) return false;
+  return !scoped.toolWhitelist || scoped.toolWhitelist.has(tool);
+}
+
+function exposedName(scope: McpScope, record: McpServerRecord, name: string): string {
+  return scope.prefixed ? prefixedToolName(record.alias, name) : name;
+}
