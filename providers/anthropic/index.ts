@@ -53,7 +53,12 @@ export function createAnthropicProvider(options: AnthropicOptions, clock: Clock)
         return { path: path(target, rest), method: 'POST', headers: headers(target, inbound), body: JSON.stringify({ ...request, model: target.model.model }) };
       },
       fromUpstream: (body) => body,
-      fromUpstreamEvent: (frame) => frame,
+      // Frames pass through untouched. An `error` event is raised instead, so the core ends the stream
+      // with exactly one error event in the gateway's mapping (and records the failure).
+      fromUpstreamEvent: (frame) => {
+        if (frame.event === 'error') throw anthropicError(undefined, frame.json);
+        return frame;
+      },
     };
   }
 

@@ -88,3 +88,17 @@ describe('anthropic provider plugin', () => {
     expect({ status: err.status, code: err.code }).to.deep.equal({ status: 503, code: 'upstream_overloaded' });
   });
 });
+
+describe('anthropic provider plugin: an error event inside a pass-through stream', () => {
+  it('is raised as a GatewayError so the stream ends with one error event', () => {
+    const messages = createAnthropicProvider({}, clock).operations.messages as HttpOperation;
+    const frame = SseFrame.fromRaw('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', 'error');
+    let thrown: any;
+    try {
+      messages.fromUpstreamEvent!(frame, {}, target());
+    } catch (err) {
+      thrown = err;
+    }
+    expect({ status: thrown?.status, code: thrown?.code }).to.deep.equal({ status: 503, code: 'upstream_overloaded' });
+  });
+});
