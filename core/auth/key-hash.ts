@@ -1,0 +1,18 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** Keys are stored and compared as SHA-256 digests, never in clear. */
+export function hashKey(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A stable, non-secret id for a key that has none: derived from its digest. */
+export function keyIdFromDigest(digest: string): string {
+  return `key_${digest.slice(0, 12)}`;
+}

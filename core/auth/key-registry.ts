@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import type { KeyConfig } from '../config/types';
+import type { Collection, StoreBackend } from '../store/store-backend';
+import { compileModelPatterns } from './model-patterns';
+import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
+import type { Principal } from './principal';
+
+/** A key as persisted (admin API) or declared (config): the secret only as its digest. */
+export interface StoredKey extends Omit<KeyConfig<string>, 'key'> {
+  id: string;
+  digest: string;
+  createdAt: string;
+  /** where it came from: config keys cannot be changed through the API */
+  source: 'config' | 'api';
+  revoked?: boolean;
+}
+
+const DYNAMIC_CACHE_MS = 5_000;
+
+/**
+ * Looks up the principal for a presented key. Lookups go by the SHA-256 digest of the presented value
+ * (so timing depends on the digest, not on how much of a real key was guessed), then the digests are
+ * compared in constant time. Config keys live in memory; API-created keys live in the store, so every
+ * gateway instance on a shared store sees them (cached for a few seconds).
+ */
+export class KeyRegistry {
+  private readonly byDigest = new Map<string, Principal & { digest: string; stored: StoredKey }>();
+  private readonly dynamicCache = new Map<string, { principal: (Principal & { digest: string }) | null; until: number }>();
+  private readonly adminDigest?: string;
+  readonly collection: Collection<StoredKey>;
+
+  constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number) {
+    this.collection = store.collection<StoredKey>('keys');
+    for (const k of configKeys) {
+      const digest = hashKey(k.key);
+      const { key: _secret, ...rest } = k;
+      const stored: StoredKey = { ...rest, id: k.id ?? keyIdFromDigest(digest), digest, createdAt: new Date(0).toISOString(), source: 'config' };
+      this.byDigest.set(digest, toPrincipal(stored));
+    }
+    if (adminKey) this.adminDigest = hashKey(adminKey);
+  }
+
+  /** The config keys, for listing through the management API (digests are never listed). */
+  configKeys(): StoredKey[] {
+    return [...this.byDigest.values()].map((p) => p.stored);
+  }
+
+  async authenticate(presented: string | undefined): Promise<Principal | undefined> {
+    if (!presented) return undefined;
+    const digest = hashKey(presented);
+    if (this.adminDigest && digestsEqual(digest, this.adminDigest)) return PLATFORM_ADMIN;
+    const fromConfig = this.byDigest.get(digest);
+    if (fromConfig) return digestsEqual(digest, fromConfig.digest) ? fromConfig : undefined;
+    return this.lookupDynamic(digest);
+  }
+
+  private async lookupDynamic(digest: string): Promise<Principal | undefined> {
+    const now = this.now();
+    const cached = this.dynamicCache.get(digest);
+    if (cached && cached.until > now) return cached.principal ?? undefined;
+    const id = await this.store.keyv('key-digests').get<string>(digest);
+    const stored = id ? await this.collection.get(id) : undefined;
+    const principal = stored && !stored.revoked && digestsEqual(digest, stored.digest) ? toPrincipal(stored) : null;
+    if (this.dynamicCache.size > 10_000) this.dynamicCache.clear();
+    this.dynamicCache.set(digest, { principal, until: now + DYNAMIC_CACHE_MS });
+    return principal ?? undefined;
+  }
+
+  /** Create a key through the management API; the secret is returned once and stored only as a digest. */
+  async create(input: Omit<StoredKey, 'id' | 'digest' | 'createdAt' | 'source'> & { id?: string }): Promise<{ key: StoredKey; secret: string }> {
+    const secret = `sk-mg-${randomBytes(24).toString('base64url')}`;
+    const digest = hashKey(secret);
+    const key: StoredKey = { ...input, id: input.id ?? keyIdFromDigest(digest), digest, createdAt: new Date(this.now()).toISOString(), source: 'api' };
+    await this.collection.set(key.id, key);
+    await this.store.keyv('key-digests').set(digest, key.id);
+    return { key, secret };
+  }
+
+  async update(key: StoredKey): Promise<void> {
+    await this.collection.set(key.id, key);
+    this.dynamicCache.delete(key.digest);
+  }
+
+  async revoke(key: StoredKey): Promise<void> {
+    await this.collection.delete(key.id);
+    await this.store.keyv('key-digests').delete(key.digest);
+    this.dynamicCache.delete(key.digest);
+  }
+}
+
+export const PLATFORM_ADMIN: Principal = {
+  keyId: 'platform-admin',
+  org: null,
+  role: 'platform_admin',
+  allowsModel: () => true,
+  guardrails: [],
+};
+
+function toPrincipal(stored: StoredKey): Principal & { digest: string; stored: StoredKey } {
+  return {
+    keyId: stored.id,
+    keyName: stored.name,
+    org: stored.org,
+    role: stored.role ?? 'member',
+    allowsModel: compileModelPatterns(stored.models),
+    models: stored.models,
+    mcp: stored.mcp,
+    guardrails: stored.guardrails ?? [],
+    maxBudget: stored.maxBudget,
+    budgetDuration: stored.budgetDuration,
+    rpm: stored.rpm,
+    tpm: stored.tpm,
+    digest: stored.digest,
+    stored,
+  };
+}

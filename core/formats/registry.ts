@@ -1,0 +1,20 @@
+import type { ApiFormat } from '../plugins/contracts';
+import { chatFormat } from './chat-format';
+import { embeddingsFormat } from './embeddings-format';
+import type { FormatAdapter } from './format-adapter';
+
+/** Every client-facing format the core can serve. Endpoint families add theirs here. */
+const FORMATS = new Map<ApiFormat, FormatAdapter>([
+  ['chat', chatFormat],
+  ['embeddings', embeddingsFormat],
+]);
+
+export function registerFormat(adapter: FormatAdapter): void {
+  FORMATS.set(adapter.format, adapter);
+}
+
+export function formatAdapter(format: ApiFormat): FormatAdapter {
+  const adapter = FORMATS.get(format);
+  if (!adapter) throw new Error(`no format adapter for "${format}"`);
+  return adapter;
+}

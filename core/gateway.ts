@@ -1,0 +1,138 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { fetch as undiciFetch } from 'undici';
+import type express from 'express';
+import type { ResolvedConfig } from './config/types';
+import { KeyRegistry } from './auth/key-registry';
+import { BOOT_EXTENSIONS } from './boot';
+import type { BootContext } from './boot/extensions';
+import { NO_GUARDRAILS } from './guardrails/guardrail-runner';
+import { buildApp } from './http/app';
+import type { GatewayServices } from './http/gateway-services';
+import { createLogger } from './logger';
+import { NO_MCP } from './mcp/mcp-stage-handlers';
+import { Pipeline } from './pipeline/run-pipeline';
+import type { Stage } from './pipeline/stage';
+import { BUILTIN_PLUGINS } from './plugins/builtins';
+import type { Clock, HttpFetch, Logger, PluginDeps, PluginStore } from './plugins/contracts';
+import { PluginRegistry } from './plugins/registry';
+import * as T from './plugins/tokens';
+import { ModelCatalog } from './routing/model-catalog';
+import { AuthStage } from './stages/auth';
+import { CallStage } from './stages/call';
+import { PostGuardrailStage } from './stages/post-guardrail';
+import { PreGuardrailStage } from './stages/pre-guardrail';
+import { RouteStage } from './stages/route';
+import { ScopeStage } from './stages/scope';
+import { SpendStage } from './stages/spend';
+import { openStore } from './store/open-store';
+import { RequestLog } from './store/request-log';
+import type { StoreBackend } from './store/store-backend';
+import { UpstreamClient } from './upstream/upstream-client';
+
+export interface GatewayOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** use this store instead of opening config.store.url (tests sharing one backend) */
+  store?: StoreBackend;
+}
+
+export interface Gateway {
+  readonly app: express.Express;
+  readonly services: GatewayServices;
+  readonly container: DependencyContainer;
+  close(): Promise<void>;
+}
+
+const STAGE_CLASSES = [AuthStage, ScopeStage, RouteStage, PreGuardrailStage, CallStage, PostGuardrailStage, SpendStage];
+
+/**
+ * Build one gateway instance: its own child container, store, plugins, catalog and pipeline. Everything
+ * per-request that can be prepared is prepared here, once.
+ */
+export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const container = rootContainer.createChildContainer();
+  const clock: Clock = options.clock ?? { now: () => Date.now() };
+  const logger = options.logger ?? createLogger();
+  const ownsStore = !options.store;
+  const store = options.store ?? (await openStore(config.store.url, () => clock.now()));
+  const disposers: (() => Promise<void>)[] = [];
+  try {
+    const upstream = new UpstreamClient(config.timeouts);
+    disposers.push(() => upstream.close());
+    const sharedFetch = ((input: Parameters<HttpFetch>[0], init?: Parameters<HttpFetch>[1]) =>
+      undiciFetch(input as never, { ...(init as object), dispatcher: upstream.agent } as never)) as unknown as HttpFetch;
+    const pluginDeps = (pluginId: string): PluginDeps => ({
+      logger: withBindings(logger, { plugin: pluginId }),
+      clock,
+      store: pluginStore(store, `plugin:${pluginId}`),
+      fetch: sharedFetch,
+    });
+
+    const registry = new PluginRegistry();
+    for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
+    await registry.loadExternal(config.plugins, config.baseDir);
+
+    const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
+    const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now());
+    const requestLog = new RequestLog(store, logger);
+
+    container.registerInstance(T.CONFIG, config);
+    container.registerInstance(T.STORE, store);
+    container.registerInstance(T.CLOCK, clock);
+    container.registerInstance(T.LOGGER, logger);
+    container.registerInstance(T.PLUGIN_REGISTRY, registry);
+    container.registerInstance(T.KEY_REGISTRY, keys);
+    container.registerInstance(T.MODEL_CATALOG, catalog);
+    container.registerInstance(T.UPSTREAM_CLIENT, upstream);
+    container.registerInstance(T.REQUEST_LOG, requestLog);
+    container.registerInstance(T.MCP_STAGE_HANDLERS, NO_MCP);
+    container.registerInstance(T.GUARDRAIL_RUNNER, NO_GUARDRAILS);
+
+    const boot: BootContext = { container, config, registry, pluginDeps };
+    for (const extension of BOOT_EXTENSIONS) {
+      const dispose = await extension(boot);
+      if (dispose) disposers.push(dispose);
+    }
+
+    const stages: Stage[] = STAGE_CLASSES.map((cls) => container.resolve<Stage>(cls as never));
+    const pipeline = new Pipeline(stages, logger);
+    container.registerInstance(T.PIPELINE, pipeline);
+
+    const services: GatewayServices = { config, keys, catalog, pipeline, requestLog, store, clock, logger, container, lifecycle: { ready: false, draining: false } };
+    const app = buildApp(services);
+    services.lifecycle.ready = true;
+    return {
+      app,
+      services,
+      container,
+      async close() {
+        services.lifecycle.ready = false;
+        for (const dispose of disposers.reverse()) await dispose().catch(() => undefined);
+        if (ownsStore) await store.close();
+      },
+    };
+  } catch (err) {
+    for (const dispose of disposers.reverse()) await dispose().catch(() => undefined);
+    if (ownsStore) await store.close();
+    throw err;
+  }
+}
+
+function withBindings(logger: Logger, bindings: Record<string, unknown>): Logger {
+  const child = (logger as Logger & { child?: (b: Record<string, unknown>) => Logger }).child;
+  return child ? child.call(logger, bindings) : logger;
+}
+
+function pluginStore(store: StoreBackend, namespace: string): PluginStore {
+  const kv = store.keyv(namespace);
+  return {
+    get: async (key) => (await kv.get(key)) as never,
+    set: async (key, value, ttlMs) => {
+      await kv.set(key, value, ttlMs);
+    },
+    delete: async (key) => {
+      await kv.delete(key);
+    },
+  };
+}

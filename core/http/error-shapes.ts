@@ -1,0 +1,31 @@
+import type { Response } from 'express';
+import { GatewayError } from '../errors/gateway-error';
+import { anthropicErrorBody, openAiErrorBody } from '../errors/render';
+
+/** How an endpoint family writes errors: as a JSON answer, and as a frame after a stream started. */
+export interface ErrorShape {
+  body(err: GatewayError): unknown;
+  streamFrame(err: GatewayError): string;
+}
+
+export const OPENAI_ERRORS: ErrorShape = {
+  body: openAiErrorBody,
+  // The OpenAI SDKs raise an APIError when a stream's data carries an `error` object.
+  streamFrame: (err) => `data: ${JSON.stringify(openAiErrorBody(err))}\n\n`,
+};
+
+export const ANTHROPIC_ERRORS: ErrorShape = {
+  body: anthropicErrorBody,
+  streamFrame: (err) => `event: error\ndata: ${JSON.stringify(anthropicErrorBody(err))}\n\n`,
+};
+
+export function sendError(res: Response, err: GatewayError, shape: ErrorShape): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(err.status === 499 ? 400 : err.status);
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(shape.body(err)));
+}

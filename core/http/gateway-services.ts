@@ -1,0 +1,24 @@
+import type { ResolvedConfig } from '../config/types';
+import type { KeyRegistry } from '../auth/key-registry';
+import type { Clock, Logger } from '../plugins/contracts';
+import type { ModelCatalog } from '../routing/model-catalog';
+import type { Pipeline } from '../pipeline/run-pipeline';
+import type { RequestLog } from '../store/request-log';
+import type { StoreBackend } from '../store/store-backend';
+import type { DependencyContainer } from 'tsyringe';
+
+/** The services HTTP routes use, resolved once at boot. */
+export interface GatewayServices {
+  readonly config: ResolvedConfig;
+  readonly keys: KeyRegistry;
+  readonly catalog: ModelCatalog;
+  readonly pipeline: Pipeline;
+  readonly requestLog: RequestLog;
+  readonly store: StoreBackend;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** the gateway instance's container, for routes of later endpoint families */
+  readonly container: DependencyContainer;
+  /** false while booting and while draining */
+  readonly lifecycle: { ready: boolean; draining: boolean };
+}

@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import type { Request, Response } from 'express';
+import { toGatewayError, type GatewayError } from '../errors/gateway-error';
+import { GatewayContext } from '../pipeline/context';
+import type { Outcome } from '../pipeline/stage';
+import type { ApiFormat } from '../plugins/contracts';
+import { COST_HEADER } from '../stages/spend';
+import { formatCost } from '../spend/pricing';
+import type { SseFrame } from '../streaming/sse-frame';
+import { ClientAbortError } from '../upstream/upstream-client';
+import { providerVisibleHeaders } from './credentials';
+import { sendError, type ErrorShape } from './error-shapes';
+import { scrubMessage } from '../errors/scrub';
+import type { GatewayServices } from './gateway-services';
+
+export const MODEL_ID_HEADER = 'x-gateway-model-id';
+
+/** What differs between model endpoints; the request/response mechanics are shared. */
+export interface ModelEndpointSpec {
+  /** log label: "chat", "messages", ... */
+  endpoint: string;
+  format: ApiFormat;
+  errors: ErrorShape;
+  credential(req: Request): string | undefined;
+  /** drop a frame the client did not ask for (it has been metered already) */
+  skipFrame?(frame: SseFrame, body: any): boolean;
+  /** extra headers on every answer of this endpoint (e.g. Deprecation) */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Run one model request through the pipeline and write the answer: JSON, or SSE passed through frame by
+ * frame with the cost as a trailer. `settle` always runs with how it ended; a client that goes away
+ * aborts the upstream request.
+ */
+export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: Request, res: Response, body: any): Promise<void> {
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, res.locals.requestId as string);
+  ctx.credential = spec.credential(req);
+  ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
+  if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
+
+  let outcome: Outcome = { status: 200, reason: 'ok' };
+  try {
+    await services.pipeline.run(ctx);
+    const result = ctx.model.result!;
+    res.setHeader(MODEL_ID_HEADER, ctx.model.deployment!.id);
+    for (const [k, v] of Object.entries(ctx.responseHeaders)) res.setHeader(k, v);
+    for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+    if (result.stream) {
+      outcome = await writeStream(ctx, spec, res, result.stream, body, abort.signal);
+    } else {
+      res.status(result.status);
+      res.setHeader('content-type', 'application/json');
+      res.end(result.rawBody ?? JSON.stringify(result.body));
+      outcome = { status: result.status, reason: 'ok' };
+    }
+  } catch (err) {
+    const error = toGatewayError(err);
+    if (error.status === 500) services.logger.error('request failed', { requestId: ctx.requestId, error: describeCause(err) });
+    const aborted = error instanceof ClientAbortError || abort.signal.aborted;
+    outcome = { status: aborted ? 499 : error.status, error, reason: aborted ? 'client_abort' : 'error' };
+    if (!aborted) sendError(res, error, spec.errors);
+  } finally {
+    res.off('close', onClose);
+    await services.pipeline.settle(ctx, outcome);
+  }
+}
+
+async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Response, stream: AsyncIterable<SseFrame>, body: any, signal: AbortSignal): Promise<Outcome> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    trailer: COST_HEADER,
+  });
+  let outcome: Outcome = { status: 200, reason: 'ok' };
+  try {
+    for await (const frame of stream) {
+      if (spec.skipFrame?.(frame, body)) continue;
+      if (!res.write(frame.toWire())) await once(res, 'drain', { signal });
+    }
+  } catch (err) {
+    const error: GatewayError = toGatewayError(err);
+    if (signal.aborted || error instanceof ClientAbortError) return { status: 499, error, reason: 'client_abort' };
+    outcome = { status: error.status, error, reason: error.code === 'upstream_stream_cut' ? 'upstream_cut' : 'stream_error' };
+    res.write(spec.errors.streamFrame(error));
+  }
+  res.addTrailers({ [COST_HEADER]: formatCost(ctx.cost) });
+  res.end();
+  return outcome;
+}
+
+function describeCause(err: unknown): string {
+  const e = err as Error & { cause?: unknown };
+  const cause = e?.cause as Error | undefined;
+  return scrubMessage(`${e?.name}: ${e?.message}${cause ? ` (cause: ${cause.name}: ${cause.message})` : ''}`);
+}

@@ -1,0 +1,36 @@
+import type { Router } from 'express';
+import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
+import { bearerToken } from '../credentials';
+import { OPENAI_ERRORS, sendError } from '../error-shapes';
+import type { GatewayServices } from '../gateway-services';
+import { runModelRequest, type ModelEndpointSpec } from '../model-endpoint';
+import { requireObjectBody, requireString } from '../validate';
+
+const EMBEDDINGS: ModelEndpointSpec = {
+  endpoint: 'embeddings',
+  format: 'embeddings',
+  errors: OPENAI_ERRORS,
+  credential: (req) => bearerToken(req.headers.authorization),
+};
+
+function validateEmbeddingsRequest(raw: unknown) {
+  const body = requireObjectBody(raw);
+  requireString(body, 'model');
+  const input = body.input;
+  const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0);
+  if (!ok) throw new InvalidRequestError(input === undefined ? "Missing required parameter: 'input'." : "'input' must be a string or a non-empty array.", input === undefined ? 'missing_required_parameter' : 'invalid_type', { param: 'input' });
+  if (body.stream) throw new InvalidRequestError('Embeddings cannot be streamed.', 'invalid_value', { param: 'stream' });
+  return body;
+}
+
+export function installEmbeddingsRoutes(router: Router, services: GatewayServices): void {
+  router.post('/v1/embeddings', async (req, res) => {
+    let body;
+    try {
+      body = validateEmbeddingsRequest(req.body);
+    } catch (err) {
+      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+    await runModelRequest(services, EMBEDDINGS, req, res, body);
+  });
+}

@@ -1,0 +1,18 @@
+import type { Router } from 'express';
+import type { GatewayServices } from '../gateway-services';
+import { installAdminRoutes } from './admin';
+import { installChatRoutes } from './chat';
+import { installEmbeddingsRoutes } from './embeddings';
+import { installHealthRoutes } from './health';
+import { installModelRoutes } from './models';
+
+export type RouteInstaller = (router: Router, services: GatewayServices) => void;
+
+/** Every endpoint family, one installer each (one file per family under routes/). */
+export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
+  installHealthRoutes,
+  installModelRoutes,
+  installChatRoutes,
+  installEmbeddingsRoutes,
+  installAdminRoutes,
+];

@@ -1,0 +1,11 @@
+/**
+ * The built-in plugins, one static import each: nothing scans the file system or node_modules.
+ * test/core/plugins/builtins.test.ts fails when a folder of providers/, guardrails/ or plugins/ is missing here.
+ */
+import type { PluginDefinition } from './contracts';
+import echo from '../../providers/echo';
+import openai from '../../providers/openai';
+import piiMask from '../../guardrails/pii-mask';
+import block from '../../guardrails/block';
+
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, piiMask, block];

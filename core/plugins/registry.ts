@@ -1,0 +1,90 @@
+import path from 'node:path';
+import Ajv, { type ValidateFunction } from 'ajv';
+import { createJiti } from 'jiti';
+import { PluginError } from '../errors/gateway-error';
+import { describeAjvError } from '../config/load-config';
+import type { PluginDefinition, PluginDeps, PluginKind } from './contracts';
+
+const KINDS: readonly PluginKind[] = ['provider', 'guardrail', 'mcp-transport'];
+const SUPPORTED_API_VERSIONS = new Set([1]);
+const PLUGIN_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+interface Entry {
+  definition: PluginDefinition;
+  validate: ValidateFunction;
+  source: string;
+}
+
+/**
+ * Every plugin the gateway knows, validated once at boot: known kind, supported apiVersion, unique id,
+ * an options schema that ajv compiles. Options are checked against it before `create` is called.
+ */
+export class PluginRegistry {
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  private readonly entries = new Map<string, Entry>();
+
+  register(candidate: unknown, source: string): void {
+    const def = candidate as Partial<PluginDefinition> | undefined;
+    if (!def || typeof def !== 'object') throw new PluginError(source, 'does not export a plugin definition');
+    if (!KINDS.includes(def.kind as PluginKind)) throw new PluginError(source, `unknown plugin kind ${JSON.stringify(def.kind)} (expected one of ${KINDS.join(', ')})`);
+    if (typeof def.id !== 'string' || !PLUGIN_ID.test(def.id)) throw new PluginError(source, `invalid plugin id ${JSON.stringify(def.id)} (lower-case letters, digits and "-")`);
+    if (!SUPPORTED_API_VERSIONS.has(def.apiVersion as number)) throw new PluginError(source, `plugin "${def.id}" has unsupported apiVersion ${JSON.stringify(def.apiVersion)} (supported: 1)`);
+    if (typeof def.create !== 'function') throw new PluginError(source, `plugin "${def.id}" has no create() function`);
+    const key = `${def.kind}:${def.id}`;
+    const existing = this.entries.get(key);
+    if (existing) throw new PluginError(source, `duplicate ${def.kind} plugin id "${def.id}" (already registered by ${existing.source})`);
+    let validate: ValidateFunction;
+    try {
+      validate = this.ajv.compile(def.optionsSchema ?? {});
+    } catch (err) {
+      throw new PluginError(source, `plugin "${def.id}" has an invalid optionsSchema: ${(err as Error).message}`);
+    }
+    this.entries.set(key, { definition: def as PluginDefinition, validate, source });
+  }
+
+  has(kind: PluginKind, id: string): boolean {
+    return this.entries.has(`${kind}:${id}`);
+  }
+
+  ids(kind: PluginKind): string[] {
+    return [...this.entries.values()].filter((e) => e.definition.kind === kind).map((e) => e.definition.id);
+  }
+
+  /**
+   * Validate `options` against the plugin's schema (errors carry `optionsPath`, e.g.
+   * "guardrails[0].options") and create the instance.
+   */
+  async create<I>(kind: PluginKind, id: string, options: unknown, deps: PluginDeps, optionsPath: string): Promise<I> {
+    const entry = this.entries.get(`${kind}:${id}`);
+    if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
+    const value = structuredClone(options ?? {});
+    if (!entry.validate(value)) {
+      throw new PluginError(optionsPath, (entry.validate.errors ?? []).map((e) => describeAjvError(e, optionsPath).replace(`${optionsPath}: `, '')).join('; '));
+    }
+    try {
+      return (await entry.definition.create(value, deps)) as I;
+    } catch (err) {
+      throw new PluginError(optionsPath, `plugin "${id}" failed to start: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Load the plugins a config names: a path (relative to the config file) or a package name. A module
+   * may export one definition or an array of them, as `default` or as the module itself.
+   */
+  async loadExternal(specifiers: string[], baseDir: string): Promise<void> {
+    const jiti = createJiti(path.join(baseDir, 'gateway.config.ts'), { interopDefault: true });
+    for (const [i, spec] of specifiers.entries()) {
+      const at = `plugins[${i}]`;
+      const target = spec.startsWith('.') || path.isAbsolute(spec) ? path.resolve(baseDir, spec) : spec;
+      let mod: unknown;
+      try {
+        mod = await jiti.import(target);
+      } catch (err) {
+        throw new PluginError(at, `cannot load plugin "${spec}": ${(err as Error).message.split('\n')[0]}`);
+      }
+      const exported = (mod as { default?: unknown })?.default ?? mod;
+      for (const def of Array.isArray(exported) ? exported : [exported]) this.register(def, at);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/** DI tokens: one Symbol per core service (design.md §4). tsyringe lives inside core/ only. */
+export const CONFIG = Symbol('ResolvedConfig');
+export const STORE = Symbol('StoreBackend');
+export const CLOCK = Symbol('Clock');
+export const LOGGER = Symbol('Logger');
+export const PLUGIN_REGISTRY = Symbol('PluginRegistry');
+export const KEY_REGISTRY = Symbol('KeyRegistry');
+export const MODEL_CATALOG = Symbol('ModelCatalog');
+export const UPSTREAM_CLIENT = Symbol('UpstreamClient');
+export const REQUEST_LOG = Symbol('RequestLog');
+export const PIPELINE = Symbol('Pipeline');
+export const STAGES = Symbol('Stage[]');
+/** MCP traffic handlers for the scope, route and call stages (core/mcp). */
+export const MCP_STAGE_HANDLERS = Symbol('McpStageHandlers');
+/** Guardrail runner used by the pre- and post-guardrail stages (core/guardrails). */
+export const GUARDRAIL_RUNNER = Symbol('GuardrailRunner');
+/** Budget and rate-limit admission (core/limits). */
+export const ADMISSION = Symbol('Admission');

@@ -1,0 +1,64 @@
+import type { ResolvedConfig } from '../config/types';
+import { ConfigError } from '../errors/gateway-error';
+import type { PluginDeps, Provider } from '../plugins/contracts';
+import type { PluginRegistry } from '../plugins/registry';
+import type { Deployment } from './deployment';
+
+/** The models the gateway serves: deployments grouped by public name, providers created once at boot. */
+export class ModelCatalog {
+  private readonly groups = new Map<string, Deployment[]>();
+  private readonly totalWeight = new Map<string, number>();
+
+  private constructor(deployments: Deployment[]) {
+    for (const d of deployments) {
+      const group = this.groups.get(d.name) ?? [];
+      group.push(d);
+      this.groups.set(d.name, group);
+      this.totalWeight.set(d.name, (this.totalWeight.get(d.name) ?? 0) + d.config.weight);
+    }
+  }
+
+  static async build(config: ResolvedConfig, registry: PluginRegistry, deps: PluginDeps): Promise<ModelCatalog> {
+    const providers = new Map<string, Provider>();
+    for (const [i, p] of config.providers.entries()) {
+      if (!registry.has('provider', p.type)) {
+        throw new ConfigError(`providers[${i}].type`, `unknown provider type "${p.type}" (known: ${registry.ids('provider').join(', ')})`);
+      }
+      providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, deps, `providers[${i}].options`));
+    }
+    const deployments = config.models.map((m, i): Deployment => {
+      const providerConfig = config.providers.find((p) => p.id === m.provider)!;
+      const provider = providers.get(m.provider)!;
+      const baseUrl = (providerConfig.baseUrl ?? provider.defaultBaseUrl ?? '').replace(/\/+$/, '');
+      if (!baseUrl && !Object.values(provider.operations).some((op) => op && 'local' in op)) {
+        throw new ConfigError(`providers[${config.providers.indexOf(providerConfig)}].baseUrl`, `provider "${providerConfig.id}" needs a baseUrl`);
+      }
+      const cfg = m as Deployment['config'];
+      void i;
+      return { id: cfg.id, name: cfg.name, config: cfg, provider, target: { model: cfg, provider: providerConfig, baseUrl } };
+    });
+    return new ModelCatalog(deployments);
+  }
+
+  /** Every public model name, in config order. */
+  names(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  group(name: string): readonly Deployment[] | undefined {
+    return this.groups.get(name);
+  }
+
+  /** A weighted random pick within the group (`random` is injected so tests are deterministic). */
+  pickWeighted(name: string, random: () => number = Math.random): Deployment | undefined {
+    const group = this.groups.get(name);
+    if (!group) return undefined;
+    if (group.length === 1) return group[0];
+    let point = random() * (this.totalWeight.get(name) ?? 0);
+    for (const d of group) {
+      point -= d.config.weight;
+      if (point < 0) return d;
+    }
+    return group[group.length - 1];
+  }
+}

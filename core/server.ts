@@ -1,0 +1,56 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Gateway } from './gateway';
+
+export interface RunningServer {
+  readonly server: http.Server;
+  readonly url: string;
+  /** stop accepting, let in-flight requests (streams included) finish within the drain window, close */
+  drain(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Listen on HOST:PORT (port 0 picks a free one). Tracks in-flight requests so a drain waits for them
+ * and then closes idle keep-alive connections.
+ */
+export async function listen(gateway: Gateway, host: string, port: number): Promise<RunningServer> {
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, gateway.app);
+  let inFlight = 0;
+  const idleWaiters: (() => void)[] = [];
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0) idleWaiters.splice(0).forEach((w) => w());
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+
+  return {
+    server,
+    url,
+    async drain(timeoutMs = gateway.services.config.server.drainSeconds * 1000) {
+      gateway.services.lifecycle.draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      }
+      server.closeIdleConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await gateway.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** One request-log row (contracts.md §3). Never carries a secret or a guarded value. */
+export interface LogEntry {
+  id: string;
+  /** ISO-8601 time the request started */
+  time: string;
+  keyId: string | null;
+  org: string | null;
+  /** e.g. "chat", "messages", "embeddings", "images", "responses", "mcp" */
+  endpoint: string;
+  /** the model name the client asked for, or `MCP: <tool>` */
+  model: string | null;
+  deploymentId: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+  /** HTTP status sent (or that would have been sent) to the client */
+  status: number;
+  latencyMs: number;
+  errorCode?: string | null;
+  /** why a request ended early: "client_abort", "upstream_cut", ... */
+  outcome?: string;
+  requestId?: string;
+  /** free-form structured details added by stages (server, attempts, guardrail verdicts) */
+  details?: Record<string, unknown>;
+}
+
+export interface LogQuery {
+  key?: string;
+  org?: string;
+  model?: string;
+  /** ISO time; only entries at or after it */
+  since?: string;
+  limit: number;
+  /** opaque, from a previous page */
+  cursor?: string;
+}
+
+export interface LogPage {
+  data: LogEntry[];
+  nextCursor: string | null;
+}
+
+export function matchesLogQuery(entry: LogEntry, query: LogQuery): boolean {
+  if (query.key && entry.keyId !== query.key) return false;
+  if (query.org && entry.org !== query.org) return false;
+  if (query.model && entry.model !== query.model) return false;
+  if (query.since && entry.time < query.since) return false;
+  return true;
+}

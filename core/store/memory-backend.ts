@@ -1,0 +1,97 @@
+import Keyv from 'keyv';
+import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
+
+class MemoryCollection<T> implements Collection<T> {
+  private readonly items = new Map<string, T>();
+  async get(id: string) {
+    return structuredClone(this.items.get(id));
+  }
+  async set(id: string, value: T) {
+    this.items.set(id, structuredClone(value));
+  }
+  async delete(id: string) {
+    return this.items.delete(id);
+  }
+  async all() {
+    return [...this.items.values()].map((v) => structuredClone(v));
+  }
+}
+
+/** `memory://`: everything in process; for tests and throwaway runs. */
+export class MemoryBackend implements StoreBackend {
+  readonly kind = 'memory' as const;
+  private readonly keyvs = new Map<string, Keyv>();
+  private readonly collections = new Map<string, MemoryCollection<unknown>>();
+  private readonly counters = new Map<string, { value: number; expiresAt?: number }>();
+  private logs: LogEntry[] = [];
+  private logSeq = 0;
+  private readonly seqOf = new WeakMap<LogEntry, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  keyv(namespace: string): Keyv {
+    let kv = this.keyvs.get(namespace);
+    if (!kv) {
+      kv = new Keyv({ namespace });
+      this.keyvs.set(namespace, kv);
+    }
+    return kv;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new MemoryCollection<unknown>();
+      this.collections.set(name, c);
+    }
+    return c as Collection<T>;
+  }
+
+  async incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number> {
+    const now = this.now();
+    let counter = this.counters.get(key);
+    if (!counter || (counter.expiresAt !== undefined && counter.expiresAt <= now)) {
+      counter = { value: 0, expiresAt: ttlMs ? now + ttlMs : undefined };
+      this.counters.set(key, counter);
+    }
+    counter.value += amount;
+    return counter.value;
+  }
+
+  async getCounter(key: string): Promise<number> {
+    const counter = this.counters.get(key);
+    if (!counter || (counter.expiresAt !== undefined && counter.expiresAt <= this.now())) return 0;
+    return counter.value;
+  }
+
+  async appendLog(entry: LogEntry): Promise<void> {
+    const stored = structuredClone(entry);
+    this.seqOf.set(stored, ++this.logSeq);
+    this.logs.push(stored);
+    if (this.logs.length > LOG_RETENTION * 1.1) this.logs = this.logs.slice(-LOG_RETENTION);
+  }
+
+  async queryLogs(query: LogQuery): Promise<LogPage> {
+    const before = query.cursor ? Number(query.cursor) : Infinity;
+    const data: LogEntry[] = [];
+    let nextCursor: string | null = null;
+    for (let i = this.logs.length - 1; i >= 0; i--) {
+      const entry = this.logs[i];
+      const seq = this.seqOf.get(entry)!;
+      if (seq >= before || !matchesLogQuery(entry, query)) continue;
+      if (data.length === query.limit) {
+        nextCursor = String(this.seqOf.get(data[data.length - 1]));
+        break;
+      }
+      data.push(entry);
+    }
+    return { data: data.map((e) => structuredClone(e)), nextCursor };
+  }
+
+  async *scanLogs(since?: string): AsyncIterable<LogEntry> {
+    for (const entry of this.logs) if (!since || entry.time >= since) yield entry;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,112 @@
+import Keyv from 'keyv';
+import KeyvRedis, { createClient } from '@keyv/redis';
+import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
+
+type RedisClient = ReturnType<typeof createClient>;
+
+/**
+ * `redis://HOST:PORT`: shared state for several gateway instances. Collections are hashes, counters use
+ * INCRBYFLOAT (atomic on the server), the log is a capped list (newest first).
+ */
+export class RedisBackend implements StoreBackend {
+  readonly kind = 'redis' as const;
+  private readonly keyvs = new Map<string, Keyv>();
+  private readonly prefix = 'mg:';
+
+  private constructor(private readonly client: RedisClient, private readonly url: string) {}
+
+  static async connect(url: string): Promise<RedisBackend> {
+    const client = createClient({ url });
+    client.on('error', () => {
+      /* reconnects on its own; the failing command reports the error */
+    });
+    await client.connect();
+    return new RedisBackend(client as unknown as RedisClient, url);
+  }
+
+  keyv(namespace: string): Keyv {
+    let kv = this.keyvs.get(namespace);
+    if (!kv) {
+      kv = new Keyv({ store: new KeyvRedis(this.url), namespace: `${this.prefix}${namespace}` });
+      this.keyvs.set(namespace, kv);
+    }
+    return kv;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    const { client } = this;
+    const key = `${this.prefix}c:${name}`;
+    return {
+      async get(id) {
+        const raw = await client.hGet(key, id);
+        return raw == null ? undefined : (JSON.parse(raw) as T);
+      },
+      async set(id, value) {
+        await client.hSet(key, id, JSON.stringify(value));
+      },
+      async delete(id) {
+        return (await client.hDel(key, id)) > 0;
+      },
+      async all() {
+        const map = await client.hGetAll(key);
+        return Object.values(map).map((raw) => JSON.parse(raw) as T);
+      },
+    };
+  }
+
+  async incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number> {
+    const k = `${this.prefix}n:${key}`;
+    const results = await client_multi(this.client, k, amount, ttlMs);
+    return results;
+  }
+
+  async getCounter(key: string): Promise<number> {
+    const raw = await this.client.get(`${this.prefix}n:${key}`);
+    return raw == null ? 0 : Number(raw);
+  }
+
+  async appendLog(entry: LogEntry): Promise<void> {
+    const key = `${this.prefix}logs`;
+    const seq = await this.client.incr(`${this.prefix}logseq`);
+    await this.client.multi().lPush(key, JSON.stringify({ seq, entry })).lTrim(key, 0, LOG_RETENTION - 1).exec();
+  }
+
+  async queryLogs(query: LogQuery): Promise<LogPage> {
+    const key = `${this.prefix}logs`;
+    const before = query.cursor ? Number(query.cursor) : Infinity;
+    const data: { seq: number; entry: LogEntry }[] = [];
+    const pageSize = 500;
+    for (let start = 0; ; start += pageSize) {
+      const raws = await this.client.lRange(key, start, start + pageSize - 1);
+      for (const raw of raws) {
+        const row = JSON.parse(raw) as { seq: number; entry: LogEntry };
+        if (row.seq >= before || !matchesLogQuery(row.entry, query)) continue;
+        if (data.length === query.limit) return { data: data.map((r) => r.entry), nextCursor: String(data[data.length - 1].seq) };
+        data.push(row);
+      }
+      if (raws.length < pageSize) break;
+    }
+    return { data: data.map((r) => r.entry), nextCursor: null };
+  }
+
+  async *scanLogs(since?: string): AsyncIterable<LogEntry> {
+    const raws = await this.client.lRange(`${this.prefix}logs`, 0, -1);
+    for (let i = raws.length - 1; i >= 0; i--) {
+      const { entry } = JSON.parse(raws[i]) as { entry: LogEntry };
+      if (!since || entry.time >= since) yield entry;
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const kv of this.keyvs.values()) await kv.disconnect().catch(() => undefined);
+    await this.client.quit().catch(() => undefined);
+  }
+}
+
+/** INCRBYFLOAT, and set the expiry only when the counter was just created (NX), in one round trip. */
+async function client_multi(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {
+  if (!ttlMs) return Number(await client.incrByFloat(key, amount));
+  const [value] = (await client.multi().incrByFloat(key, amount).pExpire(key, ttlMs, 'NX').exec()) as unknown as [string];
+  return Number(value);
+}

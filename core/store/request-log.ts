@@ -1,0 +1,55 @@
+import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import type { StoreBackend } from './store-backend';
+import type { Logger } from '../plugins/contracts';
+
+export interface SpendRow {
+  group: string;
+  cost: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * The request log and spend views. Writes are fire-and-forget from the request's point of view: a slow
+ * store never delays a response, and a failed write is logged, not thrown at the client.
+ */
+export class RequestLog {
+  constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
+
+  record(entry: LogEntry): Promise<void> {
+    return this.store.appendLog(entry).catch((err) => this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId }));
+  }
+
+  query(query: LogQuery): Promise<LogPage> {
+    return this.store.queryLogs(query);
+  }
+
+  async spend(groupBy: 'key' | 'org' | 'model' | 'day', since?: string, org?: string): Promise<SpendRow[]> {
+    const rows = new Map<string, SpendRow>();
+    for await (const e of this.store.scanLogs(since)) {
+      if (org && e.org !== org) continue;
+      const group = groupKey(e, groupBy);
+      const row = rows.get(group) ?? { group, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
+      row.cost += e.cost;
+      row.requests += 1;
+      row.promptTokens += e.promptTokens;
+      row.completionTokens += e.completionTokens;
+      rows.set(group, row);
+    }
+    return [...rows.values()].sort((a, b) => b.cost - a.cost);
+  }
+}
+
+function groupKey(e: LogEntry, groupBy: 'key' | 'org' | 'model' | 'day'): string {
+  switch (groupBy) {
+    case 'key':
+      return e.keyId ?? '(none)';
+    case 'org':
+      return e.org ?? '(none)';
+    case 'model':
+      return e.model ?? '(none)';
+    case 'day':
+      return e.time.slice(0, 10);
+  }
+}

@@ -1,0 +1,151 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import Keyv from 'keyv';
+import type { Collection, StoreBackend } from './store-backend';
+import type { LogEntry, LogPage, LogQuery } from './log-entry';
+
+/**
+ * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
+ * better-sqlite3 is synchronous; every statement here is a few microseconds on a local file.
+ */
+export class SqliteBackend implements StoreBackend {
+  readonly kind = 'sqlite' as const;
+  readonly db: Database.Database;
+  private readonly keyvs = new Map<string, Keyv>();
+  private readonly stmt;
+
+  constructor(file: string, private readonly now: () => number = Date.now) {
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
+      CREATE TABLE IF NOT EXISTS records (collection TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (collection, id));
+      CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value REAL NOT NULL, expires_at INTEGER);
+      CREATE TABLE IF NOT EXISTS logs (seq INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, entry TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS logs_time ON logs (time);
+    `);
+    this.stmt = {
+      kvGet: this.db.prepare('SELECT value, expires_at FROM kv WHERE key = ?'),
+      kvSet: this.db.prepare('INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
+      kvDelete: this.db.prepare('DELETE FROM kv WHERE key = ?'),
+      kvClear: this.db.prepare('DELETE FROM kv WHERE key LIKE ?'),
+      recGet: this.db.prepare('SELECT value FROM records WHERE collection = ? AND id = ?'),
+      recSet: this.db.prepare('INSERT INTO records (collection, id, value) VALUES (?, ?, ?) ON CONFLICT(collection, id) DO UPDATE SET value = excluded.value'),
+      recDelete: this.db.prepare('DELETE FROM records WHERE collection = ? AND id = ?'),
+      recAll: this.db.prepare('SELECT value FROM records WHERE collection = ? ORDER BY rowid'),
+      counterGet: this.db.prepare('SELECT value, expires_at FROM counters WHERE key = ?'),
+      counterSet: this.db.prepare('INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
+      logInsert: this.db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)'),
+      logScan: this.db.prepare('SELECT entry FROM logs WHERE time >= ? ORDER BY seq'),
+    };
+  }
+
+  keyv(namespace: string): Keyv {
+    let kv = this.keyvs.get(namespace);
+    if (!kv) {
+      kv = new Keyv({ store: this.keyvAdapter(), namespace });
+      this.keyvs.set(namespace, kv);
+    }
+    return kv;
+  }
+
+  /** A Map-like store for keyv over the kv table; keyv handles serialisation and namespacing. */
+  private keyvAdapter() {
+    const { stmt, now } = this;
+    return {
+      get(key: string) {
+        const row = stmt.kvGet.get(key) as { value: string; expires_at: number | null } | undefined;
+        if (!row) return undefined;
+        if (row.expires_at !== null && row.expires_at <= now()) {
+          stmt.kvDelete.run(key);
+          return undefined;
+        }
+        return row.value;
+      },
+      set(key: string, value: string, ttl?: number) {
+        stmt.kvSet.run(key, value, ttl ? now() + ttl : null);
+        return true;
+      },
+      delete(key: string) {
+        return stmt.kvDelete.run(key).changes > 0;
+      },
+      clear() {
+        stmt.kvClear.run('%');
+      },
+      has(key: string) {
+        return this.get(key) !== undefined;
+      },
+    };
+  }
+
+  collection<T>(name: string): Collection<T> {
+    const { stmt } = this;
+    return {
+      async get(id) {
+        const row = stmt.recGet.get(name, id) as { value: string } | undefined;
+        return row ? (JSON.parse(row.value) as T) : undefined;
+      },
+      async set(id, value) {
+        stmt.recSet.run(name, id, JSON.stringify(value));
+      },
+      async delete(id) {
+        return stmt.recDelete.run(name, id).changes > 0;
+      },
+      async all() {
+        return (stmt.recAll.all(name) as { value: string }[]).map((r) => JSON.parse(r.value) as T);
+      },
+    };
+  }
+
+  /** Read, add and write inside one immediate transaction: atomic even across processes on the same file. */
+  readonly incrByFloat = async (key: string, amount: number, ttlMs?: number): Promise<number> => {
+    return this.db.transaction(() => {
+      const t = this.now();
+      const row = this.stmt.counterGet.get(key) as { value: number; expires_at: number | null } | undefined;
+      const live = row && (row.expires_at === null || row.expires_at > t);
+      const value = (live ? row.value : 0) + amount;
+      const expiresAt = live ? row.expires_at : ttlMs ? t + ttlMs : null;
+      this.stmt.counterSet.run(key, value, expiresAt);
+      return value;
+    }).immediate();
+  };
+
+  async getCounter(key: string): Promise<number> {
+    const row = this.stmt.counterGet.get(key) as { value: number; expires_at: number | null } | undefined;
+    if (!row || (row.expires_at !== null && row.expires_at <= this.now())) return 0;
+    return row.value;
+  }
+
+  async appendLog(entry: LogEntry): Promise<void> {
+    this.stmt.logInsert.run(entry.time, entry.keyId, entry.org, entry.model, JSON.stringify(entry));
+  }
+
+  async queryLogs(query: LogQuery): Promise<LogPage> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.cursor) (where.push('seq < ?'), params.push(Number(query.cursor)));
+    if (query.key) (where.push('key_id = ?'), params.push(query.key));
+    if (query.org) (where.push('org = ?'), params.push(query.org));
+    if (query.model) (where.push('model = ?'), params.push(query.model));
+    if (query.since) (where.push('time >= ?'), params.push(query.since));
+    const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, query.limit + 1) as { seq: number; entry: string }[];
+    const page = rows.slice(0, query.limit);
+    return {
+      data: page.map((r) => JSON.parse(r.entry) as LogEntry),
+      nextCursor: rows.length > query.limit ? String(page[page.length - 1].seq) : null,
+    };
+  }
+
+  async *scanLogs(since?: string): AsyncIterable<LogEntry> {
+    for (const row of this.stmt.logScan.iterate(since ?? '') as Iterable<{ entry: string }>) yield JSON.parse(row.entry) as LogEntry;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

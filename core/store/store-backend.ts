@@ -1,0 +1,35 @@
+import type Keyv from 'keyv';
+import type { LogEntry, LogPage, LogQuery } from './log-entry';
+
+/**
+ * A named set of records (keys, MCP servers, tool states...). Listing is a native operation of each
+ * backend, which keyv alone does not offer portably.
+ */
+export interface Collection<T> {
+  get(id: string): Promise<T | undefined>;
+  set(id: string, value: T): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  all(): Promise<T[]>;
+}
+
+/**
+ * Storage behind the repositories (design.md §6): keyv for plain values with TTLs, plus what must be
+ * native to each backend: collections, atomic counters and the request log.
+ */
+export interface StoreBackend {
+  readonly kind: 'memory' | 'sqlite' | 'redis';
+  /** plain values, with optional TTL; namespaced per user of it */
+  keyv(namespace: string): Keyv;
+  collection<T>(name: string): Collection<T>;
+  /** atomically add `amount` to a counter and return the new value (float) */
+  incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number>;
+  getCounter(key: string): Promise<number>;
+  appendLog(entry: LogEntry): Promise<void>;
+  queryLogs(query: LogQuery): Promise<LogPage>;
+  /** every entry at or after `since`, oldest first, for spend aggregation */
+  scanLogs(since?: string): AsyncIterable<LogEntry>;
+  close(): Promise<void>;
+}
+
+/** How many log entries the in-memory and Redis backends keep (newest win). */
+export const LOG_RETENTION = 200_000;

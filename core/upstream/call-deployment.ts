@@ -1,0 +1,103 @@
+import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
+import { formatAdapter } from '../formats/registry';
+import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget } from '../plugins/contracts';
+import type { ModelExchange, ModelResult } from '../pipeline/context';
+import type { Deployment } from '../routing/deployment';
+import { parseSse } from '../streaming/sse-parser';
+import type { SseFrame } from '../streaming/sse-frame';
+import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
+
+/**
+ * One attempt at one deployment. Uses the provider's native operation for the exchange's format when it
+ * has one (pass-through); otherwise translates the request to the canonical chat shape, calls the
+ * provider's `chat` operation and translates the answer back.
+ */
+export async function callDeployment(client: UpstreamClient, deployment: Deployment, exchange: ModelExchange, inbound: InboundInfo, signal: AbortSignal): Promise<ModelResult> {
+  const native = deployment.provider.operations[exchange.format];
+  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal);
+
+  const adapter = formatAdapter(exchange.format);
+  const chat = deployment.provider.operations.chat;
+  if (!chat || !adapter.toChat || !adapter.fromChat) {
+    throw new InvalidRequestError(`The model \`${exchange.requestedModel}\` does not support the ${exchange.format} API.`, 'unsupported_operation', { param: 'model' });
+  }
+  const chatRequest = adapter.toChat(exchange.body);
+  const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal);
+  if (result.stream) {
+    if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
+    return { ...result, stream: adapter.streamFromChat(result.stream, exchange.body) };
+  }
+  return { ...result, body: adapter.fromChat(result.body as never, exchange.body), rawBody: undefined };
+}
+
+async function invoke(
+  client: UpstreamClient,
+  deployment: Deployment,
+  op: ProviderOperation,
+  body: unknown,
+  stream: boolean,
+  format: ModelExchange['format'],
+  inbound: InboundInfo,
+  signal: AbortSignal,
+): Promise<ModelResult> {
+  const { target, provider } = deployment;
+  if (isLocalOperation(op)) {
+    const local = await op.invoke(body, target, signal);
+    return { status: 200, body: local.body, stream: local.stream, headers: {} };
+  }
+  const request = op.toUpstream(body, target, inbound);
+  const response = await client.send(target.baseUrl, request, signal, deployment.config.timeouts);
+  if (response.status >= 400) {
+    const errorBody = await readErrorBody(response.body);
+    throw provider.toError(response.status, errorBody, response.headers);
+  }
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (stream && contentType.includes('text/event-stream')) {
+    return { status: 200, stream: translateStream(response.body, op, target, format, signal), headers: {} };
+  }
+  let text: string;
+  try {
+    text = await response.body.text();
+  } catch (err) {
+    throw translateTransportError(err, signal);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UpstreamError('The upstream sent a response that is not valid JSON.', 'upstream_bad_response');
+  }
+  const translated = op.fromUpstream(parsed, target, body);
+  // An identity translation (pass-through) lets the endpoint send the upstream's bytes unchanged.
+  return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
+}
+
+/** Upstream SSE -> frames of the client's format; a stream that ends without its terminal frame was cut. */
+async function* translateStream(
+  body: AsyncIterable<Uint8Array>,
+  op: HttpOperation,
+  target: ProviderTarget,
+  format: ModelExchange['format'],
+  signal: AbortSignal,
+): AsyncGenerator<SseFrame> {
+  const state = {};
+  const adapter = formatAdapter(format);
+  let sawTerminal = !adapter.isTerminalFrame;
+  try {
+    for await (const frame of parseSse(body)) {
+      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+      if (!out) continue;
+      for (const f of Array.isArray(out) ? out : [out]) {
+        if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+        yield f;
+      }
+    }
+    if (op.endOfStream) for (const f of op.endOfStream(state, target)) {
+      if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+      yield f;
+    }
+  } catch (err) {
+    throw translateTransportError(err, signal);
+  }
+  if (!sawTerminal) throw new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut');
+}

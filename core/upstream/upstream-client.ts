@@ -1,0 +1,87 @@
+import { Agent, request, errors as undiciErrors } from 'undici';
+import type Dispatcher from 'undici/types/dispatcher';
+import type { TimeoutsConfig } from '../config/types';
+import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
+import type { UpstreamRequest } from '../plugins/contracts';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** The client went away: not an upstream fault, and never answered to anyone. */
+export class ClientAbortError extends GatewayError {
+  constructor() {
+    super(499, 'client_closed_request', 'client_abort', 'The client closed the request.');
+  }
+}
+
+/**
+ * The core's HTTP client for upstreams (design.md §4: providers translate, the core does I/O). One undici
+ * Agent keeps a keep-alive pool per origin. Timeouts: connect (agent), first byte (headersTimeout), idle
+ * between body chunks (bodyTimeout). Errors never carry the upstream URL or its credentials.
+ */
+export class UpstreamClient {
+  readonly agent: Agent;
+
+  constructor(private readonly defaults: Required<TimeoutsConfig>) {
+    this.agent = new Agent({
+      connect: { timeout: defaults.connectMs },
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connections: 256,
+      headersTimeout: defaults.firstByteMs,
+      bodyTimeout: defaults.idleMs,
+    });
+  }
+
+  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}): Promise<UpstreamResponse> {
+    try {
+      const res = await request(baseUrl + req.path, {
+        dispatcher: this.agent,
+        method: req.method ?? 'POST',
+        headers: req.headers,
+        body: req.body as string | Uint8Array | undefined,
+        signal,
+        headersTimeout: timeouts.firstByteMs ?? this.defaults.firstByteMs,
+        bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    } catch (err) {
+      throw translateTransportError(err, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** Map undici/network failures to gateway errors without leaking where the upstream is. */
+export function translateTransportError(err: unknown, signal?: AbortSignal): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (signal?.aborted) return new ClientAbortError();
+  if (err instanceof undiciErrors.HeadersTimeoutError) return new UpstreamTimeoutError('The upstream did not start answering in time.');
+  if (err instanceof undiciErrors.BodyTimeoutError) return new UpstreamTimeoutError('The upstream stopped sending data (idle timeout).', 'upstream_idle_timeout');
+  if (err instanceof undiciErrors.ConnectTimeoutError) return new UpstreamTimeoutError('Connecting to the upstream timed out.', 'upstream_connect_timeout');
+  const code = (err as { code?: string })?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EAI_AGAIN') {
+    return new UpstreamError(`The upstream could not be reached (${code}).`, 'upstream_unreachable', { cause: err });
+  }
+  return new UpstreamError('The upstream request failed.', 'upstream_error', { cause: err });
+}
+
+/** Read an error body as JSON if it is JSON, else as (truncated) text; never throws. */
+export async function readErrorBody(body: Dispatcher.ResponseData['body']): Promise<unknown> {
+  try {
+    const text = await body.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text.slice(0, 2000);
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { definePlugin } from '../../core/plugins/define-plugin';
+import type { LocalOperation, Provider, ProviderTarget } from '../../core/plugins/contracts';
+import { GatewayError } from '../../core/errors/gateway-error';
+import { SseFrame } from '../../core/streaming/sse-frame';
+import type { ChatChunk, ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse } from '../../core/types/chat';
+import { approxTokens, lastUserText, promptText, streamPieces } from './reply';
+
+interface EchoOptions {
+  /** text put before the echoed message */
+  prefix?: string;
+  /** embedding vector length */
+  dimensions?: number;
+}
+
+/**
+ * A local demo model: answers with the last user message, streams it word by word and reports usage.
+ * Lets `npm start` work with no API key and no upstream.
+ */
+function createEchoProvider(options: EchoOptions): Provider {
+  const prefix = options.prefix ?? '';
+  const chat: LocalOperation<ChatRequest, ChatResponse> = {
+    local: true,
+    async invoke(request, target) {
+      const text = prefix + lastUserText(request.messages);
+      const usage = { prompt_tokens: approxTokens(promptText(request)), completion_tokens: approxTokens(text), total_tokens: 0 };
+      usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+      const id = `chatcmpl-echo-${randomUUID()}`;
+      const created = Math.floor(Date.now() / 1000);
+      const model = target.model.model;
+      if (!request.stream) {
+        return {
+          body: { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage },
+        };
+      }
+      return { stream: echoStream(id, created, model, text, usage) };
+    },
+  };
+  const embeddings: LocalOperation<EmbeddingsRequest, EmbeddingsResponse> = {
+    local: true,
+    async invoke(request, target) {
+      const inputs = Array.isArray(request.input) ? request.input : [request.input];
+      const dims = request.dimensions ?? options.dimensions ?? 8;
+      const data = inputs.map((input, index) => ({ object: 'embedding' as const, index, embedding: pseudoEmbedding(JSON.stringify(input), dims) }));
+      const tokens = inputs.reduce<number>((n, input) => n + approxTokens(typeof input === 'string' ? input : JSON.stringify(input)), 0);
+      return { body: { object: 'list', data, model: target.model.model, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
+    },
+  };
+  return {
+    operations: { chat, embeddings },
+    toError: (status) => new GatewayError(status, 'server_error', 'echo_error', 'The echo model failed.'),
+  };
+}
+
+async function* echoStream(id: string, created: number, model: string, text: string, usage: ChatResponse['usage']): AsyncGenerator<SseFrame> {
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null): ChatChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  yield SseFrame.fromJson(chunk({ role: 'assistant', content: '' }, null));
+  for (const piece of streamPieces(text)) yield SseFrame.fromJson(chunk({ content: piece }, null));
+  yield SseFrame.fromJson(chunk({}, 'stop'));
+  yield SseFrame.fromJson({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  yield SseFrame.fromRaw('[DONE]');
+}
+
+/** A deterministic unit vector derived from the input, so equal inputs embed equally. */
+function pseudoEmbedding(input: string, dims: number): number[] {
+  const digest = createHash('sha256').update(input).digest();
+  const raw = Array.from({ length: dims }, (_, i) => digest[i % digest.length] / 255 - 0.5);
+  const norm = Math.hypot(...raw) || 1;
+  return raw.map((v) => Number((v / norm).toFixed(6)));
+}
+
+export default definePlugin<'provider', EchoOptions, Provider>({
+  kind: 'provider',
+  id: 'echo',
+  apiVersion: 1,
+  optionsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { prefix: { type: 'string', nullable: true }, dimensions: { type: 'integer', minimum: 1, maximum: 4096, nullable: true } },
+  } as never,
+  create: (options) => createEchoProvider(options),
+});
+
+export type { ProviderTarget };

@@ -1,0 +1,25 @@
+import { GatewayError, InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError } from '../../core/errors/gateway-error';
+import { scrubMessage } from '../../core/errors/scrub';
+
+/**
+ * An OpenAI-compatible upstream's error answer -> GatewayError. The client's own mistakes (400/422) keep
+ * the upstream's message; the upstream's authentication failures are the operator's problem and become a
+ * 502 that says so without repeating the provider's message (it may quote part of the provider key).
+ */
+export function openAiUpstreamError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>): GatewayError {
+  const upstream = (body as { error?: { message?: unknown; code?: unknown; param?: unknown } } | undefined)?.error;
+  const message = typeof upstream?.message === 'string' ? scrubMessage(upstream.message) : typeof body === 'string' && body ? scrubMessage(body.slice(0, 300)) : '';
+  const param = typeof upstream?.param === 'string' ? upstream.param : null;
+  if (status === 400 || status === 422) return new InvalidRequestError(message || 'The upstream rejected the request.', typeof upstream?.code === 'string' ? upstream.code : 'upstream_invalid_request', { param });
+  if (status === 413) return new GatewayError(413, 'invalid_request_error', 'payload_too_large', message || 'The upstream says the request is too large.');
+  if (status === 429) {
+    const retryAfter = headers['retry-after'];
+    return new RateLimitError(message || 'The upstream is rate limiting requests.', 'upstream_rate_limited', {
+      headers: typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {},
+    });
+  }
+  if (status === 401 || status === 403) return new UpstreamError('The upstream refused the gateway\'s credentials for this deployment.', 'upstream_auth_failed');
+  if (status === 404) return new UpstreamError('The upstream does not know this deployment\'s model or path.', 'upstream_not_found');
+  if (status === 408 || status === 504) return new UpstreamTimeoutError();
+  return new UpstreamError(`The upstream failed with status ${status}${message ? `: ${message}` : ''}.`, 'upstream_error');
+}

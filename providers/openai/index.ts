@@ -1,0 +1,58 @@
+import { definePlugin } from '../../core/plugins/define-plugin';
+import type { HttpOperation, Provider, ProviderTarget } from '../../core/plugins/contracts';
+import type { ChatRequest, EmbeddingsRequest } from '../../core/types/chat';
+import { openAiUpstreamError } from './errors';
+
+interface OpenAiOptions {
+  /** extra path segment style: OpenAI-compatible servers all use /chat/completions under the base URL */
+  organization?: string;
+  project?: string;
+}
+
+function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+  if (target.provider.apiKey) headers.authorization = `Bearer ${target.provider.apiKey}`;
+  if (options.organization) headers['openai-organization'] = options.organization;
+  if (options.project) headers['openai-project'] = options.project;
+  return headers;
+}
+
+/**
+ * The OpenAI API and every OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp). The client's
+ * format is the upstream's: bodies pass through unchanged except the model name; responses and stream
+ * frames are returned as the upstream sent them.
+ */
+function createOpenAiProvider(options: OpenAiOptions): Provider {
+  const chat: HttpOperation<ChatRequest> = {
+    toUpstream(request, target) {
+      const body: ChatRequest = { ...request, model: target.model.model };
+      // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
+      // chunk again for clients that did not ask for it.
+      if (body.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+      return { path: '/chat/completions', headers: upstreamHeaders(target, options), body: JSON.stringify(body) };
+    },
+    fromUpstream: (body) => body,
+    fromUpstreamEvent: (frame) => frame,
+  };
+  const embeddings: HttpOperation<EmbeddingsRequest> = {
+    toUpstream: (request, target) => ({ path: '/embeddings', headers: upstreamHeaders(target, options), body: JSON.stringify({ ...request, model: target.model.model }) }),
+    fromUpstream: (body) => body,
+  };
+  return {
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    operations: { chat, embeddings },
+    toError: openAiUpstreamError,
+  };
+}
+
+export default definePlugin<'provider', OpenAiOptions, Provider>({
+  kind: 'provider',
+  id: 'openai',
+  apiVersion: 1,
+  optionsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { organization: { type: 'string', nullable: true }, project: { type: 'string', nullable: true } },
+  } as never,
+  create: (options) => createOpenAiProvider(options),
+});
