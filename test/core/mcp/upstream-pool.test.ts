@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { McpUpstreamPool, type UpstreamTarget } from '../../../core/mcp/upstream-pool';
+import { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { GatewayError } from '../../../core/errors/gateway-error';
+import { UpstreamRpcError } from '../../../core/mcp/upstream-errors';
+
+const opts = { timeoutMs: 5000 };
+
+describe('core/mcp/upstream-pool', () => {
+  let server: FakeMcpServer;
+  let pool: McpUpstreamPool;
+  const target = (headers: Record<string, string> = {}): UpstreamTarget => ({ id: 's1', name: 'docs', url: server.url, headers });
+
+  beforeEach(() => {
+    pool = new McpUpstreamPool(createStreamableHttpFactory({}, { fetch }));
+  });
+  afterEach(async () => {
+    await pool.closeAll();
+    await server?.close();
+  });
+
+  for (const stateful of [false, true]) {
+    it(`initializes once and reuses the connection for later calls (${stateful ? 'stateful' : 'stateless'} upstream)`, async () => {
+      server = await FakeMcpServer.start({ stateful, tools: { echo: {} } });
+      await pool.request(target(), 'tools/list', undefined, opts);
+      await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 1 } }, opts);
+      await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 2 } }, opts);
+      expect(server.requestsFor('initialize')).to.have.length(1);
+      expect(server.requestsFor('tools/call')).to.have.length(2);
+    });
+  }
+
+  it('shares one connect between concurrent first requests', async () => {
+    server = await FakeMcpServer.start({ tools: { echo: {} } });
+    await Promise.all([1, 2, 3, 4].map((n) => pool.request(target(), 'tools/call', { name: 'echo', arguments: { n } }, opts)));
+    expect(server.requestsFor('initialize')).to.have.length(1);
+  });
+
+  it('opens a new session and retries once when a stateful upstream expired the old one (404)', async () => {
+    server = await FakeMcpServer.start({ stateful: true, tools: { echo: {} } });
+    await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 1 } }, opts);
+    const firstSession = server.requestsFor('tools/call')[0].headers['mcp-session-id'];
+    server.expireSessions();
+    const result = await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 2 } }, opts);
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: '{"n":2}' }] });
+    const calls = server.requestsFor('tools/call');
+    expect(calls).to.have.length(3); // the refused one, then the retry
+    expect(calls[1].headers['mcp-session-id']).to.equal(firstSession);
+    expect(calls[2].headers['mcp-session-id']).to.not.equal(firstSession);
+    expect(server.requestsFor('initialize')).to.have.length(2);
+  });
+
+  it('returns the upstream result as it was sent, including fields the SDK does not know', async () => {
+    server = await FakeMcpServer.start({
+      tools: { rich: { handler: () => ({ content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 }, customField: { kept: true } }) as any } },
+    });
+    const result = await pool.request(target(), 'tools/call', { name: 'rich', arguments: {} }, opts);
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 }, customField: { kept: true } });
+  });
+
+  it('reports an upstream JSON-RPC error as UpstreamRpcError with the upstream message', async () => {
+    server = await FakeMcpServer.start({ tools: {} });
+    const err = await pool.request(target(), 'tools/call', { name: 'missing', arguments: {} }, opts).catch((e) => e);
+    expect(err).to.be.instanceOf(UpstreamRpcError);
+    expect(err.rpcCode).to.equal(-32602);
+    // the SDK server itself puts "MCP error <code>: " in the message it sends; we keep the upstream's words
+    expect(err.rpcMessage).to.equal('MCP error -32602: Tool missing not found');
+  });
+
+  it('names the server, not its URL or credentials, when the upstream is unreachable', async () => {
+    server = await FakeMcpServer.start();
+    const url = server.url;
+    await server.close();
+    const err = await pool
+      .request({ id: 'x', name: 'docs', url: url.replace('http://', 'http://user:canary-pass@'), headers: { authorization: 'Bearer canary-token' } }, 'tools/list', undefined, opts)
+      .catch((e) => e);
+    expect(err).to.be.instanceOf(GatewayError);
+    expect(err.code).to.equal('mcp_upstream_unreachable');
+    expect(err.message).to.equal('MCP server docs is unreachable.');
+  });
+
+  it('reports refused credentials (401) with a clear code', async () => {
+    server = await FakeMcpServer.start();
+    server.failWithStatus = 401;
+    const err = await pool.request(target(), 'tools/list', undefined, opts).catch((e) => e);
+    expect(err.code).to.equal('mcp_upstream_unauthorized');
+    expect(err.status).to.equal(502);
+  });
+
+  it('times out a call the upstream does not answer, with mcp_upstream_timeout', async () => {
+    server = await FakeMcpServer.start({ tools: { slow: {} } });
+    await pool.request(target(), 'tools/list', undefined, opts);
+    server.hang = true;
+    const err = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { timeoutMs: 100 }).catch((e) => e);
+    server.releaseHeld();
+    expect(err.code).to.equal('mcp_upstream_timeout');
+    expect(err.status).to.equal(504);
+  });
+
+  it('sends per-user forwarded headers on a short-lived connection of their own, never on the pooled one', async () => {
+    server = await FakeMcpServer.start({ tools: { echo: {} } });
+    await pool.request(target({ 'x-api-key': 'stored' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
+    await pool.request(target({ 'x-api-key': 'stored' }), 'tools/call', { name: 'echo', arguments: {} }, { ...opts, forwarded: { authorization: 'Bearer alice' } });
+    await pool.request(target({ 'x-api-key': 'stored' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
+    const calls = server.requestsFor('tools/call');
+    expect(calls.map((c) => c.headers.authorization ?? null)).to.deep.equal([null, 'Bearer alice', null]);
+    expect(calls.map((c) => c.headers['x-api-key'])).to.deep.equal(['stored', 'stored', 'stored']);
+    expect(server.requestsFor('initialize')).to.have.length(2);
+  });
+
+  it('reconnects when the server record changes (new headers)', async () => {
+    server = await FakeMcpServer.start({ tools: { echo: {} } });
+    await pool.request(target({ 'x-api-key': 'old' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
+    await pool.request(target({ 'x-api-key': 'new' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
+    expect(server.requestsFor('tools/call').map((c) => c.headers['x-api-key'])).to.deep.equal(['old', 'new']);
+  });
+
+  it('refuses to connect when the egress guard says no', async () => {
+    server = await FakeMcpServer.start();
+    const err = await pool.request({ ...target(), beforeConnect: async () => 'url host "127.0.0.1" is a loopback address' }, 'tools/list', undefined, opts).catch((e) => e);
+    expect(err.code).to.equal('mcp_egress_refused');
+    expect(server.requests).to.have.length(0);
+  });
+});

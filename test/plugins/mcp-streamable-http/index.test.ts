@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import Ajv from 'ajv';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import plugin, { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+
+describe('plugins/mcp-streamable-http', () => {
+  let server: FakeMcpServer;
+  afterEach(async () => server?.close());
+
+  it('is an mcp-transport plugin with id mcp-streamable-http and API version 1', () => {
+    expect(plugin.kind).to.equal('mcp-transport');
+    expect(plugin.id).to.equal('mcp-streamable-http');
+    expect(plugin.apiVersion).to.equal(1);
+  });
+
+  it('has an options schema that accepts its options and rejects unknown or bad ones', () => {
+    const validate = new Ajv({ allErrors: true }).compile(plugin.optionsSchema);
+    expect(validate({})).to.equal(true);
+    expect(validate({ sseMaxRetries: 0, sseInitialDelayMs: 500 })).to.equal(true);
+    expect(validate({ sseMaxRetries: -1 })).to.equal(false);
+    expect(validate({ retries: 3 })).to.equal(false);
+    expect(validate.errors?.[0]?.keyword).to.equal('additionalProperties');
+  });
+
+  it('gives the SDK client a transport that sends the target headers on every request (stateless upstream)', async () => {
+    server = await FakeMcpServer.start({ tools: { echo: { description: 'Echo back' } } });
+    const factory = await plugin.create({}, { fetch } as any);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(await factory.connect({ url: server.url, headers: { authorization: 'Bearer upstream-token', 'x-team': 'blue' } }));
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).to.deep.equal(['echo']);
+    await client.close();
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts.map((r) => r.rpcMethods[0])).to.deep.equal(['initialize', 'notifications/initialized', 'tools/list']);
+    for (const r of posts) {
+      expect(r.headers.authorization).to.equal('Bearer upstream-token');
+      expect(r.headers['x-team']).to.equal('blue');
+      expect(r.headers['mcp-session-id']).to.equal(undefined);
+    }
+  });
+
+  it('keeps the Mcp-Session-Id a stateful upstream issues and sends it back', async () => {
+    server = await FakeMcpServer.start({ stateful: true, tools: { echo: {} } });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(createStreamableHttpFactory({}, { fetch }).connect({ url: server.url, headers: {} }) as any);
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: '{"text":"hi"}' }] });
+    await client.close();
+    const [init, ...rest] = server.requests.filter((r) => r.method === 'POST');
+    expect(init.headers['mcp-session-id']).to.equal(undefined);
+    const session = rest[0].headers['mcp-session-id'];
+    expect(session).to.be.a('string').with.length.greaterThan(10);
+    for (const r of rest) expect(r.headers['mcp-session-id']).to.equal(session);
+    expect(server.sessionCount).to.equal(1);
+  });
+});
