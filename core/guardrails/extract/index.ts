@@ -1,0 +1,35 @@
+import type { ApiFormat } from '../../plugins/contracts';
+import { SlotCollector, type TextSlot } from '../text-slots';
+import { chatRequestSlots, chatResponseSlots } from './chat';
+import { messagesRequestSlots, messagesResponseSlots } from './messages';
+import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpResultSlots } from './other';
+
+type Extractor = (body: any, c: SlotCollector) => void;
+
+const REQUEST: Partial<Record<ApiFormat, Extractor>> = {
+  chat: chatRequestSlots,
+  messages: messagesRequestSlots,
+  'messages.count_tokens': messagesRequestSlots,
+  embeddings: embeddingsRequestSlots,
+  'images.generations': imagesRequestSlots,
+  'images.edits': imagesRequestSlots,
+};
+
+const RESPONSE: Partial<Record<ApiFormat, Extractor>> = {
+  chat: chatResponseSlots,
+  messages: messagesResponseSlots,
+};
+
+function collect(extract: Extractor | undefined, body: unknown): TextSlot[] {
+  if (!extract) return [];
+  const c = new SlotCollector();
+  extract(body, c);
+  return c.slots;
+}
+
+/** The text of a model request in `format`'s shape; masked text is written back into `body`. */
+export const modelRequestSlots = (format: ApiFormat, body: unknown) => collect(REQUEST[format], body);
+/** The text of a JSON model response (embeddings and images responses carry none). */
+export const modelResponseSlots = (format: ApiFormat, body: unknown) => collect(RESPONSE[format], body);
+export const mcpRequestSlots = (args: Record<string, unknown> | undefined) => collect(mcpArgumentsSlots as Extractor, args);
+export const mcpResponseSlots = (result: unknown) => collect(mcpResultSlots, result);
