@@ -71,6 +71,7 @@ export class McpServerRegistry {
         for (const name of Object.keys(record.tools)) if (!(record.allowedTools ?? []).includes(name)) delete record.tools[name];
       }
       this.secrets.set(id, secretsOf(server));
+      this.changed(id);
       await this.save(record);
     }
     // A server removed from the config file is removed from the registry too.
@@ -159,6 +160,7 @@ export class McpServerRegistry {
     const record = this.buildRecord(id, normalized, 'api', !actor.platformAdmin);
     this.secrets.set(id, secretsOf(normalized));
     await this.secretStore.set(id, secretsOf(normalized));
+    this.changed(id);
     await this.save(record);
     return record;
   }
@@ -193,6 +195,7 @@ export class McpServerRegistry {
     }
     this.secrets.set(record.id, secretsOf(normalized));
     await this.secretStore.set(record.id, secretsOf(normalized));
+    this.changed(record.id);
     await this.save(record);
     return record;
   }
@@ -265,8 +268,6 @@ export class McpServerRegistry {
       health: existing?.health ?? { status: 'unknown', consecutiveFailures: 0 },
     };
     for (const key of Object.keys(record) as (keyof McpServerRecord)[]) if (record[key] === undefined) delete record[key];
-    const changedConnection = !existing || existing.url !== record.url || existing.updatedAt !== record.updatedAt;
-    if (changedConnection) this.changed(id);
     return record;
   }
 

@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { McpServerRegistry, configServerId, type RegistryActor } from '../../../core/mcp/server-registry';
+import { toPublicView } from '../../../core/mcp/server-record';
+import { MemoryBackend } from '../../../core/store/memory-backend';
+import { openStore } from '../../../core/store/open-store';
+import type { StoreBackend } from '../../../core/store/store-backend';
+
+const clock = { now: () => Date.parse('2026-01-01T00:00:00Z') };
+const platform: RegistryActor = { platformAdmin: true, org: null };
+const acmeAdmin: RegistryActor = { platformAdmin: false, org: 'acme' };
+const globexAdmin: RegistryActor = { platformAdmin: false, org: 'globex' };
+const publicLookup = async () => ['93.184.216.34'];
+const CANARY = 'canary-secret-7f3a';
+
+function registry(store: StoreBackend = new MemoryBackend(), allowPrivateUpstreams = false) {
+  return new McpServerRegistry(store, clock, { allowPrivateUpstreams, lookup: publicLookup, orgExists: (o) => ['acme', 'globex'].includes(o) });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('core/mcp/server-registry', () => {
+  it('loads config servers with stable ids and keeps their secrets out of the store', async () => {
+    const store = new MemoryBackend();
+    const r = registry(store);
+    await r.init([{ name: 'docs', url: 'http://127.0.0.1:9/mcp', org: 'acme', visibility: 'private', auth: { type: 'bearer', token: CANARY }, staticHeaders: { 'x-team': CANARY } }]);
+    const [record] = r.list();
+    expect(record.id).to.equal(configServerId('acme', 'docs'));
+    expect(record).to.include({ name: 'docs', alias: 'docs', org: 'acme', source: 'config', authType: 'bearer', egressRestricted: false });
+    expect(r.upstreamHeaders(record.id)).to.deep.equal({ 'x-team': CANARY, authorization: `Bearer ${CANARY}` });
+    const everythingStored = JSON.stringify([await store.collection('mcp_servers').all(), await store.collection('mcp_server_secrets').all()]);
+    expect(everythingStored).to.not.include(CANARY);
+  });
+
+  it('shows auth type and header names only, never a credential or header value', async () => {
+    const r = registry();
+    const record = await r.register(platform, {
+      name: 'Public Search', url: 'https://search.example/mcp', visibility: 'public',
+      auth: { type: 'api_key', header: 'X-Search-Key', key: CANARY }, staticHeaders: { 'X-Team': CANARY }, forwardHeaders: ['Authorization'],
+    });
+    const view = toPublicView(record);
+    expect(JSON.stringify(view)).to.not.include(CANARY);
+    expect(view).to.deep.include({
+      name: 'Public_Search', alias: 'Public_Search', org: null, visibility: 'public',
+      auth: { type: 'api_key', header: 'x-search-key' }, staticHeaders: ['x-team'], forwardHeaders: ['authorization'],
+    });
+    expect(view.health).to.deep.equal({ status: 'unknown', consecutiveFailures: 0 });
+  });
+
+  it('refuses "-" in names and aliases, and duplicate names within one organisation', async () => {
+    const r = registry();
+    expect((await rejection(r.register(acmeAdmin, { name: 'my-docs', url: 'https://a.example/mcp' }))).message).to.include('name: "my-docs" contains "-"');
+    expect((await rejection(r.register(acmeAdmin, { name: 'docs', alias: 'd-1', url: 'https://a.example/mcp' }))).param).to.equal('alias');
+    await r.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp' });
+    const dup = await rejection(r.register(acmeAdmin, { name: 'docs', url: 'https://b.example/mcp' }));
+    expect(dup.status).to.equal(409);
+    expect(dup.code).to.equal('mcp_server_exists');
+    // the same name in another organisation is fine
+    await r.register(globexAdmin, { name: 'docs', url: 'https://c.example/mcp' });
+  });
+
+  it('refuses other transports and non-HTTP URLs', async () => {
+    const r = registry();
+    expect((await rejection(r.register(platform, { name: 'x', url: 'https://a.example/mcp', transport: 'stdio', visibility: 'public' }))).message).to.include('stdio and the old SSE transport are not accepted');
+    expect((await rejection(r.register(platform, { name: 'x', url: 'file:///bin/sh', visibility: 'public' }))).param).to.equal('url');
+  });
+
+  it("keeps an organisation admin inside its own organisation: no public servers, no other org's servers", async () => {
+    const r = registry();
+    expect((await rejection(r.register(acmeAdmin, { name: 'x', url: 'https://a.example/mcp', visibility: 'public' }))).status).to.equal(403);
+    expect((await rejection(r.register(acmeAdmin, { name: 'x', url: 'https://a.example/mcp', org: 'globex' }))).status).to.equal(403);
+    const own = await r.register(acmeAdmin, { name: 'x', url: 'https://a.example/mcp' });
+    expect(own).to.include({ org: 'acme', visibility: 'private', egressRestricted: true });
+    expect(r.listFor(globexAdmin)).to.deep.equal([]);
+    expect((await rejection(r.update(globexAdmin, own.id, { description: 'mine now' }))).status).to.equal(404);
+    expect((await rejection(r.remove(globexAdmin, own.id))).status).to.equal(404);
+    expect(r.getFor(acmeAdmin, 'x').id).to.equal(own.id);
+  });
+
+  it('refuses loopback and private upstreams from an organisation admin unless the config allows them', async () => {
+    const r = registry();
+    const err = await rejection(r.register(acmeAdmin, { name: 'x', url: 'http://127.0.0.1:8080/mcp' }));
+    expect(err.param).to.equal('url');
+    expect(err.message).to.include('loopback, private or link-local');
+    expect((await rejection(r.register(acmeAdmin, { name: 'y', url: 'http://169.254.169.254/mcp' }))).param).to.equal('url');
+    // the platform admin is trusted, and so is an operator who allows private upstreams
+    await r.register(platform, { name: 'local', url: 'http://127.0.0.1:8080/mcp', org: 'acme' });
+    await registry(new MemoryBackend(), true).register(acmeAdmin, { name: 'x', url: 'http://127.0.0.1:8080/mcp' });
+  });
+
+  it('keeps write-only values on update unless the patch replaces them', async () => {
+    const r = registry();
+    const created = await r.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp', auth: { type: 'bearer', token: 'one' } });
+    await r.update(acmeAdmin, created.id, { description: 'Docs' });
+    expect(r.upstreamHeaders(created.id)).to.deep.equal({ authorization: 'Bearer one' });
+    await r.update(acmeAdmin, created.id, { auth: { type: 'bearer', token: 'two' } });
+    expect(r.upstreamHeaders(created.id)).to.deep.equal({ authorization: 'Bearer two' });
+    expect(r.get(created.id)!.description).to.equal('Docs');
+  });
+
+  it('refuses to change or remove a config server through the API', async () => {
+    const r = registry();
+    await r.init([{ name: 'docs', url: 'http://127.0.0.1:9/mcp', org: 'acme', visibility: 'private' }]);
+    expect((await rejection(r.update(platform, configServerId('acme', 'docs'), { description: 'x' }))).code).to.equal('mcp_server_from_config');
+    expect((await rejection(r.remove(acmeAdmin, 'docs'))).code).to.equal('mcp_server_from_config');
+  });
+
+  it('persists API servers, their secrets and tool states in a SQLite store across restarts', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-registry-'));
+    const url = `sqlite://${path.join(dir, 'gw.db')}`;
+    try {
+      let store = await openStore(url);
+      const first = registry(store);
+      await first.init([]);
+      const created = await first.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp', auth: { type: 'bearer', token: 'persisted' } });
+      created.tools.search = { status: 'enabled', currentHash: 'h', approvedHash: 'h', firstSeenAt: 't', present: true };
+      await first.save(created);
+      await store.close();
+
+      store = await openStore(url);
+      const second = registry(store);
+      await second.init([]);
+      expect(second.get(created.id)!.tools.search.status).to.equal('enabled');
+      expect(second.upstreamHeaders(created.id)).to.deep.equal({ authorization: 'Bearer persisted' });
+      await second.remove(acmeAdmin, created.id);
+      expect(second.list()).to.deep.equal([]);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('drops a config server that was removed from the config file', async () => {
+    const store = new MemoryBackend();
+    await registry(store).init([{ name: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public' }]);
+    const again = registry(store);
+    await again.init([]);
+    expect(again.list()).to.deep.equal([]);
+  });
+});
