@@ -97,7 +97,10 @@ async function* translateStream(
       yield f;
     }
   } catch (err) {
-    throw translateTransportError(err, signal);
+    const error = translateTransportError(err, signal);
+    // A socket that breaks after the answer started is a cut stream, whatever the transport called it.
+    if (error.code === 'upstream_unreachable' || error.code === 'upstream_error') throw new UpstreamError('The upstream connection broke in the middle of the stream.', 'upstream_stream_cut');
+    throw error;
   }
   if (!sawTerminal) throw new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut');
 }

@@ -87,6 +87,7 @@ export class FakeOpenAI {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...script.headers });
         for (const [i, event] of script.events.entries()) {
           if (script.cutAfter !== undefined && i >= script.cutAfter) {
+            await sleep(30); // let what was written reach the client before the cut
             res.socket?.destroy();
             return;
           }
@@ -95,6 +96,7 @@ export class FakeOpenAI {
           if (script.eventDelayMs) await sleep(script.eventDelayMs);
         }
         if (script.cutAfter !== undefined) {
+          await sleep(30);
           res.socket?.destroy();
           return;
         }
