@@ -1,12 +1,15 @@
 import type { ApiFormat } from '../plugins/contracts';
 import { chatFormat } from './chat-format';
 import { embeddingsFormat } from './embeddings-format';
+import { messagesCountTokensFormat, messagesFormat } from './messages/format';
 import type { FormatAdapter } from './format-adapter';
 
 /** Every client-facing format the core can serve. Endpoint families add theirs here. */
 const FORMATS = new Map<ApiFormat, FormatAdapter>([
   ['chat', chatFormat],
   ['embeddings', embeddingsFormat],
+  ['messages', messagesFormat],
+  ['messages.count_tokens', messagesCountTokensFormat],
 ]);
 
 export function registerFormat(adapter: FormatAdapter): void {

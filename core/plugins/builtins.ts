@@ -5,7 +5,8 @@
 import type { PluginDefinition } from './contracts';
 import echo from '../../providers/echo';
 import openai from '../../providers/openai';
+import anthropic from '../../providers/anthropic';
 import piiMask from '../../guardrails/pii-mask';
 import block from '../../guardrails/block';
 
-export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, piiMask, block];
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block];

@@ -4,6 +4,7 @@ import { installAdminRoutes } from './admin';
 import { installChatRoutes } from './chat';
 import { installEmbeddingsRoutes } from './embeddings';
 import { installHealthRoutes } from './health';
+import { installMessagesRoutes } from './messages';
 import { installModelRoutes } from './models';
 
 export type RouteInstaller = (router: Router, services: GatewayServices) => void;
@@ -13,6 +14,7 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installHealthRoutes,
   installModelRoutes,
   installChatRoutes,
+  installMessagesRoutes,
   installEmbeddingsRoutes,
   installAdminRoutes,
 ];

@@ -80,9 +80,10 @@ export class FakeAnthropicUpstream {
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-      for (const e of reply.events) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
-      if (reply.cut) res.socket?.destroy();
-      else res.end();
+      const wire = reply.events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`).join('');
+      // a cut stream: the events reach the client, then the connection drops without a proper end
+      if (reply.cut) res.write(wire, () => res.socket?.destroy());
+      else res.end(wire);
     });
   }
 }

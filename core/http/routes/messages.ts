@@ -1,0 +1,82 @@
+/**
+ * The Anthropic-native Messages endpoints (interface §4.2, §9.2):
+ *
+ *   POST /native/v1/messages                 Messages, JSON or SSE, for any model
+ *   POST /native/v1/messages/count_tokens    token counting, Anthropic models only
+ *   POST /v1/messages[/count_tokens]         deprecated aliases: same answers, plus Deprecation + Link
+ *
+ * The key comes as `x-api-key` (Anthropic SDK 0.x) or `Authorization: Bearer` (1.x). Errors, including a
+ * failure after a stream started, are in the Anthropic shape. For an Anthropic model the body passes
+ * through unchanged but for the model name; any other model is served by translation to chat.
+ */
+import type { Request, Router } from 'express';
+import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
+import { bearerToken } from '../credentials';
+import { ANTHROPIC_ERRORS, sendError } from '../error-shapes';
+import type { GatewayServices } from '../gateway-services';
+import { runModelRequest, type ModelEndpointSpec } from '../model-endpoint';
+import { optionalBoolean, optionalNumber, requireObjectBody, requireString } from '../validate';
+
+export const MESSAGES_PATH = '/native/v1/messages';
+export const COUNT_TOKENS_PATH = '/native/v1/messages/count_tokens';
+
+function messagesKey(req: Request): string | undefined {
+  const apiKey = req.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
+  return bearerToken(req.headers.authorization);
+}
+
+/** What a deprecated alias adds to every answer: a Deprecation header and a Link to its successor. */
+function deprecationHeaders(successor: string): Record<string, string> {
+  return { deprecation: 'true', link: `<${successor}>; rel="successor-version"` };
+}
+
+const MESSAGES: ModelEndpointSpec = { endpoint: 'messages', format: 'messages', errors: ANTHROPIC_ERRORS, credential: messagesKey };
+const COUNT_TOKENS: ModelEndpointSpec = { endpoint: 'messages.count_tokens', format: 'messages.count_tokens', errors: ANTHROPIC_ERRORS, credential: messagesKey };
+
+/** What the gateway itself needs; the rest is the upstream's to judge (and passes through). */
+function validateMessagesRequest(raw: unknown, countOnly: boolean) {
+  const body = requireObjectBody(raw);
+  requireString(body, 'model');
+  if (!Array.isArray(body.messages)) {
+    throw new InvalidRequestError('messages: Field required', body.messages === undefined ? 'missing_required_parameter' : 'invalid_type', { param: 'messages' });
+  }
+  body.messages.forEach((m: unknown, i: number) => {
+    const role = (m as { role?: unknown } | null)?.role;
+    if (typeof m !== 'object' || m === null || (role !== 'user' && role !== 'assistant')) {
+      throw new InvalidRequestError(`messages.${i}.role: Input should be 'user' or 'assistant'`, 'invalid_value', { param: `messages.${i}.role` });
+    }
+  });
+  if (!countOnly) {
+    if (body.max_tokens === undefined || body.max_tokens === null) throw new InvalidRequestError('max_tokens: Field required', 'missing_required_parameter', { param: 'max_tokens' });
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+      throw new InvalidRequestError('max_tokens: Input should be a positive integer', 'invalid_value', { param: 'max_tokens' });
+    }
+    optionalBoolean(body, 'stream');
+    optionalNumber(body, 'temperature');
+  } else if (body.stream === true) {
+    throw new InvalidRequestError('stream: count_tokens does not stream', 'invalid_value', { param: 'stream' });
+  }
+  return body;
+}
+
+export function installMessagesRoutes(router: Router, services: GatewayServices): void {
+  const routes: [path: string, spec: ModelEndpointSpec, countOnly: boolean][] = [
+    [MESSAGES_PATH, MESSAGES, false],
+    [COUNT_TOKENS_PATH, COUNT_TOKENS, true],
+    ['/v1/messages', { ...MESSAGES, headers: deprecationHeaders(MESSAGES_PATH) }, false],
+    ['/v1/messages/count_tokens', { ...COUNT_TOKENS, headers: deprecationHeaders(COUNT_TOKENS_PATH) }, true],
+  ];
+  for (const [path, spec, countOnly] of routes) {
+    router.post(path, async (req, res) => {
+      let body;
+      try {
+        body = validateMessagesRequest(req.body, countOnly);
+      } catch (err) {
+        if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
+        return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
+      }
+      await runModelRequest(services, spec, req, res, body);
+    });
+  }
+}

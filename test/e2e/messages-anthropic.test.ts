@@ -1,0 +1,236 @@
+import { expect } from 'chai';
+import Anthropic from '@anthropic-ai/sdk';
+import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
+import { readFixture } from '../support/fixtures';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { rawPost, sseEvents } from './messages-support';
+
+const PROVIDER_KEY = 'sk-ant-provider-CANARY-5f2c';
+const CLIENT_KEY = 'sk-client-CANARY-77ab';
+const UPSTREAM_MODEL = 'claude-sonnet-4-5-20250929';
+
+describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake Anthropic upstream)', () => {
+  let upstream: FakeAnthropicUpstream;
+  let gw: TestGateway;
+  let client: Anthropic;
+
+  before(async () => {
+    upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
+    await upstream.start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
+      providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],
+      models: [
+        {
+          name: 'claude-test',
+          provider: 'claude',
+          model: UPSTREAM_MODEL,
+          id: 'claude/sonnet',
+          price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+        },
+      ],
+    });
+    client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.reply({ json: readFixture('anthropic', 'cached-usage.upstream-response.json') });
+  });
+
+  it('sends the body upstream unchanged except the model: system blocks, cache_control, thinking, metadata, top_k, unknown fields', async () => {
+    const request = {
+      model: 'claude-test',
+      max_tokens: 512,
+      system: [
+        { type: 'text', text: 'You answer questions about the handbook.' },
+        { type: 'text', text: '<handbook>...</handbook>', cache_control: { type: 'ephemeral', ttl: '1h' } },
+      ],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise chapter 1.' }] }],
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      metadata: { user_id: 'user-42' },
+      top_k: 10,
+      stop_sequences: ['END'],
+      tool_choice: { type: 'auto' },
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      a_parameter_from_the_future: { enabled: true },
+    };
+    const { data, response } = await client.messages.create(request as any).withResponse();
+
+    expect(upstream.last.path).to.equal('/v1/messages');
+    expect(upstream.last.body).to.deep.equal({ ...request, model: UPSTREAM_MODEL });
+    expect(upstream.last.headers['x-api-key']).to.equal(PROVIDER_KEY);
+    // the SDK's own anthropic-version is passed on
+    expect(upstream.last.headers['anthropic-version']).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    expect(upstream.last.headers.authorization).to.equal(undefined);
+    expect(JSON.stringify(upstream.last.headers)).to.not.include(CLIENT_KEY);
+
+    expect(data).to.deep.equal(readFixture('anthropic', 'cached-usage.upstream-response.json'));
+    expect(response.headers.get('x-gateway-model-id')).to.equal('claude/sonnet');
+    // 21 input x $3 + 1200 cache reads x $0.30 + 300 cache writes x $3.75 + 512 output x $15, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.009228');
+  });
+
+  it('passes the client\u2019s anthropic-beta header on and accepts the key as x-api-key', async () => {
+    const xApiKeyClient = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: null, defaultHeaders: { 'x-api-key': CLIENT_KEY }, maxRetries: 0 });
+    await xApiKeyClient.messages.create(
+      { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } },
+    );
+    expect(upstream.last.headers['anthropic-beta']).to.equal('context-1m-2025-08-07');
+    expect(upstream.last.headers['x-api-key']).to.equal(PROVIDER_KEY);
+  });
+
+  it('sends anthropic-version 2023-06-01 when the client sends none', async () => {
+    await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    expect(upstream.last.headers['anthropic-version']).to.equal('2023-06-01');
+  });
+
+  it('streams the upstream events through, and the SDK assembles a streamed tool call into its input', async () => {
+    const events = readFixture('anthropic', 'tool-use.upstream-stream.json');
+    upstream.reply({ events });
+    const stream = client.messages.stream({ model: 'claude-test', max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] });
+    const message = await stream.finalMessage();
+    expect(upstream.last.body.stream).to.equal(true);
+    expect(message.content).to.deep.equal([
+      { type: 'thinking', thinking: 'Two lookups needed.', signature: 'EqQBCgIYAhIM' },
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'toolu_02', name: 'get_time', input: {} },
+    ]);
+    expect(message.stop_reason).to.equal('tool_use');
+    expect(message.usage).to.include({ input_tokens: 40, output_tokens: 61, cache_read_input_tokens: 2000, cache_creation_input_tokens: 100 });
+  });
+
+  it('passes stream frames through byte for byte and sends the cost as a trailer', async () => {
+    upstream.reply({ events: textEvents('msg_t', UPSTREAM_MODEL, ['Hel', 'lo'], { input_tokens: 1000, output_tokens: 200 }) });
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.status).to.equal(200);
+    const expected = textEvents('msg_t', UPSTREAM_MODEL, ['Hel', 'lo'], { input_tokens: 1000, output_tokens: 200 })
+      .map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
+      .join('');
+    expect(answer.text).to.equal(expected);
+    // 1000 x $3 + 200 x $15, per million
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.006');
+  });
+
+  it('counts tokens through /native/v1/messages/count_tokens', async () => {
+    upstream.reply({ json: { input_tokens: 42 } });
+    const counted = await client.messages.countTokens({ model: 'claude-test', system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
+    expect(counted).to.deep.equal({ input_tokens: 42 });
+    expect(upstream.last.path).to.equal('/v1/messages/count_tokens');
+    expect(upstream.last.body).to.deep.equal({ model: UPSTREAM_MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  describe('deprecated alias POST /v1/messages', () => {
+    it('answers the same and marks itself deprecated with a Link to /native/v1/messages', async () => {
+      const aliasClient = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+      const { data, response } = await aliasClient.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      expect(data).to.deep.equal(readFixture('anthropic', 'cached-usage.upstream-response.json'));
+      expect(response.headers.get('deprecation')).to.equal('true');
+      expect(response.headers.get('link')).to.equal('</native/v1/messages>; rel="successor-version"');
+      expect(upstream.last.path).to.equal('/v1/messages');
+    });
+
+    it('marks its error answers too', async () => {
+      const answer = await rawPost(`${gw.url}/v1/messages`, { 'x-api-key': 'sk-wrong' }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).to.equal(401);
+      expect(answer.headers.deprecation).to.equal('true');
+      expect(JSON.parse(answer.text)).to.deep.equal({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key.' } });
+    });
+  });
+
+  describe('errors in the Anthropic shape', () => {
+    async function sdkError(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+      try {
+        await promise;
+      } catch (err) {
+        expect(err).to.be.instanceOf(Anthropic.APIError);
+        return err as InstanceType<typeof Anthropic.APIError>;
+      }
+      throw new Error('expected an error');
+    }
+
+    it('a wrong key is a 401 authentication_error', async () => {
+      const bad = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-not-a-key', maxRetries: 0 });
+      const err = await sdkError(bad.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err).to.be.instanceOf(Anthropic.AuthenticationError);
+      expect(err.error).to.deep.equal({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key.' } });
+      expect(upstream.requests).to.have.length(0);
+    });
+
+    it('a missing max_tokens is a 400 invalid_request_error naming the field', async () => {
+      const answer = await rawPost(`${gw.url}/native/v1/messages`, { authorization: `Bearer ${CLIENT_KEY}` }, { model: 'claude-test', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.text)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    });
+
+    it('an unknown model is a 404 not_found_error', async () => {
+      const err = await sdkError(client.messages.create({ model: 'claude-nope', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(404);
+      expect((err.error as any).error.type).to.equal('not_found_error');
+    });
+
+    it('an upstream rate limit stays a 429 rate_limit_error with Retry-After', async () => {
+      upstream.reply({ error: { status: 429, type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' }, headers: { 'retry-after': '7' } });
+      const err = await sdkError(client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err).to.be.instanceOf(Anthropic.RateLimitError);
+      expect(err.headers?.get('retry-after')).to.equal('7');
+      expect(err.error).to.deep.equal({
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'The Anthropic upstream rate-limited the request: Number of request tokens has exceeded your per-minute rate limit' },
+      });
+    });
+
+    it('an overloaded upstream (529) is a 503 overloaded_error', async () => {
+      upstream.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+      const err = await sdkError(client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(503);
+      expect(err.error).to.deep.equal({ type: 'error', error: { type: 'overloaded_error', message: 'The Anthropic upstream is overloaded: Overloaded' } });
+    });
+
+    it('an upstream 500 is a 502 api_error', async () => {
+      upstream.reply({ error: { status: 500, type: 'api_error', message: 'Internal server error' } });
+      const err = await sdkError(client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(502);
+      expect((err.error as any).error.type).to.equal('api_error');
+    });
+
+    it('an error after the stream started ends it with one `event: error` the SDK raises', async () => {
+      const start = textEvents('msg_e', UPSTREAM_MODEL, ['partial']).slice(0, 4);
+      upstream.reply({ events: [...start, { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+      const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const events = await sseEvents(answer.text);
+      expect(events.map((e) => e.event)).to.deep.equal(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'error']);
+      expect(events[4].data).to.deep.equal({ type: 'error', error: { type: 'overloaded_error', message: 'The Anthropic upstream is overloaded: Overloaded' } });
+
+      upstream.reply({ events: [...start, { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+      const stream = client.messages.stream({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      const err = await sdkError(stream.finalMessage());
+      expect((err.error as any).error.type).to.equal('overloaded_error');
+    });
+
+    it('a stream the upstream cuts mid-way ends with an error event', async () => {
+      upstream.reply({ events: textEvents('msg_c', UPSTREAM_MODEL, ['partial']).slice(0, 4), cut: true });
+      const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const events = await sseEvents(answer.text);
+      expect(events[events.length - 1].event).to.equal('error');
+      expect(events[events.length - 1].data).to.deep.equal({ type: 'error', error: { type: 'api_error', message: 'The upstream connection broke in the middle of the stream.' } });
+      expect(events.slice(0, -1).map((e) => e.event)).to.deep.equal(['message_start', 'content_block_start', 'ping', 'content_block_delta']);
+    });
+
+    it('never shows the provider key or upstream URL in an error or log line', async () => {
+      upstream.reply({ error: { status: 400, type: 'invalid_request_error', message: `bad request to ${upstream.url}/v1/messages with key ${PROVIDER_KEY}` } });
+      const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).to.equal(400);
+      expect(answer.text).to.not.include(PROVIDER_KEY);
+      expect(answer.text).to.not.include(upstream.url);
+      expect(gw.logLines.join('\n')).to.not.include(PROVIDER_KEY);
+      expect(gw.logLines.join('\n')).to.not.include(CLIENT_KEY);
+    });
+  });
+});
