@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, resolveConfig } from '../../../core/config/load-config';
+import { ConfigError } from '../../../core/errors/gateway-error';
+import { REPO_ROOT } from '../../support/fixtures';
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const base = {
+  organizations: [{ id: 'acme' }],
+  providers: [{ id: 'oai', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }],
+  models: [{ name: 'a', provider: 'oai' }, { name: 'b', provider: 'oai' }],
+};
+
+describe('config loading and validation', () => {
+  it('names the path of a model that points at an unknown provider', () => {
+    const msg = errorOf(() => resolveConfig({ ...base, models: [...base.models, { name: 'c', provider: 'oai2' }] }, {}));
+    expect(msg).to.equal('models[2].provider: unknown provider "oai2"');
+  });
+
+  it('rejects unknown fields at every level, with their paths', () => {
+    const msg = errorOf(() => resolveConfig({ ...base, colour: 'red', models: [{ name: 'a', provider: 'oai', prize: 1 }] }, {}));
+    expect(msg.split('\n')).to.have.members(['colour: unknown field', 'models[0].prize: unknown field']);
+  });
+
+  it('reports every error at once', () => {
+    const msg = errorOf(() =>
+      resolveConfig({ organizations: [{ id: 'acme' }], keys: [{ key: 'k', org: 'nope' }], providers: [], models: [{ name: 'x', provider: 'p' }] }, {}),
+    );
+    expect(msg.split('\n')).to.have.members(['models[0].provider: unknown provider "p"', 'keys[0].org: unknown organization "nope"']);
+  });
+
+  it('names a missing required field and a wrong enum value', () => {
+    const msg = errorOf(() => resolveConfig({ keys: [{ org: 'acme', role: 'owner' }] }, {}));
+    expect(msg).to.include('keys[0].key: is required');
+    expect(msg).to.include('keys[0].role: must be one of "member", "admin"');
+  });
+
+  it('resolves env() markers and names the field of a missing variable without any value', () => {
+    const cfg = resolveConfig({ ...base, providers: [{ id: 'oai', type: 'openai', apiKey: { $env: 'TEST_OAI_KEY' } }] }, { TEST_OAI_KEY: 'sk-secret-123' });
+    expect(cfg.providers[0].apiKey).to.equal('sk-secret-123');
+    const msg = errorOf(() => resolveConfig({ ...base, providers: [{ id: 'oai', type: 'openai', apiKey: { $env: 'NOPE_KEY' } }] }, {}));
+    expect(msg).to.equal('providers[0].apiKey: environment variable NOPE_KEY is not set');
+  });
+
+  it('applies the server-name rules: spaces become underscores, dashes are refused, names unique per organization', () => {
+    const cfg = resolveConfig({ organizations: [{ id: 'acme' }], mcpServers: [{ name: 'Docs search', url: 'http://127.0.0.1:1/mcp', org: 'acme' }] }, {});
+    expect(cfg.mcpServers[0].name).to.equal('Docs_search');
+    expect(cfg.mcpServers[0].alias).to.equal('Docs_search');
+    expect(errorOf(() => resolveConfig({ mcpServers: [{ name: 'docs-search', url: 'http://x/mcp' }] }, {}))).to.include('mcpServers[0].name: "docs-search" contains "-"');
+    const dup = errorOf(() =>
+      resolveConfig({ organizations: [{ id: 'acme' }], mcpServers: [{ name: 'docs', url: 'http://x/mcp', org: 'acme' }, { name: 'docs', url: 'http://y/mcp', org: 'acme' }] }, {}),
+    );
+    expect(dup).to.include('mcpServers[1].name: duplicate server name "docs"');
+    expect(errorOf(() => resolveConfig({ mcpServers: [{ name: 'local', url: 'http://x/mcp', transport: 'stdio' }] }, {}))).to.include('mcpServers[0].transport: "stdio" is not supported');
+  });
+
+  it('defaults deployment ids, upstream model names, kinds and weights', () => {
+    const cfg = resolveConfig(base, {});
+    expect(cfg.models[0]).to.deep.include({ name: 'a', model: 'a', id: 'oai/a', kind: 'chat', weight: 1 });
+    expect(cfg.store.url).to.equal('sqlite://./data/gateway.db');
+    expect(cfg.server).to.deep.include({ host: '127.0.0.1', port: 4000 });
+  });
+
+  it('loads a TypeScript config with defineConfig and env(), and a JSON config of the same shape', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
+    const defineConfigPath = path.join(REPO_ROOT, 'core', 'config', 'define-config').replace(/\\/g, '/');
+    writeFileSync(
+      path.join(dir, 'gw.config.ts'),
+      `import { defineConfig, env } from '${defineConfigPath}';\nconst port: number = 4100;\nexport default defineConfig({ server: { port }, adminKey: env('TS_ADMIN'), organizations: [{ id: 'o' }] });\n`,
+    );
+    const ts = await loadConfig(path.join(dir, 'gw.config.ts'), { TS_ADMIN: 'adm' });
+    expect(ts.server.port).to.equal(4100);
+    expect(ts.adminKey).to.equal('adm');
+    writeFileSync(path.join(dir, 'gw.json'), JSON.stringify({ server: { port: 4200 }, adminKey: { $env: 'TS_ADMIN' } }));
+    const json = await loadConfig(path.join(dir, 'gw.json'), { TS_ADMIN: 'adm2' });
+    expect(json.server.port).to.equal(4200);
+    expect(json.adminKey).to.equal('adm2');
+    writeFileSync(path.join(dir, 'bad.json'), '{ "server": ');
+    const err = await loadConfig(path.join(dir, 'bad.json'), {}).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConfigError);
+  });
+});

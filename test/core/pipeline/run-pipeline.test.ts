@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { GatewayContext } from '../../../core/pipeline/context';
+import { Pipeline } from '../../../core/pipeline/run-pipeline';
+import { STAGE_ORDER, type Outcome, type Stage, type StageName } from '../../../core/pipeline/stage';
+import { createLogger } from '../../../core/logger';
+
+const logger = createLogger('silent');
+
+function recordingStages(events: string[], failAt?: StageName): Stage[] {
+  return STAGE_ORDER.map((name) => ({
+    name,
+    async run() {
+      events.push(`run:${name}`);
+      if (name === failAt) throw new Error(`${name} failed`);
+    },
+    async settle(_ctx: GatewayContext, outcome: Outcome) {
+      events.push(`settle:${name}:${outcome.reason}`);
+    },
+  }));
+}
+
+const newContext = () => new GatewayContext('model', 'chat', 0, { headers: {} }, new AbortController().signal);
+
+describe('pipeline engine', () => {
+  it('refuses at boot any stage list other than the card order', () => {
+    const stages = recordingStages([]);
+    expect(() => new Pipeline([stages[1], stages[0], ...stages.slice(2)], logger)).to.throw('pipeline stages must be exactly [auth, scope, route, pre-guardrail, call, post-guardrail, spend]');
+    expect(() => new Pipeline(stages.slice(0, 6), logger)).to.throw();
+  });
+
+  it('runs stages in order and settles them in reverse', async () => {
+    const events: string[] = [];
+    const pipeline = new Pipeline(recordingStages(events), logger);
+    const ctx = newContext();
+    await pipeline.run(ctx);
+    await pipeline.settle(ctx, { status: 200, reason: 'ok' });
+    expect(events).to.deep.equal([...STAGE_ORDER.map((s) => `run:${s}`), ...[...STAGE_ORDER].reverse().map((s) => `settle:${s}:ok`)]);
+  });
+
+  it('settles only the stages that started when one fails, still in reverse', async () => {
+    const events: string[] = [];
+    const pipeline = new Pipeline(recordingStages(events, 'route'), logger);
+    const ctx = newContext();
+    const err = await pipeline.run(ctx).catch((e: unknown) => e);
+    expect((err as Error).message).to.equal('route failed');
+    await pipeline.settle(ctx, { status: 500, reason: 'error' });
+    expect(events).to.deep.equal(['run:auth', 'run:scope', 'run:route', 'settle:route:error', 'settle:scope:error', 'settle:auth:error']);
+  });
+
+  it('keeps settling when one settle throws', async () => {
+    const events: string[] = [];
+    const stages = recordingStages(events);
+    stages[6] = { ...stages[6], settle: async () => Promise.reject(new Error('log store down')) };
+    const pipeline = new Pipeline(stages, logger);
+    const ctx = newContext();
+    await pipeline.run(ctx);
+    await pipeline.settle(ctx, { status: 200, reason: 'ok' });
+    expect(events.filter((e) => e.startsWith('settle:'))).to.have.length(6);
+  });
+});

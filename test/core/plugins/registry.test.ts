@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PluginError } from '../../../core/errors/gateway-error';
+import { PluginRegistry } from '../../../core/plugins/registry';
+import type { PluginDeps } from '../../../core/plugins/contracts';
+
+const deps = {} as PluginDeps;
+const guardrail = (id: string, extra: object = {}) => ({
+  kind: 'guardrail',
+  id,
+  apiVersion: 1,
+  optionsSchema: { type: 'object', additionalProperties: false, properties: { words: { type: 'array', items: { type: 'string' } } } },
+  create: (options: unknown) => ({ options }),
+  ...extra,
+});
+
+describe('plugin registry', () => {
+  it('rejects duplicate ids, unknown kinds and unsupported apiVersions at registration', () => {
+    const registry = new PluginRegistry();
+    registry.register(guardrail('words'), 'a');
+    expect(() => registry.register(guardrail('words'), 'plugins[1]')).to.throw(PluginError, 'plugins[1]: duplicate guardrail plugin id "words" (already registered by a)');
+    expect(() => registry.register(guardrail('x', { kind: 'widget' }), 'p')).to.throw(PluginError, 'unknown plugin kind "widget"');
+    expect(() => registry.register(guardrail('y', { apiVersion: 2 }), 'p')).to.throw(PluginError, 'unsupported apiVersion 2');
+    expect(() => registry.register(guardrail('z', { optionsSchema: { type: 'nonsense' } }), 'p')).to.throw(PluginError, 'invalid optionsSchema');
+  });
+
+  it('validates options against the plugin schema and names the option path', async () => {
+    const registry = new PluginRegistry();
+    registry.register(guardrail('words'), 'a');
+    const err = (await registry.create('guardrail', 'words', { words: ['ok', 7] }, deps, 'guardrails[2].options').catch((e: unknown) => e)) as Error;
+    expect(err).to.be.instanceOf(PluginError);
+    expect(err.message).to.equal('guardrails[2].options: guardrails[2].options.words[1]: must be string');
+    const unknown = (await registry.create('guardrail', 'words', { wrds: [] }, deps, 'guardrails[0].options').catch((e: unknown) => e)) as Error;
+    expect(unknown.message).to.include('guardrails[0].options.wrds: unknown field');
+    const made = await registry.create<{ options: unknown }>('guardrail', 'words', { words: ['a'] }, deps, 'x');
+    expect(made.options).to.deep.equal({ words: ['a'] });
+  });
+
+  it('loads external plugins named by path, as one definition or an array', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-plugins-'));
+    writeFileSync(path.join(dir, 'one.js'), `module.exports = { kind: 'guardrail', id: 'ext-one', apiVersion: 1, optionsSchema: {}, create: () => ({}) };`);
+    writeFileSync(
+      path.join(dir, 'many.mjs'),
+      `export default [{ kind: 'provider', id: 'ext-prov', apiVersion: 1, optionsSchema: {}, create: () => ({ operations: {} }) }, { kind: 'guardrail', id: 'ext-two', apiVersion: 1, optionsSchema: {}, create: () => ({}) }];`,
+    );
+    const registry = new PluginRegistry();
+    await registry.loadExternal(['./one.js', './many.mjs'], dir);
+    expect(registry.has('guardrail', 'ext-one')).to.equal(true);
+    expect(registry.has('provider', 'ext-prov')).to.equal(true);
+    expect(registry.has('guardrail', 'ext-two')).to.equal(true);
+    const missing = (await registry.loadExternal(['./nope.js'], dir).catch((e: unknown) => e)) as Error;
+    expect(missing.message).to.match(/^plugins\[0\]: cannot load plugin "\.\/nope\.js"/);
+  });
+});
