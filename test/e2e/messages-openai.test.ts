@@ -1,0 +1,217 @@
+import { expect } from 'chai';
+import Anthropic from '@anthropic-ai/sdk';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
+import { readFixture } from '../support/fixtures';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { rawPost, sseEvents } from './messages-support';
+
+const PROVIDER_KEY = 'sk-oai-provider-CANARY-0c3d';
+const CLIENT_KEY = 'sk-client-CANARY-4e19';
+
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK, fake OpenAI upstream)', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  let client: Anthropic;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 } }],
+    });
+    client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.script = { kind: 'json', body: chatCompletion('Hello from upstream') };
+  });
+
+  it('runs a multi-turn tool round trip: tool_use out, tool_result back, final answer', async () => {
+    // turn 1: the model asks for the tool
+    upstream.script = {
+      kind: 'json',
+      body: {
+        ...chatCompletion('', { prompt_tokens: 50, completion_tokens: 12, total_tokens: 62 }),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+            logprobs: null,
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+    };
+    const first = await client.messages.create({
+      model: 'gpt-test',
+      max_tokens: 1024,
+      system: [{ type: 'text', text: 'You are a weather bot.', cache_control: { type: 'ephemeral' } }],
+      tools: [WEATHER_TOOL],
+      tool_choice: { type: 'auto' },
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
+    expect(upstream.last.path).to.equal('/v1/chat/completions');
+    expect(upstream.last.headers.authorization).to.equal(`Bearer ${PROVIDER_KEY}`);
+    expect(upstream.last.body).to.deep.equal({
+      model: 'upstream-model',
+      max_tokens: 1024,
+      messages: [
+        { role: 'system', content: 'You are a weather bot.' },
+        { role: 'user', content: 'Weather in Paris?' },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: WEATHER_TOOL.input_schema } }],
+      tool_choice: 'auto',
+    });
+    expect(first).to.deep.equal({
+      id: 'chatcmpl-fake',
+      type: 'message',
+      role: 'assistant',
+      model: 'upstream-model',
+      content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 50, output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+
+    // turn 2: the client runs the tool and sends the result back
+    upstream.script = { kind: 'json', body: chatCompletion('It is 18C and sunny in Paris.', { prompt_tokens: 80, completion_tokens: 10, total_tokens: 90 }) };
+    const second = await client.messages.create({
+      model: 'gpt-test',
+      max_tokens: 1024,
+      system: 'You are a weather bot.',
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '18C, sunny' }] },
+      ],
+    });
+    expect(upstream.last.body.messages).to.deep.equal([
+      { role: 'system', content: 'You are a weather bot.' },
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '18C, sunny' },
+    ]);
+    expect(second.content).to.deep.equal([{ type: 'text', text: 'It is 18C and sunny in Paris.' }]);
+    expect(second.stop_reason).to.equal('end_turn');
+  });
+
+  it('translates images (base64 and URL), stop sequences and metadata.user_id', async () => {
+    const request = readFixture('messages', 'images.messages-request.json');
+    await client.messages.create({ ...request, model: 'gpt-test', stop_sequences: ['END'], metadata: { user_id: 'user-42' } });
+    expect(upstream.last.body).to.deep.equal({ ...readFixture('messages', 'images.chat-request.json'), model: 'upstream-model', stop: ['END'], user: 'user-42' });
+  });
+
+  it('streams a tool call the SDK assembles into the right input, with text before it', async () => {
+    upstream.script = { kind: 'sse', events: readFixture<{ data: object }[]>('messages', 'tool-calls.chat-stream.json').slice(0, -1).map((f) => f.data) };
+    const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] });
+    const message = await stream.finalMessage();
+    expect(upstream.last.body.stream).to.equal(true);
+    expect(upstream.last.body.stream_options).to.deep.equal({ include_usage: true });
+    // parsed_output and stop_details are the SDK's own additions to the message it assembles
+    const { parsed_output: _parsed, stop_details: _details, ...assembled } = message as any;
+    expect(assembled).to.deep.equal({
+      id: 'chatcmpl-s2',
+      type: 'message',
+      role: 'assistant',
+      model: 'gpt-4o-mini',
+      content: [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+        { type: 'tool_use', id: 'call_2', name: 'get_time', input: {} },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 464, output_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 1536 },
+    });
+  });
+
+  it('emits the full Anthropic event sequence with a ping, and prices the stream in the trailer', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(['Hel', 'lo'], { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.status).to.equal(200);
+    expect(answer.headers['content-type']).to.match(/^text\/event-stream/);
+    const events = await sseEvents(answer.text);
+    expect(events).to.deep.equal([
+      { event: 'message_start', data: { type: 'message_start', message: { id: 'chatcmpl-fake', type: 'message', role: 'assistant', model: 'upstream-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } } },
+      { event: 'ping', data: { type: 'ping' } },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      {
+        event: 'message_delta',
+        data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 1000, output_tokens: 500, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+      },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ]);
+    // 1000 x $1 + 500 x $2, per million
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.002');
+  });
+
+  it('prices cached prompt tokens at the cache-read price on a JSON answer', async () => {
+    upstream.script = { kind: 'json', body: readFixture('messages', 'cached-usage.chat-response.json') };
+    const { data, response } = await client.messages.create({ model: 'gpt-test', max_tokens: 64, messages: [{ role: 'user', content: 'Summarise.' }] }).withResponse();
+    expect(data).to.deep.equal({ ...readFixture('messages', 'cached-usage.messages-response.json') });
+    // 464 uncached x $1 + 1536 cached x $0.50 + 64 output x $2, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00136');
+  });
+
+  describe('errors in the Anthropic shape', () => {
+    it('refuses count_tokens for a model whose provider cannot count them', async () => {
+      const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.text)).to.deep.equal({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'The model `gpt-test` does not support the messages.count_tokens API.' },
+      });
+      expect(upstream.requests).to.have.length(0);
+    });
+
+    it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
+      const answer = await rawPost(
+        `${gw.url}/native/v1/messages`,
+        { 'x-api-key': CLIENT_KEY },
+        { model: 'gpt-test', max_tokens: 10, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'hi' }] },
+      );
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.text)).to.deep.equal({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'tools.0: server tools ("web_search_20250305") are supported only for Anthropic models' },
+      });
+      expect(upstream.requests).to.have.length(0);
+    });
+
+    it('turns an upstream OpenAI 429 into a rate_limit_error', async () => {
+      upstream.script = { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
+      try {
+        await client.messages.create({ model: 'gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+        expect.fail('expected a rate limit error');
+      } catch (err) {
+        expect(err).to.be.instanceOf(Anthropic.RateLimitError);
+        expect(((err as InstanceType<typeof Anthropic.APIError>).error as any).error.type).to.equal('rate_limit_error');
+      }
+    });
+
+    it('ends a stream the upstream cuts with an error event instead of message_stop', async () => {
+      upstream.script = { kind: 'sse', events: chatChunks(['partial']), cutAfter: 2 };
+      const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const events = await sseEvents(answer.text);
+      expect(events.map((e) => e.event)).to.deep.equal(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'error']);
+      expect(events[4].data.type).to.equal('error');
+      expect(events[4].data.error.type).to.equal('api_error');
+    });
+  });
+});
