@@ -7,6 +7,7 @@ import type { Deployment } from '../routing/deployment';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
 import type { McpExchange } from '../mcp/mcp-exchange';
+import type { LogEntry } from '../store/log-entry';
 
 export type Traffic = 'model' | 'mcp';
 
@@ -54,6 +55,12 @@ export class GatewayContext {
   readonly logDetails: Record<string, unknown> = {};
   /** headers the stages want on the response */
   readonly responseHeaders: Record<string, string> = {};
+  /**
+   * Set by an endpoint that makes several pipeline passes for one client request (the Responses tool
+   * loop): the spend stage hands its log entry here instead of writing it, and the endpoint writes one
+   * entry for the whole request.
+   */
+  logCollector?: (entry: LogEntry) => void;
 
   constructor(
     readonly traffic: Traffic,

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { CLOCK, MCP_STAGE_HANDLERS, REQUEST_LOG } from '../plugins/tokens';
 import type { Clock } from '../plugins/contracts';
 import { RequestLog } from '../store/request-log';
+import type { LogEntry } from '../store/log-entry';
 import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';
@@ -62,7 +63,7 @@ export class SpendStage implements Stage {
   async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
     if (ctx.traffic === 'mcp') ctx.cost = this.mcp.fee?.(ctx, outcome) ?? ctx.cost;
     const exchange = ctx.model;
-    await this.log.record({
+    const entry: LogEntry = {
       id: ctx.requestId,
       requestId: ctx.requestId,
       time: new Date(ctx.startedAt).toISOString(),
@@ -84,7 +85,9 @@ export class SpendStage implements Stage {
         ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
         ...(ctx.mcp?.serverName ? { server: ctx.mcp.serverName } : {}),
       },
-    });
+    };
+    if (ctx.logCollector) ctx.logCollector(entry);
+    else await this.log.record(entry);
   }
 }
 
