@@ -1,0 +1,90 @@
+import type { GatewayContext } from '../pipeline/context';
+import { formatAdapter } from '../formats/registry';
+import { priceUsage } from '../spend/pricing';
+import type { Logger } from '../plugins/contracts';
+import { mcpRequestSlots, mcpResponseSlots, modelRequestSlots, modelResponseSlots } from './extract';
+import type { GuardrailRecord } from './guardrail-record';
+import type { GuardrailRunner } from './guardrail-runner';
+import type { GuardrailPhase, GuardrailSet, GuardrailTraffic } from './guardrail-set';
+import { newRecord, runGuardrails, windowCheck, type CheckScope } from './run-engines';
+import { guardStream } from './stream-guard';
+import type { StreamWindowOptions } from './stream-window';
+
+/**
+ * The guardrail runner the pre- and post-guardrail stages call. A request with no guardrails attached
+ * costs one filter over the configured list; text is extracted only when an engine will read it.
+ */
+export class EngineGuardrailRunner implements GuardrailRunner {
+  constructor(
+    private readonly set: GuardrailSet,
+    private readonly logger: Logger,
+    private readonly streamOptions: StreamWindowOptions = {},
+  ) {}
+
+  async checkInput(ctx: GatewayContext): Promise<void> {
+    const list = this.set.select(ctx.principal, trafficOf(ctx), 'pre');
+    if (list.length === 0) return;
+    if (ctx.traffic === 'model') {
+      const exchange = ctx.modelExchange;
+      await runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre'), ctx.guardrails);
+      return;
+    }
+    const mcp = ctx.mcp;
+    if (!mcp || mcp.method !== 'tools/call') return;
+    const masked = await runGuardrails(list, mcpRequestSlots(mcp.arguments), this.scope(ctx, 'pre'), ctx.guardrails);
+    if (masked && mcp.params && typeof mcp.params === 'object') mcp.params.arguments = mcp.arguments;
+  }
+
+  async checkOutput(ctx: GatewayContext): Promise<void> {
+    const list = this.set.select(ctx.principal, trafficOf(ctx), 'post');
+    if (list.length === 0) return;
+    const scope = this.scope(ctx, 'post');
+    if (ctx.traffic === 'mcp') {
+      const mcp = ctx.mcp;
+      if (!mcp || mcp.method !== 'tools/call' || mcp.result === undefined) return;
+      await runGuardrails(list, mcpResponseSlots(mcp.result), scope, ctx.guardrails);
+      return;
+    }
+    const exchange = ctx.modelExchange;
+    const result = exchange.result;
+    if (!result) return;
+    if (result.stream) {
+      const records = new Map<string, GuardrailRecord>();
+      for (const g of list) {
+        const record = newRecord(g, 'post');
+        records.set(g.id, record);
+        ctx.guardrails.push(record);
+      }
+      const guarded = guardStream(exchange.format, result.stream, (path) => windowCheck(list, path, scope, records), this.streamOptions);
+      if (guarded) result.stream = guarded;
+      else this.logger.warn('no stream guard for this format; stream passed unchecked', { format: exchange.format });
+      return;
+    }
+    let masked: boolean;
+    try {
+      masked = await runGuardrails(list, modelResponseSlots(exchange.format, result.body), scope, ctx.guardrails);
+    } catch (err) {
+      // the upstream did the work: a blocked answer is charged for what it used
+      chargeBlockedAnswer(ctx);
+      throw err;
+    }
+    // the body changed, so the upstream's bytes can no longer be sent as they were
+    if (masked) result.rawBody = undefined;
+  }
+
+  private scope(ctx: GatewayContext, phase: GuardrailPhase): CheckScope {
+    const target = ctx.traffic === 'model' ? ctx.modelExchange.requestedModel : `${ctx.mcp?.serverName ?? ''}/${ctx.mcp?.upstreamTool ?? ctx.mcp?.toolName ?? ''}`;
+    return { phase, traffic: trafficOf(ctx), target, signal: ctx.signal, logger: this.logger };
+  }
+}
+
+/** The spend stage never runs for an answer blocked here, so record its usage and cost for the log. */
+function chargeBlockedAnswer(ctx: GatewayContext): void {
+  const exchange = ctx.modelExchange;
+  const usage = formatAdapter(exchange.format).usageOf(exchange.result?.body);
+  if (!usage) return;
+  ctx.usage = { ...ctx.usage, ...usage };
+  ctx.cost = priceUsage(exchange.deployment?.config.price, ctx.usage);
+}
+
+const trafficOf = (ctx: GatewayContext): GuardrailTraffic => (ctx.traffic === 'mcp' ? 'mcp' : 'chat');

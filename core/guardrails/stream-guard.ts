@@ -1,0 +1,164 @@
+import { GuardrailBlockedError } from '../errors/gateway-error';
+import type { ApiFormat } from '../plugins/contracts';
+import { SseFrame } from '../streaming/sse-frame';
+import { StreamBlockedError, StreamWindow, type StreamWindowOptions, type WindowCheck } from './stream-window';
+
+/**
+ * Post guardrails on a streaming model answer: every text channel of the stream (a choice's content,
+ * a tool call's arguments, a Messages content block) goes through its own bounded window, and each frame
+ * carries the text that is safe so far. Frames are rewritten in place, never collected: latency grows
+ * by the window, memory by the window per open channel. A block ends the stream with a
+ * GuardrailBlockedError, which the endpoint writes as an error event in the API's own format.
+ */
+export type ChannelCheck = (path: string) => WindowCheck;
+
+class Channels {
+  private readonly open = new Map<string, StreamWindow>();
+  constructor(
+    private readonly checkFor: ChannelCheck,
+    private readonly options: StreamWindowOptions,
+  ) {}
+
+  async push(key: string, path: string, delta: string): Promise<string> {
+    let window = this.open.get(key);
+    if (!window) this.open.set(key, (window = new StreamWindow(this.checkFor(path), this.options)));
+    return window.push(delta);
+  }
+
+  /** Close the channels whose key starts with `prefix`; returns [key, rest] for those with text left. */
+  async close(prefix = ''): Promise<[string, string][]> {
+    const out: [string, string][] = [];
+    for (const [key, window] of [...this.open]) {
+      if (!key.startsWith(prefix)) continue;
+      this.open.delete(key);
+      const rest = await window.end();
+      if (rest) out.push([key, rest]);
+    }
+    return out;
+  }
+}
+
+export function guardStream(format: ApiFormat, frames: AsyncIterable<SseFrame>, checkFor: ChannelCheck, options: StreamWindowOptions = {}): AsyncIterable<SseFrame> | undefined {
+  if (format === 'chat') return rethrowBlocks(guardChatStream(frames, new Channels(checkFor, options)));
+  if (format === 'messages') return rethrowBlocks(guardMessagesStream(frames, new Channels(checkFor, options)));
+  return undefined;
+}
+
+async function* rethrowBlocks(frames: AsyncIterable<SseFrame>): AsyncGenerator<SseFrame> {
+  try {
+    yield* frames;
+  } catch (err) {
+    if (err instanceof StreamBlockedError) throw new GuardrailBlockedError(err.reason);
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// chat.completion.chunk streams
+// ---------------------------------------------------------------------------------------------------
+
+async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Channels): AsyncGenerator<SseFrame> {
+  let template: Record<string, unknown> | undefined;
+  for await (const frame of frames) {
+    if (frame.isDone) {
+      yield* chatFlush(await channels.close(), template);
+      yield frame;
+      continue;
+    }
+    const chunk = frame.json;
+    if (!Array.isArray(chunk?.choices) || chunk.choices.length === 0) {
+      yield frame;
+      continue;
+    }
+    template = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
+    let changed = false;
+    let empty = chunk.usage == null;
+    const finished: number[] = [];
+    for (const choice of chunk.choices) {
+      const delta = choice?.delta;
+      const i = choice?.index ?? 0;
+      if (typeof delta?.content === 'string' && delta.content) {
+        delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, delta.content);
+        changed = true;
+      }
+      if (Array.isArray(delta?.tool_calls)) {
+        for (const call of delta.tool_calls) {
+          const args = call?.function?.arguments;
+          if (typeof args === 'string' && args) {
+            call.function.arguments = await channels.push(`${i}/t${call.index ?? 0}`, `choices[${i}].delta.tool_calls[${call.index ?? 0}].function.arguments`, args);
+            changed = true;
+          }
+        }
+      }
+      if (choice?.finish_reason != null) finished.push(i);
+      if (!isEmptyChatChoice(choice)) empty = false;
+    }
+    // text held back for a choice goes out just before the frame that finishes it
+    for (const i of finished) yield* chatFlush(await channels.close(`${i}/`), template);
+    if (changed) frame.markChanged();
+    if (!(changed && empty)) yield frame;
+  }
+  yield* chatFlush(await channels.close(), template);
+}
+
+/** A choice with nothing left to say: no text, no tool call text, no role, no finish reason. */
+function isEmptyChatChoice(choice: any): boolean {
+  if (choice?.finish_reason != null || choice?.logprobs != null) return false;
+  const delta = choice?.delta ?? {};
+  for (const [k, v] of Object.entries(delta)) {
+    if (k === 'content' && v === '') continue;
+    if (k === 'tool_calls' && Array.isArray(v) && v.every((c: any) => !c?.id && !c?.function?.name && !c?.function?.arguments)) continue;
+    if (v == null) continue;
+    return false;
+  }
+  return true;
+}
+
+function chatFlush(rests: [string, string][], template: Record<string, unknown> | undefined): SseFrame[] {
+  return rests.map(([key, text]) => {
+    const [choice, channel] = key.split('/');
+    const delta = channel === 'c' ? { content: text } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
+    return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, finish_reason: null }] });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Anthropic Messages event streams
+// ---------------------------------------------------------------------------------------------------
+
+async function* guardMessagesStream(frames: AsyncIterable<SseFrame>, channels: Channels): AsyncGenerator<SseFrame> {
+  for await (const frame of frames) {
+    const type = frame.event ?? (frame.isDone ? undefined : frame.json?.type);
+    if (type === 'content_block_delta') {
+      const event = frame.json;
+      const index = event.index ?? 0;
+      const delta = event.delta;
+      const field = delta?.type === 'text_delta' ? 'text' : delta?.type === 'input_json_delta' ? 'partial_json' : null;
+      if (field && typeof delta[field] === 'string' && delta[field]) {
+        const released = await channels.push(`${index}/${field}`, `content[${index}].${field === 'text' ? 'text' : 'input'}`, delta[field]);
+        if (!released) continue;
+        delta[field] = released;
+        frame.markChanged();
+      }
+      yield frame;
+    } else if (type === 'content_block_stop') {
+      const index = frame.json.index ?? 0;
+      for (const [key, text] of await channels.close(`${index}/`)) yield messagesDelta(key, text);
+      yield frame;
+    } else if (type === 'message_delta' || type === 'message_stop') {
+      for (const [key, text] of await channels.close()) yield messagesDelta(key, text);
+      yield frame;
+    } else {
+      yield frame;
+    }
+  }
+  // a stream that ends without its closing events still must not leak what was held
+  for (const [key, text] of await channels.close()) yield messagesDelta(key, text);
+}
+
+/** The held-back text of a block (channel key `<index>/<field>`), as the kind of delta the block streams. */
+function messagesDelta(key: string, text: string): SseFrame {
+  const [index, field] = key.split('/');
+  const delta = field === 'partial_json' ? { type: 'input_json_delta', partial_json: text } : { type: 'text_delta', text };
+  return SseFrame.fromJson({ type: 'content_block_delta', index: Number(index), delta }, 'content_block_delta');
+}

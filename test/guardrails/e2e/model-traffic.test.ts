@@ -1,0 +1,214 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../../support/fake-openai';
+import { startGateway, type TestGateway } from '../../support/start-gateway';
+
+const EMAIL = 'jane.roe@example.org';
+const CARD = '4111 1111 1111 1111';
+const PHONE = '+44 20 7946 0958';
+const KEYS = { plain: 'sk-gw-plain-0001', strict: 'sk-gw-strict-0002', fragile: 'sk-gw-fragile-0003', lenient: 'sk-gw-lenient-0004', auditor: 'sk-gw-audit-0005' };
+
+describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  const client = (key: keyof typeof KEYS) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEYS[key], maxRetries: 0 });
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: KEYS.plain, org: 'acme', id: 'plain' },
+        { key: KEYS.strict, org: 'acme', id: 'strict', guardrails: ['no-falcon', 'no-internal'] },
+        { key: KEYS.fragile, org: 'acme', id: 'fragile', guardrails: ['broken-closed'] },
+        { key: KEYS.lenient, org: 'acme', id: 'lenient', guardrails: ['broken-open'] },
+        { key: KEYS.auditor, org: 'acme', id: 'auditor', guardrails: ['audit-words'] },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-x' }],
+      models: [
+        { name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } },
+        { name: 'embed-test', provider: 'oai', model: 'upstream-embed', kind: 'embedding' },
+      ],
+      plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
+      guardrails: [
+        { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['chat'] },
+        { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon'] } },
+        { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'] } },
+        { id: 'broken-closed', engine: 'always-fails', onError: 'block' },
+        { id: 'broken-open', engine: 'always-fails', onError: 'allow' },
+        { id: 'audit-words', engine: 'block', mode: 'audit', options: { words: ['falcon'] } },
+      ],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.script = { kind: 'json', body: chatCompletion('Hello from upstream') };
+  });
+
+  /** The log entry is written when the request settles, which may be just after the client has its answer. */
+  let seenLogId: string | undefined;
+  beforeEach(async () => {
+    seenLogId = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.id;
+  });
+  const lastLog = async () => {
+    for (;;) {
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+      if (entry && entry.id !== seenLogId) return entry;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  it('masks personal data in the request before the upstream sees it, and logs the verdict without the value', async () => {
+    const { choices } = await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: `Write to ${EMAIL} about card ${CARD}.` }] },
+      ],
+    });
+    expect(choices[0].message.content).to.equal('Hello from upstream');
+    expect(upstream.last.body.messages).to.deep.equal([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'Write to [EMAIL] about card [CREDIT_CARD].' }] },
+    ]);
+    expect(upstream.last.rawBody).to.not.include(EMAIL);
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.equal([
+      { id: 'mask-pii', phase: 'pre', verdict: 'mask', findings: ['CREDIT_CARD', 'EMAIL'] },
+      { id: 'mask-pii', phase: 'post', verdict: 'allow' },
+    ]);
+    expect(JSON.stringify(entry)).to.not.include(EMAIL).and.to.not.include('4111');
+  });
+
+  it('masks personal data in a JSON answer', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion(`Call ${PHONE} or mail ${EMAIL}.`) };
+    const { choices, usage } = await client('plain').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'contact?' }] });
+    expect(choices[0].message.content).to.equal('Call [PHONE] or mail [EMAIL].');
+    expect(usage).to.deep.equal({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+  });
+
+  it('masks values split across stream chunks at every position', async () => {
+    const answer = `Sure. You can reach Jane at ${EMAIL} or on ${PHONE}; her card is ${CARD}. Anything else?`;
+    for (const value of [EMAIL, PHONE, CARD]) {
+      const start = answer.indexOf(value);
+      for (let cut = start + 1; cut < start + value.length; cut += 3) {
+        upstream.script = { kind: 'sse', events: chatChunks([answer.slice(0, cut), answer.slice(cut, cut + 2), answer.slice(cut + 2)], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }) };
+        const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'contact?' }] });
+        let text = '';
+        let finish: string | null = null;
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta?.content ?? '';
+          finish = chunk.choices[0]?.finish_reason ?? finish;
+        }
+        expect(text, `${value} cut at ${cut - start}`).to.equal('Sure. You can reach Jane at [EMAIL] or on [PHONE]; her card is [CREDIT_CARD]. Anything else?');
+        expect(finish).to.equal('stop');
+      }
+    }
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['CREDIT_CARD', 'EMAIL', 'PHONE'] });
+    expect(entry.completionTokens).to.equal(4);
+  });
+
+  it('blocks a request before the call: 400 guardrail_blocked, the upstream never sees it, and it is logged', async () => {
+    let error: InstanceType<typeof OpenAI.APIError> | undefined;
+    try {
+      await client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Tell me about Project Falcon.' }] });
+    } catch (err) {
+      error = err as InstanceType<typeof OpenAI.APIError>;
+    }
+    expect(error).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(error?.status).to.equal(400);
+    expect(error?.code).to.equal('guardrail_blocked');
+    expect(error?.type).to.equal('invalid_request_error');
+    expect(error?.message.toLowerCase()).to.not.include('falcon');
+    expect(upstream.requests).to.have.length(0);
+    const entry = await lastLog();
+    expect(entry).to.include({ keyId: 'strict', status: 400, errorCode: 'guardrail_blocked', cost: 0 });
+    expect(entry.details!.guardrails).to.deep.equal([
+      { id: 'mask-pii', phase: 'pre', verdict: 'allow' },
+      { id: 'no-falcon', phase: 'pre', verdict: 'block' },
+    ]);
+  });
+
+  it('blocks a JSON answer after the call and still charges it', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('This is for INTERNAL   use only.') };
+    let error: InstanceType<typeof OpenAI.APIError> | undefined;
+    try {
+      await client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    } catch (err) {
+      error = err as InstanceType<typeof OpenAI.APIError>;
+    }
+    expect(error?.status).to.equal(400);
+    expect(error?.code).to.equal('guardrail_blocked');
+    expect(upstream.requests).to.have.length(1);
+    const entry = await lastLog();
+    expect(entry).to.include({ status: 400, errorCode: 'guardrail_blocked', promptTokens: 10, completionTokens: 5 });
+    expect(entry.cost).to.be.greaterThan(0);
+  });
+
+  it('ends a stream with an error event when a block engine matches mid-stream', async () => {
+    const pieces = ['Here is the plan. ', 'x'.repeat(300), ' It is internal ', 'use only, sorry.', ' More text.'];
+    upstream.script = { kind: 'sse', events: chatChunks(pieces) };
+    const stream = await client('strict').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    let error: unknown;
+    try {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/matched pattern 1/);
+    // the text before the window was released; the blocked phrase never was
+    expect(text.startsWith('Here is the plan.')).to.equal(true);
+    expect(text).to.not.include('internal');
+    const entry = await lastLog();
+    expect(entry).to.include({ outcome: 'stream_error', errorCode: 'guardrail_blocked' });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'no-internal', phase: 'post', verdict: 'block' });
+  });
+
+  it('blocks when an engine fails and onError is "block", without leaking the engine error', async () => {
+    let error: InstanceType<typeof OpenAI.APIError> | undefined;
+    try {
+      await client('fragile').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'secret plans' }] });
+    } catch (err) {
+      error = err as InstanceType<typeof OpenAI.APIError>;
+    }
+    expect(error?.status).to.equal(400);
+    expect(error?.code).to.equal('guardrail_blocked');
+    expect(error?.message).to.equal('400 The guardrail "broken-closed" could not check the request, so it was blocked.');
+    expect(upstream.requests).to.have.length(0);
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'broken-closed', phase: 'pre', verdict: 'error' });
+    expect(gw.logLines.join('\n')).to.not.include('secret plans');
+  });
+
+  it('lets the call through when an engine fails and onError is "allow", recording the error', async () => {
+    const { choices } = await client('lenient').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hello' }] });
+    expect(choices[0].message.content).to.equal('Hello from upstream');
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'pre', verdict: 'error' });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'post', verdict: 'error' });
+  });
+
+  it('records but does not act in audit mode', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('The falcon has landed.') };
+    const { choices } = await client('auditor').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Status of falcon?' }] });
+    expect(choices[0].message.content).to.equal('The falcon has landed.');
+    expect(upstream.last.body.messages[0].content).to.equal('Status of falcon?');
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'audit-words', phase: 'pre', verdict: 'block', audited: true });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'audit-words', phase: 'post', verdict: 'block', audited: true });
+  });
+
+  it('masks embeddings input', async () => {
+    upstream.script = { kind: 'json', body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1] }, { object: 'embedding', index: 1, embedding: [0.2] }], model: 'upstream-embed', usage: { prompt_tokens: 4, total_tokens: 4 } } };
+    await client('plain').embeddings.create({ model: 'embed-test', input: ['plain text', `mail ${EMAIL}`] });
+    expect(upstream.last.body.input).to.deep.equal(['plain text', 'mail [EMAIL]']);
+  });
+});
