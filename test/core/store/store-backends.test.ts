@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore } from '../../../core/store/open-store';
+import type { StoreBackend } from '../../../core/store/store-backend';
+import type { LogEntry } from '../../../core/store/log-entry';
+import { startRedis, type RedisServer } from '../../support/redis-server';
+
+function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
+  return {
+    id: `r${i}`,
+    time: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    keyId: i % 2 ? 'k1' : 'k2',
+    org: 'acme',
+    endpoint: 'chat',
+    model: 'm',
+    deploymentId: 'p/m',
+    promptTokens: 1,
+    completionTokens: 1,
+    cost: 0.5,
+    status: 200,
+    latencyMs: 1,
+    ...extra,
+  };
+}
+
+/** The same contract for every backend. */
+function describeBackend(name: string, open: () => Promise<StoreBackend>) {
+  describe(`${name} store`, () => {
+    let store: StoreBackend;
+    before(async () => {
+      store = await open();
+    });
+    after(async () => store.close());
+
+    it('keeps records in named collections', async () => {
+      const servers = store.collection<{ id: string; n: number }>(`servers-${name}`);
+      await servers.set('a', { id: 'a', n: 1 });
+      await servers.set('b', { id: 'b', n: 2 });
+      await servers.set('a', { id: 'a', n: 3 });
+      expect(await servers.get('a')).to.deep.equal({ id: 'a', n: 3 });
+      expect((await servers.all()).map((s) => s.id).sort()).to.deep.equal(['a', 'b']);
+      expect(await servers.delete('b')).to.equal(true);
+      expect(await servers.get('b')).to.equal(undefined);
+    });
+
+    it('adds to counters atomically under concurrency', async () => {
+      const key = `spend-${name}-${Date.now()}`;
+      await Promise.all(Array.from({ length: 50 }, () => store.incrByFloat(key, 0.1)));
+      expect(await store.getCounter(key)).to.be.closeTo(5, 1e-9);
+    });
+
+    it('pages the request log newest first with filters and a cursor', async () => {
+      for (let i = 0; i < 7; i++) await store.appendLog(entry(i, { org: `org-${name}` }));
+      const first = await store.queryLogs({ org: `org-${name}`, limit: 3 });
+      expect(first.data.map((e) => e.id)).to.deep.equal(['r6', 'r5', 'r4']);
+      const second = await store.queryLogs({ org: `org-${name}`, limit: 3, cursor: first.nextCursor! });
+      expect(second.data.map((e) => e.id)).to.deep.equal(['r3', 'r2', 'r1']);
+      const third = await store.queryLogs({ org: `org-${name}`, limit: 3, cursor: second.nextCursor! });
+      expect(third.data.map((e) => e.id)).to.deep.equal(['r0']);
+      expect(third.nextCursor).to.equal(null);
+      const byKey = await store.queryLogs({ org: `org-${name}`, key: 'k1', limit: 10 });
+      expect(byKey.data.map((e) => e.id)).to.deep.equal(['r5', 'r3', 'r1']);
+    });
+
+    it('keeps keyv values with a TTL', async () => {
+      const kv = store.keyv(`ns-${name}`);
+      await kv.set('a', { x: 1 });
+      expect(await kv.get('a')).to.deep.equal({ x: 1 });
+      await kv.set('short', 1, 1);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await kv.get('short')).to.equal(undefined);
+    });
+  });
+}
+
+describeBackend('memory', () => openStore('memory://'));
+describeBackend('sqlite', () => openStore(`sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db')}`));
+
+describe('redis store (real redis-server)', function () {
+  let redis: RedisServer;
+  before(async function () {
+    redis = await startRedis();
+  });
+  after(async () => redis?.stop());
+  describeBackend('redis', () => openStore(redis.url));
+});
+
+describe('sqlite store survives a restart', () => {
+  it('reopens the same file with records, counters and logs intact', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const first = await openStore(`sqlite://${file}`);
+    await first.collection('keys').set('k', { id: 'k' });
+    await first.incrByFloat('spend:k', 1.25);
+    await first.appendLog(entry(1));
+    await first.close();
+    const second = await openStore(`sqlite://${file}`);
+    expect(await second.collection('keys').get('k')).to.deep.equal({ id: 'k' });
+    expect(await second.getCounter('spend:k')).to.equal(1.25);
+    expect((await second.queryLogs({ limit: 5 })).data.map((e) => e.id)).to.deep.equal(['r1']);
+    await second.close();
+  });
+});
