@@ -76,6 +76,11 @@ export class McpHealthMonitor {
     return running;
   }
 
+  /** The check running for a server now, if any. */
+  running(id: string): Promise<McpServerRecord | undefined> | undefined {
+    return this.inflight.get(id);
+  }
+
   async checkAll(): Promise<void> {
     await Promise.all(this.registry.list().map((r) => this.check(r.id)));
   }

@@ -1,3 +1,6 @@
+import type { McpScope } from './scope';
+import type { InboundHeaders } from './upstream-headers';
+
 /**
  * The MCP slot of the pipeline context for a `tools/call` (and the other proxied methods).
  * The MCP gateway (core/mcp) fills it; stages read it when `ctx.traffic === 'mcp'`.
@@ -18,5 +21,9 @@ export interface McpExchange {
   result?: unknown;
   /** the fee charged for this call */
   fee?: number;
+  /** the inbound `x-mcp-*` headers (server selection, per-user credentials); never logged */
+  mcpHeaders?: InboundHeaders;
+  /** what the caller may reach (scope stage) */
+  scope?: McpScope;
   [extra: string]: unknown;
 }

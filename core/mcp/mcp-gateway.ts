@@ -18,6 +18,9 @@ import { UpstreamRpcError } from './upstream-errors';
 import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import { McpUpstreamPool } from './upstream-pool';
 
+/** DI token of the instance's MCP gateway (routes resolve it from the container). */
+export const MCP_GATEWAY = Symbol('McpGateway');
+
 export interface McpGatewayOptions {
   store: StoreBackend;
   clock: Clock;
@@ -77,6 +80,29 @@ export class McpGateway {
   async stop(): Promise<void> {
     this.health.stop();
     await this.pool.closeAll();
+  }
+
+  /**
+   * Boot does not wait for discovery (a hung upstream would hold it for the discovery cap); instead the
+   * first request that needs a server still in its first check waits for that check, once.
+   */
+  async ensureDiscovered(scope: McpScope): Promise<boolean> {
+    let waited = false;
+    for (const scoped of scope.servers) {
+      if (scoped.record.health.status !== 'unknown') continue;
+      const running = this.health.running(scoped.record.id);
+      if (running) {
+        await running;
+        waited = true;
+      }
+    }
+    return waited;
+  }
+
+  /** `scope()` once every server in it has finished its first discovery. */
+  async discoveredScope(caller: McpCaller, inbound: InboundHeaders): Promise<McpScope> {
+    const scope = this.scope(caller, inbound);
+    return (await this.ensureDiscovered(scope)) ? this.scope(caller, inbound) : scope;
   }
 
   /** The servers and tools this request may reach (auth already done; `x-mcp-servers` applied). */

@@ -8,5 +8,6 @@ import openai from '../../providers/openai';
 import anthropic from '../../providers/anthropic';
 import piiMask from '../../guardrails/pii-mask';
 import block from '../../guardrails/block';
+import mcpStreamableHttp from '../../plugins/mcp-streamable-http';
 
-export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block];
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block, mcpStreamableHttp];

@@ -1,9 +1,13 @@
 import type { Router } from 'express';
 import type { GatewayServices } from '../gateway-services';
 import { installAdminRoutes } from './admin';
+import { installAdminDeploymentRoutes } from './admin-deployments';
+import { installAdminMcpRoutes } from './admin-mcp';
 import { installChatRoutes } from './chat';
 import { installEmbeddingsRoutes } from './embeddings';
 import { installHealthRoutes } from './health';
+import { installImagesRoutes } from './images';
+import { installMcpRoutes } from './mcp';
 import { installMessagesRoutes } from './messages';
 import { installModelRoutes } from './models';
 
@@ -16,5 +20,9 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installChatRoutes,
   installMessagesRoutes,
   installEmbeddingsRoutes,
+  installImagesRoutes,
   installAdminRoutes,
+  installMcpRoutes,
+  installAdminMcpRoutes,
+  installAdminDeploymentRoutes,
 ];

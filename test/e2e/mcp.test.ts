@@ -1,0 +1,276 @@
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ADMIN_KEY = 'sk-admin-CANARY-0c4d';
+const ACME_KEY = 'sk-acme-CANARY-55aa';
+const ACME_NARROW = 'sk-acme-narrow-CANARY-66bb';
+const GLOBEX_KEY = 'sk-globex-CANARY-77cc';
+const DOCS_TOKEN = 'docs-upstream-token-CANARY-1f2e';
+const HR_TOKEN = 'hr-upstream-token-CANARY-3a4b';
+const STATIC_VALUE = 'static-header-CANARY-9e8d';
+const CANARIES = [ADMIN_KEY, ACME_KEY, ACME_NARROW, GLOBEX_KEY, DOCS_TOKEN, HR_TOKEN, STATIC_VALUE];
+
+/** POST one JSON-RPC message to /mcp; returns status, headers and parsed body. */
+async function rpc(gw: TestGateway, key: string | undefined, method: string, params?: unknown, headers: Record<string, string> = {}, id: number | string = 1) {
+  const res = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(key ? { 'x-gateway-api-key': `Bearer ${key}` } : {}), ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: text && res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined };
+}
+
+describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
+  let docs: FakeMcpServer;
+  let crm: FakeMcpServer;
+  let hr: FakeMcpServer;
+  let weather: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    docs = await FakeMcpServer.start({
+      tools: {
+        search: { description: 'Search the docs', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+        whoami: { handler: (_a, h) => ({ content: [{ type: 'text', text: String(h.authorization ?? 'nobody') }] }) },
+        fail: { handler: () => ({ content: [{ type: 'text', text: 'index missing' }], isError: true }) },
+      },
+      prompts: { summarize: { description: 'Summarize a topic', arguments: [{ name: 'topic', required: true }], text: (a) => `Summarize ${a.topic}` } },
+      resources: { 'docs://readme': { name: 'README', mimeType: 'text/plain', text: 'read me' } },
+    });
+    crm = await FakeMcpServer.start({ stateful: true, tools: { lookup: {}, whoami: { handler: (_a, h) => ({ content: [{ type: 'text', text: String(h.authorization ?? 'nobody') }] }) } } });
+    hr = await FakeMcpServer.start({ tools: { salaries: { handler: () => ({ content: [{ type: 'text', text: 'CONFIDENTIAL' }] }) } } });
+    weather = await FakeMcpServer.start({ tools: { forecast: {} } });
+    gw = await startGateway({
+      adminKey: ADMIN_KEY,
+      organizations: [{ id: 'acme' }, { id: 'globex' }],
+      keys: [
+        { key: ACME_KEY, org: 'acme', id: 'acme-bot' },
+        { key: ACME_NARROW, org: 'acme', id: 'acme-narrow', mcp: { servers: ['docs'], tools: { docs: ['search'] } } },
+        { key: GLOBEX_KEY, org: 'globex', id: 'globex-bot' },
+      ],
+      mcpServers: [
+        { name: 'docs', url: docs.url, org: 'acme', visibility: 'private', auth: { type: 'bearer', token: DOCS_TOKEN }, staticHeaders: { 'x-team': STATIC_VALUE }, forwardHeaders: ['authorization'], pricePerCall: 0.01, toolPrices: { search: 0.05 } },
+        { name: 'crm', alias: 'sales', url: crm.url, org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] },
+        { name: 'hr', url: hr.url, org: 'globex', visibility: 'private', auth: { type: 'api_key', key: HR_TOKEN } },
+        { name: 'weather', url: weather.url, visibility: 'public' },
+      ],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([docs.close(), crm.close(), hr.close(), weather.close()]);
+  });
+
+  describe('raw JSON-RPC', () => {
+    it('lists the tools a key may reach with <alias>-<tool> names, as plain JSON, with no handshake', async () => {
+      const res = await rpc(gw, ACME_KEY, 'tools/list');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      expect(res.headers.get('mcp-session-id')).to.equal(null);
+      expect(res.body.jsonrpc).to.equal('2.0');
+      expect(res.body.id).to.equal(1);
+      expect(res.body.result.tools.map((t: any) => t.name)).to.deep.equal(['docs-search', 'docs-whoami', 'docs-fail', 'sales-lookup', 'sales-whoami', 'weather-forecast']);
+      expect(res.body.result.tools[0]).to.deep.equal({ name: 'docs-search', description: 'Search the docs', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+    });
+
+    it('calls a tool and returns the upstream result as-is', async () => {
+      const res = await rpc(gw, ACME_KEY, 'tools/call', { name: 'docs-search', arguments: { q: 'install' } });
+      expect(res.body).to.deep.equal({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{"q":"install"}' }] } });
+      const upstreamCall = docs.requestsFor('tools/call').at(-1)!;
+      expect(upstreamCall.headers.authorization).to.equal(`Bearer ${DOCS_TOKEN}`);
+      expect(upstreamCall.headers['x-team']).to.equal(STATIC_VALUE);
+      expect(upstreamCall.headers['x-gateway-api-key']).to.equal(undefined);
+    });
+
+    it('returns an upstream tool error as a tool-level error result', async () => {
+      const res = await rpc(gw, ACME_KEY, 'tools/call', { name: 'docs-fail', arguments: {} });
+      expect(res.body.result).to.deep.equal({ content: [{ type: 'text', text: 'index missing' }], isError: true });
+    });
+
+    it('answers SSE when the client accepts only an event stream', async () => {
+      const res = await rpc(gw, ACME_KEY, 'tools/list', undefined, { accept: 'text/event-stream' });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+      const data = /^event: message\ndata: (.*)\n\n$/.exec(res.text);
+      expect(data, res.text).to.not.equal(null);
+      expect(JSON.parse(data![1]).result.tools).to.have.length(6);
+    });
+
+    it('answers ping, and initialize without a session', async () => {
+      expect((await rpc(gw, ACME_KEY, 'ping')).body).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
+      const init = await rpc(gw, ACME_KEY, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+      expect(init.body.result.protocolVersion).to.equal('2025-06-18');
+      expect(init.body.result.capabilities).to.have.keys('tools', 'prompts', 'resources');
+      expect(init.headers.get('mcp-session-id')).to.equal(null);
+    });
+
+    it('accepts notifications with 202 and no body', async () => {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      });
+      expect(res.status).to.equal(202);
+      expect(await res.text()).to.equal('');
+    });
+
+    it('refuses a missing or wrong key with 401', async () => {
+      const missing = await rpc(gw, undefined, 'tools/list');
+      expect(missing.status).to.equal(401);
+      expect(missing.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Missing API key: send x-gateway-api-key: Bearer <key>.', data: { code: 'invalid_api_key' } } });
+      const wrong = await rpc(gw, 'sk-wrong', 'tools/list');
+      expect(wrong.status).to.equal(401);
+      expect(wrong.body.error.message).to.equal('Invalid API key.');
+      const viaAuthorization = await rpc(gw, undefined, 'tools/list', undefined, { authorization: `Bearer ${ACME_KEY}` });
+      expect(viaAuthorization.status).to.equal(401);
+    });
+
+    it('answers malformed JSON with -32700 and an unknown method with -32601', async () => {
+      const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}` }, body: '{"jsonrpc":"2.0",' });
+      expect(res.status).to.equal(400);
+      expect(((await res.json()) as any).error.code).to.equal(-32700);
+      const unknown = await rpc(gw, ACME_KEY, 'tools/destroy');
+      expect(unknown.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: tools/destroy' } });
+    });
+
+    it('answers GET with 405', async () => {
+      const res = await fetch(`${gw.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-gateway-api-key': `Bearer ${ACME_KEY}` } });
+      expect(res.status).to.equal(405);
+      expect(res.headers.get('allow')).to.equal('POST');
+    });
+
+    it('refuses a request from an Origin that is not allowed (DNS rebinding)', async () => {
+      const res = await rpc(gw, ACME_KEY, 'tools/list', undefined, { origin: 'http://evil.example' });
+      expect(res.status).to.equal(403);
+      expect(res.body.error.message).to.equal('Origin "http://evil.example" is not allowed.');
+    });
+
+    it('proxies prompts and resources', async () => {
+      const prompts = await rpc(gw, ACME_KEY, 'prompts/list');
+      expect(prompts.body.result.prompts.map((p: any) => p.name)).to.deep.equal(['docs-summarize']);
+      const prompt = await rpc(gw, ACME_KEY, 'prompts/get', { name: 'docs-summarize', arguments: { topic: 'keys' } });
+      expect(prompt.body.result).to.deep.equal({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarize keys' } }] });
+      const resources = await rpc(gw, ACME_KEY, 'resources/list');
+      expect(resources.body.result.resources).to.deep.equal([{ uri: 'docs://readme', name: 'README', mimeType: 'text/plain' }]);
+      const read = await rpc(gw, ACME_KEY, 'resources/read', { uri: 'docs://readme' });
+      expect(read.body.result).to.deep.equal({ contents: [{ uri: 'docs://readme', mimeType: 'text/plain', text: 'read me' }] });
+      const templates = await rpc(gw, ACME_KEY, 'resources/templates/list');
+      expect(templates.body.result).to.deep.equal({ resourceTemplates: [] });
+    });
+
+    it('logs each tools/call as "MCP: <tool>" with its fee, counted in spend', async () => {
+      await rpc(gw, ACME_KEY, 'tools/call', { name: 'docs-search', arguments: { q: 'fee' } });
+      await rpc(gw, ACME_KEY, 'tools/call', { name: 'docs-whoami', arguments: {} });
+      const logs = await fetch(`${gw.url}/admin/v1/logs?key=acme-bot&limit=2`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json() as Promise<any>);
+      expect(logs.data.map((e: any) => [e.model, e.cost, e.status, e.endpoint, e.org, e.details.server])).to.deep.equal([
+        ['MCP: docs-whoami', 0.01, 200, 'mcp', 'acme', 'docs'],
+        ['MCP: docs-search', 0.05, 200, 'mcp', 'acme', 'docs'],
+      ]);
+      const spend = await fetch(`${gw.url}/admin/v1/spend?groupBy=model`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json() as Promise<any>);
+      expect(spend.data.find((r: any) => r.group === 'MCP: docs-search').cost).to.be.greaterThan(0);
+    });
+  });
+
+  describe('the MCP SDK client', () => {
+    async function connect(key: string, headers: Record<string, string> = {}) {
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${key}`, ...headers } } }));
+      return client;
+    }
+
+    it('connects, lists and calls tools, prompts and resources', async () => {
+      const client = await connect(ACME_KEY);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).to.include.members(['docs-search', 'sales-lookup', 'weather-forecast']);
+        const result = await client.callTool({ name: 'sales-lookup', arguments: { id: 7 } });
+        expect(result).to.deep.equal({ content: [{ type: 'text', text: '{"id":7}' }] });
+        const { prompts } = await client.listPrompts();
+        expect(prompts.map((p) => p.name)).to.deep.equal(['docs-summarize']);
+        const read = await client.readResource({ uri: 'docs://readme' });
+        expect(read.contents[0]).to.deep.include({ text: 'read me' });
+        await client.ping();
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('sees plain names when x-mcp-servers narrows the request to one server', async () => {
+      const client = await connect(ACME_KEY, { 'x-mcp-servers': 'weather' });
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['forecast']);
+        expect(await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } })).to.deep.equal({ content: [{ type: 'text', text: '{"city":"Oslo"}' }] });
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe('restrictions and organisation scoping', () => {
+    it("never shows or calls another organisation's private server (list, prefixed name, plain name with x-mcp-servers)", async () => {
+      const list = await rpc(gw, ACME_KEY, 'tools/list');
+      expect(JSON.stringify(list.body)).to.not.include('salaries');
+      const prefixed = await rpc(gw, ACME_KEY, 'tools/call', { name: 'hr-salaries', arguments: {} });
+      expect(prefixed.body.error).to.deep.equal({ code: -32602, message: 'Unknown tool: hr-salaries', data: { code: 'mcp_tool_not_found' } });
+      const plain = await rpc(gw, ACME_KEY, 'tools/call', { name: 'salaries', arguments: {} }, { 'x-mcp-servers': 'hr' });
+      expect(plain.body.error).to.deep.equal({ code: -32602, message: 'x-mcp-servers: no MCP server named "hr" is available to this key.', data: { code: 'mcp_server_not_found' } });
+      expect(hr.requestsFor('tools/call')).to.have.length(0);
+      // the owner sees it
+      const own = await rpc(gw, GLOBEX_KEY, 'tools/call', { name: 'hr-salaries', arguments: {} });
+      expect(own.body.result).to.deep.equal({ content: [{ type: 'text', text: 'CONFIDENTIAL' }] });
+    });
+
+    it('shows the platform admin key public servers only on /mcp', async () => {
+      const list = await rpc(gw, ADMIN_KEY, 'tools/list');
+      expect(list.body.result.tools.map((t: any) => t.name)).to.deep.equal(['forecast']);
+      const call = await rpc(gw, ADMIN_KEY, 'tools/call', { name: 'salaries', arguments: {} }, { 'x-mcp-servers': 'hr' });
+      expect(call.body.error.data.code).to.equal('mcp_server_not_found');
+    });
+
+    it("applies the key's server set and per-tool whitelist to list and call alike", async () => {
+      const list = await rpc(gw, ACME_NARROW, 'tools/list');
+      expect(list.body.result.tools.map((t: any) => t.name)).to.deep.equal(['search']);
+      const allowed = await rpc(gw, ACME_NARROW, 'tools/call', { name: 'search', arguments: { q: 'x' } });
+      expect(allowed.body.result.content[0].text).to.equal('{"q":"x"}');
+      for (const name of ['whoami', 'docs-whoami', 'lookup', 'forecast']) {
+        const denied = await rpc(gw, ACME_NARROW, 'tools/call', { name, arguments: {} });
+        expect(denied.body.error, name).to.deep.equal({ code: -32602, message: `Unknown tool: ${name}`, data: { code: 'mcp_tool_not_found' } });
+      }
+      const header = await rpc(gw, ACME_NARROW, 'tools/list', undefined, { 'x-mcp-servers': 'weather' });
+      expect(header.body.error.message).to.equal('x-mcp-servers: no MCP server named "weather" is available to this key.');
+    });
+
+    it('sends a per-user credential to its own server only', async () => {
+      const headers = { 'x-mcp-docs-authorization': 'Bearer alice-docs', 'x-mcp-sales-authorization': 'Bearer alice-crm' };
+      const docsWho = await rpc(gw, ACME_KEY, 'tools/call', { name: 'docs-whoami', arguments: {} }, headers);
+      const crmWho = await rpc(gw, ACME_KEY, 'tools/call', { name: 'sales-whoami', arguments: {} }, headers);
+      expect(docsWho.body.result.content[0].text).to.equal('Bearer alice-docs');
+      expect(crmWho.body.result.content[0].text).to.equal('Bearer alice-crm');
+      const noUser = await rpc(gw, ACME_KEY, 'tools/call', { name: 'sales-whoami', arguments: {} });
+      expect(noUser.body.result.content[0].text).to.equal('nobody');
+      for (const r of [...docs.requests, ...crm.requests, ...weather.requests]) {
+        expect(r.headers['x-mcp-docs-authorization']).to.equal(undefined);
+        expect(r.headers['x-mcp-sales-authorization']).to.equal(undefined);
+      }
+      expect(weather.requests.some((r) => JSON.stringify(r.headers).includes('alice'))).to.equal(false);
+    });
+  });
+
+  it('never shows a canary credential in a response, a log entry or the gateway output', async () => {
+    const responses: string[] = [];
+    for (const key of [ACME_KEY, GLOBEX_KEY, ADMIN_KEY]) {
+      responses.push((await rpc(gw, key, 'tools/list')).text);
+      responses.push((await rpc(gw, key, 'tools/call', { name: 'docs-search', arguments: {} })).text);
+    }
+    for (const path of ['/admin/v1/mcp/servers', '/admin/v1/logs?limit=1000']) {
+      responses.push(await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.text()));
+    }
+    const everything = responses.join('\n') + gw.logLines.join('\n');
+    for (const canary of CANARIES) expect(everything, canary).to.not.include(canary);
+  });
+});
