@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
+import { readFixture } from '../support/fixtures';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const PROVIDER_KEY = 'sk-ant-provider-CANARY-a1b2';
+const CLIENT_KEY = 'sk-client-CANARY-c3d4';
+const UPSTREAM_MODEL = 'claude-sonnet-4-5-20250929';
+const NOW_MS = 1700000000_000;
+
+describe('chat completions to an Anthropic model (openai SDK, fake Anthropic upstream)', () => {
+  let upstream: FakeAnthropicUpstream;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
+    await upstream.start();
+    gw = await startGateway(
+      {
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'app' }],
+        providers: [
+          { id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY },
+          { id: 'claude-bad-key', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-ant-revoked' },
+        ],
+        models: [
+          {
+            name: 'claude-sonnet',
+            provider: 'claude',
+            model: UPSTREAM_MODEL,
+            id: 'claude/sonnet',
+            price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+          },
+          { name: 'claude-misconfigured', provider: 'claude-bad-key', model: UPSTREAM_MODEL },
+        ],
+      },
+      { clock: { now: () => NOW_MS } },
+    );
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.reply({ json: readFixture('anthropic', 'tool-use.upstream-response.json') });
+  });
+
+  it('translates the request (system lifted, max_tokens default, tools) and the answer (tool calls, usage)', async () => {
+    const request = readFixture('anthropic', 'tool-round-trip.chat-request.json');
+    const { data, response } = await client.chat.completions.create({ ...request, model: 'claude-sonnet' }).withResponse();
+    expect(upstream.last.path).to.equal('/v1/messages');
+    expect(upstream.last.headers['x-api-key']).to.equal(PROVIDER_KEY);
+    expect(upstream.last.headers['anthropic-version']).to.equal('2023-06-01');
+    expect(JSON.stringify(upstream.last.headers)).to.not.include(CLIENT_KEY);
+    expect(upstream.last.body).to.deep.equal(readFixture('anthropic', 'tool-round-trip.upstream-request.json'));
+    expect(data).to.deep.equal(readFixture('anthropic', 'tool-use.chat-response.json'));
+    expect(response.headers.get('x-gateway-model-id')).to.equal('claude/sonnet');
+  });
+
+  it('lifts system messages and prices cache reads and writes', async () => {
+    upstream.reply({ json: readFixture('anthropic', 'cached-usage.upstream-response.json') });
+    const request = readFixture('anthropic', 'system-blocks-cache.chat-request.json');
+    const { data, response } = await client.chat.completions.create({ ...request, model: 'claude-sonnet' }).withResponse();
+    expect(upstream.last.body).to.deep.equal(readFixture('anthropic', 'system-blocks-cache.upstream-request.json'));
+    expect(data).to.deep.equal(readFixture('anthropic', 'cached-usage.chat-response.json'));
+    // 21 input x $3 + 1200 cache reads x $0.30 + 300 cache writes x $3.75 + 512 output x $15, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.009228');
+  });
+
+  it('streams text back as chat.completion.chunk, with usage including cached tokens when asked', async () => {
+    upstream.reply({ events: readFixture<{ event: string; data: object }[]>('anthropic', 'tool-use.upstream-stream.json') });
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }],
+    });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(upstream.last.body).to.deep.equal({ model: UPSTREAM_MODEL, max_tokens: 4096, messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }], stream: true });
+    expect(chunks).to.deep.equal(readFixture<{ data: object }[]>('anthropic', 'tool-use.chat-stream.json').slice(0, -1).map((f) => f.data));
+  });
+
+  it('leaves the usage chunk out when the client did not ask for it', async () => {
+    upstream.reply({ events: textEvents('msg_1', UPSTREAM_MODEL, ['Hel', 'lo']) });
+    const stream = await client.chat.completions.create({ model: 'claude-sonnet', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? null)).to.deep.equal(['', 'Hel', 'lo', null]);
+    expect(chunks.every((c) => c.choices.length === 1)).to.equal(true);
+  });
+
+  it('lets the openai SDK assemble a streamed tool call into its arguments', async () => {
+    upstream.reply({ events: readFixture<{ event: string; data: object }[]>('anthropic', 'tool-use.upstream-stream.json') });
+    const runner = client.chat.completions.stream({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] });
+    const completion = await runner.finalChatCompletion();
+    const message = completion.choices[0].message;
+    expect(message.content).to.equal('Checking.');
+    expect(message.tool_calls?.map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } : c))).to.deep.equal([
+      { id: 'toolu_01', name: 'get_weather', args: { city: 'Paris' } },
+      { id: 'toolu_02', name: 'get_time', args: {} },
+    ]);
+    expect(completion.choices[0].finish_reason).to.equal('tool_calls');
+  });
+
+  describe('errors in the OpenAI shape', () => {
+    async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
+      try {
+        await promise;
+      } catch (err) {
+        expect(err).to.be.instanceOf(OpenAI.APIError);
+        return err as InstanceType<typeof OpenAI.APIError>;
+      }
+      throw new Error('expected an error');
+    }
+
+    it('an overloaded Anthropic upstream is a 503', async () => {
+      upstream.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+      const err = await apiError(client.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(503);
+      expect(err.error).to.deep.equal({ message: 'The Anthropic upstream is overloaded: Overloaded', type: 'service_unavailable', param: null, code: 'upstream_overloaded' });
+    });
+
+    it('a provider key the upstream rejects is the gateway\u2019s 502, not the client\u2019s 401', async () => {
+      const err = await apiError(client.chat.completions.create({ model: 'claude-misconfigured', messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(502);
+      expect((err.error as any).code).to.equal('upstream_auth_failed');
+      expect(JSON.stringify(err.error)).to.not.include('sk-ant-revoked');
+    });
+
+    it('an Anthropic error event mid-stream reaches the SDK as an error', async () => {
+      const start = textEvents('msg_e', UPSTREAM_MODEL, ['partial']).slice(0, 4);
+      upstream.reply({ events: [...start, { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+      const stream = await client.chat.completions.create({ model: 'claude-sonnet', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const seen: string[] = [];
+      const err = await apiError(
+        (async () => {
+          for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '');
+        })(),
+      );
+      expect(seen).to.deep.equal(['', 'partial']);
+      expect(err.message).to.include('The Anthropic upstream is overloaded');
+    });
+  });
+});
