@@ -16,3 +16,7 @@ export const MCP_STAGE_HANDLERS = Symbol('McpStageHandlers');
 export const GUARDRAIL_RUNNER = Symbol('GuardrailRunner');
 /** Budget and rate-limit admission (core/limits). */
 export const ADMISSION = Symbol('Admission');
+/** Per-deployment health: cooldowns, requests in flight, latency (core/routing). */
+export const DEPLOYMENT_HEALTH = Symbol('DeploymentHealth');
+/** Load-balancing strategy, retries and backoff (core/routing). */
+export const ROUTING_POLICY = Symbol('RoutingPolicy');

@@ -1,12 +1,53 @@
 import type { Principal } from '../auth/principal';
 import type { Deployment } from './deployment';
+import type { DeploymentHealth } from './deployment-health';
 import type { ModelCatalog } from './model-catalog';
+import { orderDeployments, type RoutingStrategy } from './strategies';
+
+export interface PlanOptions {
+  strategy: RoutingStrategy;
+  /** extra attempts within each model group after the first */
+  retries: number;
+  health: DeploymentHealth;
+  random: () => number;
+}
 
 /**
- * The deployments a request may use, in the order to try them: a weighted pick from the model's group.
- * (Retries across the group and `fallbacks` extend this list; see the call stage.)
+ * Every attempt a request may make, in order: the requested model's deployments (ordered by the
+ * strategy, `retries + 1` attempts cycling through them), then each of its `fallbacks` the same way.
+ * Deployments in cooldown are left out. If that leaves nothing, the requested model's deployments are
+ * tried anyway, soonest out of cooldown first: refusing outright would turn a short upstream blip into
+ * an outage of a model that has no alternative.
+ *
+ * Fallbacks must be of the same kind and usable by the key (a restricted key never reaches a model
+ * outside its list through a fallback).
  */
-export function planCandidates(catalog: ModelCatalog, model: string, _principal: Principal, random: () => number = Math.random): Deployment[] {
-  const first = catalog.pickWeighted(model, random);
-  return first ? [first] : [];
+export function planCandidates(catalog: ModelCatalog, model: string, principal: Principal, options: PlanOptions): Deployment[] {
+  const primary = catalog.group(model);
+  if (!primary?.length) return [];
+  const kind = primary[0].config.kind;
+  const groups: (readonly Deployment[])[] = [primary];
+  const seen = new Set([model]);
+  for (const name of primary.flatMap((d) => d.config.fallbacks ?? [])) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const group = catalog.group(name);
+    if (group?.length && group[0].config.kind === kind && principal.allowsModel(name)) groups.push(group);
+  }
+
+  const attempts = options.retries + 1;
+  const plan: Deployment[] = [];
+  for (const group of groups) {
+    const available = group.filter((d) => !options.health.isCoolingDown(d.id));
+    if (available.length) pushCycling(plan, orderDeployments(available, options.strategy, options.health, options.random), attempts);
+  }
+  if (!plan.length) {
+    const soonest = [...primary].sort((a, b) => options.health.cooldownUntil(a.id) - options.health.cooldownUntil(b.id));
+    pushCycling(plan, soonest, attempts);
+  }
+  return plan;
+}
+
+function pushCycling(plan: Deployment[], ordered: readonly Deployment[], attempts: number): void {
+  for (let i = 0; i < attempts; i++) plan.push(ordered[i % ordered.length]);
 }

@@ -1,4 +1,6 @@
+import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
+import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
@@ -7,14 +9,30 @@ import { parseSse } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
+/** What an upstream answered when it answered with an error status (for the retry decision). */
+export interface UpstreamAnswer {
+  status: number;
+  retryAfter?: string;
+}
+
+const UPSTREAM_ANSWERS = new WeakMap<object, UpstreamAnswer>();
+
+/** The upstream status behind an error thrown by `callDeployment`, if the upstream answered at all. */
+export function upstreamAnswerOf(err: unknown): UpstreamAnswer | undefined {
+  return typeof err === 'object' && err !== null ? UPSTREAM_ANSWERS.get(err) : undefined;
+}
+
 /**
  * One attempt at one deployment. Uses the provider's native operation for the exchange's format when it
  * has one (pass-through); otherwise translates the request to the canonical chat shape, calls the
- * provider's `chat` operation and translates the answer back.
+ * provider's `chat` operation and translates the answer back. A stream is returned only once its first
+ * frame has arrived and is not an error, so the caller may still retry elsewhere until then.
+ * `timeouts` (per request) override the deployment's own.
  */
-export async function callDeployment(client: UpstreamClient, deployment: Deployment, exchange: ModelExchange, inbound: InboundInfo, signal: AbortSignal): Promise<ModelResult> {
+export async function callDeployment(client: UpstreamClient, deployment: Deployment, exchange: ModelExchange, inbound: InboundInfo, signal: AbortSignal, timeouts?: TimeoutsConfig): Promise<ModelResult> {
+  const effective = { ...deployment.config.timeouts, ...timeouts };
   const native = deployment.provider.operations[exchange.format];
-  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal);
+  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective);
 
   const adapter = formatAdapter(exchange.format);
   const chat = deployment.provider.operations.chat;
@@ -22,7 +40,7 @@ export async function callDeployment(client: UpstreamClient, deployment: Deploym
     throw new InvalidRequestError(`The model \`${exchange.requestedModel}\` does not support the ${exchange.format} API.`, 'unsupported_operation', { param: 'model' });
   }
   const chatRequest = adapter.toChat(exchange.body);
-  const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal);
+  const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective);
   if (result.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
     return { ...result, stream: adapter.streamFromChat(result.stream, exchange.body) };
@@ -39,6 +57,7 @@ async function invoke(
   format: ModelExchange['format'],
   inbound: InboundInfo,
   signal: AbortSignal,
+  timeouts: TimeoutsConfig,
 ): Promise<ModelResult> {
   const { target, provider } = deployment;
   if (isLocalOperation(op)) {
@@ -46,14 +65,17 @@ async function invoke(
     return { status: 200, body: local.body, stream: local.stream, headers: {} };
   }
   const request = op.toUpstream(body, target, inbound);
-  const response = await client.send(target.baseUrl, request, signal, deployment.config.timeouts);
+  const response = await client.send(target.baseUrl, request, signal, timeouts);
   if (response.status >= 400) {
     const errorBody = await readErrorBody(response.body);
-    throw provider.toError(response.status, errorBody, response.headers);
+    const error = provider.toError(response.status, errorBody, response.headers);
+    const retryAfter = response.headers['retry-after'];
+    UPSTREAM_ANSWERS.set(error, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+    throw error;
   }
   const contentType = String(response.headers['content-type'] ?? '');
   if (stream && contentType.includes('text/event-stream')) {
-    return { status: 200, stream: translateStream(response.body, op, target, format, signal), headers: {} };
+    return { status: 200, stream: await peekFirstFrame(translateStream(response.body, op, target, format, signal)), headers: {} };
   }
   let text: string;
   try {
@@ -103,4 +125,48 @@ async function* translateStream(
     throw error;
   }
   if (!sawTerminal) throw new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut');
+}
+
+/**
+ * Wait for the first frame: an upstream that fails at once (an error event, or a stream that breaks
+ * before its first frame) fails the attempt while nothing has been sent to the client yet.
+ */
+async function peekFirstFrame(stream: AsyncIterable<SseFrame>): Promise<AsyncIterable<SseFrame>> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (!first.done && isErrorFrame(first.value)) {
+    await iterator.return?.();
+    throw new UpstreamError(`The upstream reported an error before sending any output${errorMessageOf(first.value)}.`, 'upstream_stream_error');
+  }
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    // Hand the rest over unchanged; returning early closes the upstream iterator too.
+    try {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      await iterator.return?.();
+    }
+  })();
+}
+
+/** An `event: error` frame (Anthropic style) or a data object carrying `error` (OpenAI style). */
+function isErrorFrame(frame: SseFrame): boolean {
+  if (frame.event === 'error') return true;
+  if (frame.isDone || !frame.data.includes('"error"')) return false;
+  try {
+    const json = frame.json;
+    return typeof json === 'object' && json !== null && (json.type === 'error' || (typeof json.error === 'object' && json.error !== null));
+  } catch {
+    return false;
+  }
+}
+
+function errorMessageOf(frame: SseFrame): string {
+  try {
+    const message = frame.json?.error?.message;
+    return typeof message === 'string' && message ? `: ${scrubMessage(message).slice(0, 300)}` : '';
+  } catch {
+    return '';
+  }
 }

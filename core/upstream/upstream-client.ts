@@ -19,42 +19,60 @@ export class ClientAbortError extends GatewayError {
 
 /**
  * The core's HTTP client for upstreams (design.md §4: providers translate, the core does I/O). One undici
- * Agent keeps a keep-alive pool per origin. Timeouts: connect (agent), first byte (headersTimeout), idle
- * between body chunks (bodyTimeout). Errors never carry the upstream URL or its credentials.
+ * Agent keeps a keep-alive pool per origin (one more per distinct per-model connect timeout). Timeouts:
+ * connect (the agent's), first byte (a deadline from the start of the attempt, so it covers connecting
+ * too), idle time between body chunks (bodyTimeout). Errors never carry the upstream URL or credentials.
  */
 export class UpstreamClient {
   readonly agent: Agent;
+  private readonly agents = new Map<number, Agent>();
 
   constructor(private readonly defaults: Required<TimeoutsConfig>) {
-    this.agent = new Agent({
-      connect: { timeout: defaults.connectMs },
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      connections: 256,
-      headersTimeout: defaults.firstByteMs,
-      bodyTimeout: defaults.idleMs,
-    });
+    this.agent = this.agentFor(defaults.connectMs);
+  }
+
+  /** Agents are keyed by connect timeout; the values come from the config, so there are only a few. */
+  private agentFor(connectMs: number): Agent {
+    let agent = this.agents.get(connectMs);
+    if (!agent) {
+      agent = new Agent({
+        connect: { timeout: connectMs },
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        connections: 256,
+        headersTimeout: this.defaults.firstByteMs,
+        bodyTimeout: this.defaults.idleMs,
+      });
+      this.agents.set(connectMs, agent);
+    }
+    return agent;
   }
 
   async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}): Promise<UpstreamResponse> {
+    const firstByteMs = timeouts.firstByteMs ?? this.defaults.firstByteMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), firstByteMs);
     try {
       const res = await request(baseUrl + req.path, {
-        dispatcher: this.agent,
+        dispatcher: timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs),
         method: req.method ?? 'POST',
         headers: req.headers,
         body: req.body as string | Uint8Array | undefined,
-        signal,
-        headersTimeout: timeouts.firstByteMs ?? this.defaults.firstByteMs,
+        signal: AbortSignal.any([signal, deadline.signal]),
+        headersTimeout: firstByteMs,
         bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,
       });
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
+      if (deadline.signal.aborted && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');
       throw translateTransportError(err, signal);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
   }
 }
 

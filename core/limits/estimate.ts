@@ -1,0 +1,55 @@
+import type { ModelExchange } from '../pipeline/context';
+import { priceUsage } from '../spend/pricing';
+import { emptyUsage } from '../types/usage';
+
+/**
+ * Output tokens reserved when a request sets no output limit. The reservation only bounds how many
+ * requests may be in flight against a nearly spent budget; it never blocks a request on its own, and it
+ * is replaced by the real cost when the request ends.
+ */
+export const DEFAULT_OUTPUT_RESERVE_TOKENS = 4_096;
+
+/** What a request is expected to use, reserved at admission and settled to the real figures at the end. */
+export interface UsageEstimate {
+  /** for `tpm`: the input estimate plus the requested output limit (if any) */
+  tokens: number;
+  /** for budgets, USD: priced at the dearest deployment the request may reach */
+  cost: number;
+}
+
+/** The output limit a request asks for, whatever its API calls it. */
+function requestedOutputTokens(body: any): number | undefined {
+  for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
+    const value = body?.[field];
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  }
+  return undefined;
+}
+
+/**
+ * A deliberately generous estimate: about one token per four bytes of the whole request body (English
+ * text averages a little more), the requested output limit, and `n` images at the image price.
+ */
+export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
+  const body = exchange.body;
+  const inputTokens = Math.ceil(approximateBytes(body) / 4);
+  const requested = requestedOutputTokens(body);
+  const kind = exchange.candidates[0]?.config.kind ?? 'chat';
+  const outputTokens = kind === 'chat' ? requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS : 0;
+  const images = kind === 'image' ? (typeof body?.n === 'number' && body.n > 0 ? body.n : 1) : 0;
+  const usage = { ...emptyUsage(), inputTokens, outputTokens, images };
+  const size = typeof body?.size === 'string' ? body.size : undefined;
+  let cost = 0;
+  for (const deployment of exchange.candidates) cost = Math.max(cost, priceUsage(deployment.config.price, usage, size));
+  return { tokens: inputTokens + (requested ?? 0), cost };
+}
+
+function approximateBytes(body: unknown): number {
+  if (body == null) return 0;
+  if (typeof body === 'string') return body.length;
+  try {
+    return JSON.stringify(body).length;
+  } catch {
+    return 0;
+  }
+}

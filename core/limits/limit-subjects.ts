@@ -1,0 +1,65 @@
+import type { Principal } from '../auth/principal';
+import type { OrganizationConfig } from '../config/types';
+import type { Collection, StoreBackend } from '../store/store-backend';
+import { parseDuration } from './duration';
+
+/** A key or an organisation with the limits it carries. */
+export interface LimitSubject {
+  readonly kind: 'key' | 'org';
+  readonly id: string;
+  readonly maxBudget?: number;
+  /** budget period length; undefined = the budget never resets */
+  readonly budgetPeriodMs?: number;
+  readonly rpm?: number;
+  readonly tpm?: number;
+}
+
+const ORG_CACHE_MS = 5_000;
+
+/**
+ * The subjects whose limits a request counts against: its key and its organisation. Organisations come
+ * from the config (kept in memory) or from the management API (read from the store, cached for a few
+ * seconds like API-created keys).
+ */
+export class LimitSubjects {
+  private readonly configOrgs = new Map<string, OrganizationConfig>();
+  private readonly storedOrgs: Collection<OrganizationConfig>;
+  private readonly cache = new Map<string, { org: OrganizationConfig | undefined; until: number }>();
+
+  constructor(configOrgs: readonly OrganizationConfig[], store: StoreBackend, private readonly now: () => number) {
+    for (const org of configOrgs) this.configOrgs.set(org.id, org);
+    this.storedOrgs = store.collection<OrganizationConfig>('organizations');
+  }
+
+  async of(principal: Principal): Promise<LimitSubject[]> {
+    const subjects: LimitSubject[] = [];
+    if (hasLimits(principal)) subjects.push(toSubject('key', principal.keyId, principal));
+    if (principal.org) {
+      const org = await this.organization(principal.org);
+      if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org));
+    }
+    return subjects;
+  }
+
+  private async organization(id: string): Promise<OrganizationConfig | undefined> {
+    const fromConfig = this.configOrgs.get(id);
+    if (fromConfig) return fromConfig;
+    const now = this.now();
+    const cached = this.cache.get(id);
+    if (cached && cached.until > now) return cached.org;
+    const org = await this.storedOrgs.get(id);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { org, until: now + ORG_CACHE_MS });
+    return org;
+  }
+}
+
+type Limits = Pick<OrganizationConfig, 'maxBudget' | 'budgetDuration' | 'rpm' | 'tpm'>;
+
+function hasLimits(l: Limits): boolean {
+  return l.maxBudget !== undefined || l.rpm !== undefined || l.tpm !== undefined;
+}
+
+function toSubject(kind: LimitSubject['kind'], id: string, l: Limits): LimitSubject {
+  return { kind, id, maxBudget: l.maxBudget, budgetPeriodMs: parseDuration(l.budgetDuration), rpm: l.rpm, tpm: l.tpm };
+}
