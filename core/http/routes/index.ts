@@ -2,7 +2,6 @@ import type { Router } from 'express';
 import type { GatewayServices } from '../gateway-services';
 import { installAdminRoutes } from './admin';
 import { installAdminDeploymentRoutes } from './admin-deployments';
-import { installAdminDeploymentRoutes } from './admin-deployments';
 import { installAdminMcpRoutes } from './admin-mcp';
 import { installChatRoutes } from './chat';
 import { installEmbeddingsRoutes } from './embeddings';
