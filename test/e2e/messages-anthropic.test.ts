@@ -18,6 +18,8 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
     await upstream.start();
     gw = await startGateway({
+      // error mapping is under test here, not the router's retries
+      routing: { retries: 0 },
       organizations: [{ id: 'acme' }],
       keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
       providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],

@@ -19,6 +19,8 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     await upstream.start();
     gw = await startGateway(
       {
+        // error mapping is under test here, not the router's retries
+        routing: { retries: 0 },
         organizations: [{ id: 'acme' }],
         keys: [{ key: CLIENT_KEY, org: 'acme', id: 'app' }],
         providers: [

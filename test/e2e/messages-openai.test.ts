@@ -22,6 +22,8 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
   before(async () => {
     upstream = await new FakeOpenAI().start();
     gw = await startGateway({
+      // error mapping is under test here, not the router's retries
+      routing: { retries: 0 },
       organizations: [{ id: 'acme' }],
       keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY }],
