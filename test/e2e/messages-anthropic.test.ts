@@ -138,6 +138,17 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
       expect(upstream.last.path).to.equal('/v1/messages');
     });
 
+    it('also serves count_tokens under the old path, pointing at the new one', async () => {
+      upstream.reply({ json: { input_tokens: 7 } });
+      const answer = await rawPost(`${gw.url}/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', messages: [{ role: 'user', content: 'hi' }] });
+      expect({ status: answer.status, body: JSON.parse(answer.text), link: answer.headers.link, deprecation: answer.headers.deprecation }).to.deep.equal({
+        status: 200,
+        body: { input_tokens: 7 },
+        link: '</native/v1/messages/count_tokens>; rel="successor-version"',
+        deprecation: 'true',
+      });
+    });
+
     it('marks its error answers too', async () => {
       const answer = await rawPost(`${gw.url}/v1/messages`, { 'x-api-key': 'sk-wrong' }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
       expect(answer.status).to.equal(401);
@@ -169,6 +180,18 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
       const answer = await rawPost(`${gw.url}/native/v1/messages`, { authorization: `Bearer ${CLIENT_KEY}` }, { model: 'claude-test', messages: [{ role: 'user', content: 'hi' }] });
       expect(answer.status).to.equal(400);
       expect(JSON.parse(answer.text)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    });
+
+    it('a body that is not JSON is a 400 invalid_request_error', async () => {
+      const res = await fetch(`${gw.url}/native/v1/messages`, { method: 'POST', headers: { 'x-api-key': CLIENT_KEY, 'content-type': 'application/json' }, body: '{"model": ' });
+      expect(res.status).to.equal(400);
+      expect(await res.json()).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The request body is not valid JSON.' } });
+    });
+
+    it('an unknown path under /native is a 404 not_found_error', async () => {
+      const res = await fetch(`${gw.url}/native/v1/messages/batches`, { method: 'POST', headers: { 'x-api-key': CLIENT_KEY, 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).to.equal(404);
+      expect(((await res.json()) as any).error.type).to.equal('not_found_error');
     });
 
     it('an unknown model is a 404 not_found_error', async () => {
