@@ -187,8 +187,10 @@ export class McpServerRegistry {
       toolPrices: patch.toolPrices ?? existing.toolPrices,
     };
     if ('org' in patch && (patch.org ?? null) !== existing.org) throw new InvalidRequestError('A server cannot move to another organisation.', 'invalid_request', { param: 'org' });
-    const normalized = await this.validateInput(actor, merged, existing, patch.url !== undefined);
-    const record = this.buildRecord(existing.id, normalized, 'api', existing.egressRestricted || !actor.platformAdmin, existing);
+    const normalized = await this.validateInput(actor, merged, existing, patch.url !== undefined && patch.url !== existing.url);
+    // The egress rule follows whoever set the URL: an organisation admin's URL is checked, the platform admin's trusted.
+    const egressRestricted = patch.url !== undefined && patch.url !== existing.url ? !actor.platformAdmin : existing.egressRestricted;
+    const record = this.buildRecord(existing.id, normalized, 'api', egressRestricted, existing);
     if (patch.allowedTools) {
       const allowed = new Set(patch.allowedTools);
       for (const [name, state] of Object.entries(record.tools)) allowed.has(name) ? enableTool(state) : disableTool(state);
@@ -314,8 +316,7 @@ export class McpServerRegistry {
     if (input.toolPrices !== undefined) {
       for (const [k, v] of Object.entries(input.toolPrices)) if (!(typeof v === 'number' && v >= 0)) throw bad(`toolPrices.${k}`, 'must be a non-negative number');
     }
-    const restricted = existing ? existing.egressRestricted || !actor.platformAdmin : !actor.platformAdmin;
-    if (restricted && urlChanged && !this.options.allowPrivateUpstreams) {
+    if (!actor.platformAdmin && urlChanged && !this.options.allowPrivateUpstreams) {
       const violation = await egressViolation(input.url, this.options.lookup);
       if (violation) throw bad('url', violation);
     }
