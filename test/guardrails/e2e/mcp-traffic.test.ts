@@ -1,0 +1,174 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../../support/start-gateway';
+
+const EMAIL = 'jane.roe@example.org';
+const CARD = '4111 1111 1111 1111';
+const PHONE = '+44 20 7946 0958';
+const KEYS = { plain: 'sk-mcp-plain-0001', strict: 'sk-mcp-strict-0002', fragile: 'sk-mcp-fragile-0003', lenient: 'sk-mcp-lenient-0004' };
+
+describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built upstream)', () => {
+  let crm: FakeMcpServer;
+  let gw: TestGateway;
+  /** what the upstream tools were called with */
+  const seen: Record<string, unknown>[] = [];
+  /** upstream tool -> the name the gateway lists it under */
+  const names: Record<string, string> = {};
+
+  const rpcCall = async (key: keyof typeof KEYS, name: string, args: Record<string, unknown>) => {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${KEYS[key]}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  async function sdkClient(key: keyof typeof KEYS): Promise<Client> {
+    const client = new Client({ name: 'guardrail-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEYS[key]}` } } }));
+    return client;
+  }
+
+  before(async () => {
+    crm = await FakeMcpServer.start({
+      tools: {
+        lookup: {
+          handler: (args) => {
+            seen.push(args);
+            return {
+              content: [{ type: 'text', text: `Customer: Jane Roe <${EMAIL}>, card ${CARD}` }],
+              structuredContent: { name: 'Jane Roe', contact: { email: EMAIL, phones: [PHONE] }, orders: 3 },
+            };
+          },
+        },
+        echo: {
+          handler: (args) => {
+            seen.push(args);
+            return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+          },
+        },
+        memo: { handler: () => ({ content: [{ type: 'text', text: 'Quarterly numbers. INTERNAL USE ONLY. Do not share.' }] }) },
+      },
+    });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: KEYS.plain, org: 'acme', id: 'plain' },
+        { key: KEYS.strict, org: 'acme', id: 'strict', guardrails: ['no-drop', 'no-internal'] },
+        { key: KEYS.fragile, org: 'acme', id: 'fragile', guardrails: ['broken-closed'] },
+        { key: KEYS.lenient, org: 'acme', id: 'lenient', guardrails: ['broken-open'] },
+      ],
+      mcpServers: [{ name: 'crm', url: crm.url, org: 'acme', visibility: 'private', pricePerCall: 0.01 }],
+      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+      plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
+      guardrails: [
+        { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['mcp'] },
+        { id: 'no-drop', engine: 'block', phase: 'pre', on: ['mcp'], options: { patterns: ['drop\\s+table'] } },
+        { id: 'no-internal', engine: 'block', phase: 'post', on: ['mcp'], options: { words: ['internal use only'] } },
+        { id: 'broken-closed', engine: 'always-fails', on: ['mcp'], onError: 'block' },
+        { id: 'broken-open', engine: 'always-fails', on: ['mcp'], onError: 'allow' },
+      ],
+    });
+    // discovery runs in the background at boot: wait until the tools are listed
+    for (;;) {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${KEYS.plain}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      const tools: { name: string }[] = ((await res.json()) as any).result?.tools ?? [];
+      if (tools.length === 3) {
+        // with a single server the gateway may list bare names; use whatever it lists
+        for (const t of tools) names[t.name.replace(/^crm-/, '')] = t.name;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  });
+  after(async () => {
+    await gw.close();
+    await crm.close();
+  });
+  let seenLogId: string | undefined;
+  beforeEach(async () => {
+    seen.length = 0;
+    seenLogId = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.id;
+  });
+  /** the entry of the call just made (written when the call settles, just after the answer) */
+  const lastLog = async () => {
+    for (;;) {
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+      if (entry && entry.id !== seenLogId) return entry;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  it('masks personal data in a tool result, text and structuredContent, for an MCP SDK client', async () => {
+    const client = await sdkClient('plain');
+    try {
+      const result = await client.callTool({ name: names.lookup, arguments: { id: 42 } });
+      expect(result).to.deep.equal({
+        content: [{ type: 'text', text: 'Customer: Jane Roe <[EMAIL]>, card [CREDIT_CARD]' }],
+        structuredContent: { name: 'Jane Roe', contact: { email: '[EMAIL]', phones: ['[PHONE]'] }, orders: 3 },
+      });
+    } finally {
+      await client.close();
+    }
+    const entry = await lastLog();
+    expect(entry.model).to.equal(`MCP: ${names.lookup}`);
+    expect(entry.details!.guardrails).to.deep.equal([
+      { id: 'mask-pii', phase: 'pre', verdict: 'allow' },
+      { id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['CREDIT_CARD', 'EMAIL', 'PHONE'] },
+    ]);
+    expect(JSON.stringify(entry)).to.not.include(EMAIL);
+  });
+
+  it('masks tool arguments before the upstream server sees them', async () => {
+    const { body } = await rpcCall('plain', names.echo, { note: `call ${PHONE}`, nested: { to: [EMAIL] }, n: 1 });
+    expect(seen).to.deep.equal([{ note: 'call [PHONE]', nested: { to: ['[EMAIL]'] }, n: 1 }]);
+    expect(body.result.content[0].text).to.equal('{"note":"call [PHONE]","nested":{"to":["[EMAIL]"]},"n":1}');
+  });
+
+  it('blocks a tool call before it reaches the upstream, as a tool error without the blocked text', async () => {
+    const { status, body } = await rpcCall('strict', names.echo, { sql: 'DROP   TABLE customers;' });
+    expect(status).to.equal(200);
+    expect(body).to.deep.equal({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'The request matched pattern 1 of a content guardrail.' }], isError: true } });
+    expect(seen).to.have.length(0);
+    const entry = await lastLog();
+    expect(entry).to.include({ model: `MCP: ${names.echo}`, errorCode: 'guardrail_blocked', cost: 0 });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'no-drop', phase: 'pre', verdict: 'block' });
+  });
+
+  it('blocks a tool result after the call, and the call is still logged and charged', async () => {
+    const client = await sdkClient('strict');
+    try {
+      const result = await client.callTool({ name: names.memo, arguments: {} });
+      expect(result).to.deep.equal({ content: [{ type: 'text', text: 'The tool result matched a blocked word of a content guardrail.' }], isError: true });
+      expect(JSON.stringify(result).toLowerCase()).to.not.include('internal');
+    } finally {
+      await client.close();
+    }
+    const entry = await lastLog();
+    expect(entry).to.include({ model: `MCP: ${names.memo}`, errorCode: 'guardrail_blocked', cost: 0.01 });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'no-internal', phase: 'post', verdict: 'block' });
+  });
+
+  it('fails the call when an engine throws and onError is "block"', async () => {
+    const { body } = await rpcCall('fragile', names.echo, { q: 'hello' });
+    expect(body.result).to.deep.equal({ content: [{ type: 'text', text: 'The guardrail "broken-closed" could not check the tool call arguments, so it was blocked.' }], isError: true });
+    expect(seen).to.have.length(0);
+    expect(gw.logLines.join('\n')).to.not.include('engine crashed');
+  });
+
+  it('lets the call through when an engine throws and onError is "allow"', async () => {
+    const { body } = await rpcCall('lenient', names.echo, { q: 'hello' });
+    expect(body.result).to.deep.equal({ content: [{ type: 'text', text: '{"q":"hello"}' }] });
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'pre', verdict: 'error' });
+    expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'post', verdict: 'error' });
+  });
+});
