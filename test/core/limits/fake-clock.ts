@@ -1,0 +1,32 @@
+/**
+ * An injected clock for tests: `now()` is fake time, `sleep()` records how long the gateway wanted to
+ * wait and advances the fake time at once, so backoffs, cooldowns and windows are tested without waiting.
+ */
+export class FakeClock {
+  readonly sleeps: number[] = [];
+  constructor(public t = Date.UTC(2026, 0, 1, 12, 0, 0)) {}
+
+  now(): number {
+    return this.t;
+  }
+
+  async sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    this.t += ms;
+  }
+
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+/** Poll until `check` passes (log entries are written when the response has already been sent). */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

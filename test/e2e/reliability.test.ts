@@ -1,0 +1,377 @@
+import net from 'node:net';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import type { ModelConfig, RoutingConfig } from '../../core/config/types';
+import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { FakeClock, eventually } from '../core/limits/fake-clock';
+
+const KEY = 'sk-client-reliability-1';
+const ADMIN = 'sk-admin-reliability-1';
+const USER = [{ role: 'user' as const, content: 'hi' }];
+
+/** A loopback port with nothing listening: connecting to it is refused. */
+async function refusedUrl(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Answer with each script in turn, the last one for every further request. */
+function inTurn(...scripts: Script[]): (req: RecordedRequest) => Script {
+  let i = 0;
+  return () => scripts[Math.min(i++, scripts.length - 1)];
+}
+
+const ok = (text = 'Hello from upstream'): Script => ({ kind: 'json', body: chatCompletion(text) });
+const failing = (status: number, headers: Record<string, string> = {}): Script => ({ kind: 'json', status, headers, body: { error: { message: `failure ${status}`, type: 'server_error' } } });
+
+describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, fake upstreams failing on cue)', () => {
+  let primary: FakeOpenAI;
+  let backup: FakeOpenAI;
+  let dead: string;
+  let gw: TestGateway | undefined;
+  let clock: FakeClock;
+
+  before(async () => {
+    primary = await new FakeOpenAI().start();
+    backup = await new FakeOpenAI().start();
+    dead = await refusedUrl();
+  });
+  after(async () => {
+    await primary.stop();
+    await backup.stop();
+  });
+  beforeEach(() => {
+    clock = new FakeClock();
+    for (const fake of [primary, backup]) {
+      fake.requests.length = 0;
+      fake.script = ok(fake === primary ? 'from primary' : 'from backup');
+    }
+  });
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+
+  const MAIN_WITH_BACKUP: ModelConfig[] = [
+    { name: 'main', provider: 'primary', model: 'm', id: 'primary/main', fallbacks: ['backup'] },
+    { name: 'backup', provider: 'backup', model: 'm', id: 'backup/main' },
+  ];
+
+  async function boot(models: ModelConfig[] = MAIN_WITH_BACKUP, routing: RoutingConfig = {}): Promise<OpenAI> {
+    gw = await startGateway(
+      {
+        adminKey: ADMIN,
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: KEY, org: 'acme', id: 'app' }],
+        providers: [
+          { id: 'primary', type: 'openai', baseUrl: `${primary.url}/v1` },
+          { id: 'backup', type: 'openai', baseUrl: `${backup.url}/v1` },
+          { id: 'dead', type: 'openai', baseUrl: `${dead}/v1` },
+        ],
+        models,
+        routing,
+      },
+      { clock },
+    );
+    return new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  }
+
+  async function admin(path: string, method = 'GET'): Promise<any> {
+    const res = await fetch(`${gw!.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(res.status, path).to.equal(200);
+    return res.json();
+  }
+
+  /** The log entry of the most recent request (written just after the answer was sent). */
+  async function lastLogEntry(requests: number): Promise<any> {
+    return eventually(async () => {
+      const page = await admin('/admin/v1/logs?limit=1000');
+      return page.data.length >= requests ? page.data[0] : undefined;
+    });
+  }
+
+  async function statusOf(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
+    try {
+      await promise;
+    } catch (err) {
+      const e = err as InstanceType<typeof OpenAI.APIError>;
+      return { status: e.status as number, code: e.code as string };
+    }
+    throw new Error('the request succeeded');
+  }
+
+  describe('retries', () => {
+    it('retries a 500 on the same deployment after a jittered backoff and serves the second answer', async () => {
+      const client = await boot();
+      primary.script = inTurn(failing(500), ok('second try'));
+      const { data, response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+      expect(data.choices[0].message.content).to.equal('second try');
+      expect(response.headers.get('x-gateway-model-id')).to.equal('primary/main');
+      expect(primary.requests).to.have.length(2);
+      expect(backup.requests).to.have.length(0);
+      // first retry: 250 ms backoff with equal jitter -> between 125 and 250 ms (fake time, no real wait)
+      expect(clock.sleeps).to.have.length(1);
+      expect(clock.sleeps[0]).to.be.within(125, 250);
+      const entry = await lastLogEntry(1);
+      expect(entry.status).to.equal(200);
+      expect(entry.deploymentId).to.equal('primary/main');
+      expect(entry.details.attempts).to.deep.equal([
+        { deploymentId: 'primary/main', status: 500, error: 'upstream_error' },
+        { deploymentId: 'primary/main', status: 200 },
+      ]);
+      expect(entry.details.retries).to.equal(1);
+    });
+
+    it('honours Retry-After of a 429 before trying the same deployment again', async () => {
+      const client = await boot();
+      primary.script = inTurn(failing(429, { 'retry-after': '3' }), ok('after the pause'));
+      const data = await client.chat.completions.create({ model: 'main', messages: USER });
+      expect(data.choices[0].message.content).to.equal('after the pause');
+      expect(primary.requests).to.have.length(2);
+      expect(clock.sleeps).to.have.length(1);
+      expect(clock.sleeps[0]).to.be.at.least(3000);
+    });
+
+    it('does not wait for a Retry-After longer than a minute: it moves on to the fallback', async () => {
+      const client = await boot();
+      primary.script = failing(429, { 'retry-after': '600' });
+      const { response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+      expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+      expect(primary.requests).to.have.length(1);
+      expect(clock.sleeps).to.deep.equal([]);
+    });
+
+    for (const [status, expected] of [
+      [400, { status: 400, code: 'upstream_invalid_request' }],
+      [401, { status: 502, code: 'upstream_auth_failed' }],
+      [403, { status: 502, code: 'upstream_auth_failed' }],
+      [404, { status: 502, code: 'upstream_not_found' }],
+    ] as const) {
+      it(`never retries or falls back on an upstream ${status}`, async () => {
+        const client = await boot();
+        primary.script = failing(status);
+        expect(await statusOf(client.chat.completions.create({ model: 'main', messages: USER }))).to.deep.equal(expected);
+        expect(primary.requests).to.have.length(1);
+        expect(backup.requests).to.have.length(0);
+      });
+    }
+
+    it('answers with the last failure, with its Retry-After, when every attempt fails', async () => {
+      const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
+      primary.script = failing(503);
+      backup.script = failing(429, { 'retry-after': '7' });
+      const res = await fetch(`${gw!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'main', messages: USER }),
+      });
+      expect(res.status).to.equal(429);
+      expect(res.headers.get('retry-after')).to.equal('7');
+      expect(((await res.json()) as any).error.code).to.equal('upstream_rate_limited');
+      expect(primary.requests).to.have.length(1);
+      expect(backup.requests).to.have.length(1);
+      void client;
+    });
+  });
+
+  describe('fallbacks', () => {
+    it('falls back to the next model when the deployment refuses connections, and logs the attempts', async () => {
+      const client = await boot(
+        [
+          { name: 'main', provider: 'dead', model: 'm', id: 'dead/main', fallbacks: ['backup'] },
+          { name: 'backup', provider: 'backup', model: 'm', id: 'backup/main' },
+        ],
+        { retries: 1 },
+      );
+      const { data, response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+      expect(data.choices[0].message.content).to.equal('from backup');
+      expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+      expect(backup.last.body.model).to.equal('m');
+      const entry = await lastLogEntry(1);
+      expect(entry.model).to.equal('main');
+      expect(entry.deploymentId).to.equal('backup/main');
+      expect(entry.details.attempts).to.deep.equal([
+        { deploymentId: 'dead/main', status: 502, error: 'upstream_unreachable' },
+        { deploymentId: 'dead/main', status: 502, error: 'upstream_unreachable' },
+        { deploymentId: 'backup/main', status: 200 },
+      ]);
+      expect(entry.details.fallback).to.deep.equal({ from: 'main', to: 'backup' });
+    });
+
+    it('tries the fallbacks in the order they are listed', async () => {
+      const client = await boot(
+        [
+          { name: 'main', provider: 'dead', model: 'm', id: 'dead/main', fallbacks: ['second', 'third'] },
+          { name: 'second', provider: 'primary', model: 'm', id: 'primary/second' },
+          { name: 'third', provider: 'backup', model: 'm', id: 'backup/third' },
+        ],
+        { retries: 0 },
+      );
+      primary.script = failing(502);
+      const { response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+      expect(response.headers.get('x-gateway-model-id')).to.equal('backup/third');
+      expect(primary.requests).to.have.length(1);
+      expect(backup.requests).to.have.length(1);
+    });
+  });
+
+  describe('timeouts', () => {
+    it('gives up on a hanging upstream after x-gateway-timeout seconds and falls back', async () => {
+      const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
+      primary.script = { kind: 'hang' };
+      const { response } = await client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': '0.3' } }).withResponse();
+      expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+      const entry = await lastLogEntry(1);
+      expect(entry.details.attempts[0]).to.deep.equal({ deploymentId: 'primary/main', status: 504, error: 'upstream_timeout' });
+    });
+
+    it('applies the model\'s own first-byte timeout (models[].timeouts)', async () => {
+      const client = await boot([{ name: 'slow', provider: 'primary', model: 'm', id: 'primary/slow', timeouts: { firstByteMs: 200 } }], { retries: 0 });
+      primary.script = { kind: 'hang' };
+      expect(await statusOf(client.chat.completions.create({ model: 'slow', messages: USER }))).to.deep.equal({ status: 504, code: 'upstream_timeout' });
+    });
+
+    it('ends a stream that goes idle between chunks, without retrying it', async () => {
+      const client = await boot(MAIN_WITH_BACKUP);
+      primary.script = { kind: 'sse', events: chatChunks(['one', 'two']), eventDelayMs: 2_000 };
+      const stream = await client.chat.completions.create({ model: 'main', messages: USER, stream: true }, { headers: { 'x-gateway-timeout': '0.3' } });
+      let error: any;
+      try {
+        for await (const _chunk of stream) void _chunk;
+      } catch (err) {
+        error = err;
+      }
+      expect(error?.error?.code ?? error?.code).to.equal('upstream_idle_timeout');
+      expect(primary.requests).to.have.length(1);
+      expect(backup.requests).to.have.length(0);
+    });
+
+    it('rejects an x-gateway-timeout that is not a positive number of seconds', async () => {
+      const client = await boot();
+      const result = await statusOf(client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': 'soon' } }));
+      expect(result).to.deep.equal({ status: 400, code: 'invalid_timeout' });
+      expect(primary.requests).to.have.length(0);
+    });
+  });
+
+  describe('streams', () => {
+    it('treats a 200 stream whose first event is an error as a failure and retries it', async () => {
+      const client = await boot();
+      primary.script = inTurn({ kind: 'sse', events: [{ error: { message: 'The server is overloaded', type: 'server_error' } }] }, { kind: 'sse', events: chatChunks(['Hel', 'lo'], { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }) });
+      const stream = await client.chat.completions.create({ model: 'main', messages: USER, stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).to.equal('Hello');
+      expect(primary.requests).to.have.length(2);
+      const entry = await lastLogEntry(1);
+      expect(entry.details.attempts[0]).to.deep.equal({ deploymentId: 'primary/main', status: 502, error: 'upstream_stream_error' });
+    });
+
+    it('never retries once bytes have reached the client: a stream cut midway ends with an error', async () => {
+      const client = await boot();
+      primary.script = { kind: 'sse', events: chatChunks(['partial', 'never sent']), cutAfter: 2 };
+      const stream = await client.chat.completions.create({ model: 'main', messages: USER, stream: true });
+      let text = '';
+      let error: any;
+      try {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      } catch (err) {
+        error = err;
+      }
+      expect(text).to.equal('partial');
+      expect(error, 'the stream ends with an error event').to.exist;
+      expect(primary.requests).to.have.length(1);
+      expect(backup.requests).to.have.length(0);
+      const entry = await lastLogEntry(1);
+      expect(entry.details.attempts ?? [{ deploymentId: 'primary/main', status: 200 }]).to.have.length(1);
+    });
+  });
+
+  describe('cooldowns and deployment health', () => {
+    it('skips a deployment that failed 3 times for 5 s, shows it in the management API, then uses it again', async () => {
+      const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
+      primary.script = failing(500);
+      for (let i = 0; i < 3; i++) {
+        const { response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+        expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+      }
+      expect(primary.requests).to.have.length(3);
+
+      const cooling = (await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/main');
+      expect(cooling).to.include({ state: 'cooling_down', failures: 3, cooldown_until: new Date(clock.t + 5000).toISOString() });
+      expect(cooling.last_error.code).to.equal('upstream_error');
+
+      await client.chat.completions.create({ model: 'main', messages: USER });
+      expect(primary.requests, 'skipped while cooling down').to.have.length(3);
+      expect(backup.requests).to.have.length(4);
+
+      clock.advance(5_000);
+      primary.script = ok('recovered');
+      const data = await client.chat.completions.create({ model: 'main', messages: USER });
+      expect(data.choices[0].message.content).to.equal('recovered');
+      expect(primary.requests).to.have.length(4);
+      const healthy = (await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/main');
+      expect(healthy).to.include({ state: 'healthy', cooldown_until: null, successes: 1 });
+    });
+
+    it('follows routing.cooldown settings and lets the platform admin end a cooldown early', async () => {
+      const client = await boot(MAIN_WITH_BACKUP, { retries: 0, cooldown: { failures: 1, cooldownSeconds: 60 } });
+      primary.script = failing(502);
+      await client.chat.completions.create({ model: 'main', messages: USER });
+      const list = await admin('/admin/v1/deployments');
+      expect(list.cooldown).to.deep.equal({ failures: 1, windowMs: 60_000, cooldownMs: 60_000 });
+      expect(list.data.find((d: any) => d.id === 'primary/main').state).to.equal('cooling_down');
+      const reset = await admin(`/admin/v1/deployments/${encodeURIComponent('primary/main')}/reset`, 'POST');
+      expect(reset.state).to.equal('healthy');
+      primary.script = ok('back');
+      expect((await client.chat.completions.create({ model: 'main', messages: USER })).choices[0].message.content).to.equal('back');
+    });
+
+    it('still tries a lone deployment in cooldown rather than refusing the request', async () => {
+      const client = await boot([{ name: 'solo', provider: 'primary', model: 'm', id: 'primary/solo' }], { retries: 0 });
+      primary.script = failing(500);
+      for (let i = 0; i < 3; i++) expect((await statusOf(client.chat.completions.create({ model: 'solo', messages: USER }))).status).to.equal(502);
+      primary.script = ok('still here');
+      const data = await client.chat.completions.create({ model: 'solo', messages: USER });
+      expect(data.choices[0].message.content).to.equal('still here');
+    });
+  });
+
+  describe('load balancing', () => {
+    it('spreads requests over the deployments of a model group', async () => {
+      const client = await boot(
+        [
+          { name: 'pool', provider: 'primary', model: 'm', id: 'primary/pool', weight: 1 },
+          { name: 'pool', provider: 'backup', model: 'm', id: 'backup/pool', weight: 1 },
+        ],
+        { retries: 0 },
+      );
+      const served = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const { response } = await client.chat.completions.create({ model: 'pool', messages: USER }).withResponse();
+        served.add(response.headers.get('x-gateway-model-id')!);
+      }
+      expect([...served].sort()).to.deep.equal(['backup/pool', 'primary/pool']);
+      expect(primary.requests.length + backup.requests.length).to.equal(40);
+    });
+
+    it('retries a failing deployment\'s request on another deployment of the group without waiting', async () => {
+      const client = await boot(
+        [
+          { name: 'pool', provider: 'dead', model: 'm', id: 'dead/pool' },
+          { name: 'pool', provider: 'backup', model: 'm', id: 'backup/pool' },
+        ],
+        { retries: 1 },
+      );
+      for (let i = 0; i < 6; i++) {
+        const { response } = await client.chat.completions.create({ model: 'pool', messages: USER }).withResponse();
+        expect(response.headers.get('x-gateway-model-id')).to.equal('backup/pool');
+      }
+      expect(clock.sleeps).to.deep.equal([]);
+    });
+  });
+});
