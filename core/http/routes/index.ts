@@ -10,6 +10,7 @@ import { installImagesRoutes } from './images';
 import { installMcpRoutes } from './mcp';
 import { installMessagesRoutes } from './messages';
 import { installModelRoutes } from './models';
+import { installResponsesRoutes } from './responses';
 
 export type RouteInstaller = (router: Router, services: GatewayServices) => void;
 
@@ -19,6 +20,7 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installModelRoutes,
   installChatRoutes,
   installMessagesRoutes,
+  installResponsesRoutes,
   installEmbeddingsRoutes,
   installImagesRoutes,
   installAdminRoutes,

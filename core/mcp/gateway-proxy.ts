@@ -1,0 +1,159 @@
+/**
+ * `gateway_proxy`: the gateway's own MCP server, built in and visible to every key (interface.md "Tool
+ * naming"). It exposes one tool per chat model the key may use, named after the model (characters outside
+ * `[A-Za-z0-9_]` become `_`), with input `{prompt, system?, max_tokens?}`; a call runs the full model
+ * pipeline under the caller's key (auth, scope, guardrails, cost, log) and answers with the model's text.
+ *
+ * Naming beside the upstream servers: model tools keep their plain names (they never take part in the
+ * `<alias>-<tool>` prefixing of upstream servers). If an upstream tool already uses a model tool's name, the
+ * upstream tool keeps it and the model tool is listed as `gateway_proxy-<name>` (always accepted too).
+ */
+import { randomUUID } from 'node:crypto';
+import { InvalidRequestError, toGatewayError } from '../errors/gateway-error';
+import type { GatewayServices } from '../http/gateway-services';
+import type { Principal } from '../auth/principal';
+import { GatewayContext } from '../pipeline/context';
+import type { Outcome } from '../pipeline/stage';
+import type { InboundInfo } from '../plugins/contracts';
+import type { ChatMessage, ChatRequest, ChatResponse } from '../types/chat';
+import { parseServerHeader } from './scope';
+import { prefixedToolName } from './naming';
+import type { InboundHeaders } from './upstream-headers';
+
+export const GATEWAY_PROXY = 'gateway_proxy';
+
+export interface ProxyTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** the public model name the tool calls */
+  model: string;
+}
+
+/** What a call produced: the MCP tool result and what it cost (for callers that add costs up). */
+export interface ProxyCallResult {
+  result: { content: { type: 'text'; text: string }[]; isError?: boolean };
+  cost: number;
+}
+
+export interface ProxyCallContext {
+  /** the caller's key, as presented (the model pipeline authenticates it again) */
+  credential: string | undefined;
+  inbound: InboundInfo;
+  signal: AbortSignal;
+  /** extra facts for the model call's log entry (e.g. the Responses id it belongs to) */
+  logDetails?: Record<string, unknown>;
+}
+
+const INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', description: 'The user message to send to the model.' },
+    system: { type: 'string', description: 'Optional system instructions.' },
+    max_tokens: { type: 'integer', minimum: 1, description: 'Optional cap on generated tokens.' },
+  },
+  required: ['prompt'],
+  additionalProperties: false,
+};
+
+/** A model name as a tool name: characters outside `[A-Za-z0-9_]` become `_`. */
+export function modelToolName(model: string): string {
+  return model.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
+/** Which servers an `x-mcp-servers` header asks for, with `gateway_proxy` taken out of the list. */
+export interface ServerSelection {
+  /** is `gateway_proxy` part of this request? */
+  proxy: boolean;
+  /** the headers to resolve upstream servers with, or null when the header names no upstream server */
+  upstream: InboundHeaders | null;
+}
+
+export function selectServers(headers: InboundHeaders): ServerSelection {
+  const names = parseServerHeader(headers['x-mcp-servers']);
+  if (!names) return { proxy: true, upstream: headers };
+  const others = names.filter((n) => n !== GATEWAY_PROXY);
+  const proxy = others.length < names.length;
+  if (others.length === 0) return { proxy, upstream: null };
+  return { proxy, upstream: { ...headers, 'x-mcp-servers': others.join(',') } };
+}
+
+export class GatewayProxyServer {
+  /** chat models, tool name -> model, computed once (the catalog is fixed at boot) */
+  private readonly tools: ProxyTool[];
+
+  constructor(private readonly services: Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>) {
+    const seen = new Set<string>();
+    this.tools = [];
+    for (const model of services.catalog.names()) {
+      if (services.catalog.group(model)?.[0].config.kind !== 'chat') continue;
+      const name = modelToolName(model);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      this.tools.push({ name, model, inputSchema: INPUT_SCHEMA, description: `Ask the model ${model} (through the gateway) and get its answer as text.` });
+    }
+  }
+
+  /** The tools this key sees: the chat models it may use. `taken` are names upstream tools already use. */
+  listTools(principal: Principal, taken: ReadonlySet<string> = new Set()): ProxyTool[] {
+    return this.tools.filter((t) => principal.allowsModel(t.model)).map((t) => (taken.has(t.name) ? { ...t, name: prefixedToolName(GATEWAY_PROXY, t.name) } : t));
+  }
+
+  /** The tool a called name means for this key (plain or `gateway_proxy-` prefixed), if any. */
+  findTool(principal: Principal, name: string): ProxyTool | undefined {
+    const plain = name.startsWith(`${GATEWAY_PROXY}-`) ? name.slice(GATEWAY_PROXY.length + 1) : name;
+    const tool = this.tools.find((t) => t.name === plain);
+    return tool && principal.allowsModel(tool.model) ? tool : undefined;
+  }
+
+  /**
+   * Run the model behind `tool` through the whole model pipeline, under the caller's key. A failure of the
+   * model call (guardrail block, upstream error) is a tool-level error result, like an upstream tool's
+   * error; a missing or wrong key, a budget or rate limit still fail the call itself.
+   */
+  async callTool(tool: ProxyTool, args: unknown, call: ProxyCallContext): Promise<ProxyCallResult> {
+    const body = proxyChatRequest(tool.model, args);
+    const ctx = new GatewayContext('model', 'gateway_proxy', this.services.clock.now(), call.inbound, call.signal, randomUUID());
+    ctx.credential = call.credential;
+    ctx.model = { format: 'chat', body, requestedModel: tool.model, stream: false, candidates: [], attempts: [] };
+    Object.assign(ctx.logDetails, call.logDetails ?? {}, { via: GATEWAY_PROXY });
+    let outcome: Outcome = { status: 200, reason: 'ok' };
+    try {
+      await this.services.pipeline.run(ctx);
+      const response = ctx.model.result!.body as ChatResponse;
+      const text = response?.choices?.[0]?.message?.content ?? '';
+      return { result: { content: [{ type: 'text', text }] }, cost: ctx.cost };
+    } catch (err) {
+      const error = toGatewayError(err);
+      outcome = { status: error.status, error, reason: 'error' };
+      if (error.status === 401 || error.status === 403 || error.status === 429) throw error;
+      return { result: { content: [{ type: 'text', text: error.message }], isError: true }, cost: ctx.cost };
+    } finally {
+      await this.services.pipeline.settle(ctx, outcome);
+    }
+  }
+}
+
+function proxyChatRequest(model: string, args: unknown): ChatRequest {
+  const a = (args ?? {}) as { prompt?: unknown; system?: unknown; max_tokens?: unknown };
+  if (typeof a.prompt !== 'string' || a.prompt.length === 0) throw new InvalidRequestError("gateway_proxy tools need a string 'prompt'.", 'invalid_arguments', { param: 'arguments.prompt' });
+  if (a.system !== undefined && typeof a.system !== 'string') throw new InvalidRequestError("'system' must be a string.", 'invalid_arguments', { param: 'arguments.system' });
+  if (a.max_tokens !== undefined && (!Number.isInteger(a.max_tokens) || (a.max_tokens as number) < 1)) {
+    throw new InvalidRequestError("'max_tokens' must be a positive integer.", 'invalid_arguments', { param: 'arguments.max_tokens' });
+  }
+  const messages: ChatMessage[] = [];
+  if (typeof a.system === 'string' && a.system.length > 0) messages.push({ role: 'system', content: a.system });
+  messages.push({ role: 'user', content: a.prompt });
+  return { model, messages, ...(typeof a.max_tokens === 'number' ? { max_tokens: a.max_tokens } : {}) };
+}
+
+/** One GatewayProxyServer per gateway instance (its tool list is computed once). */
+const INSTANCES = new WeakMap<object, GatewayProxyServer>();
+export function gatewayProxyFor(services: Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>): GatewayProxyServer {
+  let proxy = INSTANCES.get(services);
+  if (!proxy) {
+    proxy = new GatewayProxyServer(services);
+    INSTANCES.set(services, proxy);
+  }
+  return proxy;
+}
