@@ -120,6 +120,14 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.006');
   });
 
+  it('prices a stream’s prompt-cache reads and writes in the cost trailer', async () => {
+    upstream.reply({ events: readFixture('anthropic', 'tool-use.upstream-stream.json') });
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.status).to.equal(200);
+    // 40 input x $3 + 2000 cache reads x $0.30 + 100 cache writes x $3.75 + 61 output x $15, per million
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.00201');
+  });
+
   it('counts tokens through /native/v1/messages/count_tokens', async () => {
     upstream.reply({ json: { input_tokens: 42 } });
     const counted = await client.messages.countTokens({ model: 'claude-test', system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
