@@ -187,6 +187,7 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
       totalMs: resolved.timeouts?.totalMs ?? 600_000,
     },
     responses: { maxToolRounds: resolved.responses?.maxToolRounds ?? 10, timeLimitSeconds: resolved.responses?.timeLimitSeconds ?? 300 },
+    images: resolved.images ?? {},
     baseDir,
   };
 }

@@ -189,5 +189,18 @@ export const configSchema = {
       additionalProperties: false,
       properties: { maxToolRounds: positiveInt, timeLimitSeconds: { type: 'number', exclusiveMinimum: 0 } },
     },
+    images: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxFileBytes: positiveInt,
+        maxFiles: positiveInt,
+        maxFields: positiveInt,
+        maxFieldBytes: positiveInt,
+        urlTtlSeconds: positiveInt,
+        tempDir: { type: 'string', minLength: 1 },
+        publicBaseUrl: { type: 'string', pattern: '^https?://' },
+      },
+    },
   },
 } as const;

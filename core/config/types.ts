@@ -113,6 +113,21 @@ export interface RoutingConfig {
 
 export interface ResponsesSettings { maxToolRounds?: number; timeLimitSeconds?: number }
 
+/** Image endpoints: multipart limits for edits and how long hosted `url` results live. */
+export interface ImagesSettings {
+  maxFileBytes?: number;
+  /** file parts per edit request (images plus mask) */
+  maxFiles?: number;
+  maxFields?: number;
+  maxFieldBytes?: number;
+  /** seconds a gateway-hosted image URL stays valid */
+  urlTtlSeconds?: number;
+  /** where edit uploads that arrive before `model`/`prompt` are spooled (default: the OS temp dir) */
+  tempDir?: string;
+  /** absolute base of hosted image URLs, e.g. https://gateway.example.com (default: from the request) */
+  publicBaseUrl?: string;
+}
+
 export interface GatewayConfigInput<S = Secret> {
   server?: ServerConfig;
   store?: StoreConfig;
@@ -128,6 +143,7 @@ export interface GatewayConfigInput<S = Secret> {
   routing?: RoutingConfig;
   timeouts?: TimeoutsConfig;
   responses?: ResponsesSettings;
+  images?: ImagesSettings;
 }
 
 /** The config after secrets are resolved and defaults applied. */
@@ -146,6 +162,7 @@ export interface ResolvedConfig {
   routing: RoutingConfig;
   timeouts: Required<TimeoutsConfig>;
   responses: Required<ResponsesSettings>;
+  images: ImagesSettings;
   /** the folder of the config file, for resolving relative paths */
   baseDir: string;
 }

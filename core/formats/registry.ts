@@ -3,11 +3,13 @@ import { chatFormat } from './chat-format';
 import { embeddingsFormat } from './embeddings-format';
 import { messagesCountTokensFormat, messagesFormat } from './messages/format';
 import type { FormatAdapter } from './format-adapter';
+import { imagesEditsFormat, imagesGenerationsFormat } from './images-format';
 
 /** Every client-facing format the core can serve. Endpoint families add theirs here. */
 const FORMATS = new Map<ApiFormat, FormatAdapter>([
   ['chat', chatFormat],
   ['embeddings', embeddingsFormat],
+  ['images.generations', imagesGenerationsFormat], ['images.edits', imagesEditsFormat],
   ['messages', messagesFormat],
   ['messages.count_tokens', messagesCountTokensFormat],
 ]);

@@ -26,6 +26,8 @@ export interface ModelEndpointSpec {
   skipFrame?(frame: SseFrame, body: any): boolean;
   /** extra headers on every answer of this endpoint (e.g. Deprecation) */
   headers?: Record<string, string>;
+  /** finish a JSON result before it is written (images: host inline images as URLs); after the pipeline */
+  finishResult?(ctx: GatewayContext, req: Request): Promise<void>;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   try {
     await services.pipeline.run(ctx);
     const result = ctx.model.result!;
+    if (!result.stream && spec.finishResult) await spec.finishResult(ctx, req);
     res.setHeader(MODEL_ID_HEADER, ctx.model.deployment!.id);
     for (const [k, v] of Object.entries(ctx.responseHeaders)) res.setHeader(k, v);
     for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);

@@ -5,6 +5,7 @@ import { GatewayError } from '../../core/errors/gateway-error';
 import { SseFrame } from '../../core/streaming/sse-frame';
 import type { ChatChunk, ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse } from '../../core/types/chat';
 import { approxTokens, lastUserText, promptText, streamPieces } from './reply';
+import { echoImageOperations } from './images';
 
 interface EchoOptions {
   /** text put before the echoed message */
@@ -46,8 +47,9 @@ function createEchoProvider(options: EchoOptions): Provider {
       return { body: { object: 'list', data, model: target.model.model, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
     },
   };
+  const images = echoImageOperations();
   return {
-    operations: { chat, embeddings },
+    operations: { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits },
     toError: (status) => new GatewayError(status, 'server_error', 'echo_error', 'The echo model failed.'),
   };
 }

@@ -2,6 +2,7 @@ import { definePlugin } from '../../core/plugins/define-plugin';
 import type { HttpOperation, Provider, ProviderTarget } from '../../core/plugins/contracts';
 import type { ChatRequest, EmbeddingsRequest } from '../../core/types/chat';
 import { openAiUpstreamError } from './errors';
+import { openAiImageOperations } from './images';
 
 interface OpenAiOptions {
   /** extra path segment style: OpenAI-compatible servers all use /chat/completions under the base URL */
@@ -38,9 +39,10 @@ function createOpenAiProvider(options: OpenAiOptions): Provider {
     toUpstream: (request, target) => ({ path: '/embeddings', headers: upstreamHeaders(target, options), body: JSON.stringify({ ...request, model: target.model.model }) }),
     fromUpstream: (body) => body,
   };
+  const images = openAiImageOperations((target) => upstreamHeaders(target, options));
   return {
     defaultBaseUrl: 'https://api.openai.com/v1',
-    operations: { chat, embeddings },
+    operations: { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits },
     toError: openAiUpstreamError,
   };
 }

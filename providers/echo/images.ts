@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { LocalOperation } from '../../core/plugins/contracts';
+import { InvalidRequestError } from '../../core/errors/gateway-error';
+import { editUploadOf, type EditFields } from '../../core/images/edit-upload';
+import { gradientPng, type Rgb } from './png';
+
+/** The echo model draws small images: big enough to see, cheap to make. */
+const DEFAULT_SIDE = 64;
+const MAX_SIDE = 256;
+const MAX_N = 10;
+
+interface ImagesRequest {
+  prompt?: unknown;
+  n?: unknown;
+  size?: unknown;
+}
+
+/**
+ * Demo image model: one gradient PNG per image asked for, its colours derived from the prompt (the same
+ * prompt draws the same picture). Always answers with `b64_json`, like gpt-image models, so the gateway's
+ * URL hosting is what a `url` client sees. Edits read the whole upload first and need an image in it.
+ */
+export function echoImageOperations(): { generations: LocalOperation; edits: LocalOperation } {
+  const generations: LocalOperation<ImagesRequest> = {
+    local: true,
+    invoke: async (request) => ({ body: draw(request, '') }),
+  };
+  const edits: LocalOperation<EditFields> = {
+    local: true,
+    async invoke(request) {
+      const upload = editUploadOf(request);
+      if (!upload) throw new InvalidRequestError('Image edits take a multipart/form-data body.', 'invalid_content_type');
+      const files = await upload.drain();
+      const images = files.filter((f) => f.field === 'image' || f.field === 'image[]');
+      if (images.length === 0) throw new InvalidRequestError("Missing required parameter: 'image'.", 'missing_required_parameter', { param: 'image' });
+      // the uploaded bytes change the picture, so an edit differs from a generation with the same prompt
+      return { body: draw(request, images.map((f) => `${f.filename}:${f.size}`).join(',')) };
+    },
+  };
+  return { generations, edits };
+}
+
+function draw(request: ImagesRequest, salt: string): { created: number; data: { b64_json: string; revised_prompt: string }[] } {
+  const prompt = String(request.prompt ?? '');
+  const n = Math.min(MAX_N, Math.max(1, Number.parseInt(String(request.n ?? '1'), 10) || 1));
+  const [width, height] = dimensions(request.size);
+  const data = Array.from({ length: n }, (_, i) => {
+    const digest = createHash('sha256').update(`${prompt}\u0000${salt}\u0000${i}`).digest();
+    const from: Rgb = [digest[0], digest[1], digest[2]];
+    const to: Rgb = [digest[3], digest[4], digest[5]];
+    return { b64_json: gradientPng(width, height, from, to).toString('base64'), revised_prompt: prompt };
+  });
+  return { created: Math.floor(Date.now() / 1000), data };
+}
+
+/** `<w>x<h>` scaled down to fit MAX_SIDE, keeping the aspect ratio; anything else gives the default. */
+function dimensions(size: unknown): [number, number] {
+  const match = typeof size === 'string' ? /^(\d+)x(\d+)$/.exec(size) : null;
+  if (!match) return [DEFAULT_SIDE, DEFAULT_SIDE];
+  const [w, h] = [Number(match[1]), Number(match[2])];
+  if (w < 1 || h < 1) return [DEFAULT_SIDE, DEFAULT_SIDE];
+  const scale = Math.min(1, MAX_SIDE / Math.max(w, h));
+  return [Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale))];
+}

@@ -1,0 +1,226 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import OpenAI, { toFile } from 'openai';
+import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const PROVIDER_KEY = 'sk-provider-CANARY-img1';
+const CLIENT_KEY = 'sk-client-CANARY-img2';
+
+/** Bytes that look like a PNG and are big enough to cross many socket reads. */
+function fakePng(size: number, seed: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 7) & 0xff;
+  TINY_PNG.subarray(0, 8).copy(bytes);
+  return bytes;
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Temporary files are removed right after the answer is written: wait for that, without a fixed sleep. */
+export async function expectNoTempFiles(dir: string): Promise<void> {
+  for (let i = 0; i < 400 && readdirSync(dir).length > 0; i++) await new Promise((r) => setImmediate(r));
+  expect(readdirSync(dir)).to.deep.equal([]);
+}
+
+describe('images through the gateway (openai SDK, fake images upstream)', () => {
+  let upstream: FakeImagesUpstream;
+  let gw: TestGateway;
+  let client: OpenAI;
+  let tempDir: string;
+  let now = 1_800_000_000_000;
+
+  before(async () => {
+    tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-images-test-'));
+    upstream = await new FakeImagesUpstream().start();
+    gw = await startGateway(
+      {
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'painter-bot' }],
+        providers: [
+          { id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY },
+          { id: 'local', type: 'echo' },
+        ],
+        models: [
+          { name: 'painter', provider: 'oai', model: 'gpt-image-1', id: 'oai/gpt-image-1', kind: 'image', price: { perImage: 0.04, perImageBySize: { '1024x1024': 0.05 } } },
+          { name: 'echo-image', provider: 'local', kind: 'image', price: { perImage: 0.01 } },
+          { name: 'chatty', provider: 'oai' },
+        ],
+        images: { tempDir, urlTtlSeconds: 60 },
+      },
+      { clock: { now: () => now } },
+    );
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.alwaysB64 = false;
+    upstream.answer = undefined;
+  });
+  afterEach(async () => expectNoTempFiles(tempDir));
+
+  describe('generations', () => {
+    it('passes the request through with the upstream model name and prices each image by its size', async () => {
+      const { data, response } = await client.images
+        .generate({ model: 'painter', prompt: 'a red fox', n: 2, size: '1024x1024', quality: 'high', user: 'u-42' })
+        .withResponse();
+      expect(data).to.deep.equal({ created: 1700000000, data: [{ url: 'https://images.example.test/img-0.png' }, { url: 'https://images.example.test/img-1.png' }] });
+      expect(upstream.last.path).to.equal('/v1/images/generations');
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a red fox', n: 2, size: '1024x1024', quality: 'high', user: 'u-42' });
+      expect(upstream.last.headers.authorization).to.equal(`Bearer ${PROVIDER_KEY}`);
+      expect(JSON.stringify(upstream.last.headers)).to.not.include(CLIENT_KEY);
+      expect(response.headers.get('x-gateway-model-id')).to.equal('oai/gpt-image-1');
+      // 2 images at the 1024x1024 price
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.1');
+    });
+
+    it('returns b64_json as the upstream sent it, at the default per-image price for other sizes', async () => {
+      const { data, response } = await client.images.generate({ model: 'painter', prompt: 'a blue fox', size: '512x512', response_format: 'b64_json' }).withResponse();
+      expect(data.data).to.deep.equal([{ b64_json: TINY_PNG.toString('base64') }]);
+      expect(upstream.last.json.response_format).to.equal('b64_json');
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.04');
+    });
+
+    it('hosts images at an expiring gateway URL, needing no key, when the upstream only returns b64_json', async () => {
+      upstream.alwaysB64 = true;
+      const generated = await client.images.generate({ model: 'painter', prompt: 'a green fox', n: 2 });
+      const urls = generated.data!.map((d) => d.url!);
+      expect(generated.data!.every((d) => d.b64_json === undefined)).to.equal(true);
+      for (const url of urls) expect(url).to.match(new RegExp(`^${gw.url}/v1/images/files/[A-Za-z0-9_-]{32}\\.png$`));
+      expect(new Set(urls).size).to.equal(2);
+
+      const image = await fetch(urls[0]);
+      expect(image.status).to.equal(200);
+      expect(image.headers.get('content-type')).to.equal('image/png');
+      expect(image.headers.get('cache-control')).to.equal('private, max-age=60');
+      expect(Buffer.from(await image.arrayBuffer()).equals(TINY_PNG)).to.equal(true);
+
+      const guessed = await fetch(urls[0].replace(/[A-Za-z0-9_-]{32}/, 'A'.repeat(32)));
+      expect(guessed.status).to.equal(404);
+      expect((await guessed.json()) as unknown).to.deep.equal({
+        error: { message: 'This image does not exist or its URL has expired.', type: 'not_found_error', param: null, code: 'image_not_found' },
+      });
+
+      now += 61_000;
+      const expired = await fetch(urls[1]);
+      expect(expired.status).to.equal(404);
+      expect(((await expired.json()) as { error: { code: string } }).error.code).to.equal('image_not_found');
+    });
+
+    it('logs the request with its image count and cost', async () => {
+      const { response } = await client.images.generate({ model: 'painter', prompt: 'a logged fox', n: 3, size: '1024x1024' }).withResponse();
+      const requestId = response.headers.get('x-gateway-request-id')!;
+      const page = await gw.gateway.services.requestLog.query({ limit: 50 });
+      const entry = page.data.find((e) => e.requestId === requestId)!;
+      expect(entry).to.include({ endpoint: 'images', model: 'painter', deploymentId: 'oai/gpt-image-1', status: 200, keyId: 'painter-bot' });
+      expect(entry.cost).to.be.closeTo(0.15, 1e-12);
+      expect(entry.details).to.deep.include({ images: 3, size: '1024x1024' });
+    });
+
+    it('answers a bad size, a missing prompt and a chat model with OpenAI errors', async () => {
+      const bad = await client.images.generate({ model: 'painter', prompt: 'x', size: 'big' as never }).catch((e) => e);
+      expect(bad.status).to.equal(400);
+      expect(bad.error).to.include({ code: 'invalid_value', param: 'size' });
+      const missing = await client.images.generate({ model: 'painter' } as never).catch((e) => e);
+      expect(missing.status).to.equal(400);
+      expect(missing.error).to.include({ code: 'missing_required_parameter', param: 'prompt' });
+      const chat = await client.images.generate({ model: 'chatty', prompt: 'x' }).catch((e) => e);
+      expect(chat.status).to.equal(400);
+      expect(upstream.requests).to.have.length(0);
+    });
+  });
+
+  describe('edits', () => {
+    it('streams an image and a mask to the upstream as a new multipart body (model and prompt first)', async () => {
+      const image = fakePng(300_000, 1);
+      const mask = fakePng(70_000, 2);
+      const { data, response } = await client.images
+        .edit({ model: 'painter', prompt: 'add a hat', image: await toFile(image, 'fox.png', { type: 'image/png' }), mask: await toFile(mask, 'mask.png', { type: 'image/png' }), n: 2, size: '1024x1024' })
+        .withResponse();
+      expect(data.data).to.have.length(2);
+      const rec = upstream.last;
+      expect(rec.path).to.equal('/v1/images/edits');
+      expect(rec.headers.authorization).to.equal(`Bearer ${PROVIDER_KEY}`);
+      expect(rec.headers['transfer-encoding']).to.equal('chunked');
+      expect(rec.fields).to.deep.equal([
+        ['model', 'gpt-image-1'],
+        ['prompt', 'add a hat'],
+        ['n', '2'],
+        ['size', '1024x1024'],
+      ]);
+      expect(rec.files).to.deep.equal([
+        { field: 'image', filename: 'fox.png', mimeType: 'image/png', size: image.length, sha256: sha256(image) },
+        { field: 'mask', filename: 'mask.png', mimeType: 'image/png', size: mask.length, sha256: sha256(mask) },
+      ]);
+      expect(rec.order).to.deep.equal(['model', 'prompt', 'image', 'mask', 'n', 'size']);
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.1');
+    });
+
+    it('accepts several images (image[]) sent before the model and prompt, spooling them until routing can start', async () => {
+      const first = fakePng(200_000, 3);
+      const second = fakePng(50_000, 4);
+      const mask = fakePng(10_000, 5);
+      upstream.alwaysB64 = true;
+      const edited = await client.images.edit({
+        image: [await toFile(first, 'a.png', { type: 'image/png' }), await toFile(second, 'b.png', { type: 'image/png' })],
+        mask: await toFile(mask, 'm.png', { type: 'image/png' }),
+        prompt: 'merge them',
+        model: 'painter',
+        response_format: 'b64_json',
+      });
+      expect(edited.data).to.deep.equal([{ b64_json: TINY_PNG.toString('base64') }]);
+      const rec = upstream.last;
+      expect(rec.fields).to.deep.equal([
+        ['prompt', 'merge them'],
+        ['model', 'gpt-image-1'],
+        ['response_format', 'b64_json'],
+      ]);
+      expect(rec.files.map((f) => [f.field, f.filename, f.size, f.sha256])).to.deep.equal([
+        ['image[]', 'a.png', first.length, sha256(first)],
+        ['image[]', 'b.png', second.length, sha256(second)],
+        ['mask', 'm.png', mask.length, sha256(mask)],
+      ]);
+    });
+
+    it('hosts an edited image returned as b64_json when the client asked for a url', async () => {
+      upstream.alwaysB64 = true;
+      const edited = await client.images.edit({ model: 'painter', prompt: 'brighter', image: await toFile(fakePng(1000, 6), 'x.png', { type: 'image/png' }) });
+      const res = await fetch(edited.data![0].url!);
+      expect(res.status).to.equal(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(TINY_PNG)).to.equal(true);
+    });
+
+    it('passes an upstream error through in the OpenAI shape', async () => {
+      upstream.answer = () => ({ status: 400, body: { error: { message: 'Invalid mask: size differs from the image.', type: 'invalid_request_error', code: 'invalid_mask', param: 'mask' } } });
+      const err = await client.images
+        .edit({ model: 'painter', prompt: 'p', image: await toFile(fakePng(100, 7), 'x.png'), mask: await toFile(fakePng(50, 8), 'm.png') })
+        .catch((e) => e);
+      expect(err.status).to.equal(400);
+      expect(err.error).to.deep.equal({ message: 'Invalid mask: size differs from the image.', type: 'invalid_request_error', param: 'mask', code: 'invalid_mask' });
+    });
+  });
+
+  describe('the echo demo model', () => {
+    it('draws a real PNG of the asked size, hosted at a URL by default', async () => {
+      const { data, response } = await client.images.generate({ model: 'echo-image', prompt: 'a sunset', n: 2, size: '128x64' }).withResponse();
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.02');
+      const png = Buffer.from(await (await fetch(data.data![0].url!)).arrayBuffer());
+      expect(png.subarray(0, 8).equals(TINY_PNG.subarray(0, 8))).to.equal(true);
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).to.deep.equal([128, 64]);
+    });
+
+    it('edits: reads the upload and answers b64_json when asked', async () => {
+      const edited = await client.images.edit({ model: 'echo-image', prompt: 'a hat', image: await toFile(fakePng(5000, 9), 'x.png'), response_format: 'b64_json' });
+      const png = Buffer.from(edited.data![0].b64_json!, 'base64');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).to.deep.equal([64, 64]);
+    });
+  });
+});
