@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startEverythingServer, type EverythingServer } from '../support/everything-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const KEY = 'sk-upstreams-CANARY-0001';
+const ADMIN = 'sk-upstreams-admin-0002';
+
+async function post(gw: TestGateway, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${KEY}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined };
+}
+const call = (name: string, args: unknown = {}, headers: Record<string, string> = {}) => ({ body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, headers });
+
+describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
+  let stateful: FakeMcpServer;
+  let slow: FakeMcpServer;
+  let dead: FakeMcpServer;
+  let everything: EverythingServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    stateful = await FakeMcpServer.start({ stateful: true, tools: { count: {} } });
+    slow = await FakeMcpServer.start({ tools: { wait: {} } });
+    dead = await FakeMcpServer.start({ tools: { gone: {} } });
+    everything = await startEverythingServer();
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'bot' }],
+      mcpServers: [
+        { name: 'state', url: stateful.url, org: 'acme' },
+        { name: 'slow', url: slow.url, org: 'acme' },
+        { name: 'dead', url: dead.url, org: 'acme' },
+        { name: 'everything', alias: 'ev', url: everything.url, visibility: 'public' },
+      ],
+      mcp: { healthCheckIntervalSeconds: 0 },
+      timeouts: { totalMs: 500 },
+    });
+    // first discovery of every server is done before the first listing answers
+    await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([stateful.close(), slow.close(), dead.close(), everything.stop()]);
+  });
+
+  const logOf = async (tool: string) => {
+    const page = (await fetch(`${gw.url}/admin/v1/logs?model=${encodeURIComponent(`MCP: ${tool}`)}&limit=1`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
+    return page.data[0];
+  };
+
+  it('keeps working when a stateful upstream expires its session (new session, same answer)', async () => {
+    const first = await post(gw, call('state-count', { n: 1 }).body);
+    expect(first.body.result).to.deep.equal({ content: [{ type: 'text', text: '{"n":1}' }] });
+    stateful.expireSessions();
+    const second = await post(gw, call('state-count', { n: 2 }).body);
+    expect(second.body.result).to.deep.equal({ content: [{ type: 'text', text: '{"n":2}' }] });
+    const sessions = new Set(stateful.requestsFor('tools/call').map((r) => r.headers['mcp-session-id']));
+    expect(sessions.size).to.equal(2);
+  });
+
+  it('answers a tool call the upstream does not finish in time with a JSON-RPC error, and logs it', async () => {
+    slow.hang = true;
+    try {
+      const res = await post(gw, call('slow-wait').body);
+      expect(res.status).to.equal(200);
+      expect(res.body.error).to.deep.equal({ code: -32002, message: 'MCP server slow did not answer in time.', data: { code: 'mcp_upstream_timeout' } });
+    } finally {
+      slow.releaseHeld();
+    }
+    const entry = await logOf('slow-wait');
+    expect(entry).to.deep.include({ status: 504, errorCode: 'mcp_upstream_timeout', cost: 0 });
+  });
+
+  it('answers a call to a server that went away with a JSON-RPC error naming it', async () => {
+    await dead.close();
+    const res = await post(gw, call('dead-gone').body);
+    expect(res.body.error).to.deep.equal({ code: -32002, message: 'MCP server dead is unreachable.', data: { code: 'mcp_upstream_unreachable' } });
+    expect((await logOf('dead-gone')).status).to.equal(502);
+  });
+
+  it('reaches server-everything through the gateway with the SDK client', async () => {
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'x-mcp-servers': 'ev' } } }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).to.include.members(['echo', 'get-sum']);
+      expect(await client.callTool({ name: 'echo', arguments: { message: 'through the gateway' } })).to.deep.equal({ content: [{ type: 'text', text: 'Echo: through the gateway' }] });
+      const { prompts } = await client.listPrompts();
+      expect(prompts.length).to.be.greaterThan(0);
+      const prompt = await client.getPrompt({ name: prompts.find((p) => !(p.arguments ?? []).some((a) => a.required))!.name, arguments: {} });
+      expect(prompt.messages.length).to.be.greaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a batch with one response per request, in order', async () => {
+    const res = await post(gw, [
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'state-count', arguments: { n: 3 } } },
+      { jsonrpc: '2.0', id: 'c', method: 'nope' },
+    ]);
+    expect(res.status).to.equal(200);
+    expect(res.body.map((r: any) => r.id)).to.deep.equal(['a', 'b', 'c']);
+    expect(res.body[1].result.content[0].text).to.equal('{"n":3}');
+    expect(res.body[2].error.code).to.equal(-32601);
+  });
+
+  it('refuses messages that are not JSON-RPC 2.0 requests and bad params', async () => {
+    const notRpc = await post(gw, { id: 1, method: 'tools/list' });
+    expect(notRpc.status).to.equal(400);
+    expect(notRpc.body.error).to.deep.equal({ code: -32600, message: 'Invalid Request: jsonrpc must be "2.0".' });
+    const badArgs = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'state-count', arguments: [1, 2] } });
+    expect(badArgs.body.error.code).to.equal(-32602);
+    expect(badArgs.body.error.message).to.equal('params.arguments must be an object.');
+    const noName = await post(gw, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} });
+    expect(noName.body.error.message).to.equal('params.name must be the name of a tool.');
+    const noUri = await post(gw, { jsonrpc: '2.0', id: 4, method: 'resources/read', params: {} });
+    expect(noUri.body.error.message).to.equal('params.uri must be a non-empty string.');
+  });
+
+  it('accepts the key with or without "Bearer", and answers 406 to a client that accepts neither JSON nor SSE', async () => {
+    const bare = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'x-gateway-api-key': KEY });
+    expect(bare.status).to.equal(200);
+    const html = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'text/html' });
+    expect(html.status).to.equal(406);
+    const any = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: '*/*' });
+    expect(any.status).to.equal(200);
+  });
+
+  it('reads a JSON-RPC body sent without a JSON content type', async () => {
+    const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(await res.json()).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+});
