@@ -16,11 +16,14 @@ import { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 import type { InboundInfo } from '../plugins/contracts';
 import type { ChatMessage, ChatRequest, ChatResponse } from '../types/chat';
+import { GATEWAY_PROXY } from './gateway-proxy-name';
+import type { McpGateway } from './mcp-gateway';
 import { parseServerHeader } from './scope';
+import type { UpstreamItem } from './discovery';
 import { prefixedToolName } from './naming';
 import type { InboundHeaders } from './upstream-headers';
 
-export const GATEWAY_PROXY = 'gateway_proxy';
+export { GATEWAY_PROXY };
 
 export interface ProxyTool {
   name: string;
@@ -61,21 +64,10 @@ export function modelToolName(model: string): string {
   return model.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Which servers an `x-mcp-servers` header asks for, with `gateway_proxy` taken out of the list. */
-export interface ServerSelection {
-  /** is `gateway_proxy` part of this request? */
-  proxy: boolean;
-  /** the headers to resolve upstream servers with, or null when the header names no upstream server */
-  upstream: InboundHeaders | null;
-}
-
-export function selectServers(headers: InboundHeaders): ServerSelection {
+/** Is `gateway_proxy` part of this request? Yes unless `x-mcp-servers` names servers without it. */
+export function proxySelected(headers: InboundHeaders): boolean {
   const names = parseServerHeader(headers['x-mcp-servers']);
-  if (!names) return { proxy: true, upstream: headers };
-  const others = names.filter((n) => n !== GATEWAY_PROXY);
-  const proxy = others.length < names.length;
-  if (others.length === 0) return { proxy, upstream: null };
-  return { proxy, upstream: { ...headers, 'x-mcp-servers': others.join(',') } };
+  return !names || names.includes(GATEWAY_PROXY);
 }
 
 export class GatewayProxyServer {
@@ -156,4 +148,48 @@ export function gatewayProxyFor(services: Pick<GatewayServices, 'catalog' | 'pip
     INSTANCES.set(services, proxy);
   }
   return proxy;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Hooks for the `/mcp` endpoint (core/http/routes/mcp.ts): listing and calling the gateway_proxy tools
+// beside the upstream ones.
+// ---------------------------------------------------------------------------------------------------
+
+type ProxyServices = Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>;
+
+/** tools/list: the upstream tools, then the gateway_proxy model tools this key may use. */
+export function withProxyTools(services: ProxyServices, principal: Principal, mcpHeaders: InboundHeaders, upstream: UpstreamItem[]): UpstreamItem[] {
+  if (!proxySelected(mcpHeaders)) return upstream;
+  const taken = new Set(upstream.map((t) => String(t.name)));
+  const models = gatewayProxyFor(services)
+    .listTools(principal, taken)
+    .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  return [...upstream, ...models];
+}
+
+export interface ProxyToolCall {
+  mcp: McpGateway;
+  principal: Principal;
+  credential: string | undefined;
+  mcpHeaders: InboundHeaders;
+  inbound: InboundInfo;
+  signal: AbortSignal;
+}
+
+/**
+ * tools/call: the result of a gateway_proxy tool, or undefined when `name` is not one (the caller routes
+ * it upstream as usual). An upstream tool with the same plain name wins, as in the listing.
+ */
+export async function callProxyTool(services: ProxyServices, call: ProxyToolCall, name: string, args: unknown): Promise<Record<string, unknown> | undefined> {
+  if (!proxySelected(call.mcpHeaders)) return undefined;
+  const proxy = gatewayProxyFor(services);
+  const tool = proxy.findTool(call.principal, name);
+  if (!tool) return undefined;
+  if (!name.startsWith(`${GATEWAY_PROXY}-`)) {
+    const p = call.principal;
+    const scope = await call.mcp.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, call.mcpHeaders);
+    if (call.mcp.view.routeTool(scope, name)) return undefined;
+  }
+  const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal });
+  return result;
 }

@@ -14,6 +14,7 @@
 import type { KeyMcpRestrictions } from '../config/types';
 import { InvalidRequestError } from '../errors/gateway-error';
 import type { McpServerRecord } from './server-record';
+import { GATEWAY_PROXY } from './gateway-proxy-name';
 
 export interface McpCaller {
   keyId: string | null;
@@ -63,9 +64,10 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
   const keyServers = caller.restrictions?.servers;
   if (keyServers && keyServers.length > 0) reachable = reachable.filter((r) => keyServers.some((n) => matches(r, n)));
 
-  // 4. the request header
+  // 4. the request header (`gateway_proxy` names the built-in server of models, not an upstream one)
   if (requested) {
-    const unknown = requested.filter((n) => !reachable.some((r) => matches(r, n)));
+    const upstream = requested.filter((n) => n !== GATEWAY_PROXY);
+    const unknown = upstream.filter((n) => !reachable.some((r) => matches(r, n)));
     if (unknown.length > 0) {
       throw new InvalidRequestError(
         `x-mcp-servers: no MCP server named ${unknown.map((n) => `"${n}"`).join(', ')} is available to this key.`,
@@ -73,7 +75,7 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
         { param: 'x-mcp-servers' },
       );
     }
-    reachable = reachable.filter((r) => requested.some((n) => matches(r, n)));
+    reachable = reachable.filter((r) => upstream.some((n) => matches(r, n)));
   }
 
   // 3. the per-tool whitelist

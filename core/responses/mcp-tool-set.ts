@@ -9,7 +9,7 @@
  */
 import type { Principal } from '../auth/principal';
 import { InvalidRequestError } from '../errors/gateway-error';
-import { GATEWAY_PROXY, selectServers, type GatewayProxyServer, type ProxyTool } from '../mcp/gateway-proxy';
+import { GATEWAY_PROXY, proxySelected, type GatewayProxyServer, type ProxyTool } from '../mcp/gateway-proxy';
 import type { McpGateway } from '../mcp/mcp-gateway';
 import { parseServerHeader } from '../mcp/scope';
 import type { InboundHeaders } from '../mcp/upstream-headers';
@@ -34,7 +34,7 @@ export interface McpToolSet {
   byFunction: Map<string, OfferedTool>;
   byMcpName: Map<string, OfferedTool>;
   listings: McpListToolsItem[];
-  /** the headers MCP calls carry (x-mcp-servers without gateway_proxy, per-user credentials) */
+  /** the headers MCP calls carry (x-mcp-servers, per-user credentials) */
   callHeaders: InboundHeaders;
 }
 
@@ -65,23 +65,21 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
 }
 
 export async function resolveMcpTools(entries: McpToolEntry[], principal: Principal, mcpHeaders: InboundHeaders, sources: ToolSources): Promise<McpToolSet> {
-  const selection = selectServers(mcpHeaders);
   const upstream: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: unknown }[] = [];
-  if (selection.upstream) {
-    if (sources.mcp) {
-      const scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, selection.upstream);
-      for (const tool of sources.mcp.view.listTools(scope)) {
-        upstream.push({ name: String(tool.name), description: tool.description as string | undefined, inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' }, annotations: tool.annotations });
-      }
-    } else {
-      const named = parseServerHeader(selection.upstream['x-mcp-servers']);
-      if (named) throw new InvalidRequestError(`x-mcp-servers: no MCP server named ${named.map((n) => `"${n}"`).join(', ')} is available to this key.`, 'mcp_server_not_found', { param: 'x-mcp-servers' });
+  if (sources.mcp) {
+    // throws a 400 naming the servers when x-mcp-servers names one the key cannot reach
+    const scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, mcpHeaders);
+    for (const tool of sources.mcp.view.listTools(scope)) {
+      upstream.push({ name: String(tool.name), description: tool.description as string | undefined, inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' }, annotations: tool.annotations });
     }
+  } else {
+    const named = parseServerHeader(mcpHeaders['x-mcp-servers'])?.filter((n) => n !== GATEWAY_PROXY);
+    if (named?.length) throw new InvalidRequestError(`x-mcp-servers: no MCP server named ${named.map((n) => `"${n}"`).join(', ')} is available to this key.`, 'mcp_server_not_found', { param: 'x-mcp-servers' });
   }
   const taken = new Set(upstream.map((t) => t.name));
-  const proxyTools = selection.proxy ? sources.proxy.listTools(principal, taken) : [];
+  const proxyTools = proxySelected(mcpHeaders) ? sources.proxy.listTools(principal, taken) : [];
 
-  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: selection.upstream ?? {} };
+  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders };
   for (const entry of entries) {
     const allowed = allowedNames(entry);
     const offered: OfferedTool[] = [
