@@ -1,0 +1,13 @@
+/** Context handed to a feature's own benchmark section (MCP, guardrails...). */
+export interface BenchContext {
+  durationSeconds: number;
+  /** true when taskset pinning is in use: put the system under test on core 1 */
+  pin: boolean;
+  /** the fast OpenAI-compatible upstream of the main bench */
+  upstreamUrl: string;
+  /** dist/core/main.js */
+  gatewayBinary: string;
+}
+
+/** Further benchmark sections; each returns the text it prints. Add one line per feature. */
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [];

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ADMIN = 'sk-admin-CANARY-5150';
+
+async function api(gw: TestGateway, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+describe('management API: keys, organizations, logs, spend', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }, { id: 'globex' }],
+      keys: [
+        { key: 'sk-acme-admin', org: 'acme', id: 'acme-admin', role: 'admin' },
+        { key: 'sk-acme-member', org: 'acme', id: 'acme-member' },
+        { key: 'sk-globex', org: 'globex', id: 'globex-member' },
+      ],
+      providers: [{ id: 'echo', type: 'echo' }],
+      models: [{ name: 'echo', provider: 'echo', price: { inputPerMTok: 1000000, outputPerMTok: 0 } }],
+    });
+  });
+  after(() => gw.close());
+
+  it('creates a key whose secret is shown once, works at once, and is never listed again', async () => {
+    const created = await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'acme', name: 'bot', models: ['echo'] });
+    expect(created.status).to.equal(201);
+    const secret = created.body.key as string;
+    expect(secret).to.match(/^sk-mg-/);
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: secret, maxRetries: 0 });
+    const answer = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'ping' }] });
+    expect(answer.choices[0].message.content).to.equal('ping');
+    const list = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
+    expect(list.text).to.not.include(secret);
+    expect(list.text).to.not.include('digest');
+    const read = await api(gw, 'GET', `/admin/v1/keys/${created.body.id}`, ADMIN);
+    expect(read.body).to.include({ id: created.body.id, org: 'acme', name: 'bot' });
+    expect(read.text).to.not.include(secret);
+
+    const revoked = await api(gw, 'DELETE', `/admin/v1/keys/${created.body.id}`, ADMIN);
+    expect(revoked.body.deleted).to.equal(true);
+    await new Promise((r) => setTimeout(r, 10));
+  });
+
+  it('lets an organization admin manage only its own organization', async () => {
+    const own = await api(gw, 'POST', '/admin/v1/keys', 'sk-acme-admin', { name: 'mine' });
+    expect(own.status).to.equal(201);
+    expect(own.body.org).to.equal('acme');
+    const other = await api(gw, 'POST', '/admin/v1/keys', 'sk-acme-admin', { org: 'globex' });
+    expect(other.status).to.equal(403);
+    const list = await api(gw, 'GET', '/admin/v1/keys', 'sk-acme-admin');
+    expect(list.body.data.every((k: { org: string }) => k.org === 'acme')).to.equal(true);
+    expect((await api(gw, 'GET', '/admin/v1/keys/globex-member', 'sk-acme-admin')).status).to.equal(404);
+    expect((await api(gw, 'GET', '/admin/v1/logs?org=globex', 'sk-acme-admin')).status).to.equal(403);
+    expect((await api(gw, 'POST', '/admin/v1/organizations', 'sk-acme-admin', { id: 'x' })).status).to.equal(403);
+  });
+
+  it('refuses members and unknown keys in the OpenAI error shape', async () => {
+    const member = await api(gw, 'GET', '/admin/v1/logs', 'sk-acme-member');
+    expect(member.status).to.equal(403);
+    expect(member.body.error).to.include({ type: 'permission_error', code: 'not_admin' });
+    const nobody = await api(gw, 'GET', '/admin/v1/logs', 'sk-nope');
+    expect(nobody.status).to.equal(401);
+  });
+
+  it('creates organizations (platform admin) and rejects duplicates', async () => {
+    expect((await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech', name: 'Initech' })).status).to.equal(201);
+    expect((await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech' })).status).to.equal(400);
+    const list = await api(gw, 'GET', '/admin/v1/organizations', ADMIN);
+    expect(list.body.data.map((o: { id: string }) => o.id)).to.deep.equal(['acme', 'globex', 'initech']);
+  });
+
+  it('logs every request, newest first, with a cursor, and totals spend by key, org, model and day', async () => {
+    const acme = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-member', maxRetries: 0 });
+    const globex = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-globex', maxRetries: 0 });
+    await acme.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcd' }] });
+    await acme.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcdefgh' }] });
+    await globex.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcd' }] });
+    await acme.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }).catch(() => undefined);
+
+    const page1 = await api(gw, 'GET', '/admin/v1/logs?key=acme-member&limit=2', ADMIN);
+    expect(page1.body.data).to.have.length(2);
+    expect(page1.body.data[0]).to.include({ keyId: 'acme-member', org: 'acme', model: 'nope', status: 404, errorCode: 'model_not_found' });
+    expect(page1.body.data[1]).to.include({ model: 'echo', deploymentId: 'echo/echo', status: 200, endpoint: 'chat', promptTokens: 2 });
+    expect(page1.body.data[1]).to.have.keys('id', 'requestId', 'time', 'keyId', 'org', 'endpoint', 'model', 'deploymentId', 'promptTokens', 'completionTokens', 'cost', 'status', 'latencyMs', 'errorCode', 'outcome', 'details');
+    const page2 = await api(gw, 'GET', `/admin/v1/logs?key=acme-member&limit=2&cursor=${page1.body.next_cursor}`, ADMIN);
+    expect(page2.body.data[0].promptTokens).to.equal(1);
+
+    const byOrg = await api(gw, 'GET', '/admin/v1/spend?groupBy=org', ADMIN);
+    const acmeRow = byOrg.body.data.find((r: { group: string }) => r.group === 'acme');
+    expect(acmeRow.cost).to.equal(3);
+    expect((await api(gw, 'GET', '/admin/v1/spend?groupBy=day', ADMIN)).body.data[0].group).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    const orgAdminView = await api(gw, 'GET', '/admin/v1/spend?groupBy=key', 'sk-acme-admin');
+    expect(orgAdminView.body.data.map((r: { group: string }) => r.group)).to.not.include('globex-member');
+    expect((await api(gw, 'GET', '/admin/v1/spend?groupBy=colour', ADMIN)).status).to.equal(400);
+  });
+
+  it('never shows the admin key in a response or the gateway output', async () => {
+    const res = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
+    expect(res.text).to.not.include(ADMIN);
+    expect(gw.logLines.join('')).to.not.include(ADMIN);
+  });
+});
