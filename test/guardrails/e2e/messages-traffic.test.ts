@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import Anthropic from '@anthropic-ai/sdk';
+import { FakeAnthropicUpstream, textEvents } from '../../providers/anthropic/fake-anthropic-upstream';
+import { FakeOpenAI, chatChunks } from '../../support/fake-openai';
+import { startGateway, type TestGateway } from '../../support/start-gateway';
+
+const EMAIL = 'jane.roe@example.org';
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+const MODEL = 'claude-sonnet-4-5-20250929';
+
+describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI upstreams)', () => {
+  let anthropic: FakeAnthropicUpstream;
+  let openai: FakeOpenAI;
+  let gw: TestGateway;
+  let client: Anthropic;
+
+  before(async () => {
+    anthropic = new FakeAnthropicUpstream('sk-ant-provider');
+    await anthropic.start();
+    openai = await new FakeOpenAI().start();
+    gw = await startGateway({
+      routing: { retries: 0 },
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: 'sk-client-1', org: 'acme', id: 'agent' },
+        { key: 'sk-client-2', org: 'acme', id: 'strict', guardrails: ['no-iban'] },
+      ],
+      providers: [
+        { id: 'claude', type: 'anthropic', baseUrl: anthropic.url, apiKey: 'sk-ant-provider' },
+        { id: 'oai', type: 'openai', baseUrl: `${openai.url}/v1`, apiKey: 'sk-oai' },
+      ],
+      models: [
+        { name: 'claude-test', provider: 'claude', model: MODEL },
+        { name: 'gpt-test', provider: 'oai', model: 'upstream-model' },
+      ],
+      guardrails: [
+        { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
+        { id: 'no-iban', engine: 'pii-mask', phase: 'post', options: { entities: ['IBAN'], actions: { IBAN: 'block' } } },
+      ],
+    });
+    client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-client-1', maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await anthropic.close();
+    await openai.stop();
+  });
+
+  it('masks the system prompt and message blocks before a native Anthropic upstream sees them', async () => {
+    anthropic.reply({ json: { id: 'msg_1', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: `Mail ${EMAIL}` }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 3 } } });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 50,
+      system: `Escalations go to ${EMAIL}.`,
+      messages: [{ role: 'user', content: [{ type: 'text', text: `I am ${EMAIL}` }] }],
+    });
+    expect(anthropic.last.body.system).to.equal('Escalations go to [EMAIL].');
+    expect(anthropic.last.body.messages).to.deep.equal([{ role: 'user', content: [{ type: 'text', text: 'I am [EMAIL]' }] }]);
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Mail [EMAIL]' }]);
+  });
+
+  it('masks a value split across native Messages stream events at every position', async () => {
+    const answer = `Write to ${EMAIL} today.`;
+    const start = answer.indexOf(EMAIL);
+    for (let cut = start + 1; cut < start + EMAIL.length; cut += 2) {
+      anthropic.reply({ events: textEvents('msg_s', MODEL, [answer.slice(0, cut), answer.slice(cut)]) });
+      const stream = client.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+      const final = await stream.finalMessage();
+      expect(final.content.map((b) => b.type), `cut at ${cut - start}`).to.deep.equal(['text']);
+      expect(final.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), `cut at ${cut - start}`).to.equal('Write to [EMAIL] today.');
+      expect(final.usage.output_tokens).to.equal(5);
+    }
+  });
+
+  it('masks a translated stream (Messages client, OpenAI upstream)', async () => {
+    openai.script = { kind: 'sse', events: chatChunks(['Reach jane.roe@exa', 'mple.org now'], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }) };
+    const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    const final = await stream.finalMessage();
+    expect(final.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).to.equal('Reach [EMAIL] now');
+  });
+
+  it('ends a Messages stream with an error event when a blocking entity appears', async () => {
+    anthropic.reply({ events: textEvents('msg_b', MODEL, ['Pay to ', IBAN.slice(0, 9), IBAN.slice(9), ' please.']) });
+    const strict = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-client-2', maxRetries: 0 });
+    const stream = strict.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    stream.on('text', (t) => (text += t));
+    let error: unknown;
+    try {
+      await stream.finalMessage();
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(Anthropic.APIError);
+    expect(String((error as Error).message)).to.include('IBAN');
+    expect(text).to.not.include('3704');
+  });
+});
