@@ -17,9 +17,11 @@ export const limitsExtension: BootExtension = async ({ container, config }) => {
   const clock = container.resolve<Clock>(CLOCK);
   // Resolved on first use: the MCP gateway registers its handlers in a boot extension of its own.
   let handlers: McpStageHandlers | undefined;
+  // The route handler prices the routed tool (`ctx.mcp.fee`); `fee()` itself charges only once the
+  // upstream has answered, so it is only a second opinion here.
   const mcpFee = (ctx: GatewayContext): number => {
     handlers ??= container.resolve<McpStageHandlers>(MCP_STAGE_HANDLERS);
-    return handlers.fee?.(ctx, { status: 200, reason: 'ok' }) ?? 0;
+    return Math.max(ctx.mcp?.fee ?? 0, handlers.fee?.(ctx, { status: 200, reason: 'ok' }) ?? 0);
   };
   const subjects = new LimitSubjects(config.organizations, store, () => clock.now());
   container.registerInstance(ADMISSION, new LimitsAdmission(subjects, store, clock, mcpFee));

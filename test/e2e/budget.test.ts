@@ -1,0 +1,237 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startRedis, type RedisServer } from '../support/redis-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { FakeClock, eventually } from '../core/limits/fake-clock';
+
+const KEY = 'sk-budget-client-1';
+const KEY_2 = 'sk-budget-client-2';
+const ADMIN = 'sk-budget-admin-1';
+/** 10 prompt tokens at $100/M + 5 completion tokens at $200/M */
+const COST_PER_REQUEST = 0.002;
+const FITS_TEN = 10 * COST_PER_REQUEST;
+const USER = [{ role: 'user' as const, content: 'hi' }];
+
+function budgetConfig(upstream: FakeOpenAI, extra: Partial<GatewayConfigInput> = {}): GatewayConfigInput {
+  return {
+    adminKey: ADMIN,
+    organizations: [{ id: 'acme' }],
+    keys: [{ key: KEY, org: 'acme', id: 'budgeted', maxBudget: FITS_TEN }],
+    providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` }],
+    models: [
+      { name: 'priced', provider: 'oai', model: 'm', id: 'oai/priced', price: { inputPerMTok: 100, outputPerMTok: 200 } },
+      { name: 'embed', provider: 'oai', model: 'e', kind: 'embedding', price: { inputPerMTok: 100 } },
+    ],
+    ...extra,
+  };
+}
+
+type Result = { ok: true } | { ok: false; status: number; code: string };
+
+async function ask(client: OpenAI): Promise<Result> {
+  try {
+    await client.chat.completions.create({ model: 'priced', messages: USER, max_tokens: 5 });
+    return { ok: true };
+  } catch (err) {
+    const e = err as InstanceType<typeof OpenAI.APIError>;
+    return { ok: false, status: e.status as number, code: e.code as string };
+  }
+}
+
+async function loggedCost(gw: TestGateway, requests: number): Promise<number> {
+  const page = await eventually(async () => {
+    const res = await fetch(`${gw.url}/admin/v1/logs?limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const body = (await res.json()) as { data: { cost: number }[] };
+    return body.data.length >= requests ? body : undefined;
+  });
+  // the budget counter is settled just after the log entry is written
+  await new Promise((r) => setTimeout(r, 50));
+  return page.data.reduce((sum, e) => sum + e.cost, 0);
+}
+
+/**
+ * 50 requests at once against a budget that fits 10; every upstream answer is held back 200 ms so all
+ * 50 are admitted (or refused) while the first ones are still running. Then requests one at a time until
+ * the budget refuses: 10 requests in all (11 at most, when float rounding leaves a sliver).
+ */
+async function expectNoOverspend(gateways: TestGateway[], clients: OpenAI[]): Promise<void> {
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(clients[i % clients.length])));
+  const passed = results.filter((r) => r.ok).length;
+  const refused = results.filter((r): r is Extract<Result, { ok: false }> => !r.ok);
+  expect(passed, 'concurrent requests admitted').to.be.within(1, 11);
+  for (const r of refused) expect(r).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+
+  let total = passed;
+  for (let i = 0; i < 15; i++) {
+    await loggedCost(gateways[0], total);
+    const r = await ask(clients[i % clients.length]);
+    if (!r.ok) {
+      expect(r).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+      break;
+    }
+    total++;
+  }
+  expect(total, 'requests served in all').to.be.within(10, 11);
+  const spent = await loggedCost(gateways[0], total);
+  expect(spent).to.be.at.most(FITS_TEN + COST_PER_REQUEST + 1e-9);
+}
+
+describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
+  let upstream: FakeOpenAI;
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+  });
+  after(async () => upstream.stop());
+  beforeEach(() => {
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 200 };
+  });
+
+  it('lets at most 11 of 50 concurrent requests through a budget that fits 10 (SQLite store in a temp file)', async function () {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-budget-')), 'gateway.db');
+    const gw = await startGateway(budgetConfig(upstream, { store: { url: `sqlite://${file}` } }));
+    try {
+      await expectNoOverspend([gw], [new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 })]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  describe('two gateway instances sharing a real redis-server', function () {
+    let redis: RedisServer;
+    before(async () => {
+      redis = await startRedis();
+    });
+    after(async () => redis?.stop());
+
+    it('lets at most 11 of 50 concurrent requests, spread over both instances, through a budget that fits 10', async () => {
+      const a = await startGateway(budgetConfig(upstream, { store: { url: redis.url } }));
+      const b = await startGateway(budgetConfig(upstream, { store: { url: redis.url } }));
+      try {
+        const clients = [a, b].map((gw) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 }));
+        await expectNoOverspend([a, b], clients);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  describe('memory store with an injected clock', () => {
+    let gw: TestGateway;
+    let clock: FakeClock;
+    afterEach(async () => gw?.close());
+
+    it('refuses with 429 budget_exceeded once spent, and starts again when the budget period ends', async () => {
+      clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'hourly', maxBudget: 2 * COST_PER_REQUEST, budgetDuration: '1h' }] }), { clock });
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      expect(await ask(client)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 1);
+      expect(await ask(client)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 2);
+
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'priced', messages: USER, max_tokens: 5 }),
+      });
+      expect(res.status).to.equal(429);
+      // the hourly period ends at 13:00 UTC
+      expect(res.headers.get('retry-after')).to.equal('3600');
+      const body = (await res.json()) as any;
+      expect(body.error).to.deep.equal({
+        message: 'Budget exceeded: This key has used $0.004 of its $0.004 budget. It resets at 2026-01-01T13:00:00.000Z.',
+        type: 'budget_exceeded',
+        param: null,
+        code: 'budget_exceeded',
+      });
+
+      clock.advance(3_600_000);
+      expect(await ask(client)).to.deep.equal({ ok: true });
+    });
+
+    it('shares an organization budget between its keys', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(
+        budgetConfig(upstream, {
+          organizations: [{ id: 'acme', maxBudget: 2 * COST_PER_REQUEST }],
+          keys: [
+            { key: KEY, org: 'acme', id: 'first' },
+            { key: KEY_2, org: 'acme', id: 'second' },
+          ],
+        }),
+      );
+      const first = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const second = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY_2, maxRetries: 0 });
+      expect(await ask(first)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 1);
+      expect(await ask(second)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 2);
+      expect(await ask(first)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+      expect(await ask(second)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+    });
+
+    it('counts embeddings and streamed chat against the same budget', async () => {
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'mixed', maxBudget: 0.0025 }] }));
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      // 20 input tokens at $100/M = $0.002
+      upstream.script = { kind: 'json', body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], model: 'e', usage: { prompt_tokens: 20, total_tokens: 20 } } };
+      await client.embeddings.create({ model: 'embed', input: 'hello' });
+      await loggedCost(gw, 1);
+      // a stream: 3 + 2 tokens -> $0.0007; the budget ($0.0025) is then spent
+      upstream.script = {
+        kind: 'sse',
+        events: [
+          { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] },
+          { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+          { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+        ],
+      };
+      const stream = await client.chat.completions.create({ model: 'priced', messages: USER, stream: true });
+      for await (const _ of stream) void _;
+      expect(await loggedCost(gw, 2)).to.be.closeTo(0.0027, 1e-12);
+      const refused = await client.embeddings.create({ model: 'embed', input: 'again' }).catch((e) => e);
+      expect(refused.status).to.equal(429);
+      expect(refused.code).to.equal('budget_exceeded');
+    });
+
+    it('counts MCP tool fees against the key budget and refuses tools/call past it', async () => {
+      const tools = await FakeMcpServer.start({ tools: { search: {} } });
+      try {
+        gw = await startGateway(
+          budgetConfig(upstream, {
+            keys: [{ key: KEY, org: 'acme', id: 'mcp-user', maxBudget: 0.025 }],
+            mcpServers: [{ name: 'docs', url: tools.url, org: 'acme', visibility: 'private', pricePerCall: 0.01 }],
+            mcp: { healthCheckIntervalSeconds: 0 },
+          }),
+        );
+        const rpc = async (id: number, method: string, params?: unknown) => {
+          const res = await fetch(`${gw.url}/mcp`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${KEY}` },
+            body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+          });
+          return (await res.json()) as any;
+        };
+        const [tool] = (await rpc(0, 'tools/list')).result.tools.map((t: any) => t.name);
+        const call = (id: number) => rpc(id, 'tools/call', { name: tool, arguments: {} });
+        for (let i = 1; i <= 3; i++) {
+          const answer = await call(i);
+          expect(answer.result, `call ${i}: ${JSON.stringify(answer)}`).to.exist;
+          await loggedCost(gw, i);
+        }
+        const refused = await call(4);
+        expect(refused.error.data).to.deep.equal({ code: 'budget_exceeded' });
+      } finally {
+        await tools.close();
+      }
+    });
+  });
+});
