@@ -11,6 +11,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamError } from '../errors/gateway-error';
+import { scrubMessage } from '../errors/scrub';
 import type { Logger, McpTransportFactory } from '../plugins/contracts';
 import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
 
@@ -153,7 +154,9 @@ export class McpUpstreamPool {
     if (refusal) throw new UpstreamError(`MCP server ${target.name} may not be reached: ${refusal}`, 'mcp_egress_refused');
     const transport = await this.transports.connect({ url: target.url, headers });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    client.onerror = (err) => this.logger?.debug('mcp upstream transport error', { server: target.name, error: err.message });
+    // The SDK's message may quote the upstream's error body; an upstream that echoes our headers must not
+    // get them into the log.
+    client.onerror = (err) => this.logger?.debug('mcp upstream transport error', { server: target.name, error: scrubMessage(err.message, Object.values(headers)) });
     try {
       await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
     } catch (err) {

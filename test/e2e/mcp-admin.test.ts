@@ -206,8 +206,15 @@ describe('/admin/v1/mcp/servers end to end', () => {
 
   it('never prints a credential in the gateway output', async () => {
     await register(ADMIN_KEY, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'api_key', key: UPSTREAM_SECRET }, staticHeaders: { 'x-h': HEADER_SECRET } });
+    upstream.failBody = undefined;
+    // a careless upstream that echoes the credential it got in its error body
     upstream.failWithStatus = 401;
-    await api(gw, ADMIN_KEY, 'POST', '/admin/v1/mcp/servers/docs/health');
+    upstream.failBody = (headers) => `bad key ${headers['x-api-key']} with ${headers['x-h']}`;
+    const checked = await api(gw, ACME_ADMIN, 'POST', '/admin/v1/mcp/servers/docs/health');
+    expect(checked.body.health).to.deep.include({ status: 'unhealthy', lastError: "MCP server docs refused the gateway's credentials (HTTP 401)." });
+    expect(checked.text).to.not.include(UPSTREAM_SECRET);
+    expect(gw.logLines.join('\n')).to.include('refused the gateway');
+    expect(gw.logLines.join('\n')).to.include('bad key [redacted] with [redacted]');
     const output = gw.logLines.join('\n');
     for (const canary of [UPSTREAM_SECRET, HEADER_SECRET, ADMIN_KEY, ACME_ADMIN]) expect(output).to.not.include(canary);
   });

@@ -79,6 +79,8 @@ export class FakeMcpServer {
   hang = false;
   /** answer every HTTP request with this status (e.g. 500, 401) while set */
   failWithStatus: number | undefined;
+  /** the body sent with `failWithStatus` (default "scripted failure"); may echo the request headers */
+  failBody: ((headers: http.IncomingHttpHeaders) => string) | undefined;
   private readonly held: (() => void)[] = [];
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
   private readonly http: http.Server;
@@ -152,7 +154,7 @@ export class FakeMcpServer {
       this.requests.push({ method: req.method ?? '', headers: req.headers, rpcMethods });
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
-        res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end('scripted failure');
+        res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');
         return;
       }
       if (!this.stateful) {
