@@ -55,6 +55,10 @@ function agentModel(plan: { id: string; name: string; args: unknown }[][]): (req
   };
 }
 
+/** Resolved when the crm lookup runs: the docs `slow` tool waits for it (proves two calls ran at once). */
+let crmCalled: () => void = () => undefined;
+let crmSeen: Promise<void> = Promise.resolve();
+
 describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', () => {
   let upstream: FakeOpenAI;
   let docs: FakeMcpServer;
@@ -69,11 +73,18 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
       tools: {
         search: { description: 'Search the docs', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, handler: (args) => ({ content: [{ type: 'text', text: `docs about ${args.q}` }] }) },
         fail: { description: 'Always fails', handler: () => ({ content: [{ type: 'text', text: 'boom' }], isError: true }) },
+        slow: {
+          description: 'Waits until a crm lookup has started',
+          handler: async () => {
+            const concurrent = await Promise.race([crmSeen.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+            return { content: [{ type: 'text', text: concurrent ? 'ran beside lookup' : 'ran alone' }] };
+          },
+        },
       },
     });
     crm = await FakeMcpServer.start({
       toolsOnly: true,
-      tools: { lookup: { description: 'Find a customer', handler: (args) => ({ content: [{ type: 'text', text: `customer ${args.name}` }] }) } },
+      tools: { lookup: { description: 'Find a customer', handler: (args) => (crmCalled(), { content: [{ type: 'text', text: `customer ${args.name}` }] }) } },
     });
     gw = await startGateway({
       organizations: [{ id: 'acme' }],
@@ -127,4 +138,233 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     // two rounds of 100 in / 20 out at $1/$2 per M, plus the docs fee of $0.01
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.01028');
   });
+  it('streams the loop: list_tools, each mcp_call, then the text deltas, and the SDK reads the events', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'refunds' } }]]);
+    const stream = await client.responses.create({
+      model: 'gpt-test',
+      input: 'Refunds?',
+      stream: true,
+      tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    const types = events.map((e) => e.type);
+    expect(types).to.deep.equal([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.mcp_list_tools.in_progress',
+      'response.mcp_list_tools.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.in_progress',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((e) => e.sequence_number)).to.deep.equal(events.map((_, i) => i));
+    const deltas = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta);
+    expect(deltas.join('')).to.equal('Answer from: docs about refunds');
+    const callDone = events[11];
+    expect(callDone.item).to.deep.include({ type: 'mcp_call', name: 'docs-search', output: 'docs about refunds', status: 'completed' });
+    const completed = events[events.length - 1].response;
+    expect(completed.status).to.equal('completed');
+    expect(completed.output.map((i: any) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(completed.usage).to.deep.include({ input_tokens: 200, output_tokens: 40, total_tokens: 240 });
+    // every round was streamed from the upstream
+    expect(upstream.requests.map((r) => r.body.stream)).to.deep.equal([true, true]);
+  });
+
+  it('sends the summed cost of a streamed loop as a trailer', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'x' } }]]);
+    const { events, trailers, status } = await rawSse(gw.url, CLIENT_KEY, {
+      model: 'gpt-test', input: 'x', stream: true, tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+    });
+    expect(status).to.equal(200);
+    expect(events[events.length - 1].type).to.equal('response.completed');
+    expect(trailers['x-gateway-response-cost']).to.equal('0.01028');
+  });
+
+  it('runs several tool calls of one round concurrently and feeds every result back in order', async () => {
+    crmSeen = new Promise<void>((resolve) => (crmCalled = resolve));
+    upstream.script = agentModel([[{ id: 'call_a', name: 'docs-slow', args: {} }, { id: 'call_b', name: 'crm-lookup', args: { name: 'Ada' } }]]);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'go', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] });
+    const calls = data.output.filter((i) => i.type === 'mcp_call') as any[];
+    expect(calls.map((c) => [c.name, c.output])).to.deep.equal([['docs-slow', 'ran beside lookup'], ['crm-lookup', 'customer Ada']]);
+    expect(toolResults(upstream.last)).to.deep.equal([
+      { role: 'tool', tool_call_id: 'call_a', content: 'ran beside lookup' },
+      { role: 'tool', tool_call_id: 'call_b', content: 'customer Ada' },
+    ]);
+  });
+
+  it('reports a tool-level error as the call error and lets the model go on', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-fail', args: {} }]]);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'go', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] });
+    const call = data.output[1] as any;
+    expect(call).to.deep.include({ type: 'mcp_call', name: 'docs-fail', output: null, error: 'boom', status: 'failed' });
+    expect(data.output_text).to.equal('Answer from: Error: boom');
+  });
+
+  it('x-mcp-servers narrows the tools to the named servers (plain names with one server)', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'lookup', args: { name: 'Bob' } }]]);
+    const data = await client.responses.create(
+      { model: 'gpt-test', input: 'who?', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] },
+      { headers: { 'x-mcp-servers': 'crm' } },
+    );
+    expect(upstream.requests[0].body.tools.map((t: any) => t.function.name)).to.deep.equal(['lookup']);
+    expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['lookup']);
+    expect(data.output_text).to.equal('Answer from: customer Bob');
+  });
+
+  it('fails loudly with a 400 naming the servers when x-mcp-servers names nothing the key can reach', async () => {
+    const other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: OTHER_KEY, maxRetries: 0 });
+    const err = await other.responses
+      .create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] }, { headers: { 'x-mcp-servers': 'crm, nowhere' } })
+      .then(() => undefined, (e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.code).to.equal('mcp_server_not_found');
+    expect(err.message).to.include('"crm"').and.include('"nowhere"');
+    expect(upstream.requests).to.have.length(0);
+  });
+
+  it('narrows to an mcp entry\'s allowed_tools', async () => {
+    upstream.script = agentModel([]);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', allowed_tools: ['docs-search'] }] });
+    expect(upstream.requests[0].body.tools.map((t: any) => t.function.name)).to.deep.equal(['docs-search']);
+    expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['docs-search']);
+  });
+
+  it('stops at responses.maxToolRounds with a model that never stops: status incomplete', async () => {
+    upstream.script = (req) => {
+      const n = (req.body.messages as any[]).filter((m) => m.role === 'tool').length;
+      return { kind: 'json', body: toolCallCompletion([{ id: `call_${n}`, name: 'docs-search', args: { q: `round ${n}` } }]) };
+    };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'loop', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] });
+    expect(data.status).to.equal('incomplete');
+    expect(data.incomplete_details).to.deep.equal({ reason: 'max_tool_rounds' });
+    // three rounds ran tools; the fourth model answer asked again and was not run
+    expect(upstream.requests).to.have.length(4);
+    expect(data.output.filter((i) => i.type === 'mcp_call')).to.have.length(3);
+  });
+
+  it('returns mcp_approval_request items and runs nothing until the client approves (previous_response_id)', async () => {
+    const callsBefore = docs.requestsFor('tools/call').length;
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'secret plans' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'always' as const }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'find plans', tools });
+    expect(first.status).to.equal('completed');
+    expect(first.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_approval_request']);
+    const request = first.output[1] as any;
+    expect(request).to.deep.include({ name: 'docs-search', arguments: '{"q":"secret plans"}', server_label: 'gw' });
+    expect(docs.requestsFor('tools/call').length).to.equal(callsBefore);
+
+    const second = await client.responses.create({
+      model: 'gpt-test',
+      previous_response_id: first.id,
+      tools,
+      input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+    });
+    expect(second.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(second.output[1]).to.deep.include({ name: 'docs-search', output: 'docs about secret plans', approval_request_id: request.id });
+    expect(second.output_text).to.equal('Answer from: docs about secret plans');
+    expect(docs.requestsFor('tools/call').length).to.equal(callsBefore + 1);
+    // the model saw the whole conversation: the user turn, its own tool call and the result
+    expect(upstream.last.body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'assistant', 'tool']);
+  });
+
+  it('continues from approval items sent back in the input (no stored state), and tells the model about a denial', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'a' } }, { id: 'call_2', name: 'crm-lookup', args: { name: 'b' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: { never: { tool_names: ['crm-lookup'] } } }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'both', tools, store: false });
+    expect(first.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_approval_request', 'mcp_call']);
+    const request = first.output[1] as any;
+    const second = await client.responses.create({
+      model: 'gpt-test',
+      tools,
+      input: [{ role: 'user', content: 'both' }, ...(first.output as any[]), { type: 'mcp_approval_response', approval_request_id: request.id, approve: false, reason: 'not now' }],
+    });
+    expect(second.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'message']);
+    expect(second.output_text).to.equal('Answer from: The user did not approve this tool call. Reason: not now | customer b');
+  });
+
+  it('returns function tools to the client as function_call items and continues with their output', async () => {
+    upstream.script = (req) => {
+      const result = toolResults(req)[0];
+      return result ? { kind: 'json', body: chatCompletion(`It is ${result.content}`, USAGE) } : { kind: 'json', body: toolCallCompletion([{ id: 'call_w', name: 'get_weather', args: { city: 'Paris' } }]) };
+    };
+    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'Weather in Paris?', tools });
+    expect(first.output).to.have.length(1);
+    expect(first.output[0]).to.deep.include({ type: 'function_call', call_id: 'call_w', name: 'get_weather', arguments: '{"city":"Paris"}' });
+    expect(upstream.last.body.tools).to.deep.equal([{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false } }]);
+    const second = await client.responses.create({ model: 'gpt-test', previous_response_id: first.id, tools, input: [{ type: 'function_call_output', call_id: 'call_w', output: 'sunny' }] });
+    expect(second.output_text).to.equal('It is sunny');
+  });
+
+  it('maps text.format json_schema to response_format', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('{"a":1}') };
+    await client.responses.create({ model: 'gpt-test', input: 'json please', text: { format: { type: 'json_schema', name: 'thing', schema: { type: 'object' }, strict: true } } });
+    expect(upstream.last.body.response_format).to.deep.equal({ type: 'json_schema', json_schema: { name: 'thing', schema: { type: 'object' }, strict: true } });
+  });
+
+  it('logs one entry for the response (rounds summed) and one per tool call, and the cost adds up', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'log' } }], [{ id: 'call_2', name: 'crm-lookup', args: { name: 'x' } }]]);
+    const { data, response } = await client.responses
+      .create({ model: 'gpt-test', input: 'log me', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] })
+      .withResponse();
+    const requestId = response.headers.get('x-gateway-request-id');
+    const page = await gw.gateway.services.requestLog.query({ limit: 50 });
+    const mine = page.data.filter((e) => e.id === requestId || e.details?.responseId === data.id);
+    const byModel = mine.map((e) => e.model).sort();
+    expect(byModel).to.deep.equal(['MCP: crm-lookup', 'MCP: docs-search', 'gpt-test']);
+    const main = mine.find((e) => e.model === 'gpt-test')!;
+    expect(main).to.deep.include({ endpoint: 'responses', promptTokens: 300, completionTokens: 60, status: 200 });
+    expect(main.details).to.deep.include({ rounds: 3, toolCalls: 2, responseId: data.id });
+    const total = mine.reduce((n, e) => n + e.cost, 0);
+    // 3 rounds x (100 x $1 + 20 x $2)/M = 0.00042, plus the docs fee 0.01 (crm has no fee)
+    expect(Number(response.headers.get('x-gateway-response-cost'))).to.be.closeTo(total, 1e-12);
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.01042');
+  });
+
+  it('answers a bad request in the OpenAI error shape', async () => {
+    const err = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'https://example.com/mcp', require_approval: 'never' }] }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.param).to.equal('tools[0].server_url');
+    const missing = await client.responses.create({ model: 'nope', input: 'x' }).then(() => undefined, (e) => e);
+    expect(missing.status).to.equal(404);
+  });
 });
+
+/** POST a streaming request over node:http: the parsed events and the HTTP trailers. */
+export async function rawSse(base: string, key: string, body: object, headers: Record<string, string> = {}): Promise<{ status: number; events: any[]; trailers: Record<string, string> }> {
+  const http = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        const events = text
+          .split('\n\n')
+          .map((block) => block.split('\n').find((l) => l.startsWith('data: ')))
+          .filter((l): l is string => !!l)
+          .map((l) => JSON.parse(l.slice(6)));
+        resolve({ status: res.statusCode ?? 0, events, trailers: res.trailers as Record<string, string> });
+      });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
