@@ -1,0 +1,186 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startRedis, type RedisServer } from '../support/redis-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { FakeClock, eventually } from '../core/limits/fake-clock';
+
+const KEY = 'sk-rate-client-1';
+const KEY_2 = 'sk-rate-client-2';
+const ADMIN = 'sk-rate-admin-1';
+const USER = [{ role: 'user' as const, content: 'hi' }];
+/** 12:00:15 UTC: 45 s left in the current one-minute window */
+const START = Date.UTC(2026, 0, 1, 12, 0, 15);
+
+function rateConfig(upstream: FakeOpenAI, extra: Partial<GatewayConfigInput>): GatewayConfigInput {
+  return {
+    adminKey: ADMIN,
+    organizations: [{ id: 'acme' }],
+    providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` }],
+    models: [{ name: 'm', provider: 'oai', id: 'oai/m' }],
+    ...extra,
+  };
+}
+
+async function post(gw: TestGateway, key: string, body: object = { model: 'm', messages: USER }) {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  const header = (name: string) => res.headers.get(name);
+  return { status: res.status, json, header };
+}
+
+/** Token counts are settled when a request ends, just after its log entry is written. */
+async function settled(gw: TestGateway, requests: number): Promise<void> {
+  await eventually(async () => {
+    const res = await fetch(`${gw.url}/admin/v1/logs?limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    return ((await res.json()) as { data: unknown[] }).data.length >= requests ? true : undefined;
+  });
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway | undefined;
+  let clock: FakeClock;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+  });
+  after(async () => upstream.stop());
+  beforeEach(() => {
+    clock = new FakeClock(START);
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 }) };
+  });
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+
+  it('counts requests per minute with OpenAI-style headers, refuses the next with 429 and Retry-After, and opens again in the next minute', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 3 }] }), { clock });
+    for (const remaining of ['2', '1', '0']) {
+      const r = await post(gw, KEY);
+      expect(r.status).to.equal(200);
+      expect(r.header('x-ratelimit-limit-requests')).to.equal('3');
+      expect(r.header('x-ratelimit-remaining-requests')).to.equal(remaining);
+      expect(r.header('x-ratelimit-reset-requests')).to.equal('45s');
+    }
+    const refused = await post(gw, KEY);
+    expect(refused.status).to.equal(429);
+    expect(refused.json.error).to.deep.equal({
+      message: 'Rate limit exceeded: This key has reached its limit of 3 requests per minute. Try again in 45s.',
+      type: 'rate_limit_error',
+      param: null,
+      code: 'rate_limit_exceeded',
+    });
+    expect(refused.header('retry-after')).to.equal('45');
+    expect(refused.header('x-ratelimit-remaining-requests')).to.equal('0');
+    expect(refused.header('x-ratelimit-reset-requests')).to.equal('45s');
+
+    clock.advance(30_000);
+    expect((await post(gw, KEY)).status, 'same window, 15 s left').to.equal(429);
+    clock.advance(15_000);
+    const next = await post(gw, KEY);
+    expect(next.status).to.equal(200);
+    expect(next.header('x-ratelimit-remaining-requests')).to.equal('2');
+    expect(next.header('x-ratelimit-reset-requests')).to.equal('1m0s');
+  });
+
+  it('counts tokens per minute from the real usage, refusing once the window is spent', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', tpm: 100 }] }), { clock });
+    const first = await post(gw, KEY);
+    expect(first.status).to.equal(200);
+    expect(first.header('x-ratelimit-limit-tokens')).to.equal('100');
+    expect(Number(first.header('x-ratelimit-remaining-tokens'))).to.be.within(1, 99);
+    expect(first.header('x-ratelimit-reset-tokens')).to.equal('45s');
+    await settled(gw, 1);
+    // 60 tokens used: there is room for one more request
+    expect((await post(gw, KEY)).status).to.equal(200);
+    await settled(gw, 2);
+    const refused = await post(gw, KEY);
+    expect(refused.status).to.equal(429);
+    expect(refused.json.error.code).to.equal('rate_limit_exceeded');
+    expect(refused.json.error.message).to.equal('Rate limit exceeded: This key has reached its limit of 100 tokens per minute. Try again in 45s.');
+    expect(refused.header('retry-after')).to.equal('45');
+    expect(refused.header('x-ratelimit-remaining-tokens')).to.equal('0');
+
+    clock.advance(45_000);
+    expect((await post(gw, KEY)).status).to.equal(200);
+  });
+
+  it('applies an organization limit across its keys and reports the tighter of key and organization', async () => {
+    gw = await startGateway(
+      rateConfig(upstream, {
+        organizations: [{ id: 'acme', rpm: 3 }],
+        keys: [
+          { key: KEY, org: 'acme', rpm: 10 },
+          { key: KEY_2, org: 'acme' },
+        ],
+      }),
+      { clock },
+    );
+    const a = await post(gw, KEY);
+    expect(a.header('x-ratelimit-limit-requests'), 'the organization has less left than the key').to.equal('3');
+    expect(a.header('x-ratelimit-remaining-requests')).to.equal('2');
+    expect((await post(gw, KEY_2)).status).to.equal(200);
+    expect((await post(gw, KEY)).status).to.equal(200);
+    const refused = await post(gw, KEY_2);
+    expect(refused.status).to.equal(429);
+    expect(refused.json.error.message).to.match(/^Rate limit exceeded: This organization has reached its limit of 3 requests per minute/);
+  });
+
+  it('does not count a refused request against the window', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1, maxBudget: 0 }] }), { clock });
+    // every request is refused by the (empty) budget; none of them uses up the request limit
+    for (let i = 0; i < 3; i++) expect((await post(gw, KEY)).json.error.code).to.equal('budget_exceeded');
+  });
+
+  it('sends no rate-limit headers for a key without limits', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme' }] }), { clock });
+    const r = await post(gw, KEY);
+    expect(r.status).to.equal(200);
+    expect(r.header('x-ratelimit-limit-requests')).to.equal(null);
+  });
+
+  describe('two gateway instances sharing a real redis-server', () => {
+    let redis: RedisServer;
+    before(async () => {
+      redis = await startRedis();
+    });
+    after(async () => redis?.stop());
+
+    it('shares one request window between the instances', async () => {
+      const config = rateConfig(upstream, { store: { url: redis.url }, keys: [{ key: KEY, org: 'acme', rpm: 5 }] });
+      const a = await startGateway(config, { clock });
+      const b = await startGateway(config, { clock });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 10; i++) statuses.push((await post(i % 2 ? b : a, KEY)).status);
+        expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429, 429, 429, 429, 429]);
+        // 50 at once in the next window: still exactly 5
+        clock.advance(60_000);
+        const burst = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i % 2 ? b : a, KEY).then((r) => r.status)));
+        expect(burst.filter((s) => s === 200)).to.have.length(5);
+        expect(burst.filter((s) => s === 429)).to.have.length(45);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  it('uses the official SDK\'s error type for a rate-limited request', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1 }] }), { clock });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'm', messages: USER });
+    const err = await client.chat.completions.create({ model: 'm', messages: USER }).catch((e) => e);
+    expect(err).to.be.instanceOf(OpenAI.RateLimitError);
+    expect(err.code).to.equal('rate_limit_exceeded');
+    expect(err.headers.get('retry-after')).to.equal('45');
+  });
+});
