@@ -17,6 +17,7 @@ import type { Principal } from '../../auth/principal';
 import { GatewayContext } from '../../pipeline/context';
 import type { Outcome } from '../../pipeline/stage';
 import { MCP_GATEWAY, type McpGateway } from '../../mcp/mcp-gateway';
+import { callProxyTool, withProxyTools } from '../../mcp/gateway-proxy';
 import { initializeResult } from '../../mcp/protocol';
 import type { InboundHeaders } from '../../mcp/upstream-headers';
 import { bearerToken } from '../credentials';
@@ -167,7 +168,7 @@ async function answer(call: CallContext, method: string, params: Record<string, 
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: mcp.view.listTools(await scopeOf(call)) };
+      return { tools: withProxyTools(call.services, call.principal, call.mcpHeaders, mcp.view.listTools(await scopeOf(call))) };
     case 'prompts/list':
       return { prompts: mcp.view.listPrompts(await scopeOf(call)) };
     case 'prompts/get': {
@@ -215,6 +216,9 @@ async function callTool(call: CallContext, id: RpcId, params: Record<string, unk
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
     }
+    // the built-in gateway_proxy model tools run the model pipeline instead (core/mcp/gateway-proxy.ts)
+    const proxied = await callProxyTool(services, { ...call, inbound: ctx.inbound }, name, args);
+    if (proxied) return { body: { jsonrpc: '2.0', id, result: proxied } };
     await services.pipeline.run(ctx);
     const result = ctx.mcp.result as Record<string, unknown>;
     if (result?.isError === true) ctx.logDetails.toolError = true;
