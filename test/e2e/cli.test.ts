@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { FakeOpenAI, chatChunks } from '../support/fake-openai';
+import { REPO_ROOT } from '../support/fixtures';
+
+const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
+
+function writeConfig(config: object): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-cli-')), 'gateway.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: string[];
+  stderr: string[];
+  exit: Promise<number | null>;
+}
+
+async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout.push(line);
+      const m = /^model-gateway listening on (http:\/\/\S+)$/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    exit.then((code) => reject(new Error(`exited ${code}: ${stderr.join('')}`)));
+  });
+  return { child, url, stdout, stderr, exit };
+}
+
+describe('the model-gateway command', () => {
+  let upstream: FakeOpenAI;
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+  });
+  after(() => upstream.stop());
+
+  const config = () => ({
+    store: { url: 'memory://' },
+    organizations: [{ id: 'o' }],
+    keys: [{ key: { $env: 'CLI_TEST_KEY' }, org: 'o' }],
+    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: { $env: 'CLI_PROVIDER_KEY' } }],
+    models: [{ name: 'm', provider: 'up' }],
+    server: { drainSeconds: 10 },
+  });
+  const env = { CLI_TEST_KEY: 'sk-cli-CANARY-key', CLI_PROVIDER_KEY: 'sk-cli-CANARY-provider' };
+
+  it('prints the startup line, answers health checks, and lets an in-flight stream finish on SIGTERM before exiting 0', async () => {
+    const gw = await startCli(['--config', writeConfig(config()), '--port', '0', '--host', '127.0.0.1'], env);
+    expect(gw.stdout).to.deep.equal([`model-gateway listening on ${gw.url}`]);
+    expect((await fetch(`${gw.url}/health/liveness`)).status).to.equal(200);
+    expect((await fetch(`${gw.url}/health/readiness`)).status).to.equal(200);
+
+    upstream.script = { kind: 'sse', events: chatChunks(Array.from({ length: 10 }, (_, i) => `w${i} `)), eventDelayMs: 60 };
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.CLI_TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    gw.child.kill('SIGTERM');
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).to.include('data: [DONE]');
+    expect(text).to.include('w9 ');
+    expect(await gw.exit).to.equal(0);
+    const output = gw.stdout.join('\n') + gw.stderr.join('');
+    expect(output).to.not.include(env.CLI_TEST_KEY);
+    expect(output).to.not.include(env.CLI_PROVIDER_KEY);
+  });
+
+  it('exits non-zero on a config error and names the path of the bad field', async () => {
+    const bad = { ...config(), models: [{ name: 'a', provider: 'up' }, { name: 'b', provider: 'up' }, { name: 'c', provider: 'oai2' }] };
+    const child = spawn(process.execPath, [MAIN, '--config', writeConfig(bad)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).to.equal(1);
+    expect(stderr).to.include('models[2].provider: unknown provider "oai2"');
+  });
+
+  it('names a missing secret variable without printing any secret', async () => {
+    const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config())], { env: { ...process.env, CLI_TEST_KEY: env.CLI_TEST_KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(1);
+    expect(stderr).to.include('providers[0].apiKey: environment variable CLI_PROVIDER_KEY is not set');
+    expect(stderr).to.not.include(env.CLI_TEST_KEY);
+  });
+
+  it('serves the demo config with npm start semantics: echo model, demo key, no API keys', async () => {
+    const gw = await startCli(['--config', path.join(REPO_ROOT, 'gateway.config.ts'), '--port', '0'], { GATEWAY_ADMIN_KEY: '' });
+    try {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-demo-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'hello demo' }] }),
+      });
+      expect(res.status).to.equal(200);
+      const body = (await res.json()) as { choices: { message: { content: string } }[] };
+      expect(body.choices[0].message.content).to.equal('hello demo');
+    } finally {
+      gw.child.kill('SIGTERM');
+      expect(await gw.exit).to.equal(0);
+    }
+  });
+});
