@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const KEY = 'sk-proxy-client-CANARY-41';
+const NARROW_KEY = 'sk-proxy-narrow-CANARY-42';
+
+describe('gateway_proxy: the gateway models as MCP tools', () => {
+  let upstream: FakeOpenAI;
+  let docs: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    docs = await FakeMcpServer.start({ toolsOnly: true, tools: { search: { description: 'Search the docs' } } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: KEY, org: 'acme', id: 'proxy-user' },
+        { key: NARROW_KEY, org: 'acme', id: 'narrow', models: ['gpt-4o-mini'] },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [
+        { name: 'gpt-4o-mini', provider: 'oai', model: 'upstream-mini', price: { inputPerMTok: 1, outputPerMTok: 2 } },
+        { name: 'team/claude.v2', provider: 'oai', model: 'upstream-claude' },
+        { name: 'embed', provider: 'oai', kind: 'embedding' },
+      ],
+      mcpServers: [{ name: 'docs', url: docs.url, org: 'acme', visibility: 'private' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await docs.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.script = (req) => ({ kind: 'json', body: chatCompletion(`${req.body.model} says: ${req.body.messages.at(-1).content}`) });
+  });
+
+  async function mcpClient(key: string, headers: Record<string, string> = {}) {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${key}`, ...headers } } }));
+    return client;
+  }
+
+  it('lists one tool per chat model the key may use, named after the model, beside the upstream tools', async () => {
+    const client = await mcpClient(KEY);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).to.deep.equal(['search', 'gpt_4o_mini', 'team_claude_v2']);
+    const mini = tools.find((t) => t.name === 'gpt_4o_mini')!;
+    expect(mini.inputSchema).to.deep.include({ type: 'object', required: ['prompt'] });
+    expect(Object.keys(mini.inputSchema.properties!)).to.deep.equal(['prompt', 'system', 'max_tokens']);
+    await client.close();
+
+    const narrow = await mcpClient(NARROW_KEY);
+    expect((await narrow.listTools()).tools.map((t) => t.name)).to.deep.equal(['search', 'gpt_4o_mini']);
+    await narrow.close();
+  });
+
+  it('calls a model tool through the model pipeline under the caller key: answer as text, priced and logged', async () => {
+    const client = await mcpClient(KEY);
+    const result = await client.callTool({ name: 'gpt_4o_mini', arguments: { prompt: 'Hello?', system: 'Be kind.', max_tokens: 30 } });
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: 'upstream-mini says: Hello?' }] });
+    expect(upstream.last.body).to.deep.equal({ model: 'upstream-mini', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hello?' }], max_tokens: 30 });
+    await client.close();
+    const page = await gw.gateway.services.requestLog.query({ limit: 10, key: 'proxy-user' });
+    const entry = page.data.find((e) => e.endpoint === 'gateway_proxy')!;
+    expect(entry).to.deep.include({ model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, status: 200 });
+    expect(entry.cost).to.be.closeTo(0.00002, 1e-12);
+  });
+
+  it('refuses a model the key may not use like an unknown tool', async () => {
+    const narrow = await mcpClient(NARROW_KEY);
+    const err = await narrow.callTool({ name: 'team_claude_v2', arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
+    expect(err?.message).to.include('Unknown tool');
+    expect(upstream.requests).to.have.length(0);
+    await narrow.close();
+  });
+
+  it('x-mcp-servers: gateway_proxy selects only the model tools; naming only docs hides them', async () => {
+    const onlyModels = await mcpClient(KEY, { 'x-mcp-servers': 'gateway_proxy' });
+    expect((await onlyModels.listTools()).tools.map((t) => t.name)).to.deep.equal(['gpt_4o_mini', 'team_claude_v2']);
+    await onlyModels.close();
+    const onlyDocs = await mcpClient(KEY, { 'x-mcp-servers': 'docs' });
+    expect((await onlyDocs.listTools()).tools.map((t) => t.name)).to.deep.equal(['search']);
+    await onlyDocs.close();
+  });
+
+  it('rejects arguments without a prompt', async () => {
+    const client = await mcpClient(KEY);
+    const err = await client.callTool({ name: 'gpt_4o_mini', arguments: { system: 'x' } }).then(() => undefined, (e) => e);
+    expect(err?.message).to.include('prompt');
+    await client.close();
+  });
+
+  it('is usable from the Responses tool loop: the model asks another model', async () => {
+    upstream.script = (req) => {
+      const tool = (req.body.messages as any[]).find((m) => m.role === 'tool');
+      if (req.body.model === 'upstream-claude') return { kind: 'json', body: chatCompletion('second opinion: yes') };
+      if (tool) return { kind: 'json', body: chatCompletion(`Final: ${tool.content}`) };
+      return {
+        kind: 'json',
+        body: chatCompletion('', undefined, {
+          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'team_claude_v2', arguments: '{"prompt":"ok?"}' } }] }, finish_reason: 'tool_calls' }],
+        }),
+      };
+    };
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const data = await openai.responses.create(
+      { model: 'gpt-4o-mini', input: 'ask claude', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] },
+      { headers: { 'x-mcp-servers': 'gateway_proxy' } },
+    );
+    expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['gpt_4o_mini', 'team_claude_v2']);
+    expect(data.output[1]).to.deep.include({ type: 'mcp_call', name: 'team_claude_v2', output: 'second opinion: yes' });
+    expect(data.output_text).to.equal('Final: second opinion: yes');
+    expect(upstream.requests.map((r) => r.body.model)).to.deep.equal(['upstream-mini', 'upstream-claude', 'upstream-mini']);
+  });
+});
