@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
+import type { GatewayError } from '../errors/gateway-error';
 import { EditUpload, FILE_FIELDS, addField, lowerFirst } from './edit-upload';
 import type { ResolvedImagesSettings } from './images-settings';
 import { uploadErrors } from './multipart-errors';
@@ -56,27 +57,37 @@ export function readEditForm(req: IncomingMessage, settings: ResolvedImagesSetti
     discardBody(req);
   };
 
+  // busboy must not be destroyed from inside its own event handlers (it keeps using the part it is on):
+  // a failure is noted at once, so no later event starts the pipeline, and acted on in the next tick.
+  let failed = false;
+  const fail = (err: GatewayError) => {
+    if (failed) return;
+    failed = true;
+    process.nextTick(() => upload.fail(err));
+  };
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) return upload.fail(uploadErrors.fieldTooLarge(name, settings.maxFieldBytes));
-    if (info.nameTruncated) return upload.fail(uploadErrors.malformed('a field name is too long'));
-    if (FILE_FIELDS.has(name)) return upload.fail(uploadErrors.notAFile(name));
+    if (failed) return;
+    if (info.valueTruncated) return fail(uploadErrors.fieldTooLarge(name, settings.maxFieldBytes));
+    if (info.nameTruncated) return fail(uploadErrors.malformed('a field name is too long'));
+    if (FILE_FIELDS.has(name)) return fail(uploadErrors.notAFile(name));
     if (upload.started) return upload.live.push({ kind: 'field', name, value });
     addField(upload.fields, name, value);
     if (isNonEmptyString(upload.fields.model) && isNonEmptyString(upload.fields.prompt)) upload.start();
   });
   parser.on('file', (field, stream, info) => {
-    stream.on('limit', () => upload.fail(uploadErrors.fileTooLarge(field, settings.maxFileBytes)));
+    if (failed) return void stream.resume();
+    stream.on('limit', () => fail(uploadErrors.fileTooLarge(field, settings.maxFileBytes)));
     const filename = info.filename || 'file';
     if (upload.started) upload.live.push({ kind: 'file', field, filename, mimeType: info.mimeType, stream });
     else upload.spool(field, filename, info.mimeType, stream, settings.tempDir);
   });
-  parser.on('partsLimit', () => upload.fail(uploadErrors.tooManyParts('parts', settings.maxFiles + settings.maxFields)));
-  parser.on('filesLimit', () => upload.fail(uploadErrors.tooManyParts('files', settings.maxFiles)));
-  parser.on('fieldsLimit', () => upload.fail(uploadErrors.tooManyParts('text fields', settings.maxFields)));
-  parser.on('error', (err: Error) => upload.fail(uploadErrors.malformed(lowerFirst(err.message))));
+  parser.on('partsLimit', () => fail(uploadErrors.tooManyParts('parts', settings.maxFiles + settings.maxFields)));
+  parser.on('filesLimit', () => fail(uploadErrors.tooManyParts('files', settings.maxFiles)));
+  parser.on('fieldsLimit', () => fail(uploadErrors.tooManyParts('text fields', settings.maxFields)));
+  parser.on('error', (err: Error) => fail(uploadErrors.malformed(lowerFirst(err.message))));
   parser.on('close', () => {
     upload.live.end();
-    upload.start();
+    if (!failed) upload.start();
   });
   req.on('close', () => {
     if (!req.complete) upload.fail(uploadErrors.aborted());

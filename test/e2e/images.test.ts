@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { startGateway, type TestGateway } from '../support/start-gateway';
+import { expectNoTempFiles } from './images-support';
 
 const PROVIDER_KEY = 'sk-provider-CANARY-img1';
 const CLIENT_KEY = 'sk-client-CANARY-img2';
@@ -19,12 +20,6 @@ function fakePng(size: number, seed: number): Buffer {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Temporary files are removed right after the answer is written: wait for that, without a fixed sleep. */
-export async function expectNoTempFiles(dir: string): Promise<void> {
-  for (let i = 0; i < 400 && readdirSync(dir).length > 0; i++) await new Promise((r) => setImmediate(r));
-  expect(readdirSync(dir)).to.deep.equal([]);
-}
 
 describe('images through the gateway (openai SDK, fake images upstream)', () => {
   let upstream: FakeImagesUpstream;

@@ -85,6 +85,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
       if (body.stream === 'true') body.stream = true;
       await runModelRequest(services, EDITS, req, res, body);
     } catch (err) {
+      await upload.dispose();
       sendError(res, toGatewayError(err), OPENAI_ERRORS);
     } finally {
       await upload.dispose();
