@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { crc32, inflateSync } from 'node:zlib';
 import OpenAI, { toFile } from 'openai';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -17,6 +18,25 @@ function fakePng(size: number, seed: number): Buffer {
   for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 7) & 0xff;
   TINY_PNG.subarray(0, 8).copy(bytes);
   return bytes;
+}
+
+/** Check a PNG the way a decoder would: signature, every chunk's CRC, and the inflated pixel data size. */
+function decodePng(png: Buffer) {
+  expect(png.subarray(0, 8).equals(TINY_PNG.subarray(0, 8))).to.equal(true);
+  const chunks: string[] = [];
+  const idat: Buffer[] = [];
+  let header: Buffer | undefined;
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('ascii', at + 4, at + 8);
+    const data = png.subarray(at + 8, at + 8 + length);
+    expect(png.readUInt32BE(at + 8 + length), `CRC of ${type}`).to.equal(crc32(png.subarray(at + 4, at + 8 + length)));
+    chunks.push(type);
+    if (type === 'IHDR') header = data;
+    if (type === 'IDAT') idat.push(data);
+    at += 12 + length;
+  }
+  return { chunks, width: header!.readUInt32BE(0), height: header!.readUInt32BE(4), bitDepth: header![8], colourType: header![9], pixelBytes: inflateSync(Buffer.concat(idat)).length };
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -120,6 +140,23 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(entry.details).to.deep.include({ images: 3, size: '1024x1024' });
     });
 
+    it('passes a streamed generation through as SSE and prices it from the completed event', async () => {
+      upstream.answer = () => ({
+        status: 200,
+        events: [
+          { type: 'image_generation.partial_image', b64_json: 'AAAA', partial_image_index: 0, created_at: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' },
+          { type: 'image_generation.completed', b64_json: TINY_PNG.toString('base64'), created_at: 2, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png', usage: { input_tokens: 10, output_tokens: 200, total_tokens: 210, input_tokens_details: { text_tokens: 10, image_tokens: 0 } } },
+        ],
+      });
+      const stream = await client.images.generate({ model: 'painter', prompt: 'a streamed fox', stream: true, partial_images: 1 });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).to.deep.equal(['image_generation.partial_image', 'image_generation.completed']);
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a streamed fox', stream: true, partial_images: 1 });
+      const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+      expect(page.data[0]).to.include({ endpoint: 'images', status: 200, promptTokens: 10, completionTokens: 200, cost: 0.04 });
+    });
+
     it('answers a bad size, a missing prompt and a chat model with OpenAI errors', async () => {
       const bad = await client.images.generate({ model: 'painter', prompt: 'x', size: 'big' as never }).catch((e) => e);
       expect(bad.status).to.equal(400);
@@ -208,8 +245,7 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       const { data, response } = await client.images.generate({ model: 'echo-image', prompt: 'a sunset', n: 2, size: '128x64' }).withResponse();
       expect(response.headers.get('x-gateway-response-cost')).to.equal('0.02');
       const png = Buffer.from(await (await fetch(data.data![0].url!)).arrayBuffer());
-      expect(png.subarray(0, 8).equals(TINY_PNG.subarray(0, 8))).to.equal(true);
-      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).to.deep.equal([128, 64]);
+      expect(decodePng(png)).to.deep.equal({ chunks: ['IHDR', 'IDAT', 'IEND'], width: 128, height: 64, bitDepth: 8, colourType: 2, pixelBytes: 64 * (1 + 128 * 3) });
     });
 
     it('edits: reads the upload and answers b64_json when asked', async () => {

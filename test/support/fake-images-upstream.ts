@@ -23,7 +23,8 @@ export interface ImagesRequestRecord {
   order: string[];
 }
 
-export type ImagesAnswer = { status: number; body: unknown };
+/** A JSON answer, or (with `events`) an SSE stream of `event: <type>` frames, as streamed generations send. */
+export type ImagesAnswer = { status: number; body?: unknown; events?: { type: string; [k: string]: unknown }[] };
 
 /** A one-pixel PNG, what the fake answers with in `b64_json`. */
 export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64');
@@ -69,7 +70,13 @@ export class FakeImagesUpstream {
       return;
     }
     this.requests.push(rec);
-    const { status, body } = this.answer ? this.answer(rec) : this.defaultAnswer(rec);
+    const { status, body, events } = this.answer ? this.answer(rec) : this.defaultAnswer(rec);
+    if (events) {
+      res.writeHead(status, { 'content-type': 'text/event-stream' });
+      for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      res.end();
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }
