@@ -25,6 +25,11 @@ export interface StreamWindowOptions {
   windowChars?: number;
   /** most characters held while a found value straddles every cut tried (default 4096) */
   maxHoldChars?: number;
+  /**
+   * release only once this many characters beyond the window have arrived (default 32): checking on
+   * every few-character delta would rescan the window each time for little gain in latency
+   */
+  stepChars?: number;
 }
 
 /** Thrown by `push`/`end` when the check blocks; carries the verdict, never the text. */
@@ -40,6 +45,7 @@ export class StreamBlockedError extends Error {
 
 export const DEFAULT_WINDOW_CHARS = 256;
 export const DEFAULT_MAX_HOLD_CHARS = 4096;
+export const DEFAULT_STEP_CHARS = 32;
 
 const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
@@ -49,6 +55,7 @@ export class StreamWindow {
   private blocked: StreamBlockedError | null = null;
   private readonly windowChars: number;
   private readonly maxHoldChars: number;
+  private readonly stepChars: number;
 
   constructor(
     private readonly check: WindowCheck,
@@ -56,6 +63,7 @@ export class StreamWindow {
   ) {
     this.windowChars = Math.max(1, options.windowChars ?? DEFAULT_WINDOW_CHARS);
     this.maxHoldChars = Math.max(this.windowChars * 2, options.maxHoldChars ?? DEFAULT_MAX_HOLD_CHARS);
+    this.stepChars = Math.max(1, options.stepChars ?? DEFAULT_STEP_CHARS);
   }
 
   /** Characters received but not yet released. */
@@ -67,7 +75,7 @@ export class StreamWindow {
   async push(delta: string): Promise<string> {
     if (this.blocked) throw this.blocked;
     this.pending += delta;
-    if (this.pending.length <= this.windowChars) return '';
+    if (this.pending.length < this.windowChars + this.stepChars) return '';
     return this.release();
   }
 

@@ -90,7 +90,7 @@ describe('stream window for post guardrails', () => {
   });
 
   it('cuts after whitespace where it can', async () => {
-    const window = new StreamWindow(check, { windowChars: 16 });
+    const window = new StreamWindow(check, { windowChars: 16, stepChars: 1 });
     const out = await window.push('alpha beta gamma delta epsilon zeta eta theta');
     expect(out.length).to.be.greaterThan(0);
     expect(out.endsWith(' ')).to.equal(true);
