@@ -54,6 +54,13 @@ export class ResponsesHandler {
     };
     res.on('close', onClose);
 
+    // the time limit also stops work in flight (between steps the loop checks the clock itself)
+    const timeUp = new AbortController();
+    const limitMs = services.config.responses.timeLimitSeconds * 1000;
+    const timer = setTimeout(() => timeUp.abort(), limitMs);
+    timer.unref?.();
+    const signal = AbortSignal.any([abort.signal, timeUp.signal]);
+
     const collected: LogEntry[] = [];
     const stream = body.stream === true;
     const sink = stream ? new SseSink(res, abort.signal) : undefined;
@@ -95,14 +102,14 @@ export class ResponsesHandler {
             clock: services.clock,
             credential,
             inbound,
-            signal: abort.signal,
+            signal,
             collect: (entry) => collected.push(entry),
             accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
           },
-          tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders: toolSet?.callHeaders ?? {}, signal: abort.signal, responseId: response.id },
+          tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders: toolSet?.callHeaders ?? {}, signal, responseId: response.id },
         },
         recorder,
-        { maxToolRounds: services.config.responses.maxToolRounds, deadline: startedAt + services.config.responses.timeLimitSeconds * 1000 },
+        { maxToolRounds: services.config.responses.maxToolRounds, deadline: startedAt + limitMs },
       );
       const result = await loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream });
       recorder.finish(responsesUsage(loop.totals.usage, loop.totals.reasoningTokens), result.incomplete);
@@ -110,9 +117,14 @@ export class ResponsesHandler {
         await this.states.save(response.id, { keyId: principal.keyId, model: body.model, messages, pending: result.pending });
       }
     } catch (err) {
-      failure = toGatewayError(err);
-      if (failure.status === 500) services.logger.error('responses request failed', { requestId, error: (err as Error)?.message });
+      if (timeUp.signal.aborted && !abort.signal.aborted && loop) {
+        recorder.finish(responsesUsage(loop.totals.usage, loop.totals.reasoningTokens), 'time_limit');
+      } else {
+        failure = toGatewayError(err);
+      }
+      if (failure?.status === 500) services.logger.error('responses request failed', { requestId, error: (err as Error)?.message });
     } finally {
+      clearTimeout(timer);
       res.off('close', onClose);
     }
 

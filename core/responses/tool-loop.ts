@@ -166,11 +166,18 @@ export class ToolLoop {
 
   private async modelRound(request: ChatRequest, stream: boolean) {
     let open: OpenMessage | undefined;
-    const round = await runModelRound(this.env.round, request, stream, async (delta) => {
-      open ??= this.recorder.openMessage();
-      this.recorder.textDelta(open, delta);
-      await this.env.drain();
-    });
+    let round;
+    try {
+      round = await runModelRound(this.env.round, request, stream, async (delta) => {
+        open ??= this.recorder.openMessage();
+        this.recorder.textDelta(open, delta);
+        await this.env.drain();
+      });
+    } catch (err) {
+      // a round cut short (time limit, upstream failure) leaves its text so far as an incomplete message
+      if (open) this.recorder.closeMessage(open, 'incomplete');
+      throw err;
+    }
     const t = this.totals;
     t.rounds++;
     t.modelCost += round.cost;
