@@ -36,7 +36,9 @@ export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   const requested = requestedOutputTokens(body);
   const kind = exchange.candidates[0]?.config.kind ?? 'chat';
   const outputTokens = kind === 'chat' ? requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS : 0;
-  const images = kind === 'image' ? (typeof body?.n === 'number' && body.n > 0 ? body.n : 1) : 0;
+  // multipart fields (image edits) arrive as strings
+  const n = Number(body?.n);
+  const images = kind === 'image' ? (Number.isInteger(n) && n > 0 ? n : 1) : 0;
   const usage = { ...emptyUsage(), inputTokens, outputTokens, images };
   const size = typeof body?.size === 'string' ? body.size : undefined;
   let cost = 0;

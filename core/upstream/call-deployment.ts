@@ -2,7 +2,7 @@ import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
-import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget } from '../plugins/contracts';
+import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
 import { parseSse } from '../streaming/sse-parser';
@@ -16,6 +16,13 @@ export interface UpstreamAnswer {
 }
 
 const UPSTREAM_ANSWERS = new WeakMap<object, UpstreamAnswer>();
+
+const SINGLE_USE = new WeakSet<object>();
+
+/** Did the failed attempt consume a request body that cannot be sent again? Then it cannot be retried. */
+export function failedWithSingleUseBody(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && SINGLE_USE.has(err);
+}
 
 /** The upstream status behind an error thrown by `callDeployment`, if the upstream answered at all. */
 export function upstreamAnswerOf(err: unknown): UpstreamAnswer | undefined {
@@ -59,12 +66,33 @@ async function invoke(
   signal: AbortSignal,
   timeouts: TimeoutsConfig,
 ): Promise<ModelResult> {
-  const { target, provider } = deployment;
+  const { target } = deployment;
   if (isLocalOperation(op)) {
     const local = await op.invoke(body, target, signal);
     return { status: 200, body: local.body, stream: local.stream, headers: {} };
   }
   const request = op.toUpstream(body, target, inbound);
+  try {
+    return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
+  } catch (err) {
+    // a request body streamed from the client (an image edit's files) was used up by this attempt
+    if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array) && typeof err === 'object' && err !== null) SINGLE_USE.add(err);
+    throw err;
+  }
+}
+
+async function send(
+  client: UpstreamClient,
+  deployment: Deployment,
+  op: HttpOperation,
+  request: UpstreamRequest,
+  body: unknown,
+  stream: boolean,
+  format: ModelExchange['format'],
+  signal: AbortSignal,
+  timeouts: TimeoutsConfig,
+): Promise<ModelResult> {
+  const { target, provider } = deployment;
   const response = await client.send(target.baseUrl, request, signal, timeouts);
   if (response.status >= 400) {
     const errorBody = await readErrorBody(response.body);

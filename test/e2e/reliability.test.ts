@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { expect } from 'chai';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import type { ModelConfig, RoutingConfig } from '../../core/config/types';
 import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -289,6 +289,23 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       const entry = await lastLogEntry(1);
       expect(entry.details.attempts ?? [{ deploymentId: 'primary/main', status: 200 }]).to.have.length(1);
     });
+  });
+
+  it('never retries an image edit, whose files are streamed through and cannot be sent twice', async () => {
+    const client = await boot(
+      [
+        { name: 'painter', provider: 'primary', model: 'gpt-image-1', id: 'primary/painter', kind: 'image', fallbacks: ['painter-2'] },
+        { name: 'painter-2', provider: 'backup', model: 'gpt-image-1', id: 'backup/painter', kind: 'image' },
+      ],
+      { retries: 2 },
+    );
+    primary.script = failing(500);
+    const image = await toFile(Buffer.from('not really a png'), 'cat.png', { type: 'image/png' });
+    const result = await statusOf(client.images.edit({ model: 'painter', prompt: 'add a hat', image }));
+    expect(result.status).to.equal(502);
+    expect(primary.requests).to.have.length(1);
+    expect(primary.last.rawBody).to.include('not really a png');
+    expect(backup.requests).to.have.length(0);
   });
 
   describe('cooldowns and deployment health', () => {
