@@ -171,6 +171,19 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
     expect(res.body).to.deep.equal(openAiError("Missing required parameter: 'model'.", 'missing_required_parameter', 'model'));
   });
 
+  it('answers an unknown model with a 404 after files were spooled, and removes them', async () => {
+    const res = await post(gw.url, form([file('image', 40_000), { name: 'model', value: 'no-such-model' }, { name: 'prompt', value: 'p' }, file('mask', 1000)]));
+    expect(res.status).to.equal(404);
+    expect(res.body.error).to.include({ type: 'not_found_error', code: 'model_not_found' });
+    expect(upstream.requests).to.have.length(0);
+  });
+
+  it('checks n, size and response_format as text fields', async () => {
+    const res = await post(gw.url, form([{ name: 'model', value: 'painter' }, { name: 'n', value: '0' }, { name: 'prompt', value: 'p' }, file('image', 100)]));
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal(openAiError("Invalid value for 'n': expected a positive integer.", 'invalid_value', 'n'));
+  });
+
   it('answers a JSON body with a 400 that says edits are multipart', async () => {
     const res = await post(gw.url, Buffer.from('{"model":"painter","prompt":"p"}'), { 'content-type': 'application/json' });
     expect(res.status).to.equal(400);
