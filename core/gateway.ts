@@ -8,6 +8,7 @@ import { BOOT_EXTENSIONS } from './boot';
 import type { BootContext } from './boot/extensions';
 import { NO_GUARDRAILS } from './guardrails/guardrail-runner';
 import { buildApp } from './http/app';
+import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
 import { createLogger } from './logger';
 import { NO_MCP } from './mcp/mcp-stage-handlers';
@@ -99,7 +100,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const pipeline = new Pipeline(stages, logger);
     container.registerInstance(T.PIPELINE, pipeline);
 
-    const services: GatewayServices = { config, keys, catalog, pipeline, requestLog, store, clock, logger, container, lifecycle: { ready: false, draining: false } };
+    const fastRoutes = new FastJsonRoutes(config.server.bodyLimitBytes);
+    const services: GatewayServices = { config, keys, catalog, pipeline, requestLog, store, clock, logger, container, fastRoutes, lifecycle: { ready: false, draining: false } };
     const app = buildApp(services);
     services.lifecycle.ready = true;
     return {

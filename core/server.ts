@@ -14,7 +14,12 @@ export interface RunningServer {
  * and then closes idle keep-alive connections.
  */
 export async function listen(gateway: Gateway, host: string, port: number): Promise<RunningServer> {
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, gateway.app);
+  const { fastRoutes } = gateway.services;
+  const { app } = gateway;
+  // Hot JSON endpoints skip express entirely; everything else is the express app's.
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    if (!fastRoutes.tryHandle(req, res)) app(req, res);
+  });
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
   const sockets = new Set<Socket>();

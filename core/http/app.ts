@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../errors/gateway-error';
 import { JSONRPC } from '../errors/render';
 import { ANTHROPIC_ERRORS, OPENAI_ERRORS, sendError, type ErrorShape } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
 import { ROUTE_INSTALLERS } from './routes';
+import { assignRequestId } from './request-id';
 
-export const REQUEST_ID_HEADER = 'x-gateway-request-id';
+export { REQUEST_ID_HEADER } from './request-id';
 
 /** Which error shape a path's family uses (contracts.md §4). */
 export function errorShapeFor(path: string): ErrorShape {
@@ -19,10 +19,12 @@ export function buildApp(services: GatewayServices): express.Express {
   app.disable('etag');
   app.set('query parser', 'simple');
 
+  // The hot JSON endpoints first (also when the app is mounted on its own, without `listen`).
+  app.use((req, res, next) => {
+    if (!services.fastRoutes.tryHandle(req, res)) next();
+  });
   app.use((_req, res, next) => {
-    const id = randomUUID();
-    res.locals.requestId = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
+    assignRequestId(res);
     next();
   });
   app.use(express.json({ limit: services.config.server.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
 import { anthropicErrorBody, openAiErrorBody } from '../errors/render';
 
@@ -19,12 +19,12 @@ export const ANTHROPIC_ERRORS: ErrorShape = {
   streamFrame: (err) => `event: error\ndata: ${JSON.stringify(anthropicErrorBody(err))}\n\n`,
 };
 
-export function sendError(res: Response, err: GatewayError, shape: ErrorShape): void {
+export function sendError(res: ServerResponse, err: GatewayError, shape: ErrorShape): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.status(err.status === 499 ? 400 : err.status);
+  res.statusCode = err.status === 499 ? 400 : err.status;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(shape.body(err)));

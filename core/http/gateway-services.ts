@@ -6,6 +6,7 @@ import type { Pipeline } from '../pipeline/run-pipeline';
 import type { RequestLog } from '../store/request-log';
 import type { StoreBackend } from '../store/store-backend';
 import type { DependencyContainer } from 'tsyringe';
+import type { FastJsonRoutes } from './fast-json-routes';
 
 /** The services HTTP routes use, resolved once at boot. */
 export interface GatewayServices {
@@ -19,6 +20,8 @@ export interface GatewayServices {
   readonly logger: Logger;
   /** the gateway instance's container, for routes of later endpoint families */
   readonly container: DependencyContainer;
+  /** the hot JSON POST endpoints, answered without express (route installers add theirs) */
+  readonly fastRoutes: FastJsonRoutes;
   /** false while booting and while draining */
   readonly lifecycle: { ready: boolean; draining: boolean };
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
@@ -12,6 +12,7 @@ import { providerVisibleHeaders } from './credentials';
 import { sendError, type ErrorShape } from './error-shapes';
 import { scrubMessage } from '../errors/scrub';
 import type { GatewayServices } from './gateway-services';
+import { requestIdOf } from './request-id';
 
 export const MODEL_ID_HEADER = 'x-gateway-model-id';
 
@@ -21,13 +22,13 @@ export interface ModelEndpointSpec {
   endpoint: string;
   format: ApiFormat;
   errors: ErrorShape;
-  credential(req: Request): string | undefined;
+  credential(req: IncomingMessage): string | undefined;
   /** drop a frame the client did not ask for (it has been metered already) */
   skipFrame?(frame: SseFrame, body: any): boolean;
   /** extra headers on every answer of this endpoint (e.g. Deprecation) */
   headers?: Record<string, string>;
   /** finish a JSON result before it is written (images: host inline images as URLs); after the pipeline */
-  finishResult?(ctx: GatewayContext, req: Request): Promise<void>;
+  finishResult?(ctx: GatewayContext, req: IncomingMessage): Promise<void>;
 }
 
 /**
@@ -35,13 +36,13 @@ export interface ModelEndpointSpec {
  * frame with the cost as a trailer. `settle` always runs with how it ended; a client that goes away
  * aborts the upstream request.
  */
-export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: Request, res: Response, body: any): Promise<void> {
+export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any): Promise<void> {
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, res.locals.requestId as string);
+  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
   ctx.credential = spec.credential(req);
   ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
@@ -57,7 +58,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
     if (result.stream) {
       outcome = await writeStream(ctx, spec, res, result.stream, body, abort.signal);
     } else {
-      res.status(result.status);
+      res.statusCode = result.status;
       res.setHeader('content-type', 'application/json');
       res.end(result.rawBody ?? JSON.stringify(result.body));
       outcome = { status: result.status, reason: 'ok' };
@@ -74,7 +75,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   }
 }
 
-async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Response, stream: AsyncIterable<SseFrame>, body: any, signal: AbortSignal): Promise<Outcome> {
+async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: ServerResponse, stream: AsyncIterable<SseFrame>, body: any, signal: AbortSignal): Promise<Outcome> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',

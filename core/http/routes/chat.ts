@@ -43,11 +43,11 @@ function validateChatRequest(raw: unknown) {
   return body;
 }
 
-export function installChatRoutes(router: Router, services: GatewayServices): void {
-  router.post('/v1/chat/completions', async (req, res) => {
+export function installChatRoutes(_router: Router, services: GatewayServices): void {
+  services.fastRoutes.add('/v1/chat/completions', OPENAI_ERRORS, async (req, res, raw) => {
     let body;
     try {
-      body = validateChatRequest(req.body);
+      body = validateChatRequest(raw);
     } catch (err) {
       return sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }

@@ -23,11 +23,11 @@ function validateEmbeddingsRequest(raw: unknown) {
   return body;
 }
 
-export function installEmbeddingsRoutes(router: Router, services: GatewayServices): void {
-  router.post('/v1/embeddings', async (req, res) => {
+export function installEmbeddingsRoutes(_router: Router, services: GatewayServices): void {
+  services.fastRoutes.add('/v1/embeddings', OPENAI_ERRORS, async (req, res, raw) => {
     let body;
     try {
-      body = validateEmbeddingsRequest(req.body);
+      body = validateEmbeddingsRequest(raw);
     } catch (err) {
       return sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }

@@ -227,7 +227,8 @@ async function callTool(call: CallContext, id: RpcId, params: Record<string, unk
     const error = toGatewayError(err);
     const aborted = call.signal.aborted;
     outcome = { status: aborted ? 499 : error.status, error, reason: aborted ? 'client_abort' : 'error' };
-    body = rpcError(id, error, call);
+    // a guardrail block is a tool error the model can read (its reason never quotes the blocked text)
+    body = error.code === 'guardrail_blocked' ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: error.message }], isError: true } } : rpcError(id, error, call);
   }
   return { body, after: () => services.pipeline.settle(ctx, outcome) };
 }

@@ -9,7 +9,8 @@
  * failure after a stream started, are in the Anthropic shape. For an Anthropic model the body passes
  * through unchanged but for the model name; any other model is served by translation to chat.
  */
-import type { Request, Router } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Router } from 'express';
 import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
 import { bearerToken } from '../credentials';
 import { ANTHROPIC_ERRORS, sendError } from '../error-shapes';
@@ -20,7 +21,7 @@ import { optionalBoolean, optionalNumber, requireObjectBody, requireString } fro
 export const MESSAGES_PATH = '/native/v1/messages';
 export const COUNT_TOKENS_PATH = '/native/v1/messages/count_tokens';
 
-function messagesKey(req: Request): string | undefined {
+function messagesKey(req: IncomingMessage): string | undefined {
   const apiKey = req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
   return bearerToken(req.headers.authorization);
@@ -60,7 +61,7 @@ function validateMessagesRequest(raw: unknown, countOnly: boolean) {
   return body;
 }
 
-export function installMessagesRoutes(router: Router, services: GatewayServices): void {
+export function installMessagesRoutes(_router: Router, services: GatewayServices): void {
   const routes: [path: string, spec: ModelEndpointSpec, countOnly: boolean][] = [
     [MESSAGES_PATH, MESSAGES, false],
     [COUNT_TOKENS_PATH, COUNT_TOKENS, true],
@@ -68,15 +69,15 @@ export function installMessagesRoutes(router: Router, services: GatewayServices)
     ['/v1/messages/count_tokens', { ...COUNT_TOKENS, headers: deprecationHeaders(COUNT_TOKENS_PATH) }, true],
   ];
   for (const [path, spec, countOnly] of routes) {
-    router.post(path, async (req, res) => {
+    services.fastRoutes.add(path, ANTHROPIC_ERRORS, async (req, res, raw) => {
       let body;
       try {
-        body = validateMessagesRequest(req.body, countOnly);
+        body = validateMessagesRequest(raw, countOnly);
       } catch (err) {
         if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
         return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
       }
       await runModelRequest(services, spec, req, res, body);
-    });
+    }, spec.headers);
   }
 }
