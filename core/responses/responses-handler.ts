@@ -19,7 +19,7 @@ import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
 import type { LogEntry } from '../store/log-entry';
 import { newId } from './ids';
-import { inputToMessages } from './input-to-messages';
+import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
 import { mcpEntries, resolveMcpTools } from './mcp-tool-set';
 import { responsesUsage } from './output-items';
 import { chatTemplate, instructionMessages } from './request-to-chat';
@@ -53,102 +53,108 @@ export class ResponsesHandler {
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
-
     // the time limit also stops work in flight (between steps the loop checks the clock itself)
     const timeUp = new AbortController();
     const limitMs = services.config.responses.timeLimitSeconds * 1000;
     const timer = setTimeout(() => timeUp.abort(), limitMs);
     timer.unref?.();
-    const signal = AbortSignal.any([abort.signal, timeUp.signal]);
 
-    const collected: LogEntry[] = [];
-    const stream = body.stream === true;
-    const sink = stream ? new SseSink(res, abort.signal) : undefined;
-    const response = initialResponse(body, Math.floor(startedAt / 1000));
-    const recorder = new ResponseRecorder(response, sink?.listener);
-    let principal: Principal | undefined;
-    let loop: ToolLoop | undefined;
+    const run: Run = {
+      req,
+      body,
+      startedAt,
+      deadline: startedAt + limitMs,
+      signal: AbortSignal.any([abort.signal, timeUp.signal]),
+      collected: [],
+      sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
+      response: initialResponse(body, Math.floor(startedAt / 1000)),
+    };
+    const recorder = new ResponseRecorder(run.response, run.sink?.listener);
     let failure: GatewayError | undefined;
     try {
-      const credential = bearerToken(req.headers.authorization);
-      principal = await this.authenticate(credential);
-      const template = chatTemplate(body);
-      const entries = mcpEntries(body.tools);
-      const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal.keyId) : undefined;
-      if (body.previous_response_id && !previous) {
-        throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
-      }
-      const input = inputToMessages(body.input);
-      const messages = [...(previous?.messages ?? [])];
-      const approvals: ApprovalToSettle[] = [
-        ...(previous?.pending ?? []).map((pending) => ({ pending, answer: input.answers.find((a) => a.approvalRequestId === pending.approvalRequestId) })),
-        ...input.answered.map(({ pending, answer, message }) => ({ pending, answer, message })),
-      ];
-      if (messages.length === 0 && input.messages.length === 0) {
-        throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
-      }
-      const mcpHeaders = mcpHeadersOf(req.headers);
-      const proxy = gatewayProxyFor(services);
-      const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp, proxy }) : undefined;
-
-      recorder.start();
-      const inbound = { headers: providerVisibleHeaders(req.headers) };
-      loop = new ToolLoop(
-        {
-          clock: services.clock,
-          drain: () => sink?.drain() ?? Promise.resolve(),
-          round: {
-            pipeline: services.pipeline,
-            clock: services.clock,
-            credential,
-            inbound,
-            signal,
-            collect: (entry) => collected.push(entry),
-            accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
-          },
-          tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders: toolSet?.callHeaders ?? {}, signal, responseId: response.id },
-        },
-        recorder,
-        { maxToolRounds: services.config.responses.maxToolRounds, deadline: startedAt + limitMs },
-      );
-      const result = await loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream });
-      recorder.finish(responsesUsage(loop.totals.usage, loop.totals.reasoningTokens), result.incomplete);
-      if (body.store !== false) {
-        await this.states.save(response.id, { keyId: principal.keyId, model: body.model, messages, pending: result.pending });
-      }
+      await this.runLoop(run, recorder);
     } catch (err) {
-      if (timeUp.signal.aborted && !abort.signal.aborted && loop) {
-        recorder.finish(responsesUsage(loop.totals.usage, loop.totals.reasoningTokens), 'time_limit');
+      if (timeUp.signal.aborted && !abort.signal.aborted && run.loop) {
+        recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), 'time_limit');
       } else {
         failure = toGatewayError(err);
+        if (failure.status === 500) services.logger.error('responses request failed', { requestId, error: (err as Error)?.message });
       }
-      if (failure?.status === 500) services.logger.error('responses request failed', { requestId, error: (err as Error)?.message });
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
     }
-
-    const totals = loop?.totals;
-    const cost = (totals?.modelCost ?? 0) + (totals?.toolCost ?? 0);
     const aborted = abort.signal.aborted;
-    const status = aborted ? 499 : failure ? failure.status : 200;
-    await this.writeLog(requestId, startedAt, principal, body, collected, status, failure, aborted, response, totals?.toolCalls ?? 0);
+    this.answer(res, run, recorder, failure, aborted);
+    await this.writeLog(requestId, run, aborted ? 499 : failure ? failure.status : 200, failure, aborted);
+  }
 
-    const headers = { [MODEL_ID_HEADER]: totals?.deploymentId ?? '', [COST_HEADER]: formatCost(cost) };
-    if (!totals?.deploymentId) delete (headers as Record<string, string>)[MODEL_ID_HEADER];
+  /** Authenticate, gather the conversation and the tools, and run the loop (throws what fails). */
+  private async runLoop(run: Run, recorder: ResponseRecorder): Promise<void> {
+    const { services } = this;
+    const { req, body } = run;
+    const credential = bearerToken(req.headers.authorization);
+    const principal = (run.principal = await this.authenticate(credential));
+    const template = chatTemplate(body);
+    const entries = mcpEntries(body.tools);
+    const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal.keyId) : undefined;
+    if (body.previous_response_id && !previous) {
+      throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
+    }
+    const input = inputToMessages(body.input);
+    const messages = [...(previous?.messages ?? [])];
+    if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
+    const approvals = approvalsToSettle(previous?.pending ?? [], input);
+    const mcpHeaders = mcpHeadersOf(req.headers);
+    const proxy = gatewayProxyFor(services);
+    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp, proxy }) : undefined;
+
+    recorder.start();
+    const inbound = { headers: providerVisibleHeaders(req.headers) };
+    const { signal, sink } = run;
+    run.loop = new ToolLoop(
+      {
+        clock: services.clock,
+        drain: () => sink?.drain() ?? Promise.resolve(),
+        round: {
+          pipeline: services.pipeline,
+          clock: services.clock,
+          credential,
+          inbound,
+          signal,
+          collect: (entry) => run.collected.push(entry),
+          accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
+        },
+        tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders, signal, responseId: run.response.id },
+      },
+      recorder,
+      { maxToolRounds: services.config.responses.maxToolRounds, deadline: run.deadline },
+    );
+    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
+    recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
+    if (body.store !== false) await this.states.save(run.response.id, { keyId: principal.keyId, model: body.model, messages, pending: result.pending });
+  }
+
+  /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, aborted: boolean): void {
+    const totals = run.loop?.totals;
+    const cost = formatCost((totals?.modelCost ?? 0) + (totals?.toolCost ?? 0));
     if (aborted) return void res.end();
+    const { sink } = run;
     if (sink?.opened) {
       if (failure) recorder.fail({ code: failure.code, message: failure.message, param: failure.param }, responsesUsage(totals!.usage, totals!.reasoningTokens));
-      return sink.end(formatCost(cost));
+      return sink.end(cost);
     }
+    // refused before any model round started: a plain HTTP error, streaming or not
     if (failure) return sendError(res, failure, OPENAI_ERRORS);
+    const headers: Record<string, string> = { [COST_HEADER]: cost, ...(totals?.deploymentId ? { [MODEL_ID_HEADER]: totals.deploymentId } : {}) };
     if (sink) {
       // a stream whose loop ended before any model round was accepted (e.g. the time limit)
       sink.open(headers);
-      return sink.end(formatCost(cost));
+      return sink.end(cost);
     }
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    res.status(200).json(response);
+    res.status(200).json(run.response);
   }
 
   private async authenticate(credential: string | undefined): Promise<Principal> {
@@ -159,44 +165,65 @@ export class ResponsesHandler {
   }
 
   /** One entry for the response: the model rounds summed (each tool call has its own entry). */
-  private async writeLog(
-    requestId: string,
-    startedAt: number,
-    principal: Principal | undefined,
-    body: ResponsesRequest,
-    rounds: LogEntry[],
-    status: number,
-    failure: GatewayError | undefined,
-    aborted: boolean,
-    response: ResponseObject,
-    toolCalls: number,
-  ): Promise<void> {
+  private async writeLog(requestId: string, run: Run, status: number, failure: GatewayError | undefined, aborted: boolean): Promise<void> {
+    const rounds = run.collected;
     const guardrails = rounds.flatMap((r) => (r.details?.guardrails as unknown[]) ?? []);
     await this.services.requestLog.record({
       id: requestId,
       requestId,
-      time: new Date(startedAt).toISOString(),
-      keyId: principal?.keyId ?? null,
-      org: principal?.org ?? null,
+      time: new Date(run.startedAt).toISOString(),
+      keyId: run.principal?.keyId ?? null,
+      org: run.principal?.org ?? null,
       endpoint: 'responses',
-      model: body.model,
+      model: run.body.model,
       deploymentId: rounds.find((r) => r.deploymentId)?.deploymentId ?? null,
       promptTokens: rounds.reduce((n, r) => n + r.promptTokens, 0),
       completionTokens: rounds.reduce((n, r) => n + r.completionTokens, 0),
       cost: rounds.reduce((n, r) => n + r.cost, 0),
       status,
-      latencyMs: Math.max(0, this.services.clock.now() - startedAt),
+      latencyMs: Math.max(0, this.services.clock.now() - run.startedAt),
       errorCode: failure?.code ?? null,
       outcome: aborted ? 'client_abort' : failure ? 'error' : 'ok',
       details: {
-        responseId: response.id,
+        responseId: run.response.id,
         rounds: rounds.length,
-        toolCalls,
-        ...(response.status === 'incomplete' ? { incomplete: response.incomplete_details?.reason } : {}),
+        toolCalls: run.loop?.totals.toolCalls ?? 0,
+        ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
         ...(guardrails.length ? { guardrails } : {}),
       },
     });
   }
+}
+
+/** One request's state while it runs. */
+interface Run {
+  req: Request;
+  body: ResponsesRequest;
+  startedAt: number;
+  deadline: number;
+  /** aborted when the client goes away or the time limit passes */
+  signal: AbortSignal;
+  /** the model rounds' log entries */
+  collected: LogEntry[];
+  sink?: SseSink;
+  response: ResponseObject;
+  principal?: Principal;
+  loop?: ToolLoop;
+}
+
+/**
+ * The calls waiting for approval that this request settles: those of the previous response (answered or
+ * not: an unanswered one counts as not approved) and approval requests sent back in the input. An answer
+ * to an approval request the gateway does not know is an error.
+ */
+function approvalsToSettle(pending: PendingApproval[], input: TranslatedInput): ApprovalToSettle[] {
+  const known = new Set([...pending.map((p) => p.approvalRequestId), ...input.answered.map((a) => a.pending.approvalRequestId)]);
+  const stray = input.answers.find((a) => !known.has(a.approvalRequestId));
+  if (stray) throw new InvalidRequestError(`No pending approval request with id '${stray.approvalRequestId}'.`, 'approval_request_not_found', { param: 'input' });
+  return [
+    ...pending.map((p) => ({ pending: p, answer: input.answers.find((a) => a.approvalRequestId === p.approvalRequestId) })),
+    ...input.answered.map(({ pending: p, answer, message }) => ({ pending: p, answer, message })),
+  ];
 }
 
 function validateRequest(raw: unknown): ResponsesRequest {
