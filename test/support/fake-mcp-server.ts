@@ -65,6 +65,8 @@ export interface FakeMcpServerOptions {
   resourceTemplates?: { uriTemplate: string; name: string; read: (uri: string) => string }[];
   /** leave out the prompts and resources capabilities */
   toolsOnly?: boolean;
+  /** record received requests (default true; the benchmark turns it off) */
+  record?: boolean;
 }
 
 const DEFAULT_SCHEMA = { type: 'object', properties: {} };
@@ -87,17 +89,19 @@ export class FakeMcpServer {
   private readonly stateful: boolean;
   private readonly serverName: string;
   private readonly toolsOnly: boolean;
+  private readonly record: boolean;
   url = '';
 
   private constructor(options: FakeMcpServerOptions) {
     this.stateful = options.stateful ?? false;
     this.serverName = options.name ?? 'fake-mcp';
     this.toolsOnly = options.toolsOnly ?? false;
+    this.record = options.record ?? true;
     for (const [name, tool] of Object.entries(options.tools ?? {})) this.tools.set(name, tool);
     for (const [name, prompt] of Object.entries(options.prompts ?? {})) this.prompts.set(name, prompt);
     for (const [uri, resource] of Object.entries(options.resources ?? {})) this.resources.set(uri, resource);
     this.resourceTemplates = options.resourceTemplates ?? [];
-    this.http = http.createServer((req, res) => void this.handle(req, res));
+    this.http = http.createServer({ noDelay: true, keepAliveTimeout: 30_000 }, (req, res) => void this.handle(req, res));
   }
 
   static async start(options: FakeMcpServerOptions = {}): Promise<FakeMcpServer> {
@@ -151,7 +155,7 @@ export class FakeMcpServer {
     try {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const rpcMethods = (Array.isArray(body) ? body : [body]).flatMap((m) => (m && typeof m.method === 'string' ? [m.method] : []));
-      this.requests.push({ method: req.method ?? '', headers: req.headers, rpcMethods });
+      if (this.record) this.requests.push({ method: req.method ?? '', headers: req.headers, rpcMethods });
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');

@@ -18,6 +18,8 @@ describe('plugins/mcp-streamable-http', () => {
     const validate = new Ajv({ allErrors: true }).compile(plugin.optionsSchema);
     expect(validate({})).to.equal(true);
     expect(validate({ sseMaxRetries: 0, sseInitialDelayMs: 500 })).to.equal(true);
+    expect(validate({ httpClient: 'fetch' })).to.equal(true);
+    expect(validate({ httpClient: 'curl' })).to.equal(false);
     expect(validate({ sseMaxRetries: -1 })).to.equal(false);
     expect(validate({ retries: 3 })).to.equal(false);
     expect(validate.errors?.[0]?.keyword).to.equal('additionalProperties');
@@ -38,6 +40,22 @@ describe('plugins/mcp-streamable-http', () => {
       expect(r.headers['x-team']).to.equal('blue');
       expect(r.headers['mcp-session-id']).to.equal(undefined);
     }
+  });
+
+  it('works over the gateway\'s shared WHATWG fetch too (httpClient: "fetch")', async () => {
+    server = await FakeMcpServer.start({ stateful: true, tools: { echo: {} } });
+    let used = 0;
+    const counting: typeof fetch = (input, init) => {
+      used++;
+      return fetch(input, init);
+    };
+    const factory = await plugin.create({ httpClient: 'fetch' }, { fetch: counting } as any);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(await factory.connect({ url: server.url, headers: { 'x-api-key': 'k' } }));
+    expect(await client.callTool({ name: 'echo', arguments: { a: 1 } })).to.deep.equal({ content: [{ type: 'text', text: '{"a":1}' }] });
+    await client.close();
+    expect(used).to.be.greaterThan(2);
+    expect(server.requestsFor('tools/call')[0].headers['x-api-key']).to.equal('k');
   });
 
   it('keeps the Mcp-Session-Id a stateful upstream issues and sends it back', async () => {
