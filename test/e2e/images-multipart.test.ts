@@ -209,4 +209,25 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
     });
     expect(upstream.requests).to.have.length(0);
   });
+
+  it('aborts the upstream request and logs a client abort when the client goes away while its file streams', async () => {
+    const head = form([{ name: 'model', value: 'painter' }, { name: 'prompt', value: 'abandoned' }, file('image', 30_000)], { close: false });
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${gw.url}/v1/images/edits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(head.length + 100_000) },
+      });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(head, () => setImmediate(() => req.destroy()));
+    });
+    // the handler ends (nothing waits forever on the abandoned upload) and settles the request as an abort
+    let entry;
+    for (let i = 0; i < 400 && !entry; i++) {
+      entry = (await gw.gateway.services.requestLog.query({ limit: 5 })).data.find((e) => e.outcome === 'client_abort');
+      if (!entry) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(entry).to.include({ endpoint: 'images', model: 'painter', status: 499 });
+    expect(upstream.requests).to.have.length(0);
+  });
 });
