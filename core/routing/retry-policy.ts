@@ -1,6 +1,6 @@
 import { GatewayError, toGatewayError } from '../errors/gateway-error';
 import { ClientAbortError } from '../upstream/upstream-client';
-import { failedWithSingleUseBody, upstreamAnswerOf } from '../upstream/call-deployment';
+import { failureIsFinal, upstreamAnswerOf } from '../upstream/call-deployment';
 
 /** One failed attempt, judged. */
 export interface AttemptFailure {
@@ -28,11 +28,12 @@ const RETRYABLE_TRANSPORT_CODES = new Set([
 /**
  * Connection failures, timeouts, 408, 429 and 5xx are retried; every other upstream answer (400, 401,
  * 403, 404, 413, 422...) is the same wherever it is sent, so it is returned at once. A client that went
- * away is never retried, nor a request whose body was streamed from the client (it cannot be sent twice).
+ * away is never retried, nor a request the provider could not
+ * translate, nor one whose body was streamed from the client (it cannot be sent twice).
  */
 export function classifyFailure(err: unknown, now: number): AttemptFailure {
   const error = toGatewayError(err);
-  if (error instanceof ClientAbortError || failedWithSingleUseBody(err)) return { error, retryable: false };
+  if (error instanceof ClientAbortError || failureIsFinal(err)) return { error, retryable: false };
   const answer = upstreamAnswerOf(err);
   if (answer) {
     const status = answer.status;

@@ -17,11 +17,18 @@ export interface UpstreamAnswer {
 
 const UPSTREAM_ANSWERS = new WeakMap<object, UpstreamAnswer>();
 
-const SINGLE_USE = new WeakSet<object>();
+const FINAL = new WeakSet<object>();
 
-/** Did the failed attempt consume a request body that cannot be sent again? Then it cannot be retried. */
-export function failedWithSingleUseBody(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && SINGLE_USE.has(err);
+function markFinal(err: unknown): void {
+  if (typeof err === 'object' && err !== null) FINAL.add(err);
+}
+
+/**
+ * Must this failure end the request? True when the provider could not build the upstream request (that
+ * will not change on another try) or when the attempt used up a request body that cannot be sent again.
+ */
+export function failureIsFinal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && FINAL.has(err);
 }
 
 /** The upstream status behind an error thrown by `callDeployment`, if the upstream answered at all. */
@@ -71,12 +78,18 @@ async function invoke(
     const local = await op.invoke(body, target, signal);
     return { status: 200, body: local.body, stream: local.stream, headers: {} };
   }
-  const request = op.toUpstream(body, target, inbound);
+  let request: UpstreamRequest;
+  try {
+    request = op.toUpstream(body, target, inbound);
+  } catch (err) {
+    markFinal(err);
+    throw err;
+  }
   try {
     return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
   } catch (err) {
     // a request body streamed from the client (an image edit's files) was used up by this attempt
-    if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array) && typeof err === 'object' && err !== null) SINGLE_USE.add(err);
+    if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) markFinal(err);
     throw err;
   }
 }

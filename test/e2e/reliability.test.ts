@@ -302,7 +302,7 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     primary.script = failing(500);
     const image = await toFile(Buffer.from('not really a png'), 'cat.png', { type: 'image/png' });
     const result = await statusOf(client.images.edit({ model: 'painter', prompt: 'add a hat', image }));
-    expect(result.status).to.equal(502);
+    expect(result).to.deep.equal({ status: 502, code: 'upstream_error' });
     expect(primary.requests).to.have.length(1);
     expect(primary.last.rawBody).to.include('not really a png');
     expect(backup.requests).to.have.length(0);
