@@ -185,6 +185,21 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(upstream.requests.map((r) => r.body.stream)).to.deep.equal([true, true]);
   });
 
+  it('works with the SDK stream helper, which rebuilds the response from the events', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'helper' } }]]);
+    const stream = client.responses.stream({
+      model: 'gpt-test',
+      input: 'helper?',
+      tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+    });
+    let deltas = '';
+    stream.on('response.output_text.delta', (e) => (deltas += e.delta));
+    const final = await stream.finalResponse();
+    expect(deltas).to.equal('Answer from: docs about helper');
+    expect(final.output_text).to.equal('Answer from: docs about helper');
+    expect(final.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+  });
+
   it('sends the summed cost of a streamed loop as a trailer', async () => {
     upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'x' } }]]);
     const { events, trailers, status } = await rawSse(gw.url, CLIENT_KEY, {
