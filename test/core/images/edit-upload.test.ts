@@ -120,6 +120,8 @@ describe('EditUpload: an image-edit form read from a real socket and re-encoded 
     const first = bytes(150_000, 2);
     const mask = bytes(20_000, 3);
     handler = async (upload) => {
+      // both files are spooled by now; their files are opened asynchronously, so wait for them to show
+      for (let i = 0; i < 400 && readdirSync(tempDir).length < 2; i++) await new Promise((r) => setTimeout(r, 5));
       const onDiskAtStart = readdirSync(tempDir).map((f) => statSync(path.join(tempDir, f)).mode & 0o777);
       const { contentType, body } = upload.encode(upload.fields, 'm');
       return { onDiskAtStart, decoded: await decode(contentType, body) };
