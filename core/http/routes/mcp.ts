@@ -10,7 +10,8 @@
  * the client accepts neither JSON nor SSE, 202 for notifications only; everything else is 200 with a
  * JSON-RPC result or error.
  */
-import type { Request, Response, Router } from 'express';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Router } from 'express';
 import { AuthenticationError, GatewayError, PermissionError, toGatewayError } from '../../errors/gateway-error';
 import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
 import type { Principal } from '../../auth/principal';
@@ -22,7 +23,9 @@ import { initializeResult } from '../../mcp/protocol';
 import type { InboundHeaders } from '../../mcp/upstream-headers';
 import { bearerToken } from '../credentials';
 import { providerVisibleHeaders } from '../credentials';
+import type { ErrorShape } from '../error-shapes';
 import type { GatewayServices } from '../gateway-services';
+import { requestIdOf } from '../request-id';
 
 type RpcId = string | number | null;
 interface RpcReply {
@@ -31,6 +34,16 @@ interface RpcReply {
   after?: () => Promise<void>;
 }
 
+/** Body-reading failures (the fast JSON router reads the body) in JSON-RPC shape: -32700, or -32600 over the limit. */
+const MCP_BODY_ERRORS: ErrorShape = {
+  body: (err) => ({
+    jsonrpc: '2.0',
+    id: null,
+    error: err.status === 413 ? { code: JSONRPC.INVALID_REQUEST, message: err.message } : { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is not valid JSON.' },
+  }),
+  streamFrame: (err) => `event: message\ndata: ${JSON.stringify(MCP_BODY_ERRORS.body(err))}\n\n`,
+};
+
 const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Method not allowed: this gateway is stateless; POST JSON-RPC requests to /mcp.' } };
 
 export function installMcpRoutes(router: Router, services: GatewayServices): void {
@@ -38,7 +51,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
-  const originAllowed = (req: Request, res: Response): boolean => {
+  const originAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
     const origin = req.headers.origin;
     if (origin === undefined) return true;
     if (!allowedOrigins.has(origin) && !allowedOrigins.has('*')) {
@@ -55,7 +68,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     if (!originAllowed(req, res)) return;
     res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
     res.setHeader('access-control-allow-headers', 'content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-session-id, last-event-id');
-    res.status(204).end();
+    res.statusCode = 204;
+    res.end();
   });
 
   for (const method of ['get', 'delete'] as const) {
@@ -66,18 +80,16 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     });
   }
 
-  router.post('/mcp', async (req, res) => {
+  // POST /mcp is served straight from node:http (like chat): the fast JSON router reads the body.
+  services.fastRoutes.add('/mcp', MCP_BODY_ERRORS, async (req, res, body) => {
     if (!originAllowed(req, res)) return;
     const accept = negotiate(req.headers.accept);
     if (!accept) {
       writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
       return;
     }
-    let body: unknown;
-    try {
-      body = req.body !== undefined ? req.body : await readJsonBody(req, services.config.server.bodyLimitBytes);
-    } catch {
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is not valid JSON.' } });
+    if (body === undefined) {
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } });
       return;
     }
     const messages = Array.isArray(body) ? body : [body];
@@ -107,7 +119,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
 
     const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
     if (bodies.length === 0) {
-      res.status(202).end();
+      res.writeHead(202).end();
     } else if (!Array.isArray(body) && bodies.length === 1 && isInvalid(bodies[0])) {
       writeJson(res, 400, bodies[0]); // a single message that was not JSON-RPC at all
     } else if (accept === 'sse') {
@@ -124,8 +136,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
 interface CallContext {
   services: GatewayServices;
   mcp: McpGateway;
-  req: Request;
-  res: Response;
+  req: IncomingMessage;
+  res: ServerResponse;
   principal: Principal;
   credential: string;
   mcpHeaders: InboundHeaders;
@@ -198,7 +210,7 @@ function scopeOf(call: CallContext) {
 /** tools/call through the pipeline; the pipeline's settle (spend, log) runs after the answer is sent. */
 async function callTool(call: CallContext, id: RpcId, params: Record<string, unknown>): Promise<RpcReply> {
   const { services, req, res } = call;
-  const ctx = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, call.signal, res.locals.requestId as string);
+  const ctx = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, call.signal, requestIdOf(res));
   ctx.credential = call.credential;
   const name = typeof params.name === 'string' ? params.name : '';
   const args = params.arguments;
@@ -234,7 +246,7 @@ async function callTool(call: CallContext, id: RpcId, params: Record<string, unk
 }
 
 function rpcError(id: RpcId, err: GatewayError, call?: CallContext) {
-  if (err.status === 500) call?.services.logger.error('mcp request failed', { requestId: call.res.locals.requestId, error: (err.cause as Error | undefined)?.message ?? err.message });
+  if (err.status === 500) call?.services.logger.error('mcp request failed', { requestId: requestIdOf(call.res), error: (err.cause as Error | undefined)?.message ?? err.message });
   return jsonRpcErrorBody(id, err);
 }
 
@@ -268,7 +280,7 @@ function gatewayKey(value: string | string[] | undefined): string | undefined {
 }
 
 /** The `x-mcp-*` headers: server selection and per-user credentials, for core/mcp only. */
-function mcpHeadersOf(headers: Request['headers']): InboundHeaders {
+function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
   const out: Record<string, string | string[] | undefined> = {};
   for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
   return out;
@@ -283,19 +295,8 @@ function negotiate(accept: string | undefined): 'json' | 'sse' | undefined {
   return undefined;
 }
 
-function writeJson(res: Response, status: number, payload: unknown): void {
-  res.status(status);
+function writeJson(res: ServerResponse, status: number, payload: unknown): void {
+  res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(payload));
-}
-
-async function readJsonBody(req: Request, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new Error('too large');
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
