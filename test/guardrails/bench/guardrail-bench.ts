@@ -61,7 +61,7 @@ export async function guardrailBench(ctx: BenchContext): Promise<string> {
         ['gateway, no guardrails', plain.url],
         ['gateway + pii-mask', guarded.url],
       ] as const;
-      for (const [label, url] of targets) await warm({ url: `${url}/v1/chat/completions`, connections: 16, durationSeconds: ctx.durationSeconds, body: s.body, headers: { authorization: `Bearer ${KEY}` } });
+      for (const [, url] of targets) await warm({ url: `${url}/v1/chat/completions`, connections: 16, durationSeconds: ctx.durationSeconds, body: s.body, headers: { authorization: `Bearer ${KEY}` } });
       for (let round = 0; round < 2; round++) {
         for (const [i, [label, url]] of targets.entries()) {
           const m = await measure(label, { url: `${url}/v1/chat/completions`, connections: 16, durationSeconds: ctx.durationSeconds, body: s.body, headers: { authorization: `Bearer ${KEY}` } });
