@@ -1,0 +1,77 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { FakeClock } from '../core/limits/fake-clock';
+
+const PROVIDER_KEY = 'sk-ant-upstream-reliability';
+const CLIENT_KEY = 'sk-client-reliability-messages';
+const OVERLOADED = { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+
+describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstreams)', () => {
+  let first: FakeAnthropicUpstream;
+  let second: FakeAnthropicUpstream;
+  let gw: TestGateway;
+  let client: Anthropic;
+  let clock: FakeClock;
+
+  before(async () => {
+    first = new FakeAnthropicUpstream(PROVIDER_KEY);
+    second = new FakeAnthropicUpstream(PROVIDER_KEY);
+    await first.start();
+    await second.start();
+    clock = new FakeClock();
+    gw = await startGateway(
+      {
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
+        providers: [
+          { id: 'claude-a', type: 'anthropic', baseUrl: first.url, apiKey: PROVIDER_KEY },
+          { id: 'claude-b', type: 'anthropic', baseUrl: second.url, apiKey: PROVIDER_KEY },
+        ],
+        models: [
+          { name: 'claude-test', provider: 'claude-a', model: 'claude-sonnet-4-5', id: 'a/sonnet', fallbacks: ['claude-spare'], price: { inputPerMTok: 3, outputPerMTok: 15 } },
+          { name: 'claude-spare', provider: 'claude-b', model: 'claude-sonnet-4-5', id: 'b/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15 } },
+        ],
+        routing: { retries: 1 },
+      },
+      { clock },
+    );
+    client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await first.close();
+    await second.close();
+  });
+  beforeEach(() => {
+    first.requests.length = 0;
+    second.requests.length = 0;
+  });
+
+  it('retries a stream whose first event is an overloaded error, before the client sees anything', async () => {
+    first.replies({ events: [OVERLOADED] }, { events: textEvents('msg_1', 'claude-sonnet-4-5', ['Hel', 'lo']) });
+    const stream = client.messages.stream({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Hello' }]);
+    expect(first.requests).to.have.length(2);
+    expect(second.requests).to.have.length(0);
+  });
+
+  it('falls back to the spare model when the deployment keeps answering 529 overloaded', async () => {
+    first.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    second.reply({ json: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'from the spare' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 3 } } });
+    const { data, response } = await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.content).to.deep.equal([{ type: 'text', text: 'from the spare' }]);
+    expect(response.headers.get('x-gateway-model-id')).to.equal('b/sonnet');
+    expect(first.requests).to.have.length(2);
+  });
+
+  it('never retries a 400 from the upstream', async () => {
+    first.reply({ error: { status: 400, type: 'invalid_request_error', message: 'max_tokens: too large' } });
+    const err = await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(err).to.be.instanceOf(Anthropic.BadRequestError);
+    expect(first.requests).to.have.length(1);
+    expect(second.requests).to.have.length(0);
+  });
+});
