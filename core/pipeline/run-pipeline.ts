@@ -18,9 +18,14 @@ export class Pipeline {
   /** Run every stage in order. On a failure the error propagates; `settle` still covers the started ones. */
   async run(ctx: GatewayContext): Promise<void> {
     const started = startedStages(ctx);
-    for (const stage of this.stages) {
+    for (const [i, stage] of this.stages.entries()) {
       started.push(stage);
-      await stage.run(ctx);
+      try {
+        await stage.run(ctx);
+      } catch (err) {
+        for (const later of this.stages.slice(i + 1)) if (later.settlesUnstarted) started.push(later);
+        throw err;
+      }
     }
   }
 

@@ -19,4 +19,6 @@ export interface Stage {
   run(ctx: GatewayContext): Promise<void>;
   /** Runs at the end, whatever happened, for every stage whose `run` started. */
   settle?(ctx: GatewayContext, outcome: Outcome): Promise<void>;
+  /** Settle even when an earlier stage failed before this one ran (spend logs a blocked request too). */
+  readonly settlesUnstarted?: boolean;
 }

@@ -83,7 +83,9 @@ export class PluginRegistry {
       } catch (err) {
         throw new PluginError(at, `cannot load plugin "${spec}": ${(err as Error).message.split('\n')[0]}`);
       }
-      const exported = (mod as { default?: unknown })?.default ?? mod;
+      // A TypeScript plugin compiled to CommonJS arrives wrapped twice ({ default: { default: def } }).
+      let exported: unknown = mod;
+      while (exported && typeof exported === 'object' && !Array.isArray(exported) && !('kind' in exported) && 'default' in exported) exported = (exported as { default: unknown }).default;
       for (const def of Array.isArray(exported) ? exported : [exported]) this.register(def, at);
     }
   }

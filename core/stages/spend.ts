@@ -21,6 +21,8 @@ export const COST_HEADER = 'x-gateway-response-cost';
 @injectable()
 export class SpendStage implements Stage {
   readonly name = 'spend' as const;
+  /** a request blocked or refused after auth is still logged (and charged for what it used) */
+  readonly settlesUnstarted = true;
   constructor(
     @inject(REQUEST_LOG) private readonly log: RequestLog,
     @inject(CLOCK) private readonly clock: Clock,
@@ -61,6 +63,7 @@ export class SpendStage implements Stage {
   }
 
   async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
+    if (!ctx.principal) return;
     if (ctx.traffic === 'mcp') ctx.cost = this.mcp.fee?.(ctx, outcome) ?? ctx.cost;
     const exchange = ctx.model;
     const entry: LogEntry = {

@@ -1,3 +1,4 @@
+import { guardrailBench } from '../guardrails/bench/guardrail-bench';
 import { mcpBench } from './mcp-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
 export interface BenchContext {
@@ -11,4 +12,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [mcpBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, mcpBench];
