@@ -26,7 +26,7 @@ export class ModelCatalog {
       }
       providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, deps, `providers[${i}].options`));
     }
-    const deployments = config.models.map((m, i): Deployment => {
+    const deployments = config.models.map((m): Deployment => {
       const providerConfig = config.providers.find((p) => p.id === m.provider)!;
       const provider = providers.get(m.provider)!;
       const baseUrl = (providerConfig.baseUrl ?? provider.defaultBaseUrl ?? '').replace(/\/+$/, '');
@@ -34,7 +34,6 @@ export class ModelCatalog {
         throw new ConfigError(`providers[${config.providers.indexOf(providerConfig)}].baseUrl`, `provider "${providerConfig.id}" needs a baseUrl`);
       }
       const cfg = m as Deployment['config'];
-      void i;
       return { id: cfg.id, name: cfg.name, config: cfg, provider, target: { model: cfg, provider: providerConfig, baseUrl } };
     });
     return new ModelCatalog(deployments);

@@ -56,9 +56,7 @@ export class RedisBackend implements StoreBackend {
   }
 
   async incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number> {
-    const k = `${this.prefix}n:${key}`;
-    const results = await client_multi(this.client, k, amount, ttlMs);
-    return results;
+    return incrByFloatWithTtl(this.client, `${this.prefix}n:${key}`, amount, ttlMs);
   }
 
   async getCounter(key: string): Promise<number> {
@@ -105,7 +103,7 @@ export class RedisBackend implements StoreBackend {
 }
 
 /** INCRBYFLOAT, and set the expiry only when the counter was just created (NX), in one round trip. */
-async function client_multi(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {
+async function incrByFloatWithTtl(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {
   if (!ttlMs) return Number(await client.incrByFloat(key, amount));
   const [value] = (await client.multi().incrByFloat(key, amount).pExpire(key, ttlMs, 'NX').exec()) as unknown as [string];
   return Number(value);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { definePlugin } from '../../core/plugins/define-plugin';
-import type { LocalOperation, Provider, ProviderTarget } from '../../core/plugins/contracts';
+import type { LocalOperation, Provider } from '../../core/plugins/contracts';
 import { GatewayError } from '../../core/errors/gateway-error';
 import { SseFrame } from '../../core/streaming/sse-frame';
 import type { ChatChunk, ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse } from '../../core/types/chat';
@@ -89,4 +89,3 @@ export default definePlugin<'provider', EchoOptions, Provider>({
   create: (options) => createEchoProvider(options),
 });
 
-export type { ProviderTarget };
