@@ -21,7 +21,7 @@ export interface ToolRunEnvironment {
   clock: Clock;
   proxy: GatewayProxyServer;
   credential: string | undefined;
-  /** headers a model call may see (gateway_proxy tools) */
+  /** the request's headers without credentials (what /mcp tool calls and model calls see too) */
   inbound: InboundInfo;
   /** x-mcp-* headers for upstream calls */
   mcpHeaders: InboundHeaders;
@@ -46,7 +46,7 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
     }
   }
 
-  const ctx = new GatewayContext('mcp', 'responses', env.clock.now(), { headers: {} }, env.signal, randomUUID());
+  const ctx = new GatewayContext('mcp', 'responses', env.clock.now(), env.inbound, env.signal, randomUUID());
   ctx.credential = env.credential;
   ctx.mcp = {
     method: 'tools/call',

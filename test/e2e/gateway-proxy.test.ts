@@ -122,3 +122,31 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     expect(upstream.requests.map((r) => r.body.model)).to.deep.equal(['upstream-mini', 'upstream-claude', 'upstream-mini']);
   });
 });
+
+describe('gateway_proxy: a model tool whose name an upstream tool already uses', () => {
+  it('leaves the plain name to the upstream tool and lists the model as gateway_proxy-<name>', async () => {
+    const upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('model answer') };
+    const clash = await FakeMcpServer.start({ toolsOnly: true, tools: { summarize: { handler: () => ({ content: [{ type: 'text', text: 'upstream tool' }] }) } } });
+    const gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'k' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'summarize', provider: 'oai' }],
+      mcpServers: [{ name: 'tools', url: clash.url, org: 'acme', visibility: 'private' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+    try {
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['summarize', 'gateway_proxy-summarize']);
+      expect(await client.callTool({ name: 'summarize', arguments: {} })).to.deep.equal({ content: [{ type: 'text', text: 'upstream tool' }] });
+      expect(await client.callTool({ name: 'gateway_proxy-summarize', arguments: { prompt: 'x' } })).to.deep.equal({ content: [{ type: 'text', text: 'model answer' }] });
+      await client.close();
+    } finally {
+      await gw.close();
+      await upstream.stop();
+      await clash.close();
+    }
+  });
+});
