@@ -99,8 +99,10 @@ export class ToolLoop {
         messages.push({ role: 'assistant', content: round.text });
         return { pending: [], incomplete: limited };
       }
-      const calls = round.toolCalls.map((c, i): ToolCall => ({ ...c, id: c.id || `call_${i}_${newId('call')}` }));
-      const mcpCalls = calls.filter((c) => !clientFunctions.has(c.function.name));
+      const calls = round.toolCalls.map((c): ToolCall => ({ ...c, id: c.id || newId('call') }));
+      // without MCP tools every call is the client's (even one of a function it did not declare)
+      const isClients = (c: ToolCall) => !toolSet || clientFunctions.has(c.function.name);
+      const mcpCalls = calls.filter((c) => !isClients(c));
       if (mcpCalls.length > 0) {
         const bound = toolRounds >= this.limits.maxToolRounds ? 'max_tool_rounds' : this.env.clock.now() >= this.limits.deadline ? 'time_limit' : undefined;
         if (bound) {
@@ -110,30 +112,37 @@ export class ToolLoop {
         toolRounds++;
       }
       messages.push({ role: 'assistant', content: round.text || null, tool_calls: calls });
-
-      const pending: PendingApproval[] = [];
-      const auto: { call: ToolCall; tool: OfferedTool }[] = [];
-      const results = new Map<string, string>();
-      for (const call of mcpCalls) {
-        const tool = toolSet?.byFunction.get(call.function.name);
-        if (!tool) {
-          results.set(call.id, `Error: unknown tool "${call.function.name}".`);
-        } else if (needsApproval(tool)) {
-          const item = approvalRequestItem(tool.mcpName, call.function.arguments, tool.entry.server_label);
-          this.recorder.approvalRequest(item);
-          pending.push({ approvalRequestId: item.id, toolCallId: call.id, name: tool.mcpName, arguments: call.function.arguments, serverLabel: tool.entry.server_label });
-        } else {
-          auto.push({ call, tool });
-        }
-      }
-      const outputs = await Promise.all(auto.map(({ call, tool }) => this.runTool(tool, call.function.arguments)));
-      auto.forEach(({ call }, i) => results.set(call.id, outputs[i]));
-      for (const call of mcpCalls) if (results.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: results.get(call.id)! });
-
-      const forClient = calls.filter((c) => clientFunctions.has(c.function.name));
+      const pending = await this.runCalls(mcpCalls, toolSet, messages);
+      const forClient = calls.filter(isClients);
       for (const call of forClient) this.recorder.functionCall(functionCallItem(call.id, call.function.name, call.function.arguments));
       if (pending.length > 0 || forClient.length > 0) return { pending };
     }
+  }
+
+  /**
+   * The MCP calls of one round: those needing approval become `mcp_approval_request` items (returned as
+   * pending), the others run concurrently; their results are appended in the model's order.
+   */
+  private async runCalls(mcpCalls: ToolCall[], toolSet: McpToolSet | undefined, messages: ChatMessage[]): Promise<PendingApproval[]> {
+    const pending: PendingApproval[] = [];
+    const auto: { call: ToolCall; tool: OfferedTool }[] = [];
+    const results = new Map<string, string>();
+    for (const call of mcpCalls) {
+      const tool = toolSet?.byFunction.get(call.function.name);
+      if (!tool) {
+        results.set(call.id, `Error: unknown tool "${call.function.name}".`);
+      } else if (needsApproval(tool)) {
+        const item = approvalRequestItem(tool.mcpName, call.function.arguments, tool.entry.server_label);
+        this.recorder.approvalRequest(item);
+        pending.push({ approvalRequestId: item.id, toolCallId: call.id, name: tool.mcpName, arguments: call.function.arguments, serverLabel: tool.entry.server_label });
+      } else {
+        auto.push({ call, tool });
+      }
+    }
+    const outputs = await Promise.all(auto.map(({ call, tool }) => this.runTool(tool, call.function.arguments)));
+    auto.forEach(({ call }, i) => results.set(call.id, outputs[i]));
+    for (const call of mcpCalls) if (results.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: results.get(call.id)! });
+    return pending;
   }
 
   /** Run (or refuse) the calls the client answered; each approved call is an `mcp_call` item. */
