@@ -42,7 +42,12 @@ function createEchoProvider(options: EchoOptions): Provider {
     async invoke(request, target) {
       const inputs = Array.isArray(request.input) ? request.input : [request.input];
       const dims = request.dimensions ?? options.dimensions ?? 8;
-      const data = inputs.map((input, index) => ({ object: 'embedding' as const, index, embedding: pseudoEmbedding(JSON.stringify(input), dims) }));
+      // The openai SDK asks for base64 unless told otherwise and decodes it as little-endian float32.
+      const asBase64 = request.encoding_format === 'base64';
+      const data = inputs.map((input, index) => {
+        const vector = pseudoEmbedding(JSON.stringify(input), dims);
+        return { object: 'embedding' as const, index, embedding: asBase64 ? float32Base64(vector) : vector };
+      });
       const tokens = inputs.reduce<number>((n, input) => n + approxTokens(typeof input === 'string' ? input : JSON.stringify(input)), 0);
       return { body: { object: 'list', data, model: target.model.model, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
     },
@@ -67,6 +72,10 @@ async function* echoStream(id: string, created: number, model: string, text: str
   yield SseFrame.fromJson(chunk({}, 'stop'));
   yield SseFrame.fromJson({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   yield SseFrame.fromRaw('[DONE]');
+}
+
+function float32Base64(vector: number[]): string {
+  return Buffer.from(new Float32Array(vector).buffer).toString('base64');
 }
 
 /** A deterministic unit vector derived from the input, so equal inputs embed equally. */
