@@ -50,21 +50,29 @@ export class UpstreamClient {
 
   async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}): Promise<UpstreamResponse> {
     const firstByteMs = timeouts.firstByteMs ?? this.defaults.firstByteMs;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), firstByteMs);
+    // One signal for undici: the client going away (for the whole exchange, body included) or the
+    // first-byte deadline passing (until the headers arrive).
+    const attempt = new AbortController();
+    if (signal.aborted) attempt.abort();
+    else signal.addEventListener('abort', () => attempt.abort(), { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, firstByteMs);
     try {
       const res = await request(baseUrl + req.path, {
         dispatcher: timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs),
         method: req.method ?? 'POST',
         headers: req.headers,
         body: req.body as string | Uint8Array | undefined,
-        signal: AbortSignal.any([signal, deadline.signal]),
+        signal: attempt.signal,
         headersTimeout: firstByteMs,
         bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,
       });
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
-      if (deadline.signal.aborted && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');
+      if (timedOut && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');
       throw translateTransportError(err, signal);
     } finally {
       clearTimeout(timer);
