@@ -64,6 +64,8 @@ export class McpGateway {
       options.logger,
     );
     this.view = new McpCatalogView(this.cache);
+    // An upstream that announces a changed list is rediscovered at once (new tools stay hidden as usual).
+    this.pool.onListChanged = (id) => void this.health.check(id);
   }
 
   /**

@@ -9,7 +9,12 @@
  * user's credential must never ride on a connection another request can reuse.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import type { Logger, McpTransportFactory } from '../plugins/contracts';
@@ -53,6 +58,8 @@ const CLIENT_INFO = { name: 'model-gateway', version: '0.1.0' };
 
 export class McpUpstreamPool {
   private readonly connections = new Map<string, PoolEntry>();
+  /** an upstream said its tools, prompts or resources changed (stateful upstreams, on their event stream) */
+  onListChanged: (serverId: string) => void = () => undefined;
 
   constructor(
     private readonly transports: McpTransportFactory,
@@ -124,6 +131,11 @@ export class McpUpstreamPool {
     }
     const created: PoolEntry = {
       promise: this.open(target, target.headers, options).then((client) => {
+        // Only the pooled connection listens: it is the one that lives long enough to hear.
+        const changed = async () => this.onListChanged(target.id);
+        client.setNotificationHandler(ToolListChangedNotificationSchema, changed);
+        client.setNotificationHandler(PromptListChangedNotificationSchema, changed);
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, changed);
         const connection: PooledConnection = { client, fingerprint, closed: false };
         client.onclose = () => {
           connection.closed = true;

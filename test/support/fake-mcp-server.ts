@@ -85,6 +85,7 @@ export class FakeMcpServer {
   failBody: ((headers: http.IncomingHttpHeaders) => string) | undefined;
   private readonly held: (() => void)[] = [];
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  private readonly sessionServers = new Map<string, Server>();
   private readonly http: http.Server;
   private readonly stateful: boolean;
   private readonly serverName: string;
@@ -133,6 +134,12 @@ export class FakeMcpServer {
   expireSessions(): void {
     for (const transport of this.sessions.values()) void transport.close();
     this.sessions.clear();
+    this.sessionServers.clear();
+  }
+
+  /** stateful only: tell every open session that the tool list changed (sent on its GET event stream) */
+  async notifyToolListChanged(): Promise<void> {
+    await Promise.all([...this.sessionServers.values()].map((server) => server.sendToolListChanged()));
   }
 
   get sessionCount(): number {
@@ -192,9 +199,11 @@ export class FakeMcpServer {
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
           this.sessions.set(id, transport);
+          this.sessionServers.set(id, server);
         },
       });
-      await this.buildServer(req.headers).connect(transport);
+      const server = this.buildServer(req.headers);
+      await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (err) {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
