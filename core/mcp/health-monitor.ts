@@ -111,8 +111,9 @@ export class McpHealthMonitor {
     const nowIso = () => new Date(this.clock.now()).toISOString();
     try {
       const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs);
-      // The record may have changed while we waited (an operator enabled a tool): apply to the latest.
-      const latest = this.registry.get(id);
+      // The record may have changed while we waited (an operator enabled a tool, here or on another
+      // instance sharing the store): apply the discovery to the latest version.
+      const latest = await this.registry.reloadOne(id);
       if (!latest) return undefined;
       reconcileTools(latest, catalog.tools, nowIso());
       this.cache.set(id, catalog);

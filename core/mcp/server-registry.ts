@@ -103,6 +103,21 @@ export class McpServerRegistry {
     }
   }
 
+  /**
+   * Re-read one record from the store before changing it in the background (a health check), so an
+   * operator's change made meanwhile through another instance is not overwritten.
+   */
+  async reloadOne(id: string): Promise<McpServerRecord | undefined> {
+    const local = this.records.get(id);
+    if (!local) return undefined;
+    const stored = await this.recordStore.get(id);
+    if (!stored) return local;
+    if (JSON.stringify(stored.tools) !== JSON.stringify(local.tools) || stored.updatedAt !== local.updatedAt) {
+      Object.assign(local, stored);
+    }
+    return local;
+  }
+
   list(): McpServerRecord[] {
     return [...this.records.values()];
   }

@@ -114,6 +114,24 @@ describe('core/mcp/health-monitor', () => {
     expect(h.gateway.registry.get(record.id)!.tools.added_later).to.deep.include({ status: 'hidden', hiddenReason: 'discovered_later' });
   });
 
+  it("does not undo an operator's change made through another instance sharing the store", async () => {
+    upstream = await FakeMcpServer.start({ tools: { search: {} } });
+    const record = await start();
+    const other = await startMcpHarness({ store: h.store, servers: [{ name: 'docs', url: upstream.url, org: 'acme', visibility: 'private' }] });
+    try {
+      upstream.setTool('later', {});
+      await h.gateway.health.check(record.id);
+      await other.gateway.registry.reload();
+      await other.gateway.registry.setToolEnabled({ platformAdmin: true, org: null }, record.id, 'later', true);
+      // this instance has not reloaded yet; its next check must keep the other instance's decision
+      await h.gateway.health.check(record.id);
+      expect(h.gateway.registry.get(record.id)!.tools.later.status).to.equal('enabled');
+      expect(toolNames()).to.deep.equal(['search', 'later']);
+    } finally {
+      await other.gateway.stop();
+    }
+  });
+
   it('keeps tool states across a restart on the same store', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     const record = await start();
