@@ -340,7 +340,7 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       primary.script = failing(502);
       await client.chat.completions.create({ model: 'main', messages: USER });
       const list = await admin('/admin/v1/deployments');
-      expect(list.cooldown).to.deep.equal({ failures: 1, windowMs: 60_000, cooldownMs: 60_000 });
+      expect(list.cooldown, 'the settings in use, as in routing.cooldown').to.deep.equal({ failures: 1, windowSeconds: 60, cooldownSeconds: 60 });
       expect(list.data.find((d: any) => d.id === 'primary/main').state).to.equal('cooling_down');
       const reset = await admin(`/admin/v1/deployments/${encodeURIComponent('primary/main')}/reset`, 'POST');
       expect(reset.state).to.equal('healthy');

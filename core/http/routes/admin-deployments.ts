@@ -18,7 +18,8 @@ export function installAdminDeploymentRoutes(router: Router, services: GatewaySe
     '/admin/v1/deployments',
     auth,
     adminHandler(async (_req, res) => {
-      res.json({ object: 'list', cooldown: health.settings, data: health.snapshot() });
+      const { failures, windowMs, cooldownMs } = health.settings;
+      res.json({ object: 'list', cooldown: { failures, windowSeconds: windowMs / 1000, cooldownSeconds: cooldownMs / 1000 }, data: health.snapshot() });
     }),
   );
 
