@@ -2,7 +2,8 @@
  * `gateway_proxy`: the gateway's own MCP server, built in and visible to every key (interface.md "Tool
  * naming"). It exposes one tool per chat model the key may use, named after the model (characters outside
  * `[A-Za-z0-9_]` become `_`), with input `{prompt, system?, max_tokens?}`; a call runs the full model
- * pipeline under the caller's key (auth, scope, guardrails, cost, log) and answers with the model's text.
+ * pipeline under the caller's key (auth, scope, guardrails, cost) and answers with the model's text. Its
+ * log entry is labelled `MCP: <tool>` like every tool call, with the model's tokens, cost and deployment.
  *
  * Naming beside the upstream servers: model tools keep their plain names (they never take part in the
  * `<alias>-<tool>` prefixing of upstream servers). If an upstream tool already uses a model tool's name, the
@@ -25,6 +26,8 @@ import type { InboundHeaders } from './upstream-headers';
 
 export { GATEWAY_PROXY };
 
+type ProxyServices = Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock' | 'requestLog'>;
+
 export interface ProxyTool {
   name: string;
   description: string;
@@ -44,7 +47,11 @@ export interface ProxyCallContext {
   credential: string | undefined;
   inbound: InboundInfo;
   signal: AbortSignal;
-  /** extra facts for the model call's log entry (e.g. the Responses id it belongs to) */
+  /** the endpoint the call came through, for the log ("mcp", "responses") */
+  endpoint: string;
+  /** the tool name as the caller used it (the log label is `MCP: <name>`) */
+  calledAs: string;
+  /** extra facts for the log entry (e.g. the Responses id it belongs to) */
   logDetails?: Record<string, unknown>;
 }
 
@@ -74,7 +81,7 @@ export class GatewayProxyServer {
   /** chat models, tool name -> model, computed once (the catalog is fixed at boot) */
   private readonly tools: ProxyTool[];
 
-  constructor(private readonly services: Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>) {
+  constructor(private readonly services: ProxyServices) {
     const seen = new Set<string>();
     this.tools = [];
     for (const model of services.catalog.names()) {
@@ -105,10 +112,12 @@ export class GatewayProxyServer {
    */
   async callTool(tool: ProxyTool, args: unknown, call: ProxyCallContext): Promise<ProxyCallResult> {
     const body = proxyChatRequest(tool.model, args);
-    const ctx = new GatewayContext('model', 'gateway_proxy', this.services.clock.now(), call.inbound, call.signal, randomUUID());
+    const ctx = new GatewayContext('model', call.endpoint, this.services.clock.now(), call.inbound, call.signal, randomUUID());
     ctx.credential = call.credential;
     ctx.model = { format: 'chat', body, requestedModel: tool.model, stream: false, candidates: [], attempts: [] };
-    Object.assign(ctx.logDetails, call.logDetails ?? {}, { via: GATEWAY_PROXY });
+    Object.assign(ctx.logDetails, call.logDetails ?? {});
+    // an MCP tool call is logged as `MCP: <tool>` (interface.md §6.3), with the model call's tokens and cost
+    ctx.logCollector = (entry) => void this.services.requestLog.record({ ...entry, model: `MCP: ${call.calledAs}`, details: { ...entry.details, server: GATEWAY_PROXY, model: tool.model } });
     let outcome: Outcome = { status: 200, reason: 'ok' };
     try {
       await this.services.pipeline.run(ctx);
@@ -141,7 +150,7 @@ function proxyChatRequest(model: string, args: unknown): ChatRequest {
 
 /** One GatewayProxyServer per gateway instance (its tool list is computed once). */
 const INSTANCES = new WeakMap<object, GatewayProxyServer>();
-export function gatewayProxyFor(services: Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>): GatewayProxyServer {
+export function gatewayProxyFor(services: ProxyServices): GatewayProxyServer {
   let proxy = INSTANCES.get(services);
   if (!proxy) {
     proxy = new GatewayProxyServer(services);
@@ -155,7 +164,6 @@ export function gatewayProxyFor(services: Pick<GatewayServices, 'catalog' | 'pip
 // beside the upstream ones.
 // ---------------------------------------------------------------------------------------------------
 
-type ProxyServices = Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock'>;
 
 /** tools/list: the upstream tools, then the gateway_proxy model tools this key may use. */
 export function withProxyTools(services: ProxyServices, principal: Principal, mcpHeaders: InboundHeaders, upstream: UpstreamItem[]): UpstreamItem[] {
@@ -190,6 +198,6 @@ export async function callProxyTool(services: ProxyServices, call: ProxyToolCall
     const scope = await call.mcp.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, call.mcpHeaders);
     if (call.mcp.view.routeTool(scope, name)) return undefined;
   }
-  const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal });
+  const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal, endpoint: 'mcp', calledAs: name });
   return result;
 }

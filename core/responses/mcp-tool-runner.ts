@@ -38,7 +38,7 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   }
   if (tool.proxy) {
     try {
-      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: env.signal, logDetails: { responseId: env.responseId } });
+      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: env.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId } });
       const text = resultText(result);
       return result.isError ? { error: text, cost } : { output: text, cost };
     } catch (err) {

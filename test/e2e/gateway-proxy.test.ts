@@ -70,8 +70,9 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     expect(upstream.last.body).to.deep.equal({ model: 'upstream-mini', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hello?' }], max_tokens: 30 });
     await client.close();
     const page = await gw.gateway.services.requestLog.query({ limit: 10, key: 'proxy-user' });
-    const entry = page.data.find((e) => e.endpoint === 'gateway_proxy')!;
-    expect(entry).to.deep.include({ model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, status: 200 });
+    const entry = page.data.find((e) => e.model === 'MCP: gpt_4o_mini')!;
+    expect(entry).to.deep.include({ endpoint: 'mcp', promptTokens: 10, completionTokens: 5, status: 200, deploymentId: 'oai/upstream-mini' });
+    expect(entry.details).to.deep.include({ server: 'gateway_proxy', model: 'gpt-4o-mini' });
     expect(entry.cost).to.be.closeTo(0.00002, 1e-12);
   });
 
