@@ -43,6 +43,7 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
       ],
       mcp: { healthCheckIntervalSeconds: 0 },
       timeouts: { totalMs: 500 },
+      server: { allowedOrigins: ['http://localhost:6274'] },
     });
     // first discovery of every server is done before the first listing answers
     await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -136,6 +137,18 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     expect(html.status).to.equal(406);
     const any = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: '*/*' });
     expect(any.status).to.equal(200);
+  });
+
+  it('lets a browser client from an allowed origin through (CORS preflight and POST), and no other', async () => {
+    const preflight = await fetch(`${gw.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).to.equal(204);
+    expect(preflight.headers.get('access-control-allow-origin')).to.equal('http://localhost:6274');
+    expect(preflight.headers.get('access-control-allow-headers')).to.include('x-gateway-api-key');
+    const allowed = await post(gw, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:6274' });
+    expect(allowed.status).to.equal(200);
+    const refusedPreflight = await fetch(`${gw.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'http://attacker.example' } });
+    expect(refusedPreflight.status).to.equal(403);
+    expect(refusedPreflight.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
   it('reads a JSON-RPC body sent without a JSON content type', async () => {
