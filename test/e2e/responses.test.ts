@@ -351,6 +351,19 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.01042');
   });
 
+  it('never passes the client key to the model upstream, the MCP servers or the log', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'keys' } }]]);
+    await client.responses.create(
+      { model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] },
+      { headers: { 'x-mcp-docs-authorization': 'Bearer user-token-CANARY' } },
+    );
+    for (const r of upstream.requests) expect(JSON.stringify(r.headers) + r.rawBody).to.not.include(CLIENT_KEY);
+    for (const r of docs.requests) expect(JSON.stringify(r.headers)).to.not.include(CLIENT_KEY);
+    const page = await gw.gateway.services.requestLog.query({ limit: 100 });
+    expect(JSON.stringify(page)).to.not.include(CLIENT_KEY).and.not.include('user-token-CANARY');
+    expect(gw.logLines.join('\n')).to.not.include(CLIENT_KEY).and.not.include('user-token-CANARY');
+  });
+
   it('answers a bad request in the OpenAI error shape', async () => {
     const err = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'https://example.com/mcp', require_approval: 'never' }] }).then(
       () => undefined,
