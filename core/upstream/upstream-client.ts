@@ -21,7 +21,8 @@ export class ClientAbortError extends GatewayError {
  * The core's HTTP client for upstreams (design.md §4: providers translate, the core does I/O). One undici
  * Agent keeps a keep-alive pool per origin (one more per distinct per-model connect timeout). Timeouts:
  * connect (the agent's), first byte (a deadline from the start of the attempt, so it covers connecting
- * too), idle time between body chunks (bodyTimeout). Errors never carry the upstream URL or credentials.
+ * too), idle time between body chunks (bodyTimeout) and the total time of the attempt, body or stream
+ * included. Errors never carry the upstream URL or credentials.
  */
 export class UpstreamClient {
   readonly agent: Agent;
@@ -49,7 +50,9 @@ export class UpstreamClient {
   }
 
   async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}): Promise<UpstreamResponse> {
-    const firstByteMs = timeouts.firstByteMs ?? this.defaults.firstByteMs;
+    const totalMs = timeouts.totalMs ?? this.defaults.totalMs;
+    const firstByteMs = Math.min(timeouts.firstByteMs ?? this.defaults.firstByteMs, totalMs);
+    const startedAt = Date.now();
     // One signal for undici: the client going away (for the whole exchange, body included) or the
     // first-byte deadline passing (until the headers arrive).
     const attempt = new AbortController();
@@ -70,6 +73,9 @@ export class UpstreamClient {
         headersTimeout: firstByteMs,
         bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,
       });
+      // The whole answer, a stream included, must be over within totalMs of the start of the attempt.
+      const total = setTimeout(() => res.body.destroy(new UpstreamTimeoutError('The upstream did not finish answering in time (total timeout).', 'upstream_total_timeout')), Math.max(0, totalMs - (Date.now() - startedAt)));
+      res.body.once('close', () => clearTimeout(total));
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       if (timedOut && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');

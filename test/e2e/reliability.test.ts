@@ -250,6 +250,23 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(backup.requests).to.have.length(0);
     });
 
+    it('ends a stream that runs past the model\'s total timeout (models[].timeouts.totalMs)', async () => {
+      const client = await boot([{ name: 'capped', provider: 'primary', model: 'm', id: 'primary/capped', timeouts: { totalMs: 400 } }]);
+      primary.script = { kind: 'sse', events: chatChunks(Array.from({ length: 40 }, (_, i) => `w${i} `)), eventDelayMs: 50 };
+      const stream = await client.chat.completions.create({ model: 'capped', messages: USER, stream: true });
+      let text = '';
+      let error: any;
+      try {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      } catch (err) {
+        error = err;
+      }
+      expect(text).to.match(/^w0 w1 /);
+      expect(text).to.not.include('w39');
+      expect(error?.error?.code ?? error?.code).to.equal('upstream_total_timeout');
+      expect(primary.requests).to.have.length(1);
+    });
+
     it('rejects an x-gateway-timeout that is not a positive number of seconds', async () => {
       const client = await boot();
       const result = await statusOf(client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': 'soon' } }));
