@@ -82,6 +82,7 @@ export class McpGateway {
   async stop(): Promise<void> {
     this.health.stop();
     await this.pool.closeAll();
+    await this.options.transports.close?.();
   }
 
   /**

@@ -163,6 +163,8 @@ export interface McpTransportTarget {
 export interface McpTransportFactory {
   /** A fresh SDK transport for one connection to the upstream server. */
   connect(target: McpTransportTarget): Transport | Promise<Transport>;
+  /** Release what the factory holds (connection pools); called when the gateway stops. */
+  close?(): Promise<void>;
 }
 
 export type ProviderPlugin<O = any> = PluginDefinition<'provider', O, Provider>;

@@ -42,8 +42,12 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     reconnectionDelayGrowFactor: 2,
     maxReconnectionDelay: 30_000,
   };
-  const httpFetch = options.httpClient === 'fetch' ? deps.fetch : createRequestFetch();
+  const own = options.httpClient === 'fetch' ? undefined : createRequestFetch();
+  const httpFetch = own ?? deps.fetch;
   return {
+    async close() {
+      await own?.close();
+    },
     connect(target: McpTransportTarget) {
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.

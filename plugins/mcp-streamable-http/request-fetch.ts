@@ -15,12 +15,14 @@ export interface RequestFetchOptions {
   connectTimeoutMs?: number;
 }
 
-export function createRequestFetch(options: RequestFetchOptions = {}): typeof fetch {
+export type RequestFetch = typeof fetch & { close(): Promise<void> };
+
+export function createRequestFetch(options: RequestFetchOptions = {}): RequestFetch {
   // MCP upstreams get a pool of their own: a standalone SSE stream (GET) may stay open for a long time.
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: { timeout: options.connectTimeoutMs ?? 10_000 }, bodyTimeout: 0 });
   const widened = new WeakSet<AbortSignal>();
 
-  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+  const requestFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => {
@@ -53,5 +55,7 @@ export function createRequestFetch(options: RequestFetchOptions = {}): typeof fe
       return new Response(Readable.toWeb(res.body) as ReadableStream, init2);
     }
     return new Response(await res.body.arrayBuffer(), init2);
-  }) as typeof fetch;
+  }) as RequestFetch;
+  requestFetch.close = () => dispatcher.close();
+  return requestFetch;
 }
