@@ -53,7 +53,10 @@ export class McpGateway {
       orgExists: options.orgExists,
     });
     this.pool = new McpUpstreamPool(options.transports, options.logger);
-    this.registry.onChange = (id) => this.pool.invalidate(id);
+    this.registry.onChange = (id) => {
+      this.pool.invalidate(id);
+      if (!this.registry.get(id)) this.cache.delete(id); // removed (here or on another instance)
+    };
     this.health = new McpHealthMonitor(
       this.registry,
       this.pool,

@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { openStore } from '../../../core/store/open-store';
+import type { StoreBackend } from '../../../core/store/store-backend';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+import { startRedis, type RedisServer } from '../../support/redis-server';
+
+const platform = { platformAdmin: true, org: null };
+const caller = { keyId: 'k', org: 'acme' };
+
+describe('core/mcp with two gateway instances on one Redis store', () => {
+  let redis: RedisServer;
+  let upstream: FakeMcpServer;
+  let storeA: StoreBackend;
+  let storeB: StoreBackend;
+  let a: McpHarness;
+  let b: McpHarness;
+
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => redis?.stop());
+  beforeEach(async () => {
+    upstream = await FakeMcpServer.start({ tools: { search: {} } });
+    storeA = await openStore(redis.url);
+    storeB = await openStore(redis.url);
+    a = await startMcpHarness({ store: storeA });
+    b = await startMcpHarness({ store: storeB });
+  });
+  afterEach(async () => {
+    await a.gateway.stop();
+    await b.gateway.stop();
+    for (const store of [storeA, storeB]) {
+      for (const record of await store.collection<{ id: string }>('mcp_servers').all()) {
+        await store.collection('mcp_servers').delete(record.id);
+        await store.collection('mcp_server_secrets').delete(record.id);
+      }
+    }
+    await storeA.close();
+    await storeB.close();
+    await upstream.close();
+  });
+
+  const names = (h: McpHarness) => h.gateway.view.listTools(h.gateway.scope(caller, {})).map((t) => t.name);
+
+  it('serves a server registered on one instance from the other after its next periodic check', async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'bearer', token: 'shared-secret' } });
+    await a.gateway.health.check(record.id);
+    expect(names(a)).to.deep.equal(['search']);
+    expect(names(b)).to.deep.equal([]);
+
+    b.timer.fire();
+    await waitFor(() => names(b).length === 1);
+    const routed = b.gateway.routeTool(b.gateway.scope(caller, {}), 'search');
+    await b.gateway.callTool(routed, { q: 'x' }, { inbound: {} });
+    expect(upstream.requestsFor('tools/call').at(-1)!.headers.authorization).to.equal('Bearer shared-secret');
+  });
+
+  it("keeps an operator's tool decision made on one instance when the other checks the server", async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    b.timer.fire();
+    await waitFor(() => names(b).length === 1);
+    await a.gateway.registry.setToolEnabled(platform, record.id, 'search', false);
+    await b.gateway.health.check(record.id);
+    expect(names(b)).to.deep.equal([]);
+    expect(b.gateway.registry.get(record.id)!.tools.search.hiddenReason).to.equal('disabled_by_operator');
+  });
+
+  it('forgets a server removed on the other instance at its next periodic check', async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    b.timer.fire();
+    await waitFor(() => names(b).length === 1);
+    await a.gateway.registry.remove(platform, record.id);
+    b.timer.fire();
+    await waitFor(() => b.gateway.registry.get(record.id) === undefined);
+    expect(names(b)).to.deep.equal([]);
+    expect(b.gateway.cache.get(record.id)).to.equal(undefined);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(condition()).to.equal(true);
+}
