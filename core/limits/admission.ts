@@ -26,14 +26,31 @@ export const NO_ADMISSION: Admission = {
 
 /** rpm and tpm count in fixed one-minute windows aligned to the minute (UTC), shared through the store. */
 export const RATE_WINDOW_MS = 60_000;
-/** counters outlive their window a little, so a late settle never lands in a window still being read */
-const COUNTER_SLACK_MS = 60_000;
+/** how long a period's counter outlives the period, at most, so a request ending just after still settles */
+const MAX_SLACK_MS = 30_000;
+
+/**
+ * Where the count of one limit for one period lives. Each limit has two counters used in turn (even and
+ * odd periods), each expiring a little after its period: two periods later the expired counter starts
+ * again from zero, so the store holds two rows per limit however long the gateway runs.
+ */
+interface Counter {
+  readonly key: string;
+  readonly ttlMs?: number;
+  /** after this (clock time) the counter belongs to no current period: leave it alone */
+  readonly expiresAt?: number;
+}
+
+function counterFor(base: string, period: Period | undefined, now: number): Counter {
+  if (!period) return { key: `${base}:total` };
+  const expiresAt = period.endsAt + Math.min(MAX_SLACK_MS, (period.endsAt - period.startsAt) / 2);
+  return { key: `${base}:${period.index % 2}`, ttlMs: expiresAt - now, expiresAt };
+}
 
 /** One amount added to a counter: kept so the request can settle it to the real figure, or undo it. */
 interface Charge {
-  readonly key: string;
+  readonly counter: Counter;
   readonly amount: number;
-  readonly ttlMs?: number;
 }
 
 interface Ticket {
@@ -90,13 +107,14 @@ export class LimitsAdmission implements Admission {
     if (!ticket) return;
     this.tickets.delete(ctx);
     const tokens = ctx.usage.inputTokens + ctx.usage.outputTokens;
-    for (const charge of ticket.tokens) await this.adjust(charge, tokens);
-    for (const charge of ticket.budget) await this.adjust(charge, ctx.cost);
+    const now = this.clock.now();
+    for (const charge of ticket.tokens) await this.adjust(charge, tokens, now);
+    for (const charge of ticket.budget) await this.adjust(charge, ctx.cost, now);
   }
 
   private async checkRequests(subject: LimitSubject, limit: number, now: number, applied: Charge[], headers: RateLimitHeaders): Promise<void> {
     const window = periodAt(now, RATE_WINDOW_MS);
-    const count = await this.charge(applied, `limits:rpm:${subject.kind}:${subject.id}:${window.index}`, 1, window, now);
+    const { total: count } = await this.charge(applied, counterFor(`limits:rpm:${subject.kind}:${subject.id}`, window, now), 1);
     const resetMs = window.endsAt - now;
     if (count > limit) {
       throw rateLimited(`${describe(subject)} has reached its limit of ${limit} requests per minute.`, resetMs, {
@@ -110,8 +128,7 @@ export class LimitsAdmission implements Admission {
 
   private async checkTokens(subject: LimitSubject, limit: number, tokens: number, now: number, applied: Charge[], ticket: Ticket, headers: RateLimitHeaders): Promise<void> {
     const window = periodAt(now, RATE_WINDOW_MS);
-    const charge = { key: `limits:tpm:${subject.kind}:${subject.id}:${window.index}`, amount: tokens, ttlMs: ttlUntil(window, now) };
-    const total = await this.charge(applied, charge.key, tokens, window, now);
+    const { total, charge } = await this.charge(applied, counterFor(`limits:tpm:${subject.kind}:${subject.id}`, window, now), tokens);
     const resetMs = window.endsAt - now;
     if (total - tokens >= limit) {
       throw rateLimited(`${describe(subject)} has reached its limit of ${limit} tokens per minute.`, resetMs, {
@@ -126,8 +143,9 @@ export class LimitsAdmission implements Admission {
 
   private async checkBudget(subject: LimitSubject, maxBudget: number, cost: number, now: number, applied: Charge[], ticket: Ticket): Promise<void> {
     const period = subject.budgetPeriodMs ? periodAt(now, subject.budgetPeriodMs) : undefined;
-    const key = `limits:budget:${subject.kind}:${subject.id}:${period ? `${subject.budgetPeriodMs}:${period.index}` : 'total'}`;
-    const total = await this.charge(applied, key, cost, period, now);
+    // the period length is part of the name, so changing budgetDuration starts a fresh count
+    const base = `limits:budget:${subject.kind}:${subject.id}${period ? `:${subject.budgetPeriodMs}` : ''}`;
+    const { total, charge } = await this.charge(applied, counterFor(base, period, now), cost);
     const spent = total - cost;
     if (spent >= maxBudget) {
       const resets = period ? ` It resets at ${new Date(period.endsAt).toISOString()}.` : '';
@@ -135,30 +153,27 @@ export class LimitsAdmission implements Admission {
       if (period) error.headers['retry-after'] = String(Math.ceil((period.endsAt - now) / 1000));
       throw error;
     }
-    ticket.budget.push({ key, amount: cost, ttlMs: period ? ttlUntil(period, now) : undefined });
+    ticket.budget.push(charge);
   }
 
   /** Add to a counter atomically and remember it, so a refusal can take it back. */
-  private async charge(applied: Charge[], key: string, amount: number, period: Period | undefined, now: number): Promise<number> {
-    const ttlMs = period ? ttlUntil(period, now) : undefined;
-    const total = await this.store.incrByFloat(key, amount, ttlMs);
-    if (amount !== 0) applied.push({ key, amount, ttlMs });
-    return total;
+  private async charge(applied: Charge[], counter: Counter, amount: number): Promise<{ total: number; charge: Charge }> {
+    const total = await this.store.incrByFloat(counter.key, amount, counter.ttlMs);
+    const charge = { counter, amount };
+    if (amount !== 0) applied.push(charge);
+    return { total, charge };
   }
 
   private async undo(applied: Charge[]): Promise<void> {
-    for (const charge of applied) await this.store.incrByFloat(charge.key, -charge.amount, charge.ttlMs).catch(() => undefined);
+    for (const { counter, amount } of applied) await this.store.incrByFloat(counter.key, -amount, counter.ttlMs).catch(() => undefined);
   }
 
-  /** Replace a reservation by the real figure. */
-  private async adjust(charge: Charge, actual: number): Promise<void> {
-    const delta = actual - charge.amount;
-    if (delta !== 0) await this.store.incrByFloat(charge.key, delta, charge.ttlMs);
+  /** Replace a reservation by the real figure, unless its period is over (its count no longer matters). */
+  private async adjust({ counter, amount }: Charge, actual: number, now: number): Promise<void> {
+    const delta = actual - amount;
+    if (delta === 0 || (counter.expiresAt !== undefined && now >= counter.expiresAt)) return;
+    await this.store.incrByFloat(counter.key, delta, counter.ttlMs);
   }
-}
-
-function ttlUntil(period: Period, now: number): number {
-  return Math.max(1, period.endsAt - now) + COUNTER_SLACK_MS;
 }
 
 function describe(subject: LimitSubject): string {
