@@ -102,6 +102,9 @@ describe('/admin/v1/mcp/servers end to end', () => {
       expect(res.body.error.code).to.equal('mcp_server_not_found');
     }
     expect((await api(gw, GLOBEX_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data).to.deep.equal([]);
+    expect((await api(gw, GLOBEX_ADMIN, 'GET', '/admin/v1/mcp/servers?org=acme')).status).to.equal(403);
+    expect((await api(gw, ADMIN_KEY, 'GET', '/admin/v1/mcp/servers?org=acme')).body.data.map((s: any) => s.name)).to.deep.equal(['docs']);
+    expect((await api(gw, ADMIN_KEY, 'GET', '/admin/v1/mcp/servers?org=globex')).body.data).to.deep.equal([]);
     expect((await api(gw, ACME_MEMBER, 'GET', '/admin/v1/mcp/servers')).status).to.equal(403);
     expect((await api(gw, undefined, 'GET', '/admin/v1/mcp/servers')).status).to.equal(401);
   });

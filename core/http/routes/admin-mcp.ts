@@ -3,7 +3,7 @@
  * or an organisation admin's key (its own organisation only; another organisation's server answers 404,
  * exactly like a missing one). Reads never show a credential or a static header value.
  *
- *   GET    /admin/v1/mcp/servers                              list
+ *   GET    /admin/v1/mcp/servers[?org=]                       list
  *   POST   /admin/v1/mcp/servers                              register (then discover, capped)
  *   GET    /admin/v1/mcp/servers/{id}                         read: health, tools enabled/hidden, notices
  *   PATCH  /admin/v1/mcp/servers/{id}                         update (then rediscover)
@@ -20,7 +20,7 @@ import type { Principal } from '../../auth/principal';
 import { MCP_GATEWAY, type McpGateway } from '../../mcp/mcp-gateway';
 import { toPublicView } from '../../mcp/server-record';
 import type { RegistryActor } from '../../mcp/server-registry';
-import { adminAuth, adminHandler, adminOf } from '../admin-auth';
+import { adminAuth, adminHandler, adminOf, orgFilter } from '../admin-auth';
 import type { GatewayServices } from '../gateway-services';
 import { requireObjectBody } from '../validate';
 
@@ -40,8 +40,11 @@ export function installAdminMcpRoutes(router: Router, services: GatewayServices)
   router.get(
     BASE,
     auth,
-    adminHandler(async (_req, res) => {
-      res.json({ object: 'list', data: mcp.registry.listFor(actorOf(res)).map(view) });
+    adminHandler(async (req, res) => {
+      // `?org=` narrows the platform admin's list; an organisation admin may only name its own
+      const org = orgFilter(adminOf(res), req.query.org);
+      const records = mcp.registry.listFor(actorOf(res)).filter((r) => org === undefined || r.org === org);
+      res.json({ object: 'list', data: records.map(view) });
     }),
   );
 
