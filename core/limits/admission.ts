@@ -18,12 +18,6 @@ export interface Admission {
   settle(ctx: GatewayContext, outcome: Outcome): Promise<void>;
 }
 
-/** Used when no limits are configured anywhere: nothing to count. */
-export const NO_ADMISSION: Admission = {
-  async admit() {},
-  async settle() {},
-};
-
 /** rpm and tpm count in fixed one-minute windows aligned to the minute (UTC), shared through the store. */
 export const RATE_WINDOW_MS = 60_000;
 /** how long a period's counter outlives the period, at most, so a request ending just after still settles */
