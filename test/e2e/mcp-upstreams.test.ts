@@ -40,6 +40,7 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
         { name: 'slow', url: slow.url, org: 'acme' },
         { name: 'dead', url: dead.url, org: 'acme' },
         { name: 'everything', alias: 'ev', url: everything.url, visibility: 'public' },
+        { name: 'never_up', url: 'http://127.0.0.1:1/mcp', org: 'acme' }, // down from the start
       ],
       mcp: { healthCheckIntervalSeconds: 0 },
       timeouts: { totalMs: 500 },
@@ -57,6 +58,17 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     const page = (await fetch(`${gw.url}/admin/v1/logs?model=${encodeURIComponent(`MCP: ${tool}`)}&limit=1`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
     return page.data[0];
   };
+
+  it('lists the healthy servers while one is down from boot, whose health record shows why', async () => {
+    const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const names = list.body.result.tools.map((t: any) => t.name);
+    expect(names).to.include.members(['state-count', 'slow-wait', 'ev-echo']);
+    expect(names.some((n: string) => n.startsWith('never_up-'))).to.equal(false);
+    const servers = (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
+    const never = servers.data.find((s: any) => s.name === 'never_up');
+    expect(never.health).to.deep.include({ status: 'unhealthy', lastError: 'MCP server never_up is unreachable.', consecutiveFailures: 1 });
+    expect(never.tools).to.deep.equal([]);
+  });
 
   it('keeps working when a stateful upstream expires its session (new session, same answer)', async () => {
     const first = await post(gw, call('state-count', { n: 1 }).body);
