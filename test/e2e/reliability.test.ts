@@ -393,6 +393,22 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(primary.requests.length + backup.requests.length).to.equal(40);
     });
 
+    it('least-busy: sends a request to the deployment with nothing in flight', async () => {
+      const client = await boot(
+        [
+          { name: 'pool', provider: 'primary', model: 'm', id: 'primary/pool' },
+          { name: 'pool', provider: 'backup', model: 'm', id: 'backup/pool' },
+        ],
+        { strategy: 'least-busy', retries: 0 },
+      );
+      for (const fake of [primary, backup]) fake.script = { kind: 'json', body: chatCompletion('slow'), delayMs: 300 };
+      const slow = client.chat.completions.create({ model: 'pool', messages: USER }).withResponse();
+      const busy = await eventually(() => (primary.requests.length ? 'primary/pool' : backup.requests.length ? 'backup/pool' : undefined));
+      const { response } = await client.chat.completions.create({ model: 'pool', messages: USER }).withResponse();
+      expect(response.headers.get('x-gateway-model-id')).to.not.equal(busy);
+      expect((await slow).response.headers.get('x-gateway-model-id')).to.equal(busy);
+    });
+
     it('retries a failing deployment\'s request on another deployment of the group without waiting', async () => {
       const client = await boot(
         [
