@@ -127,6 +127,9 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     expect(res.body.map((r: any) => r.id)).to.deep.equal(['a', 'b', 'c']);
     expect(res.body[1].result.content[0].text).to.equal('{"n":3}');
     expect(res.body[2].error.code).to.equal(-32601);
+    const tooMany = await post(gw, Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })));
+    expect(tooMany.status).to.equal(400);
+    expect(tooMany.body.error.message).to.equal('Invalid Request: a batch holds at most 100 messages.');
   });
 
   it('refuses messages that are not JSON-RPC 2.0 requests and bad params', async () => {

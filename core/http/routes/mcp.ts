@@ -44,6 +44,9 @@ const MCP_BODY_ERRORS: ErrorShape = {
   streamFrame: (err) => `event: message\ndata: ${JSON.stringify(MCP_BODY_ERRORS.body(err))}\n\n`,
 };
 
+/** one HTTP request may not queue an unbounded number of tool calls */
+const MAX_BATCH = 100;
+
 const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Method not allowed: this gateway is stateless; POST JSON-RPC requests to /mcp.' } };
 
 export function installMcpRoutes(router: Router, services: GatewayServices): void {
@@ -94,8 +97,9 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     }
     const messages = Array.isArray(body) ? body : [body];
     const firstId = idOf(messages[0]);
-    if (messages.length === 0) {
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Invalid Request: empty batch.' } });
+    if (messages.length === 0 || messages.length > MAX_BATCH) {
+      const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } });
       return;
     }
 
