@@ -47,12 +47,13 @@ async function ask(client: OpenAI): Promise<Result> {
 async function loggedCost(gw: TestGateway, requests: number): Promise<number> {
   const page = await eventually(async () => {
     const res = await fetch(`${gw.url}/admin/v1/logs?limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } });
-    const body = (await res.json()) as { data: { cost: number }[] };
-    return body.data.length >= requests ? body : undefined;
+    const body = (await res.json()) as { data: { cost: number; status: number }[] };
+    const served = body.data.filter((e) => e.status === 200);
+    return served.length >= requests ? served : undefined;
   });
   // the budget counter is settled just after the log entry is written
   await new Promise((r) => setTimeout(r, 50));
-  return page.data.reduce((sum, e) => sum + e.cost, 0);
+  return page.reduce((sum, e) => sum + e.cost, 0);
 }
 
 /**
