@@ -71,7 +71,9 @@ async function expectNoOverspend(gateways: TestGateway[], clients: OpenAI[]): Pr
   let total = passed;
   for (let i = 0; i < 15; i++) {
     await loggedCost(gateways[0], total);
-    const r = await ask(clients[i % clients.length]);
+    let r = await ask(clients[i % clients.length]);
+    // a refusal may race the last settle on a loaded machine: ask once more after a pause
+    if (!r.ok) r = await new Promise((resolve) => setTimeout(resolve, 300)).then(() => ask(clients[i % clients.length]));
     if (!r.ok) {
       expect(r).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
       break;
