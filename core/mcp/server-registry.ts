@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { McpAuthConfig, McpServerConfig } from '../config/types';
-import { GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../errors/gateway-error';
+import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../errors/gateway-error';
 import type { Clock } from '../plugins/contracts';
 import type { Collection, StoreBackend } from '../store/store-backend';
 import { egressViolation, type HostLookup } from './egress';
@@ -60,9 +60,17 @@ export class McpServerRegistry {
   async init(configServers: McpServerConfig<string>[]): Promise<void> {
     await this.reload();
     const configIds = new Set<string>();
-    for (const server of configServers) {
+    for (const [i, server] of configServers.entries()) {
       const id = configServerId(server.org ?? null, server.name);
       configIds.add(id);
+      const alias = server.alias ?? server.name;
+      const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias === alias));
+      if (clash) {
+        throw new ConfigError(
+          `mcpServers[${i}]`,
+          `the name or alias of "${server.name}" is already used by MCP server "${clash.name}" (${clash.source === 'api' ? 'registered through the management API' : 'in this config file'}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`,
+        );
+      }
       const existing = this.records.get(id);
       const record = this.buildRecord(id, server, 'config', false, existing);
       if (existing && JSON.stringify(existing.allowedTools ?? null) !== JSON.stringify(record.allowedTools ?? null)) {
@@ -319,6 +327,9 @@ export class McpServerRegistry {
     if (org && this.options.orgExists && !(await this.options.orgExists(org))) throw bad('org', `unknown organization "${org}"`);
     const duplicate = this.list().find((r) => r.id !== existing?.id && r.org === org && r.name === name.name);
     if (duplicate) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `An MCP server named "${name.name}" already exists in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'name' });
+    // aliases prefix tool names, so they must be unique within an owner too
+    const sameAlias = this.list().find((r) => r.id !== existing?.id && r.org === org && r.alias === alias.name);
+    if (sameAlias) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `The alias "${alias.name}" is already used by MCP server "${sameAlias.name}" in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'alias' });
     validateAuth(input.auth, bad);
     validateHeaderNames(input.forwardHeaders ?? [], 'forwardHeaders', bad);
     if (input.staticHeaders !== undefined) {

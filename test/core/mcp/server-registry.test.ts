@@ -68,6 +68,25 @@ describe('core/mcp/server-registry', () => {
     await r.register(globexAdmin, { name: 'docs', url: 'https://c.example/mcp' });
   });
 
+  it('refuses an alias already used in the same organisation (it prefixes tool names)', async () => {
+    const r = registry();
+    await r.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp' });
+    const err = await rejection(r.register(acmeAdmin, { name: 'docs2', alias: 'docs', url: 'https://b.example/mcp' }));
+    expect(err.status).to.equal(409);
+    expect(err.param).to.equal('alias');
+    expect(err.message).to.equal('The alias "docs" is already used by MCP server "docs" in organization acme.');
+  });
+
+  it('refuses to boot when a config server clashes with one registered through the API', async () => {
+    const store = new MemoryBackend();
+    const first = registry(store);
+    await first.init([]);
+    await first.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp' });
+    const err = await rejection(registry(store).init([{ name: 'docs', url: 'https://b.example/mcp', org: 'acme', visibility: 'private' }]));
+    expect(err.name).to.equal('ConfigError');
+    expect(err.message).to.equal('mcpServers[0]: the name or alias of "docs" is already used by MCP server "docs" (registered through the management API) in organization acme; rename one of them');
+  });
+
   it('refuses other transports and non-HTTP URLs', async () => {
     const r = registry();
     expect((await rejection(r.register(platform, { name: 'x', url: 'https://a.example/mcp', transport: 'stdio', visibility: 'public' }))).message).to.include('stdio and the old SSE transport are not accepted');
