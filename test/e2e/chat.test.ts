@@ -15,6 +15,8 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
   before(async () => {
     upstream = await new FakeOpenAI().start();
     gw = await startGateway({
+      // these tests look at how one upstream answer is mapped; retries and fallbacks are tested in reliability.test.ts
+      routing: { retries: 0 },
       organizations: [{ id: 'acme' }],
       keys: [
         { key: CLIENT_KEY, org: 'acme', id: 'ci-bot', models: ['gpt-test', 'gpt-4o-*', 'slow-model', 'embed-test'] },
