@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Gateway } from './gateway';
+import { MAX_HEADER_BYTES, answerClientError } from './http/client-error';
 
 export interface RunningServer {
   readonly server: http.Server;
@@ -17,9 +18,11 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
   const { fastRoutes } = gateway.services;
   const { app } = gateway;
   // Hot JSON endpoints skip express entirely; everything else is the express app's.
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     if (!fastRoutes.tryHandle(req, res)) app(req, res);
   });
+  // a request the HTTP parser refuses still gets an error body in its API's shape
+  server.on('clientError', answerClientError);
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
   const sockets = new Set<Socket>();

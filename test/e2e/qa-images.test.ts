@@ -1,0 +1,106 @@
+/**
+ * Acceptance QA for image generation and edits (issue 7), driven the way a client would: the official
+ * `openai` SDK and plain sockets against a gateway on 127.0.0.1. Each case here was a defect found in QA.
+ */
+import { expect } from 'chai';
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import OpenAI, { toFile } from 'openai';
+import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { expectNoTempFiles } from './images-support';
+
+const CLIENT_KEY = 'sk-client-qa-images';
+
+interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  trailers: NodeJS.Dict<string>;
+}
+
+function rawPost(url: string, headers: Record<string, string>, body: string | Buffer): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), trailers: res.trailers }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A one-field multipart body with the given boundary. */
+function modelOnlyForm(boundary: string): string {
+  return `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nechoes\r\n--${boundary}--\r\n`;
+}
+
+describe('QA: image endpoints as clients see them', () => {
+  let gw: TestGateway;
+  let upstream: FakeImagesUpstream;
+  let client: OpenAI;
+  let tempDir: string;
+
+  before(async () => {
+    tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-qa-images-'));
+    upstream = await new FakeImagesUpstream().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: CLIENT_KEY, org: 'acme' }],
+      providers: [
+        { id: 'local', type: 'echo' },
+        { id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-qa' },
+      ],
+      models: [
+        { name: 'echoes', provider: 'local', kind: 'image', price: { perImage: 0.01, perImageBySize: { '128x128': 0.02 } } },
+        { name: 'gpt-painter', provider: 'oai', model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } },
+        { name: 'dalle-painter', provider: 'oai', model: 'dall-e-2', kind: 'image', price: { perImage: 0.02 } },
+      ],
+      images: { tempDir },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    upstream.alwaysB64 = false;
+  });
+  afterEach(async () => expectNoTempFiles(tempDir));
+
+  describe('a huge multipart boundary', () => {
+    it('of 20,000 characters (past Node\u2019s default 16 KiB of headers) is a 400 invalid_multipart in the OpenAI shape', async () => {
+      const boundary = 'b'.repeat(20_000);
+      const res = await rawPost(`${gw.url}/v1/images/edits`, { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, modelOnlyForm(boundary));
+      expect(res.status).to.equal(400);
+      expect(res.headers['content-type']).to.match(/^application\/json/);
+      expect(JSON.parse(res.text)).to.deep.equal({
+        error: { message: 'The multipart boundary is longer than 70 characters (RFC 2046).', type: 'invalid_request_error', param: null, code: 'invalid_multipart' },
+      });
+    });
+
+    it('of 100,000 characters is a 400 invalid_multipart too', async () => {
+      const boundary = 'b'.repeat(100_000);
+      const res = await rawPost(`${gw.url}/v1/images/edits`, { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, modelOnlyForm(boundary));
+      expect(res.status).to.equal(400);
+      expect(JSON.parse(res.text).error.code).to.equal('invalid_multipart');
+    });
+
+    it('in headers past the gateway\u2019s limit (300 KB) still gets an OpenAI error body (431), never an empty answer', async () => {
+      const boundary = 'b'.repeat(300_000);
+      const res = await rawPost(`${gw.url}/v1/images/edits`, { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, modelOnlyForm(boundary));
+      expect(res.status).to.equal(431);
+      expect(res.headers['content-type']).to.match(/^application\/json/);
+      expect(JSON.parse(res.text)).to.deep.equal({
+        error: { message: 'The request headers are too large.', type: 'invalid_request_error', param: null, code: 'headers_too_large' },
+      });
+    });
+  });
+});
