@@ -103,4 +103,49 @@ describe('QA: image endpoints as clients see them', () => {
       });
     });
   });
+
+  describe('stream: true on the echo demo model', () => {
+    it('generations stream one image_generation.completed event per image', async () => {
+      const stream = await client.images.generate({ model: 'echoes', prompt: 'a lighthouse', n: 2, size: '128x128', stream: true });
+      const events = [];
+      for await (const event of stream) events.push(event);
+      expect(events.map((e) => e.type)).to.deep.equal(['image_generation.completed', 'image_generation.completed']);
+      const first = events[0] as OpenAI.Images.ImageGenCompletedEvent;
+      const png = Buffer.from(first.b64_json, 'base64');
+      expect(png.subarray(0, 8).equals(TINY_PNG.subarray(0, 8))).to.equal(true);
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).to.deep.equal([128, 128]);
+      expect(first).to.include({ size: '128x128', output_format: 'png' });
+      expect(first.usage).to.deep.equal({ input_tokens: 0, output_tokens: 0, total_tokens: 0, input_tokens_details: { image_tokens: 0, text_tokens: 0 } });
+    });
+
+    it('a streamed generation of one image is priced in the cost trailer', async () => {
+      const raw = await rawPost(
+        `${gw.url}/v1/images/generations`,
+        { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        JSON.stringify({ model: 'echoes', prompt: 'a lighthouse', stream: true }),
+      );
+      expect(raw.headers['content-type']).to.match(/^text\/event-stream/);
+      expect(raw.text.match(/^event: image_generation\.completed$/gm)).to.have.length(1);
+      expect(raw.trailers['x-gateway-response-cost']).to.equal('0.01');
+    });
+
+    // Known defect, not fixed here (core/stages/spend.ts is outside this QA pass): a stream's usage is
+    // merged by keeping the largest count, so one `images: 1` per completed event never adds up, and the
+    // stream is priced without the request's size (perImageBySize is ignored). Trailer says 0.01.
+    it.skip('a streamed generation of several images is priced per image and per size (2 x 0.02)', async () => {
+      const raw = await rawPost(
+        `${gw.url}/v1/images/generations`,
+        { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        JSON.stringify({ model: 'echoes', prompt: 'a lighthouse', n: 2, size: '128x128', stream: true }),
+      );
+      expect(raw.trailers['x-gateway-response-cost']).to.equal('0.04');
+    });
+
+    it('edits stream image_edit.completed events', async () => {
+      const stream = await client.images.edit({ model: 'echoes', prompt: 'add a boat', image: await toFile(TINY_PNG, 'sea.png', { type: 'image/png' }), stream: true });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).to.deep.equal(['image_edit.completed']);
+    });
+  });
 });
