@@ -66,9 +66,10 @@ export class MemoryBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
-    const stored = structuredClone(entry);
-    this.seqOf.set(stored, ++this.logSeq);
-    this.logs.push(stored);
+    // Entries are built for the log and never changed after they are recorded, so the hot path keeps
+    // the object itself; readers get copies.
+    this.seqOf.set(entry, ++this.logSeq);
+    this.logs.push(entry);
     if (this.logs.length > LOG_RETENTION * 1.1) this.logs = this.logs.slice(-LOG_RETENTION);
   }
 
