@@ -63,6 +63,7 @@ export class McpHealthMonitor {
       url: record.url,
       headers: this.registry.upstreamHeaders(record.id),
       beforeConnect: record.egressRestricted ? () => this.registry.egressCheck(record.id) : undefined,
+      publicOnly: this.registry.publicOnly(record),
     };
   }
 

@@ -170,6 +170,11 @@ export class McpServerRegistry {
     return values.filter((v) => v.length > 0);
   }
 
+  /** Must connections to this server stay on public addresses (egress rule)? */
+  publicOnly(record: McpServerRecord): boolean {
+    return record.egressRestricted && !this.options.allowPrivateUpstreams;
+  }
+
   /** Is a new connection to this server allowed right now (egress rule)? An error message if not. */
   async egressCheck(id: string): Promise<string | undefined> {
     const record = this.records.get(id);

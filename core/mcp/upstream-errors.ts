@@ -37,8 +37,18 @@ export function isConnectionFailure(err: unknown): boolean {
   return !(err instanceof GatewayError);
 }
 
+/** The transport refused an internal address as the socket connected (egress rule). */
+function egressRefusal(err: unknown): string | undefined {
+  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === 'EGRESS_REFUSED') return e.message;
+  }
+  return undefined;
+}
+
 export function toUpstreamGatewayError(server: string, err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
+  const refused = egressRefusal(err);
+  if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
   if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
     // McpError.message is "MCP error <code>: <message>"; keep the upstream's own words.

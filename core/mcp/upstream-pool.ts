@@ -30,6 +30,8 @@ export interface UpstreamTarget {
   headers: Record<string, string>;
   /** checked before every new connection (egress rule); returns an error message to refuse */
   beforeConnect?: () => Promise<string | undefined>;
+  /** only public addresses, enforced by the transport as sockets connect (egress rule) */
+  publicOnly?: boolean;
 }
 
 export interface UpstreamCallOptions {
@@ -164,7 +166,7 @@ export class McpUpstreamPool {
   private async open(target: UpstreamTarget, headers: Record<string, string>, options: UpstreamCallOptions): Promise<Client> {
     const refusal = await target.beforeConnect?.();
     if (refusal) throw new UpstreamError(`MCP server ${target.name} may not be reached: ${refusal}`, 'mcp_egress_refused');
-    const transport = await this.transports.connect({ url: target.url, headers });
+    const transport = await this.transports.connect({ url: target.url, headers, publicOnly: target.publicOnly });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     // The SDK's message may quote the upstream's error body; an upstream that echoes our headers must not
     // get them into the log.

@@ -158,6 +158,8 @@ export interface McpTransportTarget {
   readonly url: string;
   /** stored credential and static headers, already resolved, plus per-request forwarded headers */
   readonly headers: Record<string, string>;
+  /** connect only to public addresses (the host name is checked again as the socket connects) */
+  readonly publicOnly?: boolean;
 }
 
 export interface McpTransportFactory {

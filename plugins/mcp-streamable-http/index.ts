@@ -10,6 +10,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { definePlugin } from '../../core/plugins/define-plugin';
+import { isInternalAddress } from '../../core/mcp/egress';
 import { createRequestFetch } from './request-fetch';
 import type { McpTransportFactory, McpTransportTarget, PluginDeps } from '../../core/plugins/contracts';
 
@@ -43,16 +44,20 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     maxReconnectionDelay: 30_000,
   };
   const own = options.httpClient === 'fetch' ? undefined : createRequestFetch();
+  // Servers an organisation admin registered may only reach public addresses, checked as each socket
+  // connects (a DNS answer can change after the gateway's own check).
+  const publicOnly = createRequestFetch({ refuseAddress: (a) => (isInternalAddress(a) ? `${a} is not a public address` : undefined) });
   const httpFetch = own ?? deps.fetch;
   return {
     async close() {
       await own?.close();
+      await publicOnly.close();
     },
     connect(target: McpTransportTarget) {
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
         requestInit: { headers: { ...target.headers } },
-        fetch: httpFetch,
+        fetch: target.publicOnly ? publicOnly : httpFetch,
         reconnectionOptions,
       });
     },

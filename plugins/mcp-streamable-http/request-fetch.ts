@@ -5,7 +5,9 @@
  * (they are single JSON-RPC messages). Redirects are not followed, as with `redirect: 'manual'`: the SDK
  * decides about those itself.
  */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { setMaxListeners } from 'node:events';
+import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 
@@ -13,17 +15,32 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 export interface RequestFetchOptions {
   connectTimeoutMs?: number;
+  /**
+   * Checked with the addresses a host name resolves to as the socket connects (not before), so a name
+   * re-pointed at an internal address after a check cannot be reached. Returns an error message to refuse.
+   */
+  refuseAddress?: (address: string) => string | undefined;
 }
 
 export type RequestFetch = typeof fetch & { close(): Promise<void> };
 
 export function createRequestFetch(options: RequestFetchOptions = {}): RequestFetch {
   // MCP upstreams get a pool of their own: a standalone SSE stream (GET) may stay open for a long time.
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: { timeout: options.connectTimeoutMs ?? 10_000 }, bodyTimeout: 0 });
+  const refuse = options.refuseAddress;
+  const connect = refuse
+    ? { timeout: options.connectTimeoutMs ?? 10_000, lookup: guardedLookup(refuse) }
+    : { timeout: options.connectTimeoutMs ?? 10_000 };
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 128, connect: connect as never, bodyTimeout: 0 });
   const widened = new WeakSet<AbortSignal>();
 
   const requestFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (refuse) {
+      // an address written in the URL is never looked up: check it here
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      const why = isIP(host) ? refuse(host) : undefined;
+      if (why) throw Object.assign(new Error(why), { code: 'EGRESS_REFUSED' });
+    }
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => {
       headers[name] = value;
@@ -58,4 +75,21 @@ export function createRequestFetch(options: RequestFetchOptions = {}): RequestFe
   }) as RequestFetch;
   requestFetch.close = () => dispatcher.close();
   return requestFetch;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
+
+/** A `net.connect` lookup that resolves as usual, then refuses when any address is not allowed. */
+function guardedLookup(refuse: (address: string) => string | undefined) {
+  return (hostname: string, options: object, callback: LookupCallback) => {
+    dnsLookup(hostname, options as never, (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
+      if (err) return callback(err);
+      const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      for (const a of addresses) {
+        const why = refuse(a);
+        if (why) return callback(Object.assign(new Error(why), { code: 'EGRESS_REFUSED' }));
+      }
+      callback(null, address, family);
+    });
+  };
 }

@@ -132,6 +132,17 @@ describe('core/mcp/health-monitor', () => {
     }
   });
 
+  it('never connects an organisation admin\'s server to an internal address, even when a name is re-pointed after the check (DNS rebinding)', async () => {
+    upstream = await FakeMcpServer.start({ tools: { search: {} } });
+    // the gateway's own check sees a public address; the socket's lookup then gets 127.0.0.1
+    h = await startMcpHarness({ lookup: async () => ['93.184.216.34'] });
+    const record = await h.gateway.registry.register({ platformAdmin: false, org: 'acme' }, { name: 'rebind', url: upstream.url.replace('127.0.0.1', 'localhost') });
+    const checked = await h.gateway.health.check(record.id);
+    expect(checked!.health.status).to.equal('unhealthy');
+    expect(checked!.health.lastError).to.match(/^MCP server rebind may not be reached: (127\.0\.0\.1|::1) is not a public address\.$/);
+    expect(upstream.requests).to.have.length(0);
+  });
+
   it('keeps tool states across a restart on the same store', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     const record = await start();

@@ -58,6 +58,25 @@ describe('plugins/mcp-streamable-http', () => {
     expect(server.requestsFor('tools/call')[0].headers['x-api-key']).to.equal('k');
   });
 
+  it('refuses, as the socket connects, a publicOnly target whose name resolves to an internal address', async () => {
+    server = await FakeMcpServer.start({ tools: { echo: {} } });
+    const factory = createStreamableHttpFactory({}, { fetch });
+    const viaName = server.url.replace('127.0.0.1', 'localhost');
+    for (const url of [viaName, server.url]) {
+      const client = new Client({ name: 't', version: '1' });
+      const err = await client.connect(await factory.connect({ url, headers: {}, publicOnly: true })).catch((e) => e);
+      expect(err, url).to.be.instanceOf(Error);
+      expect(String(err.message) + String(err.cause?.message ?? ''), url).to.include('is not a public address');
+    }
+    expect(server.requests).to.have.length(0);
+    // the same name is fine for a trusted (config or platform admin) server
+    const trusted = new Client({ name: 't', version: '1' });
+    await trusted.connect(await factory.connect({ url: viaName, headers: {} }));
+    expect((await trusted.listTools()).tools.map((t) => t.name)).to.deep.equal(['echo']);
+    await trusted.close();
+    await factory.close?.();
+  });
+
   it('keeps the Mcp-Session-Id a stateful upstream issues and sends it back', async () => {
     server = await FakeMcpServer.start({ stateful: true, tools: { echo: {} } });
     const client = new Client({ name: 't', version: '1' });
