@@ -56,8 +56,12 @@ export class UpstreamClient {
     // One signal for undici: the client going away (for the whole exchange, body included) or the
     // first-byte deadline passing (until the headers arrive).
     const attempt = new AbortController();
+    const onAbort = () => attempt.abort();
+    // removed when the exchange is over: a signal shared by many calls (a Responses loop) must not
+    // collect one listener per call
+    const release = () => signal.removeEventListener('abort', onAbort);
     if (signal.aborted) attempt.abort();
-    else signal.addEventListener('abort', () => attempt.abort(), { once: true });
+    else signal.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -75,9 +79,13 @@ export class UpstreamClient {
       });
       // The whole answer, a stream included, must be over within totalMs of the start of the attempt.
       const total = setTimeout(() => res.body.destroy(new UpstreamTimeoutError('The upstream did not finish answering in time (total timeout).', 'upstream_total_timeout')), Math.max(0, totalMs - (Date.now() - startedAt)));
-      res.body.once('close', () => clearTimeout(total));
+      res.body.once('close', () => {
+        clearTimeout(total);
+        release();
+      });
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
+      release();
       if (timedOut && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');
       throw translateTransportError(err, signal);
     } finally {
