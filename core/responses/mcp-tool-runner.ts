@@ -12,6 +12,7 @@ import type { Pipeline } from '../pipeline/run-pipeline';
 import type { Outcome } from '../pipeline/stage';
 import type { Clock, InboundInfo } from '../plugins/contracts';
 import type { InboundHeaders } from '../mcp/upstream-headers';
+import { childSignal } from './child-signal';
 import type { OfferedTool } from './mcp-tool-set';
 
 export type ToolOutcome = ({ output: string } | { error: string }) & { cost: number };
@@ -37,16 +38,20 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
     return { error: 'The tool arguments are not valid JSON.', cost: 0 };
   }
   if (tool.proxy) {
+    const step = childSignal(env.signal);
     try {
-      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: env.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId } });
+      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: step.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId } });
       const text = resultText(result);
       return result.isError ? { error: text, cost } : { output: text, cost };
     } catch (err) {
       return { error: toGatewayError(err).message, cost: 0 };
+    } finally {
+      step.release();
     }
   }
 
-  const ctx = new GatewayContext('mcp', 'responses', env.clock.now(), env.inbound, env.signal, randomUUID());
+  const step = childSignal(env.signal);
+  const ctx = new GatewayContext('mcp', 'responses', env.clock.now(), env.inbound, step.signal, randomUUID());
   ctx.credential = env.credential;
   ctx.mcp = {
     method: 'tools/call',
@@ -70,6 +75,7 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   }
   // the fee is known once the spend stage has settled
   await env.pipeline.settle(ctx, outcome);
+  step.release();
   return { ...answer, cost: ctx.cost };
 }
 

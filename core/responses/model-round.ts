@@ -9,6 +9,7 @@ import type { Pipeline } from '../pipeline/run-pipeline';
 import type { Outcome } from '../pipeline/stage';
 import type { Clock, InboundInfo } from '../plugins/contracts';
 import { toGatewayError } from '../errors/gateway-error';
+import { childSignal } from './child-signal';
 import type { LogEntry } from '../store/log-entry';
 import type { ChatChunk, ChatRequest, ChatResponse, ToolCall } from '../types/chat';
 import type { TokenUsage } from '../types/usage';
@@ -39,7 +40,8 @@ export interface RoundEnvironment {
 export type TextSink = (delta: string) => void | Promise<void>;
 
 export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, onText: TextSink): Promise<RoundResult> {
-  const ctx = new GatewayContext('model', 'responses', env.clock.now(), env.inbound, env.signal);
+  const step = childSignal(env.signal);
+  const ctx = new GatewayContext('model', 'responses', env.clock.now(), env.inbound, step.signal);
   ctx.credential = env.credential;
   ctx.logCollector = env.collect;
   const body: ChatRequest = stream ? { ...request, stream: true, stream_options: { include_usage: true } } : request;
@@ -57,6 +59,7 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
     throw error;
   } finally {
     await env.pipeline.settle(ctx, outcome);
+    step.release();
   }
 }
 

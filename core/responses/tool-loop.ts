@@ -90,10 +90,13 @@ export class ToolLoop {
     const clientFunctions = new Set((input.template.tools ?? []).map((t) => t.function?.name).filter((n): n is string => !!n));
     const mcpTools: ChatTool[] = toolSet ? chatToolsOf(toolSet) : [];
     const tools = [...(input.template.tools ?? []), ...mcpTools.filter((t) => !clientFunctions.has(t.function!.name))];
+    // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
+    const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;
+    const roundTemplate = tools.length ? { ...input.template, tools } : withoutToolParams;
     let toolRounds = 0;
     while (true) {
       if (this.env.clock.now() >= this.limits.deadline) return { pending: [], incomplete: 'time_limit' };
-      const round = await this.modelRound({ ...input.template, ...(tools.length ? { tools } : {}), messages: [...input.instructions, ...messages] }, input.stream);
+      const round = await this.modelRound({ ...roundTemplate, messages: [...input.instructions, ...messages] }, input.stream);
       const limited = round.finishReason === 'length' ? 'max_output_tokens' : round.finishReason === 'content_filter' ? 'content_filter' : undefined;
       if (round.toolCalls.length === 0 || limited) {
         messages.push({ role: 'assistant', content: round.text });

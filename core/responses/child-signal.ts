@@ -1,0 +1,21 @@
+/**
+ * A signal for one step of the loop (a model round, a tool call) that follows the request's signal.
+ * Libraries that never remove their abort listeners (the MCP SDK's Client.request) then leave them on
+ * the step's signal, which is dropped after the step, instead of piling them on the request's.
+ */
+export interface ChildSignal {
+  signal: AbortSignal;
+  /** unlink from the parent once the step is over */
+  release(): void;
+}
+
+export function childSignal(parent: AbortSignal): ChildSignal {
+  const controller = new AbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, release: () => undefined };
+  }
+  const onAbort = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
+}

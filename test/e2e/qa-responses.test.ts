@@ -1,0 +1,79 @@
+/**
+ * Acceptance QA of the Responses endpoint (issue 6): behaviour found missing or wrong while driving the
+ * gateway with the official SDKs, each pinned by a test here.
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const KEY = 'sk-qa-responses-CANARY-71';
+const MCP_TOOL = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
+
+/** A model that asks for `lookup` in every round and never answers. */
+const neverStops = (req: RecordedRequest): Script => {
+  const n = (req.body.messages as any[]).filter((m) => m.role === 'tool').length;
+  const message = { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'lookup', arguments: '{"q":"again"}' } }] };
+  return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
+};
+
+describe('QA: Responses endpoint (issue 6)', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+      responses: { maxToolRounds: 14 },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  it('runs many rounds without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      upstream.script = neverStops;
+      const data = await client.responses.create({ model: 'gpt-test', input: 'loop', tools: MCP_TOOL });
+      expect(data.status).to.equal('incomplete');
+      expect(data.output.filter((i) => i.type === 'mcp_call')).to.have.length(14);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
+  });
+
+  it('sends no tool_choice or parallel_tool_calls upstream when the round offers no tools (OpenAI rejects them)', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('plain') };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'hi', tool_choice: 'auto', parallel_tool_calls: true });
+    expect(data.output_text).to.equal('plain');
+    expect(upstream.last.body).to.deep.equal({ model: 'upstream-model', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  it('keeps tool_choice and parallel_tool_calls when the round offers tools', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('no tools needed') };
+    await client.responses.create({ model: 'gpt-test', input: 'hi', tool_choice: 'auto', parallel_tool_calls: false, tools: MCP_TOOL });
+    expect(upstream.last.body).to.deep.include({ tool_choice: 'auto', parallel_tool_calls: false });
+    expect(upstream.last.body.tools.map((t: any) => t.function.name)).to.include('lookup');
+  });
+});
