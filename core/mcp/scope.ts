@@ -52,13 +52,10 @@ export function parseServerHeader(value: string | string[] | undefined): string[
 const matches = (record: McpServerRecord, name: string) => record.name === name || record.alias === name;
 
 export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpCaller, requested?: string[]): McpScope {
-  // 1. visibility, own organisation first so it wins alias clashes
-  const visible = [...records]
+  // 1. visibility, own organisation first so it wins alias clashes (resolved once narrowed, below)
+  let reachable = [...records]
     .filter((r) => isVisibleTo(r, caller.org))
     .sort((a, b) => Number(b.org === caller.org && b.org !== null) - Number(a.org === caller.org && a.org !== null) || a.alias.localeCompare(b.alias) || a.id.localeCompare(b.id));
-  const byAlias = new Map<string, McpServerRecord>();
-  for (const record of visible) if (!byAlias.has(record.alias)) byAlias.set(record.alias, record);
-  let reachable = [...byAlias.values()];
 
   // 2. the key's server set
   const keyServers = caller.restrictions?.servers;
@@ -77,6 +74,11 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
     }
     reachable = reachable.filter((r) => upstream.some((n) => matches(r, n)));
   }
+
+  // an alias must name one server: the organisation's own wins over a public one
+  const byAlias = new Map<string, McpServerRecord>();
+  for (const record of reachable) if (!byAlias.has(record.alias)) byAlias.set(record.alias, record);
+  reachable = [...byAlias.values()];
 
   // 3. the per-tool whitelist
   const whitelist = caller.restrictions?.tools ?? {};

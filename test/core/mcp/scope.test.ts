@@ -32,6 +32,14 @@ describe('core/mcp/scope', () => {
     expect(scope.servers.find((s) => s.record.alias === 'docs')!.record.id).to.equal('a1');
   });
 
+  it('lets a key restricted to the public server reach it despite an alias clash with its own', () => {
+    const clash = [server('a1', 'docs', 'acme', 'private'), server('p9', 'pubdocs', null, 'public', 'docs')];
+    expect(names(resolveMcpScope(clash, { keyId: 'k', org: 'acme' }))).to.deep.equal(['a1']);
+    expect(names(resolveMcpScope(clash, { keyId: 'k', org: 'acme', restrictions: { servers: ['pubdocs'] } }))).to.deep.equal(['p9']);
+    expect(names(resolveMcpScope(clash, { keyId: 'k', org: 'acme' }, ['pubdocs']))).to.deep.equal(['p9']);
+    expect(names(resolveMcpScope(clash, { keyId: 'k', org: 'acme' }, ['docs']))).to.deep.equal(['a1']);
+  });
+
   it('shows a caller without an organisation (the platform admin) public servers only', () => {
     expect(names(resolveMcpScope(servers, { keyId: null, org: null }))).to.deep.equal(['p2', 'p1']);
   });
