@@ -18,6 +18,8 @@ export const FILE_FIELDS: ReadonlySet<string> = new Set(['image', 'image[]', 'ma
 const DECIDED_FIELDS: ReadonlySet<string> = new Set(['model', 'prompt']);
 
 export type EditFields = Record<string, string | string[] | boolean>;
+/** whether a text field of the client's goes on to the upstream */
+export type FieldFilter = (name: string, value: string) => boolean;
 
 type FileStream = Readable & { truncated?: boolean };
 export type LivePart =
@@ -117,11 +119,14 @@ export class EditUpload {
     this.spooled.push({ field, filename, mimeType, path: file, written });
   }
 
-  /** The multipart body for the upstream: the head fields as the pipeline left them, then every part. */
-  encode(body: EditFields, upstreamModel: string): { contentType: string; body: AsyncIterable<Uint8Array> } {
+  /**
+   * The multipart body for the upstream: the head fields as the pipeline left them, then every part.
+   * `sends` may leave out text fields the upstream must not get (they stay in `body` for the gateway).
+   */
+  encode(body: EditFields, upstreamModel: string, sends: FieldFilter = () => true): { contentType: string; body: AsyncIterable<Uint8Array> } {
     this.claim();
     const encoder = new MultipartEncoder();
-    return { contentType: encoder.contentType, body: this.encoded(encoder, body, upstreamModel) };
+    return { contentType: encoder.contentType, body: this.encoded(encoder, body, upstreamModel, sends) };
   }
 
   /** Read every part without sending it anywhere (for providers answered in process). */
@@ -156,14 +161,14 @@ export class EditUpload {
     this.claimed = true;
   }
 
-  private async *encoded(encoder: MultipartEncoder, body: EditFields, upstreamModel: string): AsyncGenerator<Uint8Array> {
+  private async *encoded(encoder: MultipartEncoder, body: EditFields, upstreamModel: string, sends: FieldFilter): AsyncGenerator<Uint8Array> {
     try {
       for (const name of this.headFields) {
-        for (const value of valuesOf(name === 'model' ? upstreamModel : body[name])) yield encoder.field(name, value);
+        for (const value of valuesOf(name === 'model' ? upstreamModel : body[name])) if (sends(name, value)) yield encoder.field(name, value);
       }
       for await (const part of this.parts(body)) {
         if (part.kind === 'field') {
-          yield encoder.field(part.name, part.value);
+          if (sends(part.name, part.value)) yield encoder.field(part.name, part.value);
           continue;
         }
         yield encoder.fileHeader(part.field, part.filename, part.mimeType);

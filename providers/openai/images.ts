@@ -5,17 +5,29 @@ import { InvalidRequestError } from '../../core/errors/gateway-error';
 type HeadersFor = (target: ProviderTarget) => Record<string, string>;
 
 /**
+ * gpt-image models always answer `b64_json` and refuse `response_format` (400 "Unknown parameter"), so a
+ * client asking them for `url` would fail. The gateway serves `url` itself (it hosts the inline image),
+ * so that value is left out of the upstream request; the client's field stays in the request the
+ * gateway works from. Other values are the client's business and pass through.
+ */
+const ALWAYS_INLINE_MODELS = /(^|\/)(chatgpt-image|gpt-image)/i;
+
+function sendsUrlFormat(upstreamModel: string): boolean {
+  return !ALWAYS_INLINE_MODELS.test(upstreamModel);
+}
+
+/**
  * The OpenAI images API (and compatible servers): generations are JSON passed through with the model
  * name rewritten; edits are re-encoded as a new multipart body that streams the client's files through
  * (core/images/edit-upload.ts). Responses pass through unchanged.
  */
 export function openAiImageOperations(headersFor: HeadersFor): { generations: HttpOperation; edits: HttpOperation } {
   const generations: HttpOperation<Record<string, unknown>> = {
-    toUpstream: (request, target) => ({
-      path: '/images/generations',
-      headers: headersFor(target),
-      body: JSON.stringify({ ...request, model: target.model.model }),
-    }),
+    toUpstream(request, target) {
+      const body: Record<string, unknown> = { ...request, model: target.model.model };
+      if (body.response_format === 'url' && !sendsUrlFormat(target.model.model)) delete body.response_format;
+      return { path: '/images/generations', headers: headersFor(target), body: JSON.stringify(body) };
+    },
     fromUpstream: (body) => body,
     fromUpstreamEvent: (frame) => frame,
   };
@@ -23,7 +35,8 @@ export function openAiImageOperations(headersFor: HeadersFor): { generations: Ht
     toUpstream(request, target) {
       const upload = editUploadOf(request);
       if (!upload) throw new InvalidRequestError('Image edits take a multipart/form-data body.', 'invalid_content_type');
-      const { contentType, body } = upload.encode(request, target.model.model);
+      const keepUrl = sendsUrlFormat(target.model.model);
+      const { contentType, body } = upload.encode(request, target.model.model, (name, value) => keepUrl || name !== 'response_format' || value !== 'url');
       return { path: '/images/edits', headers: { ...headersFor(target), 'content-type': contentType }, body };
     },
     fromUpstream: (body) => body,

@@ -148,4 +148,44 @@ describe('QA: image endpoints as clients see them', () => {
       expect(types).to.deep.equal(['image_edit.completed']);
     });
   });
+  describe('response_format: url against a gpt-image upstream', () => {
+    /** What api.openai.com answers when a gpt-image model gets `response_format` (it always returns b64_json). */
+    function actLikeGptImage(): void {
+      upstream.answer = (rec) => {
+        const sent = rec.json?.response_format ?? rec.fields.find(([name]) => name === 'response_format')?.[1];
+        if (sent !== undefined) {
+          return { status: 400, body: { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } } };
+        }
+        return { status: 200, body: { created: 1700000000, data: [{ b64_json: TINY_PNG.toString('base64') }] } };
+      };
+    }
+    afterEach(() => {
+      upstream.answer = undefined;
+    });
+
+    it('generations: the parameter is left out upstream and the b64_json answer is hosted at a gateway URL', async () => {
+      actLikeGptImage();
+      const generated = await client.images.generate({ model: 'gpt-painter', prompt: 'a kite', response_format: 'url' });
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a kite' });
+      const url = generated.data![0].url!;
+      expect(url).to.match(new RegExp(`^${gw.url}/v1/images/files/[A-Za-z0-9_-]{32}\\.png$`));
+      expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(TINY_PNG)).to.equal(true);
+    });
+
+    it('edits: the field is left out of the re-encoded body, wherever the client put it', async () => {
+      actLikeGptImage();
+      const image = await toFile(TINY_PNG, 'kite.png', { type: 'image/png' });
+      const before = await client.images.edit({ model: 'gpt-painter', prompt: 'a red kite', response_format: 'url', image });
+      expect(upstream.last.fields).to.deep.equal([['model', 'gpt-image-1'], ['prompt', 'a red kite']]);
+      expect(before.data![0].url).to.match(/\/v1\/images\/files\//);
+      const after = await client.images.edit({ image: await toFile(TINY_PNG, 'kite.png', { type: 'image/png' }), model: 'gpt-painter', prompt: 'a blue kite', response_format: 'url' });
+      expect(upstream.last.fields).to.deep.equal([['model', 'gpt-image-1'], ['prompt', 'a blue kite']]);
+      expect(after.data![0].url).to.match(/\/v1\/images\/files\//);
+    });
+
+    it('other models still get it (dall-e answers url only when asked or by default)', async () => {
+      await client.images.generate({ model: 'dalle-painter', prompt: 'a kite', response_format: 'url' });
+      expect(upstream.last.json).to.deep.equal({ model: 'dall-e-2', prompt: 'a kite', response_format: 'url' });
+    });
+  });
 });
