@@ -8,14 +8,13 @@ import { scan, type Recognizer } from './types';
 const SEPARATED = /(?<![\d-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\d]|-\d)/g;
 const BARE = /(?<![\d-])(\d{3})(\d{2})(\d{4})(?!\d)/g;
 const CONTEXT = /(?:\bssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#|=|-)?\s*$/i;
-/** Numbers famous for being misused in examples and never valid. */
-const RETIRED = new Set(['078051120', '219099999']);
 
 export function ssnValid(area: string, group: string, serial: string): boolean {
   const a = Number(area);
   if (a === 0 || a === 666 || a >= 900) return false;
-  if (group === '00' || serial === '0000') return false;
-  return !RETIRED.has(area + group + serial);
+  // Numbers voided after being printed in ads (078-05-1120, 219-09-9999) are still masked: they are
+  // the examples people paste most, and SSN-shaped text left alone would be read as a phone number.
+  return group !== '00' && serial !== '0000';
 }
 
 export const usSsnRecognizer: Recognizer = {
