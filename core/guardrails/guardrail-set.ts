@@ -1,4 +1,5 @@
 import type { GuardrailConfig } from '../config/types';
+import { PluginError } from '../errors/gateway-error';
 import type { GuardrailEngine } from '../plugins/contracts';
 import type { Principal } from '../auth/principal';
 import type { BootContext } from '../boot/extensions';
@@ -28,6 +29,8 @@ export class GuardrailSet {
   static async create(boot: BootContext): Promise<GuardrailSet> {
     const all: ActiveGuardrail[] = [];
     for (const [i, g] of boot.config.guardrails.entries()) {
+      // a typo in `engine` is reported on that field, not on the options
+      if (!boot.registry.has('guardrail', g.engine)) throw new PluginError(`guardrails[${i}].engine`, `unknown guardrail plugin "${g.engine}"`);
       const engine = await boot.registry.create<GuardrailEngine>('guardrail', g.engine, g.options ?? {}, boot.pluginDeps(g.engine), `guardrails[${i}].options`);
       all.push(fromConfig(g, engine));
     }

@@ -1,0 +1,124 @@
+/**
+ * Acceptance QA of guardrails (issue 5) with third-party and SDK clients: the MCP SDK client against
+ * `@modelcontextprotocol/server-everything` (its `echo` tool), the openai SDK against a fake upstream.
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startEverythingServer, type EverythingServer } from '../support/everything-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const KEY = 'sk-qa-guard-CANARY-81';
+const STRICT = 'sk-qa-guard-strict-CANARY-82';
+const ADMIN = 'qa-admin-key-0123456789';
+
+async function mcpClient(url: string, key: string): Promise<Client> {
+  const client = new Client({ name: 'qa', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${key}` } } }));
+  return client;
+}
+
+describe('QA: guardrails on MCP and model traffic (issue 5)', function () {
+  this.timeout(30_000);
+  let everything: EverythingServer;
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    everything = await startEverythingServer();
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: KEY, org: 'acme', id: 'qa' },
+        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['house-rules'] },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+      mcpServers: [{ name: 'everything', url: everything.url, org: 'acme', pricePerCall: 0.25 }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+      guardrails: [
+        { id: 'mask-pii', engine: 'pii-mask', phase: 'post', default: true },
+        { id: 'house-rules', engine: 'block', options: { words: ['project falcon'], patterns: ['top\\s*secret'] } },
+      ],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await everything.stop();
+  });
+
+  it('masks the best-known example SSN as a US SSN, not as a phone number', async () => {
+    const client = await mcpClient(gw.url, KEY);
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { message: 'SSN 078-05-1120 and 123-45-6789' } });
+      expect(result.content).to.deep.equal([{ type: 'text', text: 'Echo: SSN [US_SSN] and [US_SSN]' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("masks server-everything's echo result and keeps the values out of the logs", async () => {
+    const client = await mcpClient(gw.url, KEY);
+    const values = ['jane.doe@example.com', '+44 20 7946 0958', '4111 1111 1111 1111', 'GB82 WEST 1234 5698 7654 32', '10.20.30.40'];
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { message: `mail ${values[0]}, call ${values[1]}, card ${values[2]}, iban ${values[3]}, ip ${values[4]}` } });
+      expect(result.content).to.deep.equal([{ type: 'text', text: 'Echo: mail [EMAIL], call [PHONE], card [CREDIT_CARD], iban [IBAN], ip [IP_ADDRESS]' }]);
+    } finally {
+      await client.close();
+    }
+    const logs = (await (await fetch(`${gw.url}/admin/v1/logs?limit=20`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: any[] };
+    const entry = logs.data.find((e: any) => e.model === 'MCP: echo' && e.details?.guardrails?.some((g: any) => g.verdict === 'mask' && g.findings?.includes('IBAN')));
+    expect(entry.details.guardrails).to.deep.include({ id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['CREDIT_CARD', 'EMAIL', 'IBAN', 'IP_ADDRESS', 'PHONE'] });
+    const everything = JSON.stringify(logs) + gw.logLines.join('\n');
+    for (const v of values) expect(everything).to.not.include(v);
+  });
+
+  it('blocks an echo call before server-everything sees it, as a tool error without the blocked words', async () => {
+    const client = await mcpClient(gw.url, STRICT);
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { message: 'plans for Project  Falcon' } });
+      expect(result.isError).to.equal(true);
+      expect(JSON.stringify(result).toLowerCase()).to.not.include('falcon');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a blocked chat request with 400 guardrail_blocked in the OpenAI shape, never calling the upstream', async () => {
+    upstream.requests.length = 0;
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: STRICT, maxRetries: 0 });
+    const err = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'this is TOP secret' }] }).then(() => undefined, (e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.status).to.equal(400);
+    expect(err.code).to.equal('guardrail_blocked');
+    expect(err.message.toLowerCase()).to.not.include('top secret');
+    expect(upstream.requests).to.have.length(0);
+  });
+
+  it('masks a model answer in the Responses API too', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('Write to jane.doe@example.com') };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const response = await client.responses.create({ model: 'gpt-test', input: 'contact?' });
+    expect(response.output_text).to.equal('Write to [EMAIL]');
+  });
+});
+
+describe('QA: guardrail config errors name the field', () => {
+  it('names guardrails[i].engine for an engine no plugin provides', async () => {
+    const err = await startGateway({
+      organizations: [{ id: 'acme' }],
+      providers: [{ id: 'local', type: 'echo' }],
+      models: [{ name: 'echo', provider: 'local' }],
+      guardrails: [{ id: 'ok', engine: 'pii-mask' }, { id: 'typo', engine: 'pii-mask-v2' }],
+    }).then(
+      async (gw) => (await gw.close(), undefined),
+      (e) => e as Error,
+    );
+    expect(err?.message).to.equal('guardrails[1].engine: unknown guardrail plugin "pii-mask-v2"');
+  });
+});
