@@ -16,19 +16,23 @@ export const MAX_HEADER_BYTES = 256 * 1024;
 
 const REQUEST_LINE = /^[A-Z]+ (\/[^ ?\r\n]*)/;
 
+/** What Node answers these with (status and reason), now with a body; anything else is a 400. */
+const ANSWERS: Record<string, [status: number, reason: string, code: string, message: string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'chunk_extensions_too_large', 'The chunk extensions of the request body are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.'],
+};
+const BAD_REQUEST: [number, string, string, string] = [400, 'Bad Request', 'malformed_request', 'The request could not be read as HTTP.'];
+
 export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // a response already under way on this connection cannot be followed by another one
+  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
-  const error =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? new GatewayError(431, 'invalid_request_error', 'headers_too_large', 'The request headers are too large.')
-      : new GatewayError(400, 'invalid_request_error', 'malformed_request', 'The request could not be read as HTTP.');
+  const [status, reason, code, message] = ANSWERS[err.code ?? ''] ?? BAD_REQUEST;
+  const error = new GatewayError(status, 'invalid_request_error', code, message);
   const path = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
   const body = JSON.stringify(errorShapeFor(path).body(error));
-  const reason = error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-  socket.end(
-    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

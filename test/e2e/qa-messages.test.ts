@@ -1,0 +1,81 @@
+/**
+ * Acceptance QA for the Messages endpoints (issue 4), driven the way a client would: the official
+ * `@anthropic-ai/sdk` and plain sockets against a gateway on 127.0.0.1. Each case here was a defect found
+ * in QA.
+ */
+import { expect } from 'chai';
+import net from 'node:net';
+import { FakeAnthropicUpstream } from '../providers/anthropic/fake-anthropic-upstream';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const CLIENT_KEY = 'sk-client-qa-messages';
+const PROVIDER_KEY = 'sk-ant-provider-qa';
+
+/** Write raw bytes on one connection and read everything the server sends until it closes. */
+function rawExchange(url: string, writes: string[]): Promise<string> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      for (const w of writes) socket.write(w);
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+  });
+}
+
+function lastAnswer(raw: string): { status: number; headers: string; body: string } {
+  const at = raw.lastIndexOf('HTTP/1.1 ');
+  const answer = raw.slice(at);
+  const [head, body] = answer.split('\r\n\r\n');
+  return { status: Number(head.slice(9, 12)), headers: head.toLowerCase(), body };
+}
+
+describe('QA: Messages endpoints as clients see them', () => {
+  let upstream: FakeAnthropicUpstream;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
+    await upstream.start();
+    gw = await startGateway({
+      routing: { retries: 0 },
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: CLIENT_KEY, org: 'acme' }],
+      providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],
+      models: [{ name: 'claude-qa', provider: 'claude', model: 'claude-sonnet-4-5', price: { inputPerMTok: 3, outputPerMTok: 15 } }],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  describe('requests the HTTP parser refuses (no route ever sees them)', () => {
+    it('a malformed header on /native/v1/messages is a 400 in the Anthropic error shape, not an empty answer', async () => {
+      const raw = await rawExchange(gw.url, ['POST /native/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nBad Header: y\r\nContent-Length: 2\r\n\r\n{}']);
+      const answer = lastAnswer(raw);
+      expect(answer.status).to.equal(400);
+      expect(answer.headers).to.include('content-type: application/json');
+      expect(JSON.parse(answer.body)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The request could not be read as HTTP.' } });
+    });
+
+    it('the same on an OpenAI path is in the OpenAI shape', async () => {
+      const raw = await rawExchange(gw.url, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nBad Header: y\r\nContent-Length: 2\r\n\r\n{}']);
+      const answer = lastAnswer(raw);
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.body)).to.deep.equal({ error: { message: 'The request could not be read as HTTP.', type: 'invalid_request_error', param: null, code: 'malformed_request' } });
+    });
+
+    it('headers over the limit on a keep-alive connection that already served a request get a 431 with a body', async () => {
+      const ok = 'GET /health/liveness HTTP/1.1\r\nHost: x\r\n\r\n';
+      const huge = `POST /v1/images/edits HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(300_000)}\r\nContent-Length: 0\r\n\r\n`;
+      const raw = await rawExchange(gw.url, [ok, huge]);
+      expect(raw.startsWith('HTTP/1.1 200')).to.equal(true);
+      const answer = lastAnswer(raw);
+      expect(answer.status).to.equal(431);
+      expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
+    });
+  });
+});
