@@ -10,7 +10,9 @@
  * upstream tool keeps it and the model tool is listed as `gateway_proxy-<name>` (always accepted too).
  */
 import { randomUUID } from 'node:crypto';
-import { InvalidRequestError, toGatewayError } from '../errors/gateway-error';
+import { GuardrailBlockedError, InvalidRequestError, toGatewayError } from '../errors/gateway-error';
+import { NO_GUARDRAILS, type GuardrailRunner } from '../guardrails/guardrail-runner';
+import { GUARDRAIL_RUNNER } from '../plugins/tokens';
 import type { GatewayServices } from '../http/gateway-services';
 import type { Principal } from '../auth/principal';
 import { GatewayContext } from '../pipeline/context';
@@ -26,7 +28,7 @@ import type { InboundHeaders } from './upstream-headers';
 
 export { GATEWAY_PROXY };
 
-type ProxyServices = Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock' | 'requestLog'>;
+type ProxyServices = Pick<GatewayServices, 'catalog' | 'pipeline' | 'clock' | 'requestLog' | 'container'>;
 
 export interface ProxyTool {
   name: string;
@@ -53,6 +55,8 @@ export interface ProxyCallContext {
   calledAs: string;
   /** extra facts for the log entry (e.g. the Responses id it belongs to) */
   logDetails?: Record<string, unknown>;
+  /** the caller, when known: MCP-traffic guardrails then inspect the call like any tool call */
+  principal?: Principal;
 }
 
 const INPUT_SCHEMA = {
@@ -81,6 +85,8 @@ export class GatewayProxyServer {
   /** chat models, tool name -> model, computed once (the catalog is fixed at boot) */
   private readonly tools: ProxyTool[];
 
+  private runner?: GuardrailRunner;
+
   constructor(private readonly services: ProxyServices) {
     const seen = new Set<string>();
     this.tools = [];
@@ -91,6 +97,12 @@ export class GatewayProxyServer {
       seen.add(name);
       this.tools.push({ name, model, inputSchema: INPUT_SCHEMA, description: `Ask the model ${model} (through the gateway) and get its answer as text.` });
     }
+  }
+
+  /** Resolved on first use: the guardrail boot extension registers the runner after this server may be built. */
+  private guardrails(): GuardrailRunner {
+    this.runner ??= this.services.container.isRegistered(GUARDRAIL_RUNNER) ? this.services.container.resolve<GuardrailRunner>(GUARDRAIL_RUNNER) : NO_GUARDRAILS;
+    return this.runner;
   }
 
   /** The tools this key sees: the chat models it may use. `taken` are names upstream tools already use. */
@@ -111,19 +123,70 @@ export class GatewayProxyServer {
    * error; a missing or wrong key, a budget or rate limit still fail the call itself.
    */
   async callTool(tool: ProxyTool, args: unknown, call: ProxyCallContext): Promise<ProxyCallResult> {
-    const body = proxyChatRequest(tool.model, args);
-    const ctx = new GatewayContext('model', call.endpoint, this.services.clock.now(), call.inbound, call.signal, randomUUID());
+    proxyChatRequest(tool.model, args); // refuse bad arguments before anything runs
+    const startedAt = this.services.clock.now();
+    // The call is an MCP tool call as well as a model call: guardrails `on: ["mcp"]` inspect its
+    // arguments and its result, like those of an upstream tool (chat guardrails run in the model pipeline).
+    const guard = call.principal ? toolCallContext(tool, args, call, startedAt) : undefined;
+    const label = `MCP: ${call.calledAs}`;
+    const details = (entryDetails: Record<string, unknown> | undefined) => {
+      const guardrails = [...((entryDetails?.guardrails as unknown[]) ?? []), ...(guard?.guardrails ?? [])];
+      return { ...entryDetails, server: GATEWAY_PROXY, model: tool.model, ...(guardrails.length ? { guardrails } : {}) };
+    };
+    if (guard) {
+      try {
+        await this.guardrails().checkInput(guard);
+      } catch (err) {
+        const error = toGatewayError(err);
+        if (!(error instanceof GuardrailBlockedError)) throw error;
+        // blocked before the model ran: logged, nothing to charge
+        await this.services.requestLog.record({
+          id: guard.requestId,
+          requestId: guard.requestId,
+          time: new Date(startedAt).toISOString(),
+          keyId: call.principal!.keyId,
+          org: call.principal!.org,
+          endpoint: call.endpoint,
+          model: label,
+          deploymentId: null,
+          promptTokens: 0,
+          completionTokens: 0,
+          cost: 0,
+          status: error.status,
+          latencyMs: Math.max(0, this.services.clock.now() - startedAt),
+          errorCode: error.code,
+          outcome: 'error',
+          details: { ...call.logDetails, ...details(undefined) },
+        });
+        return { result: { content: [{ type: 'text', text: error.message }], isError: true }, cost: 0 };
+      }
+    }
+    const body = proxyChatRequest(tool.model, guard ? guard.mcp!.arguments : args);
+    const ctx = new GatewayContext('model', call.endpoint, startedAt, call.inbound, call.signal, guard?.requestId ?? randomUUID());
     ctx.credential = call.credential;
     ctx.model = { format: 'chat', body, requestedModel: tool.model, stream: false, candidates: [], attempts: [] };
     Object.assign(ctx.logDetails, call.logDetails ?? {});
     // an MCP tool call is logged as `MCP: <tool>` (interface.md §6.3), with the model call's tokens and cost
-    ctx.logCollector = (entry) => void this.services.requestLog.record({ ...entry, model: `MCP: ${call.calledAs}`, details: { ...entry.details, server: GATEWAY_PROXY, model: tool.model } });
+    ctx.logCollector = (entry) => void this.services.requestLog.record({ ...entry, model: label, details: details(entry.details) });
     let outcome: Outcome = { status: 200, reason: 'ok' };
     try {
       await this.services.pipeline.run(ctx);
       const response = ctx.model.result!.body as ChatResponse;
       const text = response?.choices?.[0]?.message?.content ?? '';
-      return { result: { content: [{ type: 'text', text }] }, cost: ctx.cost };
+      const result = { content: [{ type: 'text' as const, text }] };
+      if (guard) {
+        guard.mcp!.result = result;
+        try {
+          await this.guardrails().checkOutput(guard);
+        } catch (err) {
+          const error = toGatewayError(err);
+          if (!(error instanceof GuardrailBlockedError)) throw err;
+          // the model did the work: the call is charged and logged as blocked
+          outcome = { status: error.status, error, reason: 'error' };
+          return { result: { content: [{ type: 'text', text: error.message }], isError: true }, cost: ctx.cost };
+        }
+      }
+      return { result, cost: ctx.cost };
     } catch (err) {
       const error = toGatewayError(err);
       outcome = { status: error.status, error, reason: 'error' };
@@ -133,6 +196,15 @@ export class GatewayProxyServer {
       await this.services.pipeline.settle(ctx, outcome);
     }
   }
+}
+
+/** The MCP side of a gateway_proxy call, for the guardrails that inspect MCP traffic. */
+function toolCallContext(tool: ProxyTool, args: unknown, call: ProxyCallContext, startedAt: number): GatewayContext {
+  const ctx = new GatewayContext('mcp', call.endpoint, startedAt, call.inbound, call.signal, randomUUID());
+  ctx.principal = call.principal;
+  const copy = structuredClone(args) as Record<string, unknown>;
+  ctx.mcp = { method: 'tools/call', toolName: call.calledAs, arguments: copy, params: { name: call.calledAs, arguments: copy }, serverName: GATEWAY_PROXY, upstreamTool: tool.name };
+  return ctx;
 }
 
 function proxyChatRequest(model: string, args: unknown): ChatRequest {
@@ -198,6 +270,6 @@ export async function callProxyTool(services: ProxyServices, call: ProxyToolCall
     const scope = await call.mcp.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, call.mcpHeaders);
     if (call.mcp.view.routeTool(scope, name)) return undefined;
   }
-  const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal, endpoint: 'mcp', calledAs: name });
+  const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal, endpoint: 'mcp', calledAs: name, principal: call.principal });
   return result;
 }

@@ -11,6 +11,7 @@ import { GatewayContext } from '../pipeline/context';
 import type { Pipeline } from '../pipeline/run-pipeline';
 import type { Outcome } from '../pipeline/stage';
 import type { Clock, InboundInfo } from '../plugins/contracts';
+import type { Principal } from '../auth/principal';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import { childSignal } from './child-signal';
 import type { OfferedTool } from './mcp-tool-set';
@@ -28,6 +29,8 @@ export interface ToolRunEnvironment {
   mcpHeaders: InboundHeaders;
   signal: AbortSignal;
   responseId: string;
+  /** the caller (MCP guardrails inspect gateway_proxy calls under it) */
+  principal?: Principal;
 }
 
 export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, rawArguments: string): Promise<ToolOutcome> {
@@ -40,7 +43,7 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   if (tool.proxy) {
     const step = childSignal(env.signal);
     try {
-      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: step.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId } });
+      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: step.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId }, principal: env.principal });
       const text = resultText(result);
       return result.isError ? { error: text, cost } : { output: text, cost };
     } catch (err) {

@@ -125,7 +125,7 @@ export class ResponsesHandler {
           collect: (entry) => run.collected.push(entry),
           accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
         },
-        tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders, signal, responseId: run.response.id },
+        tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders, signal, responseId: run.response.id, principal },
       },
       recorder,
       { maxToolRounds: services.config.responses.maxToolRounds, deadline: run.deadline },

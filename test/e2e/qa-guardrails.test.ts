@@ -122,3 +122,77 @@ describe('QA: guardrail config errors name the field', () => {
     expect(err?.message).to.equal('guardrails[1].engine: unknown guardrail plugin "pii-mask-v2"');
   });
 });
+
+describe('QA: MCP guardrails on gateway_proxy model tools (they are MCP tool calls too)', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+      guardrails: [
+        { id: 'mask-results', engine: 'pii-mask', phase: 'post', on: ['mcp'], default: true },
+        { id: 'no-falcon', engine: 'block', phase: 'pre', on: ['mcp'], default: true, options: { words: ['falcon'] } },
+        { id: 'mask-args', engine: 'pii-mask', phase: 'pre', on: ['mcp'], default: true, options: { entities: ['EMAIL'] } },
+      ],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('masks the model answer of a gateway_proxy tool called through /mcp', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('Write to jane.doe@example.com') };
+    const client = await mcpClient(gw.url, KEY);
+    try {
+      const result = await client.callTool({ name: 'gpt_test', arguments: { prompt: 'contact of bob@example.org?' } });
+      expect(result.content).to.deep.equal([{ type: 'text', text: 'Write to [EMAIL]' }]);
+      // the tool arguments were masked before the model saw them
+      expect(upstream.last.body.messages).to.deep.equal([{ role: 'user', content: 'contact of [EMAIL]?' }]);
+    } finally {
+      await client.close();
+    }
+    const page = await gw.gateway.services.requestLog.query({ limit: 5 });
+    const entry = page.data.find((e) => e.model === 'MCP: gpt_test')!;
+    expect((entry.details?.guardrails as any[]).map((g) => [g.id, g.phase, g.verdict])).to.deep.equal([
+      ['no-falcon', 'pre', 'allow'],
+      ['mask-args', 'pre', 'mask'],
+      ['mask-results', 'post', 'mask'],
+    ]);
+  });
+
+  it('blocks a gateway_proxy tool call before the model sees it: a tool error, logged', async () => {
+    upstream.requests.length = 0;
+    const client = await mcpClient(gw.url, KEY);
+    try {
+      const result = await client.callTool({ name: 'gpt_test', arguments: { prompt: 'tell me about the Falcon' } });
+      expect(result.isError).to.equal(true);
+      expect(JSON.stringify(result).toLowerCase()).to.not.include('falcon');
+    } finally {
+      await client.close();
+    }
+    expect(upstream.requests).to.have.length(0);
+    const page = await gw.gateway.services.requestLog.query({ limit: 5 });
+    expect(page.data[0]).to.deep.include({ model: 'MCP: gpt_test', status: 400, errorCode: 'guardrail_blocked', keyId: 'qa', cost: 0 });
+  });
+
+  it('masks a gateway_proxy tool result inside the Responses loop before the calling model sees it', async () => {
+    upstream.script = (req) => {
+      const messages = req.body.messages as any[];
+      if (messages[0].content === 'second opinion') return { kind: 'json', body: chatCompletion('Ask jane.doe@example.com') };
+      const result = messages.find((m) => m.role === 'tool');
+      if (result) return { kind: 'json', body: chatCompletion(`They said: ${result.content}`) };
+      const message = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'gpt_test', arguments: '{"prompt":"second opinion"}' } }] };
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
+    };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const response = await client.responses.create({ model: 'gpt-test', input: 'who?', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] });
+    expect(response.output[1]).to.deep.include({ type: 'mcp_call', name: 'gpt_test', output: 'Ask [EMAIL]' });
+    expect(response.output_text).to.equal('They said: Ask [EMAIL]');
+  });
+});
