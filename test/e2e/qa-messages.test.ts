@@ -4,6 +4,7 @@
  * in QA.
  */
 import { expect } from 'chai';
+import Anthropic from '@anthropic-ai/sdk';
 import net from 'node:net';
 import { FakeAnthropicUpstream } from '../providers/anthropic/fake-anthropic-upstream';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -76,6 +77,39 @@ describe('QA: Messages endpoints as clients see them', () => {
       const answer = lastAnswer(raw);
       expect(answer.status).to.equal(431);
       expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
+    });
+  });
+  describe('a client that sends both x-api-key and Authorization: Bearer', () => {
+    const MESSAGE = { id: 'msg_qa', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } };
+    beforeEach(() => upstream.reply({ json: MESSAGE }));
+
+    // @anthropic-ai/sdk 1.x sends `apiKey` as `Authorization: Bearer`; an `x-api-key` header set beside it
+    // (defaultHeaders, or a tool like Claude Code with ANTHROPIC_API_KEY still in its environment) often
+    // holds the user's own Anthropic key, which the gateway does not know.
+    it('is authenticated by the Bearer key when x-api-key holds a key the gateway does not know', async () => {
+      const client = new Anthropic({
+        baseURL: `${gw.url}/native`,
+        apiKey: CLIENT_KEY,
+        defaultHeaders: { 'x-api-key': 'sk-ant-api03-the-users-own-anthropic-key' },
+        maxRetries: 0,
+      });
+      const message = await client.messages.create({ model: 'claude-qa', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+      expect(message).to.deep.equal(MESSAGE);
+      // neither of the client's credentials goes upstream
+      expect(upstream.last.headers['x-api-key']).to.equal(PROVIDER_KEY);
+      expect(upstream.last.headers.authorization).to.equal(undefined);
+    });
+
+    it('is authenticated by x-api-key when that is the gateway key, whatever the Bearer token is', async () => {
+      const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'some-other-token', defaultHeaders: { 'x-api-key': CLIENT_KEY }, maxRetries: 0 });
+      expect(await client.messages.create({ model: 'claude-qa', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })).to.deep.equal(MESSAGE);
+    });
+
+    it('is refused with a 401 authentication_error when neither is a gateway key', async () => {
+      const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'wrong-1', defaultHeaders: { 'x-api-key': 'wrong-2' }, maxRetries: 0 });
+      const err = await client.messages.create({ model: 'claude-qa', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      expect(err).to.be.instanceOf(Anthropic.AuthenticationError);
+      expect(err.error).to.deep.include({ type: 'error', error: { type: 'authentication_error', message: 'Invalid API key.' } });
     });
   });
 });

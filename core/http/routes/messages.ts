@@ -5,9 +5,10 @@
  *   POST /native/v1/messages/count_tokens    token counting, Anthropic models only
  *   POST /v1/messages[/count_tokens]         deprecated aliases: same answers, plus Deprecation + Link
  *
- * The key comes as `x-api-key` (Anthropic SDK 0.x) or `Authorization: Bearer` (1.x). Errors, including a
- * failure after a stream started, are in the Anthropic shape. For an Anthropic model the body passes
- * through unchanged but for the model name; any other model is served by translation to chat.
+ * The key comes as `x-api-key` (Anthropic SDK 0.x) or `Authorization: Bearer` (1.x); with both, the one
+ * the gateway knows. Errors, including a failure after a stream started, are in the Anthropic shape. For
+ * an Anthropic model the body passes through unchanged but for the model name; any other model is served
+ * by translation to chat.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Router } from 'express';
@@ -21,10 +22,29 @@ import { optionalBoolean, optionalNumber, requireObjectBody, requireString } fro
 export const MESSAGES_PATH = '/native/v1/messages';
 export const COUNT_TOKENS_PATH = '/native/v1/messages/count_tokens';
 
-function messagesKey(req: IncomingMessage): string | undefined {
+function xApiKey(req: IncomingMessage): string | undefined {
   const apiKey = req.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
-  return bearerToken(req.headers.authorization);
+  return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
+}
+
+function messagesKey(req: IncomingMessage): string | undefined {
+  return xApiKey(req) ?? bearerToken(req.headers.authorization);
+}
+
+/**
+ * A client may send both headers with different keys: the SDK 1.x sends its `apiKey` as a Bearer token,
+ * while an `x-api-key` set beside it (defaultHeaders, or Claude Code with ANTHROPIC_API_KEY left in its
+ * environment) often holds the user's own Anthropic key. Then the one the gateway knows is the
+ * credential. Only this rare case costs a second key lookup; otherwise the spec is used as it is.
+ */
+async function withKnownKey(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage): Promise<ModelEndpointSpec> {
+  const apiKey = xApiKey(req);
+  const bearer = apiKey === undefined ? undefined : bearerToken(req.headers.authorization);
+  if (bearer === undefined || bearer === apiKey) return spec;
+  // a failed lookup leaves the choice to the auth stage, which answers it in the usual way
+  const knowsApiKey = await services.keys.authenticate(apiKey).then(Boolean, () => true);
+  if (knowsApiKey) return spec;
+  return { ...spec, credential: () => bearer };
 }
 
 /** What a deprecated alias adds to every answer: a Deprecation header and a Link to its successor. */
@@ -77,7 +97,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
         if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
         return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
       }
-      await runModelRequest(services, spec, req, res, body);
+      await runModelRequest(services, await withKnownKey(services, spec, req), req, res, body);
     }, spec.headers);
   }
 }
