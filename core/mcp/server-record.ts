@@ -78,13 +78,28 @@ export interface McpServerSecrets {
 
 export const DEFAULT_API_KEY_HEADER = 'x-api-key';
 
+/**
+ * A URL as reads show it: a password in the user part and query values are replaced by `***` (some
+ * hosted MCP servers put a token there; use `auth` or `staticHeaders` for credentials instead).
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...new Set(u.searchParams.keys())]) u.searchParams.set(key, '***');
+    return u.href.replace(/%2A%2A%2A/g, '***');
+  } catch {
+    return '***';
+  }
+}
+
 /** What the management API shows: auth type and header names, never a value. */
 export function toPublicView(record: McpServerRecord) {
   return {
     id: record.id,
     name: record.name,
     alias: record.alias,
-    url: record.url,
+    url: redactUrl(record.url),
     org: record.org,
     visibility: record.visibility,
     description: record.description ?? null,

@@ -56,6 +56,13 @@ describe('core/mcp/server-registry', () => {
     expect(view.health).to.deep.equal({ status: 'unknown', consecutiveFailures: 0 });
   });
 
+  it('hides a password or query values written into the URL', async () => {
+    const r = registry();
+    const record = await r.register(platform, { name: 'zap', url: `https://svc:${CANARY}@mcp.example/s/mcp?api_key=${CANARY}&region=eu`, visibility: 'public' });
+    expect(toPublicView(record).url).to.equal('https://svc:***@mcp.example/s/mcp?api_key=***&region=***');
+    expect(JSON.stringify(toPublicView(record))).to.not.include(CANARY);
+  });
+
   it('refuses "-" in names and aliases, and duplicate names within one organisation', async () => {
     const r = registry();
     expect((await rejection(r.register(acmeAdmin, { name: 'my-docs', url: 'https://a.example/mcp' }))).message).to.include('name: "my-docs" contains "-"');
