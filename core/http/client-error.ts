@@ -4,9 +4,11 @@
  * API's error shape, so the answer is written here: the path family's shape when the request line is in
  * the packet Node kept, the OpenAI shape otherwise. The connection is closed after it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
 import { errorShapeFor } from './app';
+import { REQUEST_ID_HEADER } from './request-id';
 
 /**
  * Generous on purpose: multipart bodies carry their boundary in `content-type`, and an over-long one
@@ -34,5 +36,6 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   const error = new GatewayError(status, 'invalid_request_error', code, message);
   const path = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
   const body = JSON.stringify(errorShapeFor(path).body(error));
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${randomUUID()}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

@@ -59,6 +59,8 @@ describe('QA: Messages endpoints as clients see them', () => {
       const answer = lastAnswer(raw);
       expect(answer.status).to.equal(400);
       expect(answer.headers).to.include('content-type: application/json');
+      // every response carries a request id (contracts §4)
+      expect(answer.headers).to.match(/\r\nx-gateway-request-id: [0-9a-f-]{36}\r\n/);
       expect(JSON.parse(answer.body)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The request could not be read as HTTP.' } });
     });
 
