@@ -55,7 +55,8 @@ export class ResponseRecorder {
   /** An MCP call the gateway is about to run: added, its arguments, in progress. */
   mcpCallStarted(item: McpCallItem): number {
     const index = this.push(item);
-    this.emit('response.output_item.added', { output_index: index, item: { ...item } });
+    // announced without arguments: clients (the SDK's accumulator) append the deltas to what `added` had
+    this.emit('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } });
     this.emit('response.mcp_call_arguments.delta', { output_index: index, item_id: item.id, delta: item.arguments });
     this.emit('response.mcp_call_arguments.done', { output_index: index, item_id: item.id, arguments: item.arguments });
     this.emit('response.mcp_call.in_progress', { output_index: index, item_id: item.id });

@@ -77,3 +77,44 @@ describe('QA: Responses endpoint (issue 6)', () => {
     expect(upstream.last.body.tools.map((t: any) => t.function.name)).to.include('lookup');
   });
 });
+
+describe('QA: Responses stream events rebuild the same items (SDK accumulator semantics)', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+
+  it('announces an mcp_call with empty arguments, so added + argument deltas equal the final arguments', async () => {
+    upstream.script = (req) => {
+      if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('done') };
+      return neverStops(req);
+    };
+    const stream = await client.responses.create({ model: 'gpt-test', input: 'go', stream: true, tools: MCP_TOOL });
+    const events: any[] = [];
+    for await (const e of stream) events.push(e);
+    const added = events.find((e) => e.type === 'response.output_item.added' && e.item.type === 'mcp_call');
+    const deltas = events.filter((e) => e.type === 'response.mcp_call_arguments.delta' && e.item_id === added.item.id).map((e) => e.delta);
+    const done = events.find((e) => e.type === 'response.output_item.done' && e.item.id === added.item.id);
+    expect(added.item.arguments + deltas.join('')).to.equal(done.item.arguments);
+    expect(done.item.arguments).to.equal('{"q":"again"}');
+  });
+});
