@@ -71,7 +71,9 @@ export class McpUpstreamPool {
   /** Send one JSON-RPC request upstream; resolves with the upstream's result object as it was sent. */
   async request(target: UpstreamTarget, method: string, params: Record<string, unknown> | undefined, options: UpstreamCallOptions): Promise<Record<string, unknown>> {
     return this.withClient(target, options, (client) =>
-      client.request({ method, params } as any, ResultSchema, { timeout: options.timeoutMs, signal: options.signal, resetTimeoutOnProgress: true }),
+      // Asking for progress (a no-op handler) lets an upstream that reports it run past the timeout: a long
+      // tool call follows the upstream's own pace as long as it shows it is working.
+      client.request({ method, params } as any, ResultSchema, { timeout: options.timeoutMs, signal: options.signal, onprogress: () => undefined, resetTimeoutOnProgress: true }),
     );
   }
 

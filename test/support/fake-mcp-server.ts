@@ -25,7 +25,12 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
-export type ToolHandler = (args: Record<string, unknown>, headers: http.IncomingHttpHeaders) => CallToolResult | Promise<CallToolResult>;
+/** `progress` sends a progress notification for this call (when the caller asked for them). */
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  headers: http.IncomingHttpHeaders,
+  progress: (done: number, total?: number) => Promise<void>,
+) => CallToolResult | Promise<CallToolResult>;
 
 export interface FakeTool {
   description?: string;
@@ -67,6 +72,8 @@ export interface FakeMcpServerOptions {
   toolsOnly?: boolean;
   /** record received requests (default true; the benchmark turns it off) */
   record?: boolean;
+  /** answer requests as SSE streams (so progress notifications can precede the result); default JSON */
+  sseResponses?: boolean;
 }
 
 const DEFAULT_SCHEMA = { type: 'object', properties: {} };
@@ -91,6 +98,7 @@ export class FakeMcpServer {
   private readonly serverName: string;
   private readonly toolsOnly: boolean;
   private readonly record: boolean;
+  private readonly sseResponses: boolean;
   url = '';
 
   private constructor(options: FakeMcpServerOptions) {
@@ -98,6 +106,7 @@ export class FakeMcpServer {
     this.serverName = options.name ?? 'fake-mcp';
     this.toolsOnly = options.toolsOnly ?? false;
     this.record = options.record ?? true;
+    this.sseResponses = options.sseResponses ?? false;
     for (const [name, tool] of Object.entries(options.tools ?? {})) this.tools.set(name, tool);
     for (const [name, prompt] of Object.entries(options.prompts ?? {})) this.prompts.set(name, prompt);
     for (const [uri, resource] of Object.entries(options.resources ?? {})) this.resources.set(uri, resource);
@@ -173,7 +182,7 @@ export class FakeMcpServer {
           res.writeHead(405, { allow: 'POST' }).end();
           return;
         }
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !this.sseResponses });
         const server = this.buildServer(req.headers);
         res.on('close', () => {
           void transport.close();
@@ -196,7 +205,7 @@ export class FakeMcpServer {
       }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
+        enableJsonResponse: !this.sseResponses,
         onsessioninitialized: (id) => {
           this.sessions.set(id, transport);
           this.sessionServers.set(id, server);
@@ -218,11 +227,15 @@ export class FakeMcpServer {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [...this.tools].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema ?? DEFAULT_SCHEMA, ...t.extra })) as any,
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const tool = this.tools.get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-      if (tool.handler) return tool.handler(args, headers);
+      const progressToken = request.params._meta?.progressToken;
+      const progress = async (done: number, total?: number) => {
+        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total } });
+      };
+      if (tool.handler) return tool.handler(args, headers, progress);
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     });
     if (this.toolsOnly) return server;

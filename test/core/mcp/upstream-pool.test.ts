@@ -98,6 +98,26 @@ describe('core/mcp/upstream-pool', () => {
     expect(err.status).to.equal(504);
   });
 
+  it('lets a long tool call that reports progress run past the call timeout', async () => {
+    server = await FakeMcpServer.start({
+      sseResponses: true,
+      tools: {
+        crunch: {
+          handler: async (_args, _headers, progress) => {
+            // 5 x 400 ms: twice the call timeout in all, each step well inside it
+            for (let i = 1; i <= 5; i++) {
+              await new Promise((r) => setTimeout(r, 400));
+              await progress(i, 5);
+            }
+            return { content: [{ type: 'text', text: 'done' }] };
+          },
+        },
+      },
+    });
+    const result = await pool.request(target(), 'tools/call', { name: 'crunch', arguments: {} }, { timeoutMs: 1000 });
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
+  });
+
   it('sends per-user forwarded headers on a short-lived connection of their own, never on the pooled one', async () => {
     server = await FakeMcpServer.start({ tools: { echo: {} } });
     await pool.request(target({ 'x-api-key': 'stored' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
