@@ -1,12 +1,13 @@
 /**
  * Requests Node's HTTP parser refuses before any handler runs (headers over the limit, a malformed
  * request line). Node's own answer is a bare status line with no body; clients and their SDKs expect the
- * API's error shape, so the answer is written here: the path family's shape when the request line is in
- * the packet Node kept, the OpenAI shape otherwise. The connection is closed after it.
+ * API's error shape, so the answer is written here: the path family's shape (JSON-RPC on /mcp) when the
+ * request line is in the packet Node kept, the OpenAI shape otherwise. The connection is closed after it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
+import { jsonRpcErrorBody } from '../errors/render';
 import { errorShapeFor } from './app';
 import { REQUEST_ID_HEADER } from './request-id';
 
@@ -35,7 +36,7 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   const [status, reason, code, message] = ANSWERS[err.code ?? ''] ?? BAD_REQUEST;
   const error = new GatewayError(status, 'invalid_request_error', code, message);
   const path = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
-  const body = JSON.stringify(errorShapeFor(path).body(error));
+  const body = JSON.stringify(path === '/mcp' ? jsonRpcErrorBody(null, error) : errorShapeFor(path).body(error));
   const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${randomUUID()}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

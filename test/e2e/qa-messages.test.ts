@@ -71,6 +71,13 @@ describe('QA: Messages endpoints as clients see them', () => {
       expect(JSON.parse(answer.body)).to.deep.equal({ error: { message: 'The request could not be read as HTTP.', type: 'invalid_request_error', param: null, code: 'malformed_request' } });
     });
 
+    it('on /mcp it is a JSON-RPC error', async () => {
+      const raw = await rawExchange(gw.url, ['POST /mcp HTTP/1.1\r\nHost: x\r\nBad Header: y\r\nContent-Length: 2\r\n\r\n{}']);
+      const answer = lastAnswer(raw);
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.body)).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32602, message: 'The request could not be read as HTTP.', data: { code: 'malformed_request' } } });
+    });
+
     it('headers over the limit on a keep-alive connection that already served a request get a 431 with a body', async () => {
       const ok = 'GET /health/liveness HTTP/1.1\r\nHost: x\r\n\r\n';
       const huge = `POST /v1/images/edits HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(300_000)}\r\nContent-Length: 0\r\n\r\n`;
