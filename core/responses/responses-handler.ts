@@ -27,7 +27,7 @@ import { ResponseRecorder } from './response-recorder';
 import { ResponseStateStore } from './response-state-store';
 import type { ResponseObject, ResponsesRequest } from './responses-types';
 import { SseSink } from './sse-sink';
-import { ToolLoop, type ApprovalToSettle } from './tool-loop';
+import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
 
 export class ResponsesHandler {
   private readonly states: ResponseStateStore;
@@ -56,7 +56,7 @@ export class ResponsesHandler {
     // the time limit also stops work in flight (between steps the loop checks the clock itself)
     const timeUp = new AbortController();
     const limitMs = services.config.responses.timeLimitSeconds * 1000;
-    const timer = setTimeout(() => timeUp.abort(), limitMs);
+    const timer = setTimeout(() => timeUp.abort(new TimeLimitReached()), limitMs);
     timer.unref?.();
 
     const run: Run = {

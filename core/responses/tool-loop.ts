@@ -75,6 +75,15 @@ export interface LoopEnvironment {
 }
 
 export const DENIED_OUTPUT = 'The user did not approve this tool call.';
+export const TIME_LIMIT_STOP = 'The tool call was stopped: the response reached its time limit.';
+
+/** The abort reason of a request whose `responses.timeLimitSeconds` passed (tells it from a client gone). */
+export class TimeLimitReached extends Error {
+  constructor() {
+    super('The response reached its time limit.');
+    this.name = 'TimeLimitReached';
+  }
+}
 
 export class ToolLoop {
   readonly totals: LoopTotals = { usage: emptyUsage(), reasoningTokens: 0, modelCost: 0, toolCost: 0, rounds: 0, toolCalls: 0 };
@@ -168,7 +177,9 @@ export class ToolLoop {
   private async runTool(tool: OfferedTool, args: string, approvalRequestId?: string): Promise<string> {
     const item = mcpCallItem(tool.mcpName, args, tool.entry.server_label, approvalRequestId);
     const index = this.recorder.mcpCallStarted(item);
-    const outcome = await runToolCall(this.env.tools, tool, args);
+    let outcome = await runToolCall(this.env.tools, tool, args);
+    // a call cut by the time limit says so, rather than the transport's abort error
+    if ('error' in outcome && this.env.tools.signal.reason instanceof TimeLimitReached) outcome = { error: TIME_LIMIT_STOP, cost: outcome.cost };
     this.totals.toolCost += outcome.cost;
     this.totals.toolCalls++;
     this.recorder.mcpCallFinished(item, index, outcome);

@@ -118,3 +118,37 @@ describe('QA: Responses stream events rebuild the same items (SDK accumulator se
     expect(done.item.arguments).to.equal('{"q":"again"}');
   });
 });
+
+describe('QA: Responses time limit while a tool runs', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'late' }] }), 5000)) } } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+      responses: { timeLimitSeconds: 0.5 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+
+  it('ends incomplete and says why the running call stopped (no internal AbortError text)', async () => {
+    upstream.script = neverStops;
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const data = await client.responses.create({ model: 'gpt-test', input: 'slow', tools: MCP_TOOL });
+    expect(data.status).to.equal('incomplete');
+    expect(data.incomplete_details).to.deep.equal({ reason: 'time_limit' });
+    expect(data.output[1]).to.deep.include({ type: 'mcp_call', name: 'lookup', status: 'failed', output: null, error: 'The tool call was stopped: the response reached its time limit.' });
+  });
+});
