@@ -59,6 +59,9 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
         { param: `tools[${i}].server_url` },
       );
     }
+    if (!allowedToolsValid(entry.allowed_tools)) {
+      throw new InvalidRequestError(`tools[${i}].allowed_tools must be a list of tool names or {tool_names: [...]}.`, 'invalid_type', { param: `tools[${i}].allowed_tools` });
+    }
     entries.push(entry);
   });
   return entries;
@@ -119,6 +122,15 @@ export function needsApproval(tool: OfferedTool): boolean {
     // a filter that lists only `never` tools means "everything else needs approval" (OpenAI's reading)
   }
   return true;
+}
+
+/** `allowed_tools`: absent, a list of names, or a filter `{tool_names?: [...], read_only?}`. */
+function allowedToolsValid(allowed: unknown): boolean {
+  const names = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
+  if (allowed == null || names(allowed)) return true;
+  if (typeof allowed !== 'object' || Array.isArray(allowed)) return false;
+  const toolNames = (allowed as { tool_names?: unknown }).tool_names;
+  return toolNames === undefined || names(toolNames);
 }
 
 function allowedNames(entry: McpToolEntry): Set<string> | undefined {

@@ -236,6 +236,12 @@ function validateRequest(raw: unknown): ResponsesRequest {
     throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
   }
   if (body.tools !== undefined && !Array.isArray(body.tools)) throw new InvalidRequestError("Invalid type for 'tools': expected an array.", 'invalid_type', { param: 'tools' });
+  (body.tools as unknown[] | undefined)?.forEach((tool, i) => {
+    if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) throw new InvalidRequestError(`Invalid type for 'tools[${i}]': expected an object.`, 'invalid_type', { param: `tools[${i}]` });
+  });
+  if (body.instructions != null && typeof body.instructions !== 'string') {
+    throw new InvalidRequestError("Invalid type for 'instructions': expected a string.", 'invalid_type', { param: 'instructions' });
+  }
   if (body.previous_response_id != null && typeof body.previous_response_id !== 'string') {
     throw new InvalidRequestError("Invalid type for 'previous_response_id': expected a string.", 'invalid_type', { param: 'previous_response_id' });
   }

@@ -152,3 +152,27 @@ describe('QA: Responses time limit while a tool runs', () => {
     expect(data.output[1]).to.deep.include({ type: 'mcp_call', name: 'lookup', status: 'failed', output: null, error: 'The tool call was stopped: the response reached its time limit.' });
   });
 });
+
+describe('QA: malformed Responses requests get a 400 naming the field', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: KEY, org: 'acme', id: 'qa' }], providers: [{ id: 'local', type: 'echo' }], models: [{ name: 'echo', provider: 'local' }] });
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a tool that is not an object', { tools: [null] }, 'tools[0]'],
+    ['instructions that are not a string', { instructions: 5 }, 'instructions'],
+    ['allowed_tools that is neither a list nor a filter', { tools: [{ ...MCP_TOOL[0], allowed_tools: 'echo' }] }, 'tools[0].allowed_tools'],
+  ];
+  for (const [what, fields, param] of cases) {
+    it(`refuses ${what}`, async () => {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const err = await client.responses.create({ model: 'echo', input: 'x', ...(fields as object) } as any).then(() => undefined, (e) => e);
+      expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+      expect(err.param).to.equal(param);
+    });
+  }
+});
