@@ -15,7 +15,8 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { UpstreamError } from '../errors/gateway-error';
+import { GatewayError, UpstreamError } from '../errors/gateway-error';
+import { ClientAbortError } from '../upstream/upstream-client';
 import { scrubMessage } from '../errors/scrub';
 import type { Logger, McpTransportFactory } from '../plugins/contracts';
 import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
@@ -95,6 +96,8 @@ export class McpUpstreamPool {
       try {
         return await work(first.client, first.client.getServerCapabilities() ?? {});
       } catch (err) {
+        // the caller gave up (client gone, time limit): the connection is fine, keep it
+        if (options.signal?.aborted) throw err;
         if (isSessionExpired(err) || (first.closed && isConnectionFailure(err))) {
           this.drop(target.id, first);
           const second = await this.pooled(target, options);
@@ -104,6 +107,10 @@ export class McpUpstreamPool {
         throw err;
       }
     } catch (err) {
+      if (options.signal?.aborted) {
+        const reason: unknown = options.signal.reason;
+        throw reason instanceof GatewayError ? reason : new ClientAbortError();
+      }
       throw toUpstreamGatewayError(target.name, err);
     }
   }

@@ -118,6 +118,23 @@ describe('core/mcp/upstream-pool', () => {
     expect(result).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
   });
 
+  it('stops a call the caller gives up on (499 client_abort) and keeps the connection for the next call', async () => {
+    server = await FakeMcpServer.start({ tools: { slow: {}, echo: {} } });
+    await pool.request(target(), 'tools/list', undefined, opts);
+    server.hang = true;
+    const abort = new AbortController();
+    const pending = pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { ...opts, signal: abort.signal }).catch((e) => e);
+    await waitFor(() => server.requestsFor('tools/call').length === 1);
+    abort.abort();
+    const err = await pending;
+    server.releaseHeld();
+    expect(err.code).to.equal('client_abort');
+    expect(err.status).to.equal(499);
+    await pool.request(target(), 'tools/call', { name: 'echo', arguments: {} }, opts);
+    expect(server.requestsFor('initialize')).to.have.length(1);
+    expect(server.requestsFor('notifications/cancelled')).to.have.length(1);
+  });
+
   it('sends per-user forwarded headers on a short-lived connection of their own, never on the pooled one', async () => {
     server = await FakeMcpServer.start({ tools: { echo: {} } });
     await pool.request(target({ 'x-api-key': 'stored' }), 'tools/call', { name: 'echo', arguments: {} }, opts);
@@ -143,3 +160,8 @@ describe('core/mcp/upstream-pool', () => {
     expect(server.requests).to.have.length(0);
   });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(condition()).to.equal(true);
+}
