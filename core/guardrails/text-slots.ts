@@ -37,6 +37,8 @@ export class SlotCollector {
    */
   jsonString(holder: any, key: string | number, path: string): void {
     const raw = holder?.[key];
+    // arguments sent as an object (against the API's own rules) are still inspected, never waved through
+    if (raw !== null && typeof raw === 'object') return this.strings(holder, key, path);
     if (typeof raw !== 'string' || raw.length === 0) return;
     let doc: unknown;
     try {

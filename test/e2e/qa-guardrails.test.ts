@@ -196,3 +196,40 @@ describe('QA: MCP guardrails on gateway_proxy model tools (they are MCP tool cal
     expect(response.output_text).to.equal('They said: Ask [EMAIL]');
   });
 });
+
+describe('QA: guardrails cannot be bypassed by the shape of a chat request', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      guardrails: [{ id: 'mask-pii', engine: 'pii-mask', phase: 'pre', default: true }],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('masks tool-call arguments sent as an object instead of a JSON string', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-test',
+        messages: [
+          { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'send', arguments: { to: 'jane.doe@example.com', n: 1 } } }] },
+          { role: 'tool', tool_call_id: 'a', content: 'sent' },
+        ],
+      }),
+    });
+    expect(res.status).to.equal(200);
+    expect(upstream.last.rawBody).to.not.include('jane.doe@example.com');
+    expect(upstream.last.body.messages[0].tool_calls[0].function.arguments).to.deep.equal({ to: '[EMAIL]', n: 1 });
+  });
+});
