@@ -141,7 +141,8 @@ export class McpUpstreamPool {
       this.drop(target.id, entry.settled);
     }
     const created: PoolEntry = {
-      promise: this.open(target, target.headers, options).then((client) => {
+      // A shared connect is not tied to one caller's signal: its abort must not fail the others waiting.
+      promise: this.open(target, target.headers, { timeoutMs: options.timeoutMs }).then((client) => {
         // Only the pooled connection listens: it is the one that lives long enough to hear.
         const changed = async () => this.onListChanged(target.id);
         client.setNotificationHandler(ToolListChangedNotificationSchema, changed);
