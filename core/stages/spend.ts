@@ -58,7 +58,7 @@ export class SpendStage implements Stage {
         yield frame;
       }
     } finally {
-      ctx.cost = priceUsage(price, ctx.usage);
+      ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
     }
   }
 
@@ -94,11 +94,16 @@ export class SpendStage implements Stage {
   }
 }
 
-/** Later frames (or rounds) may repeat or extend earlier counts: keep the largest of each. */
+/**
+ * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
+ * largest. Images are counted per frame (one `completed` event per image): add them up.
+ */
 function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
   for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
     const v = add[k];
-    if (typeof v === 'number' && v > into[k]) into[k] = v;
+    if (typeof v !== 'number') continue;
+    if (k === 'images') into.images += v;
+    else if (v > into[k]) into[k] = v;
   }
 }
 
