@@ -160,6 +160,7 @@ export const configSchema = {
           default: { type: 'boolean' },
           onError: { enum: ['block', 'allow'] },
           mode: { enum: ['enforce', 'audit'] },
+          timeoutMs: { type: 'number', exclusiveMinimum: 0 },
           options: { type: 'object' },
         },
       },

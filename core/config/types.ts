@@ -94,6 +94,8 @@ export interface GuardrailConfig {
   default?: boolean;
   onError?: 'block' | 'allow';
   mode?: 'enforce' | 'audit';
+  /** how long an engine may take on one check before it counts as failed (onError decides); default 10000 */
+  timeoutMs?: number;
   options?: Record<string, unknown>;
 }
 

@@ -16,7 +16,12 @@ export interface ActiveGuardrail {
   readonly phases: ReadonlySet<GuardrailPhase>;
   readonly traffic: ReadonlySet<GuardrailTraffic>;
   readonly isDefault: boolean;
+  /** an engine that has not answered a check by then has failed */
+  readonly timeoutMs: number;
 }
+
+/** Long enough for an engine that calls a moderation API, short enough that a hung one does not hold requests. */
+export const DEFAULT_ENGINE_TIMEOUT_MS = 10_000;
 
 /**
  * The configured guardrails and which of them apply to a request: every `default` one, plus those the
@@ -61,5 +66,6 @@ function fromConfig(g: GuardrailConfig, engine: GuardrailEngine): ActiveGuardrai
     phases: new Set<GuardrailPhase>(g.phase ? [g.phase] : ['pre', 'post']),
     traffic: new Set<GuardrailTraffic>(g.on ?? ['chat', 'mcp']),
     isDefault: g.default === true,
+    timeoutMs: g.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
   };
 }

@@ -19,13 +19,51 @@ type Outcome = { kind: 'verdict'; verdict: GuardrailVerdict } | { kind: 'error' 
 /** Run one engine; a throw, an abort or a malformed verdict is an engine failure (logged without text). */
 async function runOne(g: ActiveGuardrail, segments: readonly TextSegment[], scope: CheckScope): Promise<Outcome> {
   try {
-    const verdict = await g.engine.check({ phase: scope.phase, traffic: scope.traffic, segments, target: scope.target }, scope.signal);
+    const verdict = await withinTime(g, scope.signal, (signal) => g.engine.check({ phase: scope.phase, traffic: scope.traffic, segments, target: scope.target }, signal));
     if (isVerdict(verdict)) return { kind: 'verdict', verdict };
     scope.logger.warn('guardrail returned an invalid verdict', { guardrail: g.id });
   } catch (err) {
     scope.logger.warn('guardrail engine failed', { guardrail: g.id, error: (err as Error)?.name ?? 'Error' });
   }
   return { kind: 'error' };
+}
+
+class EngineTimeout extends Error {
+  override readonly name = 'EngineTimeout';
+}
+
+/**
+ * Run a check with the guardrail's time limit. A synchronous engine (pii-mask, block) returns its verdict
+ * directly and costs no timer; an asynchronous one gets its own signal, aborted when the request is or
+ * when the time is up, and its late answer is ignored.
+ */
+function withinTime<T>(g: ActiveGuardrail, request: AbortSignal, check: (signal: AbortSignal) => T | Promise<T>): T | Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(request.reason);
+  if (request.aborted) controller.abort(request.reason);
+  else request.addEventListener('abort', onAbort, { once: true });
+  let answer: T | Promise<T>;
+  try {
+    answer = check(controller.signal);
+  } catch (err) {
+    request.removeEventListener('abort', onAbort);
+    throw err;
+  }
+  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') {
+    request.removeEventListener('abort', onAbort);
+    return answer;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new EngineTimeout());
+      reject(new EngineTimeout(`no verdict within ${g.timeoutMs} ms`));
+    }, g.timeoutMs);
+  });
+  return Promise.race([Promise.resolve(answer), timeUp]).finally(() => {
+    clearTimeout(timer);
+    request.removeEventListener('abort', onAbort);
+  });
 }
 
 function isVerdict(v: unknown): v is GuardrailVerdict {

@@ -233,3 +233,48 @@ describe('QA: guardrails cannot be bypassed by the shape of a chat request', () 
     expect(upstream.last.body.messages[0].tool_calls[0].function.arguments).to.deep.equal({ to: '[EMAIL]', n: 1 });
   });
 });
+
+describe('QA: an engine that never answers is an engine failure after timeoutMs', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: KEY, org: 'acme', id: 'qa', guardrails: ['hang-allow'] },
+        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['hang-block'] },
+      ],
+      plugins: [require('node:path').join(__dirname, 'qa-fixtures', 'hanging-guardrail.js')],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      guardrails: [
+        { id: 'hang-allow', engine: 'never-answers', phase: 'pre', onError: 'allow', timeoutMs: 50 },
+        { id: 'hang-block', engine: 'never-answers', phase: 'pre', onError: 'block', timeoutMs: 50 },
+      ],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('lets the call through with onError allow, recording the error', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('answered') };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0].message.content).to.equal('answered');
+    const page = await gw.gateway.services.requestLog.query({ limit: 5 });
+    const entry = page.data.find((e) => e.id === response.headers.get('x-gateway-request-id'))!;
+    expect(entry.details?.guardrails).to.deep.equal([{ id: 'hang-allow', phase: 'pre', verdict: 'error' }]);
+  });
+
+  it('blocks the call with onError block', async () => {
+    upstream.requests.length = 0;
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: STRICT, maxRetries: 0 });
+    const err = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e) => e);
+    expect(err?.status).to.equal(400);
+    expect(err?.code).to.equal('guardrail_blocked');
+    expect(upstream.requests).to.have.length(0);
+  });
+});
