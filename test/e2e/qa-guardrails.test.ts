@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 
@@ -276,5 +276,44 @@ describe('QA: an engine that never answers is an engine failure after timeoutMs'
     expect(err?.status).to.equal(400);
     expect(err?.code).to.equal('guardrail_blocked');
     expect(upstream.requests).to.have.length(0);
+  });
+});
+
+describe('QA: a stream blocked mid-way is still charged', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+      guardrails: [{ id: 'no-falcon', engine: 'block', phase: 'post', default: true, options: { words: ['falcon'] } }],
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('estimates the usage the upstream had not reported yet (its usage chunk comes last) and logs the charge', async () => {
+    const pieces = ['The plan ', 'is ready. ', 'x'.repeat(400), ' Project Fal', 'con starts ', 'tomorrow.'];
+    upstream.script = { kind: 'sse', events: chatChunks(pieces, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }) };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Tell me the plan for the launch.' }], stream: true });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().then(() => undefined, (e) => e);
+    expect(err?.error?.code).to.equal('guardrail_blocked');
+    expect(text.toLowerCase()).to.not.include('falcon');
+    const page = await gw.gateway.services.requestLog.query({ limit: 5 });
+    const entry = page.data[0];
+    expect(entry).to.deep.include({ model: 'gpt-test', errorCode: 'guardrail_blocked' });
+    expect(entry.promptTokens).to.be.greaterThan(0);
+    expect(entry.completionTokens).to.be.greaterThan(100);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
   });
 });
