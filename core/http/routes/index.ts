@@ -11,6 +11,7 @@ import { installMcpRoutes } from './mcp';
 import { installMessagesRoutes } from './messages';
 import { installModelRoutes } from './models';
 import { installResponsesRoutes } from './responses';
+import { installUiRoutes } from './ui';
 
 export type RouteInstaller = (router: Router, services: GatewayServices) => void;
 
@@ -27,4 +28,5 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installMcpRoutes,
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
+  installUiRoutes,
 ];
