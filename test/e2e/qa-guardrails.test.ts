@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
+import piiMask from '../../guardrails/pii-mask';
 
 const KEY = 'sk-qa-guard-CANARY-81';
 const STRICT = 'sk-qa-guard-strict-CANARY-82';
@@ -315,5 +316,24 @@ describe('QA: a stream blocked mid-way is still charged', () => {
     expect(entry.completionTokens).to.be.greaterThan(100);
     expect(entry.cost).to.be.greaterThan(0);
     expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+});
+
+describe('QA: pii-mask recognises the phone numbers people write in examples', () => {
+  const check = async (text: string) => {
+    const engine = await piiMask.create({}, undefined as never);
+    return engine.check({ phase: 'post', traffic: 'chat', target: 'm', segments: [{ id: 0, text, path: 'x' }] }, new AbortController().signal);
+  };
+  for (const [text, masked] of [
+    ['call me at 555-123-4567', 'call me at [PHONE]'],
+    ['or (555) 123-4567 after six', 'or [PHONE] after six'],
+    ['London (+44) 20 7946 0958', 'London [PHONE]'],
+  ]) {
+    it(`masks "${text}"`, async () => {
+      expect(await check(text)).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: masked }], findings: ['PHONE'] });
+    });
+  }
+  it('still leaves order numbers alone', async () => {
+    expect(await check('order #123-456-7890 shipped')).to.deep.equal({ action: 'allow' });
   });
 });

@@ -2,7 +2,7 @@ import { digitsOf, scan, type Recognizer } from './types';
 
 /**
  * Phone numbers in the formats people write:
- * - international: `+44 20 7946 0958`, `+1 (415) 555-2671`, `+4930123456`, `0044 20 7946 0958` (E.164
+ * - international: `+44 20 7946 0958`, `(+44) 20 7946 0958`, `+1 (415) 555-2671`, `+4930123456`, `0044 20 7946 0958` (E.164
  *   allows at most 15 digits, and we want at least 8);
  * - North American: `(415) 555-2671`, `415-555-2671`, `415.555.2671`, `1-800-555-0199`;
  * - national numbers with a trunk 0 and separators: `020 7946 0958`, `06 12 34 56 78`, `(030) 1234-5678`.
@@ -10,8 +10,10 @@ import { digitsOf, scan, type Recognizer } from './types';
  * version numbers fail the digit-count, separator and date rules below, and a number that continues a
  * digit group ("5500 0000 0000", the middle of an IBAN) is not read as starting a phone.
  */
-const INTERNATIONAL = /(?<![\w+.-]|\d[ .-])(?:\+|00)[1-9]\d{0,2}(?:[ .-]?\(0\))?(?:[ .-]?(?:\(\d{1,4}\)|\d{1,6})){1,7}(?![\w]|[.-]\d)/g;
-const NANP = /(?<![\w+.-]|\d[ .-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}(?![\w]|[.-]\d)/g;
+const INTERNATIONAL = /(?<![\w+.-]|\d[ .-])(?:(?:\+|00)[1-9]\d{0,2}|\(\+[1-9]\d{0,2}\))(?:[ .-]?\(0\))?(?:[ .-]?(?:\(\d{1,4}\)|\d{1,6})){1,7}(?![\w]|[.-]\d)/g;
+// The exchange may start with any digit: real ones never start with 0 or 1, but example numbers
+// ("555-123-4567") do, and they are what people paste; the area code still rules out "123-456-7890".
+const NANP = /(?<![\w+.-]|\d[ .-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?|[2-9]\d{2}[ .-])\d{3}[ .-]\d{4}(?![\w]|[.-]\d)/g;
 const TRUNK = /(?<![\w+.-]|\d[ .-])(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})(?:[ .-]\d{2,8}){1,4}(?![\w]|[.-]\d)/g;
 const DATE_START = /^\(?\d{1,2}[./ -]\d{1,2}[./ -](?:1[89]|20)\d{2}(?!\d)/;
 
