@@ -32,6 +32,28 @@ export interface ModelEndpointSpec {
 }
 
 /**
+ * Serve a model endpoint on the fast JSON path: validate the body (an error is answered in the endpoint's
+ * shape, nothing reaches the pipeline), then run it.
+ */
+export function addModelRoute(services: GatewayServices, path: string, spec: ModelEndpointSpec, validate: (raw: unknown) => any): void {
+  services.fastRoutes.add(
+    path,
+    spec.errors,
+    async (req, res, raw) => {
+      let body;
+      try {
+        body = validate(raw);
+      } catch (err) {
+        if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
+        return sendError(res, toGatewayError(err), spec.errors);
+      }
+      await runModelRequest(services, spec, req, res, body);
+    },
+    spec.headers,
+  );
+}
+
+/**
  * Run one model request through the pipeline and write the answer: JSON, or SSE passed through frame by
  * frame with the cost as a trailer. `settle` always runs with how it ended; a client that goes away
  * aborts the upstream request.

@@ -2,11 +2,10 @@ import type { Router } from 'express';
 import { InvalidRequestError } from '../../errors/gateway-error';
 import { isUsageOnlyChunk } from '../../formats/chat-format';
 import { bearerToken } from '../credentials';
-import { OPENAI_ERRORS, sendError } from '../error-shapes';
+import { OPENAI_ERRORS } from '../error-shapes';
 import type { GatewayServices } from '../gateway-services';
-import { runModelRequest, type ModelEndpointSpec } from '../model-endpoint';
+import { addModelRoute, type ModelEndpointSpec } from '../model-endpoint';
 import { optionalBoolean, optionalNumber, requireObjectBody, requireString } from '../validate';
-import { toGatewayError } from '../../errors/gateway-error';
 
 const CHAT: ModelEndpointSpec = {
   endpoint: 'chat',
@@ -44,13 +43,5 @@ function validateChatRequest(raw: unknown) {
 }
 
 export function installChatRoutes(_router: Router, services: GatewayServices): void {
-  services.fastRoutes.add('/v1/chat/completions', OPENAI_ERRORS, async (req, res, raw) => {
-    let body;
-    try {
-      body = validateChatRequest(raw);
-    } catch (err) {
-      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
-    }
-    await runModelRequest(services, CHAT, req, res, body);
-  });
+  addModelRoute(services, '/v1/chat/completions', CHAT, validateChatRequest);
 }

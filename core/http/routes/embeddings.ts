@@ -1,9 +1,9 @@
 import type { Router } from 'express';
-import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
+import { InvalidRequestError } from '../../errors/gateway-error';
 import { bearerToken } from '../credentials';
-import { OPENAI_ERRORS, sendError } from '../error-shapes';
+import { OPENAI_ERRORS } from '../error-shapes';
 import type { GatewayServices } from '../gateway-services';
-import { runModelRequest, type ModelEndpointSpec } from '../model-endpoint';
+import { addModelRoute, type ModelEndpointSpec } from '../model-endpoint';
 import { requireObjectBody, requireString } from '../validate';
 
 const EMBEDDINGS: ModelEndpointSpec = {
@@ -24,13 +24,5 @@ function validateEmbeddingsRequest(raw: unknown) {
 }
 
 export function installEmbeddingsRoutes(_router: Router, services: GatewayServices): void {
-  services.fastRoutes.add('/v1/embeddings', OPENAI_ERRORS, async (req, res, raw) => {
-    let body;
-    try {
-      body = validateEmbeddingsRequest(raw);
-    } catch (err) {
-      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
-    }
-    await runModelRequest(services, EMBEDDINGS, req, res, body);
-  });
+  addModelRoute(services, '/v1/embeddings', EMBEDDINGS, validateEmbeddingsRequest);
 }
