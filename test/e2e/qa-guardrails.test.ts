@@ -337,3 +337,30 @@ describe('QA: pii-mask recognises the phone numbers people write in examples', (
     expect(await check('order #123-456-7890 shipped')).to.deep.equal({ action: 'allow' });
   });
 });
+
+describe('QA: pii-mask finds tokens of more common providers', () => {
+  const check = async (text: string) => {
+    const engine = await piiMask.create({ entities: ['SECRET'] }, undefined as never);
+    return engine.check({ phase: 'post', traffic: 'chat', target: 'm', segments: [{ id: 0, text, path: 'x' }] }, new AbortController().signal);
+  };
+  for (const [what, token] of [
+    ['a GitLab personal access token', 'glpat-Abc123def456GHI789jk'],
+    ['a Hugging Face token', 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567'],
+    ['an npm token', 'npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789'],
+    ['a SendGrid key', 'SG.AbCdEfGhIjKlMnOpQrStUv.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg'],
+  ]) {
+    it(`masks ${what}`, async () => {
+      expect(await check(`token=${token} end`)).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'token=[SECRET] end' }], findings: ['SECRET'] });
+    });
+  }
+  it('masks the token of an Authorization: Bearer header pasted into text', async () => {
+    expect(await check('curl -H "Authorization: Bearer 7f3a9c2e4b1d8f6a0c5e9b3d7a1f4c8e" https://api')).to.deep.equal({
+      action: 'mask',
+      segments: [{ id: 0, text: 'curl -H "Authorization: Bearer [SECRET]" https://api' }],
+      findings: ['SECRET'],
+    });
+  });
+  it('leaves the word bearer in prose alone', async () => {
+    expect(await check('The bearer of this letter is a friend of mine and trustworthy.')).to.deep.equal({ action: 'allow' });
+  });
+});

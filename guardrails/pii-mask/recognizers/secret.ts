@@ -39,6 +39,16 @@ const RULES: SecretRule[] = [
   { name: 'slack-webhook', pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/g },
   { name: 'stripe', pattern: new RegExp(`${HEAD}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${TAIL}`, 'g') },
   { name: 'google', pattern: new RegExp(`${HEAD}AIza[0-9A-Za-z_-]{35}${TAIL}`, 'g') },
+  { name: 'gitlab', pattern: new RegExp(`${HEAD}gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
+  { name: 'huggingface', pattern: new RegExp(`${HEAD}hf_[A-Za-z0-9]{30,}${TAIL}`, 'g') },
+  { name: 'npm', pattern: new RegExp(`${HEAD}npm_[A-Za-z0-9]{36}${TAIL}`, 'g') },
+  { name: 'sendgrid', pattern: new RegExp(`${HEAD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${TAIL}`, 'g') },
+  {
+    // a credential pasted with its HTTP header; the token only (opaque, 20+ characters)
+    name: 'bearer-header',
+    pattern: /\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi,
+    group: 1,
+  },
   {
     name: 'jwt',
     pattern: new RegExp(`${HEAD}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${TAIL}`, 'g'),
