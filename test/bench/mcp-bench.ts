@@ -4,12 +4,10 @@
  * the same run. Targets (issue 3): a cached `tools/list` faster through the gateway than the upstream
  * answers it directly; `tools/call` at least 0.5x direct throughput.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchContext } from './extra-benches';
 import { formatTable, measure, warm, type Measurement } from './measure';
-import { startNode, type Child } from './processes';
+import { startGatewayProcess, startNode, type Child } from './processes';
 
 const KEY = 'sk-bench-mcp-key';
 
@@ -19,20 +17,18 @@ export async function mcpBench(ctx: BenchContext): Promise<string> {
     const upstream = await startNode([path.join(__dirname, 'mcp-upstream.js')], /^listening \d+/, ctx.pin ? 0 : undefined);
     children.push(upstream);
     const upstreamUrl = `http://127.0.0.1:${upstream.line.split(' ')[1]}/mcp`;
-    const dir = mkdtempSync(path.join(tmpdir(), 'mg-bench-mcp-'));
-    const configFile = path.join(dir, 'bench-mcp.config.json');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
+    const gateway = await startGatewayProcess(
+      ctx.gatewayBinary,
+      {
         store: { url: 'memory://' },
         organizations: [{ id: 'bench' }],
         keys: [{ key: KEY, org: 'bench' }],
         mcpServers: [{ name: 'bench', url: upstreamUrl, visibility: 'public', pricePerCall: 0.001 }],
-      }),
+      },
+      ctx.pin ? 1 : undefined,
     );
-    const gateway = await startNode([ctx.gatewayBinary, '--config', configFile, '--port', '0'], /listening on/, ctx.pin ? 1 : undefined, { LOG_LEVEL: 'warn' });
-    children.push(gateway);
-    const gatewayUrl = `${gateway.line.split(' on ')[1].trim()}/mcp`;
+    children.push(gateway.child);
+    const gatewayUrl = `${gateway.url}/mcp`;
 
     const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { q: 'benchmark', limit: 3 } } });

@@ -1,4 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** Is `taskset` here and are there at least two cores to split? */
@@ -40,4 +43,12 @@ export async function startNode(args: string[], pattern: RegExp, core: number | 
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The gateway CLI as its own process, from a config object (core 1 when pinning); its base URL. */
+export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined): Promise<{ child: Child; url: string }> {
+  const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'mg-bench-')), 'bench.config.json');
+  writeFileSync(configFile, JSON.stringify(config));
+  const child = await startNode([gatewayBinary, '--config', configFile, '--port', '0'], /listening on/, core, { LOG_LEVEL: 'warn' });
+  return { child, url: child.line.split(' on ')[1].trim() };
 }

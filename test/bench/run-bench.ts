@@ -1,7 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { canPin, pinSelf, startNode, type Child } from './processes';
+import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { HAVE_WRK, formatTable, measure, warm, type Measurement } from './measure';
 import { EXTRA_BENCHES } from './extra-benches';
 
@@ -25,21 +23,19 @@ async function main(): Promise<void> {
     children.push(bare);
     const bareUrl = `http://127.0.0.1:${bare.line.split(' ')[1]}`;
 
-    const dir = mkdtempSync(path.join(tmpdir(), 'mg-bench-'));
-    const configFile = path.join(dir, 'bench.config.json');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
+    const gateway = await startGatewayProcess(
+      path.join(DIST, 'core', 'main.js'),
+      {
         store: { url: 'memory://' },
         organizations: [{ id: 'bench' }],
         keys: [{ key: KEY, org: 'bench' }],
         providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
         models: [{ name: 'bench-model', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      }),
+      },
+      pin ? 1 : undefined,
     );
-    const gateway = await startNode([path.join(DIST, 'core', 'main.js'), '--config', configFile, '--port', '0'], /listening on/, pin ? 1 : undefined, { LOG_LEVEL: 'warn' });
-    children.push(gateway);
-    const gatewayUrl = gateway.line.split(' on ')[1].trim();
+    children.push(gateway.child);
+    const gatewayUrl = gateway.url;
 
     const chatBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 16 });
     const streamBody = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'Say something short.' }] });

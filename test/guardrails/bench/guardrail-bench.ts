@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { detectPii } from '../../../guardrails/pii-mask/detect';
 import { StreamWindow } from '../../../core/guardrails/stream-window';
 import type { GuardrailEngine } from '../../../core/plugins/contracts';
@@ -8,27 +5,24 @@ import piiMask from '../../../guardrails/pii-mask';
 import { testDeps } from '../harness';
 import type { BenchContext } from '../../bench/extra-benches';
 import { formatTable, measure, warm, type Measurement } from '../../bench/measure';
-import { startNode, type Child } from '../../bench/processes';
+import { startGatewayProcess, type Child } from '../../bench/processes';
 
 const KEY = 'sk-bench-key';
 
 /** A gateway process on the bench's fast upstream, with or without guardrails. */
-async function startGatewayProcess(ctx: BenchContext, guardrails: unknown[]): Promise<{ child: Child; url: string }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mg-guardrail-bench-'));
-  const configFile = path.join(dir, 'bench.config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
+function startGuardedGateway(ctx: BenchContext, guardrails: unknown[]): Promise<{ child: Child; url: string }> {
+  return startGatewayProcess(
+    ctx.gatewayBinary,
+    {
       store: { url: 'memory://' },
       organizations: [{ id: 'bench' }],
       keys: [{ key: KEY, org: 'bench' }],
       providers: [{ id: 'up', type: 'openai', baseUrl: `${ctx.upstreamUrl}/v1`, apiKey: 'upstream-key' }],
       models: [{ name: 'bench-model', provider: 'up' }],
       guardrails,
-    }),
+    },
+    ctx.pin ? 1 : undefined,
   );
-  const child = await startNode([ctx.gatewayBinary, '--config', configFile, '--port', '0'], /listening on/, ctx.pin ? 1 : undefined, { LOG_LEVEL: 'warn' });
-  return { child, url: child.line.split(' on ')[1].trim() };
 }
 
 /** Microseconds per call, after warming up. */
@@ -46,8 +40,8 @@ function perCallMicros(fn: () => void, iterations: number): number {
  */
 export async function guardrailBench(ctx: BenchContext): Promise<string> {
   const out: string[] = ['', 'guardrails (pii-mask on request and answer)'];
-  const plain = await startGatewayProcess(ctx, []);
-  const guarded = await startGatewayProcess(ctx, [{ id: 'mask-pii', engine: 'pii-mask', default: true }]);
+  const plain = await startGuardedGateway(ctx, []);
+  const guarded = await startGuardedGateway(ctx, [{ id: 'mask-pii', engine: 'pii-mask', default: true }]);
   try {
     const prompt = 'Please summarise the ticket from jane.roe@example.org about order 1234 and reply briefly.';
     const scenarios = [
