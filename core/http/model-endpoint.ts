@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { GatewayContext } from '../pipeline/context';
@@ -104,21 +103,74 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
     'x-accel-buffering': 'no',
     trailer: COST_HEADER,
   });
+  const out = new FrameBatcher(res);
   let outcome: Outcome = { status: 200, reason: 'ok' };
   try {
     for await (const frame of stream) {
       if (spec.skipFrame?.(frame, body)) continue;
-      if (!res.write(frame.toWire())) await once(res, 'drain', { signal });
+      out.push(frame.toWire());
+      if (out.backpressure) await out.backpressure;
     }
+    out.flush();
   } catch (err) {
     const error: GatewayError = toGatewayError(err);
     if (signal.aborted || error instanceof ClientAbortError) return { status: 499, error, reason: 'client_abort' };
     outcome = { status: error.status, error, reason: error.code === 'upstream_stream_cut' ? 'upstream_cut' : 'stream_error' };
-    res.write(spec.errors.streamFrame(error));
+    out.push(spec.errors.streamFrame(error));
+    out.flush();
   }
   res.addTrailers({ [COST_HEADER]: formatCost(ctx.cost) });
   res.end();
   return outcome;
+}
+
+/**
+ * Frames parsed from one upstream read arrive within the same turn of the event loop: write them as one
+ * chunk at the end of that turn (setImmediate runs right after the I/O that produced them), instead of one
+ * chunked-encoding write each. Nothing waits on a timer, and backpressure still holds the stream.
+ */
+class FrameBatcher {
+  private pending = '';
+  private scheduled = false;
+  /** set while the socket's buffer is full; settles on 'drain' (or when the client goes away) */
+  private drain: Promise<void> | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  push(wire: string): void {
+    this.pending += wire;
+    if (this.pending.length >= 64 * 1024) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  flush(): void {
+    if (!this.pending || this.res.destroyed) return;
+    const accepted = this.res.write(this.pending);
+    this.pending = '';
+    if (!accepted && !this.drain) {
+      this.drain = new Promise<void>((resolve) => {
+        const done = () => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          this.drain = undefined;
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
+    }
+  }
+
+  /** A promise to wait on while the client is not keeping up; otherwise undefined. */
+  get backpressure(): Promise<void> | undefined {
+    return this.drain;
+  }
 }
 
 /** The headers a provider may see, copied only if a provider asks (most never do). */
