@@ -5,7 +5,7 @@ import { formatAdapter } from '../formats/registry';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
-import { parseSse } from '../streaming/sse-parser';
+import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
@@ -147,12 +147,15 @@ async function* translateStream(
   const adapter = formatAdapter(format);
   let sawTerminal = !adapter.isTerminalFrame;
   try {
-    for await (const frame of parseSse(body)) {
-      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
-      if (!out) continue;
-      for (const f of Array.isArray(out) ? out : [out]) {
-        if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
-        yield f;
+    const decoder = new SseDecoder();
+    for await (const chunk of body) {
+      for (const frame of decoder.push(chunk)) {
+        const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+        if (!out) continue;
+        for (const f of Array.isArray(out) ? out : [out]) {
+          if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+          yield f;
+        }
       }
     }
     if (op.endOfStream) for (const f of op.endOfStream(state, target)) {
