@@ -182,16 +182,32 @@ async function peekFirstFrame(stream: AsyncIterable<SseFrame>): Promise<AsyncIte
     await iterator.return?.();
     throw new UpstreamError(`The upstream reported an error before sending any output${errorMessageOf(first.value)}.`, 'upstream_stream_error');
   }
-  return (async function* () {
-    if (first.done) return;
-    yield first.value;
-    // Hand the rest over unchanged; returning early closes the upstream iterator too.
-    try {
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-    } finally {
-      await iterator.return?.();
-    }
-  })();
+  return replayFirst(first, iterator);
+}
+
+/**
+ * The peeked frame, then the rest straight from the upstream iterator: a plain iterator rather than a
+ * generator layer, so the frames after the first cost no extra async hop. `return` (a consumer stopping
+ * early) closes the upstream iterator too.
+ */
+function replayFirst(first: IteratorResult<SseFrame>, rest: AsyncIterator<SseFrame>): AsyncIterable<SseFrame> {
+  let pending: IteratorResult<SseFrame> | undefined = first;
+  const iterator: AsyncIterator<SseFrame> = {
+    next() {
+      if (pending) {
+        const result = pending;
+        pending = undefined;
+        return Promise.resolve(result);
+      }
+      return rest.next();
+    },
+    async return(value?: unknown) {
+      pending = undefined;
+      await rest.return?.(value);
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
 }
 
 /** An `event: error` frame (Anthropic style) or a data object carrying `error` (OpenAI style). */
