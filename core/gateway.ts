@@ -110,6 +110,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       container,
       async close() {
         services.lifecycle.ready = false;
+        // requests that already answered may still be writing their log entry and budget charges
+        await pipeline.whenSettled(config.server.drainSeconds * 1000);
         for (const dispose of disposers.reverse()) await dispose().catch(() => undefined);
         if (ownsStore) await store.close();
       },

@@ -8,6 +8,10 @@ import type { Logger } from '../plugins/contracts';
  * then `settle` with the outcome.
  */
 export class Pipeline {
+  /** requests whose `run` started and whose `settle` has not finished (shutdown waits for their log entries) */
+  private unsettled = 0;
+  private settledWaiters: (() => void)[] = [];
+
   constructor(private readonly stages: readonly Stage[], private readonly logger: Logger) {
     const names = stages.map((s) => s.name);
     if (names.length !== STAGE_ORDER.length || names.some((n, i) => n !== STAGE_ORDER[i])) {
@@ -18,6 +22,10 @@ export class Pipeline {
   /** Run every stage in order. On a failure the error propagates; `settle` still covers the started ones. */
   async run(ctx: GatewayContext): Promise<void> {
     const started = startedStages(ctx);
+    if (!COUNTED.has(ctx)) {
+      COUNTED.add(ctx);
+      this.unsettled++;
+    }
     for (const [i, stage] of this.stages.entries()) {
       started.push(stage);
       try {
@@ -42,8 +50,30 @@ export class Pipeline {
       }
     }
     started.length = 0;
+    if (COUNTED.delete(ctx) && --this.unsettled === 0) this.settledWaiters.splice(0).forEach((w) => w());
+  }
+
+  /**
+   * Resolves once every request that started has settled (its log entry and charges written), or after
+   * `timeoutMs`: the gateway closes its store only after this, so a drain does not lose the last entries.
+   */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (this.unsettled === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs).unref();
+      const waiters = this.settledWaiters;
+      function done() {
+        clearTimeout(timer);
+        const i = waiters.indexOf(done);
+        if (i !== -1) waiters.splice(i, 1);
+        resolve();
+      }
+      waiters.push(done);
+    });
   }
 }
+
+const COUNTED = new WeakSet<GatewayContext>();
 
 const STARTED = new WeakMap<GatewayContext, Stage[]>();
 function startedStages(ctx: GatewayContext): Stage[] {
