@@ -75,9 +75,10 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
     reachable = reachable.filter((r) => upstream.some((n) => matches(r, n)));
   }
 
-  // an alias must name one server: the organisation's own wins over a public one
+  // an alias must name one server: the organisation's own wins over a public one. Compared without case:
+  // the per-user header x-mcp-<alias>-<name> is case-insensitive, so "Docs" and "docs" would both read it.
   const byAlias = new Map<string, McpServerRecord>();
-  for (const record of reachable) if (!byAlias.has(record.alias)) byAlias.set(record.alias, record);
+  for (const record of reachable) if (!byAlias.has(record.alias.toLowerCase())) byAlias.set(record.alias.toLowerCase(), record);
   reachable = [...byAlias.values()];
 
   // 3. the per-tool whitelist

@@ -332,8 +332,8 @@ export class McpServerRegistry {
     if (org && this.options.orgExists && !(await this.options.orgExists(org))) throw bad('org', `unknown organization "${org}"`);
     const duplicate = this.list().find((r) => r.id !== existing?.id && r.org === org && r.name === name.name);
     if (duplicate) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `An MCP server named "${name.name}" already exists in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'name' });
-    // aliases prefix tool names, so they must be unique within an owner too
-    const sameAlias = this.list().find((r) => r.id !== existing?.id && r.org === org && r.alias === alias.name);
+    // aliases prefix tool names and name per-user headers (case-insensitive), so they must be unique within an owner too, case aside
+    const sameAlias = this.list().find((r) => r.id !== existing?.id && r.org === org && r.alias.toLowerCase() === alias.name.toLowerCase());
     if (sameAlias) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `The alias "${alias.name}" is already used by MCP server "${sameAlias.name}" in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'alias' });
     validateAuth(input.auth, bad);
     validateHeaderNames(input.forwardHeaders ?? [], 'forwardHeaders', bad);

@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ACME_KEY = 'sk-review-acme-CANARY-1a2b';
+
+const whoami = { handler: (_a: unknown, h: Record<string, unknown>) => ({ content: [{ type: 'text' as const, text: String(h.authorization ?? 'nobody') }] }) };
+
+async function post(gw: TestGateway, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe('review: /mcp tenant and resource edges', () => {
+  let own: FakeMcpServer;
+  let shared: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    own = await FakeMcpServer.start({ tools: { whoami, ping: {} } });
+    shared = await FakeMcpServer.start({ tools: { whoami } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }],
+      mcpServers: [
+        // the organisation's own server and a public one whose aliases differ only in case: HTTP header
+        // names are case-insensitive, so both would read the same x-mcp-docs-authorization header
+        { name: 'Docs', url: own.url, org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] },
+        { name: 'docs', url: shared.url, visibility: 'public', forwardHeaders: ['authorization'] },
+      ],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([own.close(), shared.close()]);
+  });
+
+  it("sends a per-user credential to the organisation's own server only, never to a public server whose alias differs only in case", async () => {
+    const headers = { 'x-mcp-Docs-authorization': 'Bearer alice-own-docs' };
+    const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+    const names: string[] = list.body.result.tools.map((t: { name: string }) => t.name);
+    for (const name of names.filter((n) => n.toLowerCase().endsWith('whoami'))) {
+      await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: {} } }, headers);
+    }
+    expect(shared.requests.some((r) => JSON.stringify(r.headers).includes('alice-own-docs'))).to.equal(false);
+    expect(own.requests.some((r) => JSON.stringify(r.headers).includes('alice-own-docs'))).to.equal(true);
+  });
+});
