@@ -50,4 +50,21 @@ describe('review: /mcp tenant and resource edges', () => {
     expect(shared.requests.some((r) => JSON.stringify(r.headers).includes('alice-own-docs'))).to.equal(false);
     expect(own.requests.some((r) => JSON.stringify(r.headers).includes('alice-own-docs'))).to.equal(true);
   });
+
+  it('answers a batch of many tool calls without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'ping', arguments: {} } }));
+      const res = await post(gw, batch, { 'x-mcp-servers': 'Docs' });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.have.length(20);
+      for (const reply of res.body) expect(reply.result, JSON.stringify(reply)).to.not.equal(undefined);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
+  });
 });

@@ -20,6 +20,7 @@ import type { Outcome } from '../../pipeline/stage';
 import { MCP_GATEWAY, type McpGateway } from '../../mcp/mcp-gateway';
 import { callProxyTool, withProxyTools } from '../../mcp/gateway-proxy';
 import { initializeResult } from '../../mcp/protocol';
+import { childSignal } from '../../responses/child-signal';
 import type { InboundHeaders } from '../../mcp/upstream-headers';
 import { bearerToken } from '../credentials';
 import { providerVisibleHeaders } from '../credentials';
@@ -118,7 +119,13 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     res.on('close', onClose);
     const call: CallContext = { services, mcp, req, res, principal, credential: credential!, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
     const replies: RpcReply[] = [];
-    for (const message of messages) replies.push(await handleMessage(call, message));
+    for (const message of messages) {
+      // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
+      // would otherwise pile them on the request's signal (MaxListenersExceededWarning)
+      const step = childSignal(abort.signal);
+      replies.push(await handleMessage({ ...call, signal: step.signal }, message));
+      step.release();
+    }
     res.off('close', onClose);
 
     const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
