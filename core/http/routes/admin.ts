@@ -150,6 +150,8 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       const body = requireObjectBody(req.body);
       for (const f of Object.keys(body)) if (!(KEY_FIELDS as readonly string[]).includes(f)) throw new InvalidRequestError(`Unknown or read-only field '${f}'.`, 'invalid_field', { param: f });
+      // the same roles as on creation: a stored 'platform_admin' role would open every organisation
+      if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
       const updated = { ...key, ...body } as StoredKey;
       await services.keys.update(updated);
       res.json(publicKey(updated));
