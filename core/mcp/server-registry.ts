@@ -10,6 +10,7 @@ import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, Permissi
 import type { Clock } from '../plugins/contracts';
 import type { Collection, StoreBackend } from '../store/store-backend';
 import { egressViolation, type HostLookup } from './egress';
+import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
 import { disableTool, enableTool } from './tool-states';
@@ -64,6 +65,9 @@ export class McpServerRegistry {
       const id = configServerId(server.org ?? null, server.name);
       configIds.add(id);
       const alias = server.alias ?? server.name;
+      if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
+        throw new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
+      }
       const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias === alias));
       if (clash) {
         throw new ConfigError(
@@ -310,6 +314,9 @@ export class McpServerRegistry {
     if ('error' in name) throw bad('name', name.error);
     const alias = normalizeServerName(input.alias ?? name.name);
     if ('error' in alias) throw bad('alias', alias.error);
+    // the built-in server of models: x-mcp-servers and `<alias>-<tool>` names must keep meaning that one
+    if (name.name.toLowerCase() === GATEWAY_PROXY) throw bad('name', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another name`);
+    if (alias.name.toLowerCase() === GATEWAY_PROXY) throw bad('alias', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another alias`);
     if (typeof input.url !== 'string' || !/^https?:\/\//i.test(input.url)) throw bad('url', 'must be the http(s) URL of a streamable-HTTP MCP endpoint');
     try {
       new URL(input.url);

@@ -68,3 +68,31 @@ describe('review: /mcp tenant and resource edges', () => {
     expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
   });
 });
+
+describe('review: the built-in gateway_proxy name', () => {
+  const ADMIN = 'sk-review-admin-CANARY-9f8e';
+  let upstream: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await FakeMcpServer.start({ tools: { m: {} } });
+    gw = await startGateway({ adminKey: ADMIN, organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }], mcp: { healthCheckIntervalSeconds: 0 } });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('refuses to register an upstream server named or aliased gateway_proxy (x-mcp-servers and <alias>-<tool> would mean two servers)', async () => {
+    for (const body of [
+      { name: 'gateway_proxy', url: upstream.url, visibility: 'public' },
+      { name: 'proxy', alias: 'Gateway_Proxy', url: upstream.url, org: 'acme' },
+    ]) {
+      const res = await fetch(`${gw.url}/admin/v1/mcp/servers`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (await res.json()) as any;
+      expect(res.status, JSON.stringify(json)).to.equal(400);
+      expect(json.error.param).to.be.oneOf(['name', 'alias']);
+      expect(json.error.message).to.include('gateway_proxy');
+    }
+  });
+});
