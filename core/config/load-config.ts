@@ -67,7 +67,9 @@ export async function readConfigFile(file: string): Promise<unknown> {
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new ConfigError('', `config file ${file} is not valid JSON: ${(err as Error).message}`);
+      // V8 quotes the text around the error ('..."adminKey": sk-adm"...'): it may be a literal secret
+      const reason = (err as Error).message.replace(/,\s*(?:\.\.\.)?"[\s\S]* is not valid JSON$/, '');
+      throw new ConfigError('', `config file ${file} is not valid JSON: ${reason}`);
     }
   }
   const jiti = createJiti(__filename, { moduleCache: false, interopDefault: true });
