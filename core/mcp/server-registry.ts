@@ -68,7 +68,7 @@ export class McpServerRegistry {
       if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
         throw new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
       }
-      const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias === alias));
+      const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias.toLowerCase() === alias.toLowerCase()));
       if (clash) {
         throw new ConfigError(
           `mcpServers[${i}]`,

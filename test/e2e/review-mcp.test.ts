@@ -51,6 +51,25 @@ describe('review: /mcp tenant and resource edges', () => {
     expect(own.requests.some((r) => JSON.stringify(r.headers).includes('alice-own-docs'))).to.equal(true);
   });
 
+  it('refuses to boot with two servers of one organisation whose aliases differ only in case', async () => {
+    let error: unknown;
+    try {
+      const other = await startGateway({
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }],
+        mcpServers: [
+          { name: 'Docs', url: own.url, org: 'acme' },
+          { name: 'docs', url: shared.url, org: 'acme' },
+        ],
+        mcp: { healthCheckIntervalSeconds: 0 },
+      });
+      await other.close();
+    } catch (err) {
+      error = err;
+    }
+    expect(String(error)).to.match(/mcpServers\[1\].*already used by MCP server "Docs"/);
+  });
+
   it('answers a batch of many tool calls without piling abort listeners on the request (no MaxListenersExceededWarning)', async () => {
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
