@@ -17,11 +17,16 @@ export class RedisBackend implements StoreBackend {
   private constructor(private readonly client: RedisClient, private readonly url: string) {}
 
   static async connect(url: string): Promise<RedisBackend> {
-    const client = createClient({ url });
+    let connected = false;
+    // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
+    // start (the client's default is to retry forever, and the gateway would hang without a word).
+    const reconnectStrategy = (retries: number, cause: Error) => (connected ? Math.min(retries * 50, 500) : cause);
+    const client = createClient({ url, socket: { reconnectStrategy } });
     client.on('error', () => {
       /* reconnects on its own; the failing command reports the error */
     });
     await client.connect();
+    connected = true;
     return new RedisBackend(client as unknown as RedisClient, url);
   }
 
