@@ -7,6 +7,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamTimeoutError } from '../errors/gateway-error';
+import { childSignal } from '../responses/child-signal';
 import { UpstreamRpcError } from './upstream-errors';
 import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
 
@@ -58,14 +59,18 @@ async function listAll(client: Client, method: string, key: string, signal: Abor
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     let result: Record<string, unknown>;
+    // a signal per page: the SDK never removes its abort listener, and pages would pile them on one signal
+    const step = childSignal(signal);
     try {
       result = await client.request({ method, params: cursor ? { cursor } : {} } as any, ResultSchema, {
-        signal,
+        signal: step.signal,
         timeout: Math.max(1, deadline - Date.now()),
       });
     } catch (err) {
       if (isMethodNotFound(err)) return items;
       throw err;
+    } finally {
+      step.release();
     }
     const batch = result[key];
     if (Array.isArray(batch)) items.push(...batch.filter((i): i is UpstreamItem => !!i && typeof i === 'object'));

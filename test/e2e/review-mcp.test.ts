@@ -115,3 +115,52 @@ describe('review: the built-in gateway_proxy name', () => {
     }
   });
 });
+
+describe('review: discovery of a paginated upstream', () => {
+  const PAGES = 15;
+  let server: import('node:http').Server;
+  let url: string;
+  let gw: TestGateway;
+
+  before(async () => {
+    const http = await import('node:http');
+    // a stateless upstream answering raw JSON-RPC, with tools/list in PAGES pages of one tool
+    server = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        if (req.method !== 'POST') return res.writeHead(405).end();
+        const msg = JSON.parse(text);
+        if (msg.id === undefined) return res.writeHead(202).end();
+        const reply = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+        if (msg.method === 'initialize') return reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'paged', version: '1' } });
+        if (msg.method === 'tools/list') {
+          const page = Number(msg.params?.cursor ?? 0);
+          return reply({ tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], ...(page + 1 < PAGES ? { nextCursor: String(page + 1) } : {}) });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no' } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/mcp`;
+  });
+  after(async () => {
+    await gw?.close();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('follows every page without piling abort listeners on the discovery signal (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }], mcpServers: [{ name: 'paged', url, org: 'acme' }], mcp: { healthCheckIntervalSeconds: 0 } });
+      const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'x-mcp-servers': 'paged' });
+      expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(Array.from({ length: PAGES }, (_, i) => `t${i}`));
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
+  });
+});
