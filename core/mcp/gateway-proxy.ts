@@ -268,7 +268,8 @@ export async function callProxyTool(services: ProxyServices, call: ProxyToolCall
   if (!name.startsWith(`${GATEWAY_PROXY}-`)) {
     const p = call.principal;
     const scope = await call.mcp.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, call.mcpHeaders);
-    if (call.mcp.view.routeTool(scope, name)) return undefined;
+    // the same test as the listing's `taken` (listed tools only: an unhealthy server's are not listed)
+    if (call.mcp.view.listTools(scope).some((t) => t.name === name)) return undefined;
   }
   const { result } = await proxy.callTool(tool, args, { credential: call.credential, inbound: call.inbound, signal: call.signal, endpoint: 'mcp', calledAs: name, principal: call.principal });
   return result;

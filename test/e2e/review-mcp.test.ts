@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 
 const ACME_KEY = 'sk-review-acme-CANARY-1a2b';
@@ -162,5 +163,46 @@ describe('review: discovery of a paginated upstream', () => {
       process.off('warning', onWarning);
     }
     expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
+  });
+});
+
+describe('review: gateway_proxy beside an upstream server that went down', () => {
+  const ADMIN = 'sk-review-admin2-CANARY-7d6c';
+  let model: FakeOpenAI;
+  let clash: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    model = await new FakeOpenAI().start();
+    model.script = { kind: 'json', body: chatCompletion('model answer') };
+    clash = await FakeMcpServer.start({ toolsOnly: true, tools: { summarize: { handler: () => ({ content: [{ type: 'text', text: 'upstream tool' }] }) } } });
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: ACME_KEY, org: 'acme', id: 'k' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'summarize', provider: 'oai' }],
+      mcpServers: [{ name: 'tools', url: clash.url, org: 'acme', visibility: 'private' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await model.stop();
+  });
+
+  it('calls what tools/list shows: the model tool keeps its plain name while the clashing upstream is unhealthy', async () => {
+    const before = await post(gw, { jsonrpc: '2.0', id: 0, method: 'tools/list' });
+    expect(before.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['summarize', 'gateway_proxy-summarize']);
+    await clash.close();
+    const admin = { authorization: `Bearer ${ADMIN}` };
+    const servers = (await (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: admin })).json()) as any;
+    const id = servers.data.find((s: { name: string }) => s.name === 'tools').id;
+    const checked = (await (await fetch(`${gw.url}/admin/v1/mcp/servers/${id}/health`, { method: 'POST', headers: admin })).json()) as any;
+    expect(checked.health.status).to.equal('unhealthy');
+    const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['summarize']);
+    const call = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'summarize', arguments: { prompt: 'x' } } });
+    expect(call.body).to.deep.equal({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'model answer' }] } });
   });
 });
