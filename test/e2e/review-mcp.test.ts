@@ -206,3 +206,22 @@ describe('review: gateway_proxy beside an upstream server that went down', () =>
     expect(call.body).to.deep.equal({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'model answer' }] } });
   });
 });
+
+describe('review: a browser MCP client from an allowed origin', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'k' }], server: { allowedOrigins: ['https://app.example'] }, mcp: { healthCheckIntervalSeconds: 0 } });
+  });
+  after(() => gw.close());
+
+  it('may send per-user credentials x-mcp-<alias>-<header> (the preflight allows them), and no other header it asks for', async () => {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-gateway-api-key, x-mcp-docs-authorization, cookie-monster' },
+    });
+    expect(res.status).to.equal(204);
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim());
+    expect(allowed).to.include.members(['content-type', 'x-gateway-api-key', 'x-mcp-docs-authorization']);
+    expect(allowed).to.not.include('cookie-monster');
+  });
+});

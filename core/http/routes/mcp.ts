@@ -71,7 +71,13 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   router.options('/mcp', (req, res) => {
     if (!originAllowed(req, res)) return;
     res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
-    res.setHeader('access-control-allow-headers', 'content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-session-id, last-event-id');
+    // per-user credentials are named after each server (x-mcp-<alias>-<header>): allow the ones asked for
+    const requested = String(req.headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h.startsWith('x-mcp-') && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
+    res.setHeader('vary', 'Origin, Access-Control-Request-Headers');
+    res.setHeader('access-control-allow-headers', ['content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-session-id, last-event-id', ...requested].join(', '));
     res.statusCode = 204;
     res.end();
   });
