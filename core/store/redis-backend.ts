@@ -21,7 +21,9 @@ export class RedisBackend implements StoreBackend {
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
     const reconnectStrategy = (retries: number, cause: Error) => (connected ? Math.min(retries * 50, 500) : cause);
-    const client = createClient({ url, socket: { reconnectStrategy } });
+    // While disconnected, commands fail at once rather than wait in a queue for the server to come back:
+    // a request under a budget would otherwise never get an answer.
+    const client = createClient({ url, socket: { reconnectStrategy }, disableOfflineQueue: true });
     client.on('error', () => {
       /* reconnects on its own; the failing command reports the error */
     });
@@ -103,7 +105,9 @@ export class RedisBackend implements StoreBackend {
 
   async close(): Promise<void> {
     for (const kv of this.keyvs.values()) await kv.disconnect().catch(() => undefined);
-    await this.client.quit().catch(() => undefined);
+    // QUIT waits for a server that is not there: a client without a connection is just dropped
+    if (this.client.isReady) await this.client.quit().catch(() => undefined);
+    else if (this.client.isOpen) this.client.destroy();
   }
 }
 
