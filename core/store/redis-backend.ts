@@ -35,7 +35,7 @@ export class RedisBackend implements StoreBackend {
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = new Keyv({ store: new KeyvRedis(this.url), namespace: `${this.prefix}${namespace}` });
+      kv = new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` });
       this.keyvs.set(namespace, kv);
     }
     return kv;

@@ -22,7 +22,9 @@ describe('review: a Redis store whose server goes away while the gateway runs', 
     const outcomes = await Promise.all([
       store.incrByFloat('review:budget', 1, 60_000).then(() => 'resolved', () => 'rejected'),
       store.appendLog({ id: 'r1', requestId: 'r1', time: new Date().toISOString() } as never).then(() => 'resolved', () => 'rejected'),
+      // an API-created key is looked up here: not found (so 401), never a request left waiting
+      store.keyv('review').get('k').then((v) => (v === undefined ? 'not found' : 'found'), () => 'rejected'),
     ]);
-    expect(outcomes).to.deep.equal(['rejected', 'rejected']);
+    expect(outcomes).to.deep.equal(['rejected', 'rejected', 'not found']);
   });
 });
