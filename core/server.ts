@@ -2,6 +2,11 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Gateway } from './gateway';
 import { MAX_HEADER_BYTES, answerClientError } from './http/client-error';
+import { ServiceUnavailableError } from './errors/gateway-error';
+import { JSONRPC } from './errors/render';
+import { errorShapeFor } from './http/app';
+import { sendError } from './http/error-shapes';
+import { assignRequestId } from './http/request-id';
 
 export interface RunningServer {
   readonly server: http.Server;
@@ -15,10 +20,13 @@ export interface RunningServer {
  * and then closes idle keep-alive connections.
  */
 export async function listen(gateway: Gateway, host: string, port: number): Promise<RunningServer> {
-  const { fastRoutes } = gateway.services;
+  const { fastRoutes, lifecycle } = gateway.services;
   const { app } = gateway;
-  // Hot JSON endpoints skip express entirely; everything else is the express app's.
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  // Hot JSON endpoints skip express entirely; everything else is the express app's. While draining the
+  // gateway keeps listening, so a readiness probe sees its 503, but takes no new work.
+  // requestTimeout bounds how long a client may take to send a request (a large image upload included).
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 600_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    if (lifecycle.draining && !req.url?.startsWith('/health/')) return refuseWhileDraining(req, res);
     if (!fastRoutes.tryHandle(req, res)) app(req, res);
   });
   // a request the HTTP parser refuses still gets an error body in its API's shape
@@ -49,16 +57,31 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
     server,
     url,
     async drain(timeoutMs = gateway.services.config.server.drainSeconds * 1000) {
-      gateway.services.lifecycle.draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Idle keep-alive connections stay open: a request on one is answered 503 with `connection:
+      // close`, instead of racing a socket the server just closed.
+      lifecycle.draining = true;
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]);
       }
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of sockets) socket.destroy();
       await closed;
       await gateway.close();
     },
   };
+}
+
+/** A new request during a drain: 503 in its API's shape, and the connection is not kept. */
+function refuseWhileDraining(req: http.IncomingMessage, res: http.ServerResponse): void {
+  assignRequestId(res);
+  res.setHeader('connection', 'close');
+  const error = new ServiceUnavailableError('The gateway is shutting down; retry on another instance.', 'draining');
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/mcp') {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: JSONRPC.INTERNAL_ERROR, message: error.message, data: { code: error.code } } }));
+    return;
+  }
+  sendError(res, error, errorShapeFor(path));
 }

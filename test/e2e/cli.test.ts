@@ -72,6 +72,16 @@ describe('the model-gateway command', () => {
     const reader = res.body!.getReader();
     await reader.read();
     gw.child.kill('SIGTERM');
+    // while the stream drains: readiness says 503 and new work is refused, in the API's error shape
+    await waitUntil(async () => (await fetch(`${gw.url}/health/readiness`)).status === 503);
+    const refused = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.CLI_TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'too late' }] }),
+    });
+    expect(refused.status).to.equal(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).to.equal('draining');
+    expect((await fetch(`${gw.url}/health/liveness`)).status).to.equal(200);
     let text = '';
     for (;;) {
       const { value, done } = await reader.read();
@@ -122,3 +132,12 @@ describe('the model-gateway command', () => {
     }
   });
 });
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('condition not met in time');
+}
