@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
-import type { ApiFormat, InboundInfo } from '../plugins/contracts';
+import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
@@ -63,7 +63,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), lazyInbound(req), abort.signal, requestIdOf(res));
+  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
   ctx.credential = spec.credential(req);
   ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
@@ -171,16 +171,6 @@ class FrameBatcher {
   get backpressure(): Promise<void> | undefined {
     return this.drain;
   }
-}
-
-/** The headers a provider may see, copied only if a provider asks (most never do). */
-function lazyInbound(req: IncomingMessage): InboundInfo {
-  let headers: InboundInfo['headers'] | undefined;
-  return {
-    get headers() {
-      return (headers ??= providerVisibleHeaders(req.headers));
-    },
-  };
 }
 
 function describeCause(err: unknown): string {
