@@ -9,6 +9,11 @@ import { requireObjectBody, requireString } from '../validate';
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 const KEY_FIELDS = ['name', 'role', 'models', 'mcp', 'maxBudget', 'budgetDuration', 'rpm', 'tpm', 'guardrails'] as const;
 
+/** Keys may be created or changed to these roles only: a stored 'platform_admin' role would open every organisation. */
+function checkRole(body: Record<string, unknown>): void {
+  if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
+}
+
 /** A key as the API shows it: never the secret, never its digest. */
 function publicKey(k: StoredKey) {
   const { digest: _digest, ...rest } = k;
@@ -99,6 +104,13 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     return admin.role === 'platform_admin' || key.org === admin.org;
   }
 
+  /** A key the admin may see; any other answers exactly like a key that does not exist. */
+  async function visibleKey(id: string, admin: ReturnType<typeof adminOf>): Promise<StoredKey> {
+    const key = await findKey(id);
+    if (!key || !visibleTo(admin, key)) throw new NotFoundError(`No key "${id}".`, 'key_not_found');
+    return key;
+  }
+
   router.get(
     '/admin/v1/keys',
     auth,
@@ -118,7 +130,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const org = admin.role === 'platform_admin' ? requireString(body, 'org') : (admin.org as string);
       if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
       if (!(await allOrgs()).some((o) => o.id === org)) throw new InvalidRequestError(`Unknown organization "${org}".`, 'unknown_organization', { param: 'org' });
-      if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
+      checkRole(body);
       const input: Record<string, unknown> = { org };
       for (const f of KEY_FIELDS) if (body[f] !== undefined) input[f] = body[f];
       if (typeof body.id === 'string' && body.id) {
@@ -135,8 +147,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await findKey(String(req.params.id));
-      if (!key || !visibleTo(adminOf(res), key)) throw new NotFoundError(`No key "${req.params.id}".`, 'key_not_found');
+      const key = await visibleKey(String(req.params.id), adminOf(res));
       res.json(publicKey(key));
     }),
   );
@@ -145,13 +156,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await findKey(String(req.params.id));
-      if (!key || !visibleTo(adminOf(res), key)) throw new NotFoundError(`No key "${req.params.id}".`, 'key_not_found');
+      const key = await visibleKey(String(req.params.id), adminOf(res));
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       const body = requireObjectBody(req.body);
       for (const f of Object.keys(body)) if (!(KEY_FIELDS as readonly string[]).includes(f)) throw new InvalidRequestError(`Unknown or read-only field '${f}'.`, 'invalid_field', { param: f });
-      // the same roles as on creation: a stored 'platform_admin' role would open every organisation
-      if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
+      checkRole(body);
       const updated = { ...key, ...body } as StoredKey;
       await services.keys.update(updated);
       res.json(publicKey(updated));
@@ -162,8 +171,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await findKey(String(req.params.id));
-      if (!key || !visibleTo(adminOf(res), key)) throw new NotFoundError(`No key "${req.params.id}".`, 'key_not_found');
+      const key = await visibleKey(String(req.params.id), adminOf(res));
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; remove it there.', 'config_key_read_only');
       await services.keys.revoke(key);
       res.json({ id: key.id, object: 'key', deleted: true });
