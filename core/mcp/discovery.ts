@@ -7,7 +7,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamTimeoutError } from '../errors/gateway-error';
-import { childSignal } from '../responses/child-signal';
+import { childSignal } from '../upstream/child-signal';
 import { UpstreamRpcError } from './upstream-errors';
 import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
 

@@ -13,7 +13,7 @@ import type { Outcome } from '../pipeline/stage';
 import type { Clock, InboundInfo } from '../plugins/contracts';
 import type { Principal } from '../auth/principal';
 import type { InboundHeaders } from '../mcp/upstream-headers';
-import { childSignal } from './child-signal';
+import { childSignal } from '../upstream/child-signal';
 import type { OfferedTool } from './mcp-tool-set';
 
 export type ToolOutcome = ({ output: string } | { error: string }) & { cost: number };

@@ -9,7 +9,7 @@ import type { Pipeline } from '../pipeline/run-pipeline';
 import type { Outcome } from '../pipeline/stage';
 import type { Clock, InboundInfo } from '../plugins/contracts';
 import { toGatewayError } from '../errors/gateway-error';
-import { childSignal } from './child-signal';
+import { childSignal } from '../upstream/child-signal';
 import type { LogEntry } from '../store/log-entry';
 import type { ChatChunk, ChatRequest, ChatResponse, ToolCall } from '../types/chat';
 import type { TokenUsage } from '../types/usage';

@@ -20,7 +20,7 @@ import type { Outcome } from '../../pipeline/stage';
 import { MCP_GATEWAY, type McpGateway } from '../../mcp/mcp-gateway';
 import { callProxyTool, withProxyTools } from '../../mcp/gateway-proxy';
 import { initializeResult } from '../../mcp/protocol';
-import { childSignal } from '../../responses/child-signal';
+import { childSignal } from '../../upstream/child-signal';
 import type { InboundHeaders } from '../../mcp/upstream-headers';
 import { bearerToken } from '../credentials';
 import { providerVisibleHeaders } from '../credentials';

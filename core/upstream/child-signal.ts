@@ -1,7 +1,8 @@
 /**
- * A signal for one step of the loop (a model round, a tool call) that follows the request's signal.
- * Libraries that never remove their abort listeners (the MCP SDK's Client.request) then leave them on
- * the step's signal, which is dropped after the step, instead of piling them on the request's.
+ * A signal for one upstream step (a model round, a tool call, a discovery page, one message of a batch)
+ * that follows the request's signal. Libraries that never remove their abort listeners (the MCP SDK's
+ * Client.request) then leave them on the step's signal, which is dropped after the step, instead of
+ * piling them on the request's.
  */
 export interface ChildSignal {
   signal: AbortSignal;
