@@ -10,7 +10,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { definePlugin } from '../../core/plugins/define-plugin';
-import { isInternalAddress } from '../../core/mcp/egress';
+import { isInternalAddress } from '../../core/upstream/egress';
 import { createRequestFetch } from './request-fetch';
 import type { McpTransportFactory, McpTransportTarget, PluginDeps } from '../../core/plugins/contracts';
 

@@ -1,5 +1,5 @@
 import type { HttpOperation, ProviderTarget } from '../../core/plugins/contracts';
-import { editUploadOf, type EditFields } from '../../core/images/edit-upload';
+import { editUploadOf, type EditFields } from '../../core/apis/images/edit-upload';
 import { InvalidRequestError } from '../../core/errors/gateway-error';
 
 type HeadersFor = (target: ProviderTarget) => Record<string, string>;
