@@ -15,7 +15,7 @@ import { installUiRoutes } from './admin/ui-routes';
 
 export type RouteInstaller = (router: Router, services: GatewayServices) => void;
 
-/** Every endpoint family, one installer each (one file per family under routes/). */
+/** Every endpoint family, one installer each (each family's routes.ts under core/apis/; health is the server's own). */
 export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installHealthRoutes,
   installModelRoutes,

@@ -232,7 +232,7 @@ export function gatewayProxyFor(services: ProxyServices): GatewayProxyServer {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Hooks for the `/mcp` endpoint (core/http/routes/mcp.ts): listing and calling the gateway_proxy tools
+// Hooks for the `/mcp` endpoint (core/apis/mcp/routes.ts): listing and calling the gateway_proxy tools
 // beside the upstream ones.
 // ---------------------------------------------------------------------------------------------------
 

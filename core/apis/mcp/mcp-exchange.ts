@@ -3,7 +3,7 @@ import type { InboundHeaders } from './upstream-headers';
 
 /**
  * The MCP slot of the pipeline context for a `tools/call` (and the other proxied methods).
- * The MCP gateway (core/mcp) fills it; stages read it when `ctx.traffic === 'mcp'`.
+ * The MCP gateway (core/apis/mcp) fills it; stages read it when `ctx.traffic === 'mcp'`.
  */
 export interface McpExchange {
   /** JSON-RPC method, e.g. "tools/call" */

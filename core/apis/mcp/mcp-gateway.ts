@@ -1,7 +1,7 @@
 /**
  * The MCP side of the gateway in one object: registry, connection pool, discovery cache, health monitor
  * and the catalog view, wired together. HTTP routes and pipeline stages use it; nothing outside
- * `core/mcp/` touches the SDK.
+ * `core/apis/mcp/` touches the SDK.
  */
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError } from '../../errors/gateway-error';

@@ -3,7 +3,7 @@ import type { Outcome } from '../../pipeline/stage';
 import { NotFoundError } from '../../errors/gateway-error';
 
 /**
- * What the scope, route and call stages do for MCP traffic. The MCP gateway (core/mcp) provides the
+ * What the scope, route and call stages do for MCP traffic. The MCP gateway (core/apis/mcp) provides the
  * real implementation; the stages stay generic over traffic kinds.
  */
 export interface McpStageHandlers {

@@ -245,7 +245,7 @@ async function callTool(call: CallContext, id: RpcId, params: Record<string, unk
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
     }
-    // the built-in gateway_proxy model tools run the model pipeline instead (core/mcp/gateway-proxy.ts)
+    // the built-in gateway_proxy model tools run the model pipeline instead (core/apis/mcp/gateway-proxy.ts)
     const proxied = await callProxyTool(services, { ...call, inbound: ctx.inbound }, name, args);
     if (proxied) return { body: { jsonrpc: '2.0', id, result: proxied } };
     await services.pipeline.run(ctx);
@@ -296,7 +296,7 @@ function gatewayKey(value: string | string[] | undefined): string | undefined {
   return bearerToken(value) ?? (/^\S+$/.test(value.trim()) && !/^bearer$/i.test(value.trim()) ? value.trim() : undefined);
 }
 
-/** The `x-mcp-*` headers: server selection and per-user credentials, for core/mcp only. */
+/** The `x-mcp-*` headers: server selection and per-user credentials, for core/apis/mcp only. */
 function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
   const out: Record<string, string | string[] | undefined> = {};
   for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
