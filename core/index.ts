@@ -1,11 +1,10 @@
-/** The public API for config files and plugin authors. */
+/**
+ * The main entry: config helpers and running a gateway in process, plus everything the plugin SDK
+ * (`model-gateway/sdk`, core/plugins/sdk.ts) exports, so older plugins that import `model-gateway` still work.
+ */
 export { defineConfig, env } from './config/define-config';
-export { definePlugin } from './plugins/define-plugin';
-export type * from './plugins/contracts';
 export type * from './config/types';
-export type * from './types/chat';
-export { SseFrame } from './streaming/sse-frame';
-export * from './errors/gateway-error';
+export * from './plugins/sdk';
 export { createGateway } from './gateway';
 export { loadConfig, resolveConfig } from './config/load-config';
 export { listen } from './server';

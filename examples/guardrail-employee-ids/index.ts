@@ -5,9 +5,9 @@
  * every API shape (chat messages, Messages blocks, embeddings input, MCP tool arguments and results),
  * hands the engine `{ id, text, path }` segments, and writes masked text back where it came from.
  *
- * In your own package, import from 'model-gateway' instead of '../../core'.
+ * In your own package, import from 'model-gateway/sdk' instead of '../../core/plugins/sdk'.
  */
-import { definePlugin, type GuardrailEngine, type GuardrailVerdict } from '../../core';
+import { definePlugin, type GuardrailEngine, type GuardrailVerdict } from '../../core/plugins/sdk';
 
 export interface EmployeeIdOptions {
   /** the id prefix, e.g. "EMP" matches EMP-004211 (default "EMP") */

@@ -3,7 +3,7 @@
  * differs from OpenAI's. A provider only translates: the gateway owns the HTTP connection, timeouts,
  * retries, fallbacks, spend and guardrails. Clients keep using the OpenAI (or Anthropic) API.
  *
- * In your own package, import from 'model-gateway' instead of '../../core'.
+ * In your own package, import from 'model-gateway/sdk' instead of '../../core/plugins/sdk'.
  */
 import {
   GatewayError,
@@ -15,7 +15,7 @@ import {
   type ChatRequest,
   type HttpOperation,
   type Provider,
-} from '../../core';
+} from '../../core/plugins/sdk';
 import { finishReason, fromAcme, toAcme } from './translate';
 import type { AcmeError, AcmeEvent, AcmeResponse } from './wire';
 

@@ -1,4 +1,4 @@
-import { InvalidRequestError, type ChatRequest, type ChatResponse, type ChatMessage } from '../../core';
+import { InvalidRequestError, type ChatRequest, type ChatResponse, type ChatMessage } from '../../core/plugins/sdk';
 import type { AcmeRequest, AcmeResponse } from './wire';
 
 /** The text of a message's content: a string, or the text parts of a list (images are refused). */

@@ -1,4 +1,4 @@
-import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../core/plugins/contracts';
+import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../core/plugins/sdk';
 
 /** A compiled rule: `label` is what a verdict may say about it ("pattern 2", "a blocked word"). */
 export interface BlockRule {

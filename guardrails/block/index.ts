@@ -1,5 +1,4 @@
-import type { GuardrailPlugin } from '../../core/plugins/contracts';
-import { definePlugin } from '../../core/plugins/define-plugin';
+import { definePlugin, type GuardrailPlugin } from '../../core/plugins/sdk';
 import { BlockEngine } from './engine';
 import { compilePatterns, compileWords } from './rules';
 

@@ -1,4 +1,4 @@
-import { PluginError } from '../../core/errors/gateway-error';
+import { PluginError } from '../../core/plugins/sdk';
 import type { BlockRule } from './engine';
 
 /**

@@ -1,4 +1,4 @@
-import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../core/plugins/contracts';
+import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../core/plugins/sdk';
 import { detectPii, recognizersFor } from './detect';
 import type { PiiEntity, PiiMatch, Recognizer } from './recognizers';
 

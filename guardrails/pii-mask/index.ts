@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { GuardrailPlugin } from '../../core/plugins/contracts';
-import { definePlugin } from '../../core/plugins/define-plugin';
+import { definePlugin, type GuardrailPlugin } from '../../core/plugins/sdk';
 import { PiiMaskEngine, type PiiAction } from './engine';
 import { PII_ENTITIES, type PiiEntity } from './recognizers';
 import { makeReplacer, type ReplacementStyle } from './replacement';

@@ -9,10 +9,8 @@
  * connection and opens a new one (see core/apis/mcp/upstream-pool.ts), which initializes a fresh session.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { definePlugin } from '../../core/plugins/define-plugin';
-import { isInternalAddress } from '../../core/upstream/egress';
+import { definePlugin, isInternalAddress, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
 import { createRequestFetch } from './request-fetch';
-import type { McpTransportFactory, McpTransportTarget, PluginDeps } from '../../core/plugins/contracts';
 
 export interface StreamableHttpOptions {
   /**

@@ -6,7 +6,7 @@
  * Messages are Anthropic's own text with anything shaped like a credential or URL cut out; a 401/403 is
  * about the gateway's provider key, not the client's, and gets a fixed message.
  */
-import { GatewayError, RateLimitError, ServiceUnavailableError, UpstreamError } from '../../core/errors/gateway-error';
+import { GatewayError, RateLimitError, ServiceUnavailableError, UpstreamError } from '../../core/plugins/sdk';
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -8,10 +8,7 @@
  * Upstream auth is `x-api-key` plus `anthropic-version`; a client's `anthropic-version` and
  * `anthropic-beta` headers are passed on so features behind beta flags keep working.
  */
-import { definePlugin } from '../../core/plugins/define-plugin';
-import type { Clock, HttpOperation, InboundInfo, Provider, ProviderTarget, UpstreamRequest } from '../../core/plugins/contracts';
-import type { ChatRequest } from '../../core/types/chat';
-import type { MessagesRequest } from '../../core/apis/messages/types';
+import { definePlugin, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
 import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
 import { chatFramesFromMessagesEvent } from './stream';
 import { anthropicError } from './errors';

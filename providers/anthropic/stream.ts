@@ -10,12 +10,7 @@
  *   ping, content_block_stop, thinking -> nothing
  *   error                      -> throws the matching GatewayError
  */
-import type { Clock, StreamState } from '../../core/plugins/contracts';
-import { finishReasonFromStopReason } from '../../core/apis/messages/stop-reasons';
-import type { MessagesUsage } from '../../core/apis/messages/types';
-import { chatUsageFromMessagesUsage } from '../../core/apis/messages/usage';
-import { SseFrame } from '../../core/streaming/sse-frame';
-import type { ChatChunk, ChatChunkChoice } from '../../core/types/chat';
+import { finishReasonFromStopReason, chatUsageFromMessagesUsage, SseFrame, type Clock, type StreamState, type MessagesUsage, type ChatChunk, type ChatChunkChoice } from '../../core/plugins/sdk';
 import { anthropicError } from './errors';
 
 interface ChunkState {

@@ -9,21 +9,26 @@
  * - `tool` messages become `tool_result` blocks in a user turn, consecutive ones in the same turn;
  * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them.
  */
-import { InvalidRequestError } from '../../core/errors/gateway-error';
-import { finishReasonFromStopReason } from '../../core/apis/messages/stop-reasons';
-import type {
-  MessagesContentBlock,
-  MessagesImageBlock,
-  MessagesMessage,
-  MessagesRequest,
-  MessagesResponse,
-  MessagesTextBlock,
-  MessagesTool,
-  MessagesToolChoice,
-  MessagesToolUseBlock,
-} from '../../core/apis/messages/types';
-import { chatUsageFromMessagesUsage } from '../../core/apis/messages/usage';
-import type { ChatMessage, ChatRequest, ChatResponse, ChatTool, ContentPart, ToolCall } from '../../core/types/chat';
+import {
+  InvalidRequestError,
+  finishReasonFromStopReason,
+  chatUsageFromMessagesUsage,
+  type MessagesContentBlock,
+  type MessagesImageBlock,
+  type MessagesMessage,
+  type MessagesRequest,
+  type MessagesResponse,
+  type MessagesTextBlock,
+  type MessagesTool,
+  type MessagesToolChoice,
+  type MessagesToolUseBlock,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatTool,
+  type ContentPart,
+  type ToolCall,
+} from '../../core/plugins/sdk';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 

@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LocalOperation } from '../../core/plugins/contracts';
-import { InvalidRequestError } from '../../core/errors/gateway-error';
-import { editUploadOf, type EditFields } from '../../core/apis/images/edit-upload';
-import { SseFrame } from '../../core/streaming/sse-frame';
+import { InvalidRequestError, editUploadOf, SseFrame, type LocalOperation, type EditFields } from '../../core/plugins/sdk';
 import { gradientPng, type Rgb } from './png';
 
 /** The echo model draws small images: big enough to see, cheap to make. */

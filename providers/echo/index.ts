@@ -1,9 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { definePlugin } from '../../core/plugins/define-plugin';
-import type { LocalOperation, Provider } from '../../core/plugins/contracts';
-import { GatewayError } from '../../core/errors/gateway-error';
-import { SseFrame } from '../../core/streaming/sse-frame';
-import type { ChatChunk, ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse } from '../../core/types/chat';
+import { definePlugin, GatewayError, SseFrame, type LocalOperation, type Provider, type ChatChunk, type ChatRequest, type ChatResponse, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
 import { approxTokens, lastUserText, promptText, streamPieces } from './reply';
 import { echoImageOperations } from './images';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest } from '../../core/types/chat';
+import type { ChatMessage, ChatRequest } from '../../core/plugins/sdk';
 
 /** The text of the last user message (text parts joined), or a hint when there is none. */
 export function lastUserText(messages: ChatMessage[]): string {

@@ -1,5 +1,4 @@
-import { GatewayError, InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError } from '../../core/errors/gateway-error';
-import { scrubMessage } from '../../core/errors/scrub';
+import { GatewayError, InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError, scrubMessage } from '../../core/plugins/sdk';
 
 /**
  * An OpenAI-compatible upstream's error answer -> GatewayError. The client's own mistakes (400/422) keep

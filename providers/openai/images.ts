@@ -1,6 +1,4 @@
-import type { HttpOperation, ProviderTarget } from '../../core/plugins/contracts';
-import { editUploadOf, type EditFields } from '../../core/apis/images/edit-upload';
-import { InvalidRequestError } from '../../core/errors/gateway-error';
+import { editUploadOf, InvalidRequestError, type HttpOperation, type ProviderTarget, type EditFields } from '../../core/plugins/sdk';
 
 type HeadersFor = (target: ProviderTarget) => Record<string, string>;
 

@@ -1,6 +1,4 @@
-import { definePlugin } from '../../core/plugins/define-plugin';
-import type { HttpOperation, Provider, ProviderTarget } from '../../core/plugins/contracts';
-import type { ChatRequest, EmbeddingsRequest } from '../../core/types/chat';
+import { definePlugin, type HttpOperation, type Provider, type ProviderTarget, type ChatRequest, type EmbeddingsRequest } from '../../core/plugins/sdk';
 import { openAiUpstreamError } from './errors';
 import { openAiImageOperations } from './images';
 

@@ -19,8 +19,9 @@ export interface TestGateway {
  * A whole gateway in process on 127.0.0.1:0, from a config object (store defaults to memory://).
  * The logger writes into `logLines` instead of stderr.
  */
-export async function startGateway(config: GatewayConfigInput, options: GatewayOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<TestGateway> {
-  const resolved = resolveConfig({ store: { url: 'memory://' }, ...config }, options.env ?? process.env);
+export async function startGateway(config: GatewayConfigInput, options: GatewayOptions & { env?: NodeJS.ProcessEnv; baseDir?: string } = {}): Promise<TestGateway> {
+  // baseDir: where the config "lives" (relative plugin paths and plugin package names resolve from it)
+  const resolved = resolveConfig({ store: { url: 'memory://' }, ...config }, options.env ?? process.env, options.baseDir);
   const logLines: string[] = [];
   const logger = options.logger ?? createLogger('debug', {}, (line) => logLines.push(line));
   const gateway = await createGateway(resolved, { ...options, logger });
