@@ -133,9 +133,7 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
     const visibility = s.visibility ?? (s.org ? 'private' : 'public');
     if (s.org && !orgIds.has(s.org)) errors.push(`${at}.org: unknown organization "${s.org}"`);
     if (!s.org && visibility === 'private') errors.push(`${at}.org: a private server needs an owning organization`);
-    if (s.transport && s.transport !== 'streamable-http') {
-      errors.push(`${at}.transport: "${s.transport}" is not supported; upstream MCP servers must use streamable HTTP (stdio and the old SSE transport are not accepted)`);
-    }
+    // `transport` names an MCP transport plugin: checked at boot, once plugins are loaded (core/apis/mcp/server-registry.ts)
     if (!/^https?:\/\//i.test(s.url)) errors.push(`${at}.url: must be an http(s) URL of a streamable-HTTP MCP endpoint`);
     const finalName = 'name' in name ? name.name : s.name;
     const ownerKey = `${s.org ?? '(platform)'}/${finalName}`;

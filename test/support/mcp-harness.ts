@@ -8,6 +8,7 @@ import { McpGateway, type McpGatewayOptions } from '../../core/apis/mcp/mcp-gate
 import { MemoryBackend } from '../../core/store/memory-backend';
 import type { StoreBackend } from '../../core/store/store-backend';
 import { createStreamableHttpFactory } from '../../plugins/mcp-streamable-http';
+import { DEFAULT_MCP_TRANSPORT } from '../../core/apis/mcp/transports';
 
 export class ManualClock {
   constructor(public ms = Date.parse('2026-01-01T00:00:00Z')) {}
@@ -59,7 +60,7 @@ export async function startMcpHarness(options: HarnessOptions = {}): Promise<Mcp
     store,
     clock,
     timer,
-    transports: options.transports ?? createStreamableHttpFactory({}, { fetch }),
+    transports: options.transports ?? new Map([[DEFAULT_MCP_TRANSPORT, createStreamableHttpFactory({}, { fetch })]]),
     callTimeoutMs: options.callTimeoutMs ?? 10_000,
     lookup: options.lookup,
     orgExists: options.orgExists,

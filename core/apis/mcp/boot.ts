@@ -1,5 +1,5 @@
 /**
- * Boot: create the MCP transport from its plugin, the MCP gateway (registry from config and store,
+ * Boot: create every MCP transport plugin (a server's `transport` names one), the MCP gateway (registry from config and store,
  * discovery in the background, periodic health checks) and register the stage handlers the pipeline's
  * scope, route, call and spend stages use for MCP traffic.
  */
@@ -11,12 +11,15 @@ import type { StoreBackend } from '../../store/store-backend';
 import { GatewayMcpStageHandlers } from './gateway-stage-handlers';
 import { MCP_GATEWAY, McpGateway } from './mcp-gateway';
 
-export const MCP_TRANSPORT_PLUGIN = 'mcp-streamable-http';
-
 export const mcpExtension: BootExtension = async (boot) => {
   const store = boot.container.resolve<StoreBackend>(STORE);
   const logger = boot.container.resolve<Logger>(LOGGER);
-  const transports = await boot.registry.create<McpTransportFactory>('mcp-transport', MCP_TRANSPORT_PLUGIN, {}, boot.pluginDeps(MCP_TRANSPORT_PLUGIN), 'mcpServers');
+  // Transports take no options from the config, so creating each one once, up front, costs little and
+  // lets a server registered later through the management API name any of them.
+  const transports = new Map<string, McpTransportFactory>();
+  for (const id of boot.registry.ids('mcp-transport')) {
+    transports.set(id, await boot.registry.create<McpTransportFactory>('mcp-transport', id, {}, boot.pluginDeps(id), 'mcpServers'));
+  }
   const configOrgs = new Set(boot.config.organizations.map((o) => o.id));
   const storedOrgs = store.collection<OrganizationConfig>('organizations');
   const gateway = new McpGateway({

@@ -17,6 +17,7 @@ import type { DiscoveryCache } from './discovery-cache';
 import type { McpServerRecord } from './server-record';
 import type { McpServerRegistry } from './server-registry';
 import { reconcileTools } from './tool-states';
+import { transportIdOf } from './transports';
 import type { McpUpstreamPool, UpstreamTarget } from './upstream-pool';
 
 export interface Timer {
@@ -61,6 +62,7 @@ export class McpHealthMonitor {
       id: record.id,
       name: record.name,
       url: record.url,
+      transport: transportIdOf(record.transport),
       headers: this.registry.upstreamHeaders(record.id),
       beforeConnect: record.egressRestricted ? () => this.registry.egressCheck(record.id) : undefined,
       publicOnly: this.registry.publicOnly(record),

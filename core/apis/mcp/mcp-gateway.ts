@@ -5,7 +5,7 @@
  */
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError } from '../../errors/gateway-error';
-import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
+import type { Clock, Logger } from '../../plugins/contracts';
 import type { StoreBackend } from '../../store/store-backend';
 import { McpCatalogView, type RoutedName } from './catalog-view';
 import { DiscoveryCache } from './discovery-cache';
@@ -16,6 +16,7 @@ import type { McpServerRecord } from './server-record';
 import { McpServerRegistry } from './server-registry';
 import { UpstreamRpcError } from './upstream-errors';
 import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
+import type { McpTransports } from './transports';
 import { McpUpstreamPool } from './upstream-pool';
 
 /** DI token of the instance's MCP gateway (routes resolve it from the container). */
@@ -24,7 +25,8 @@ export const MCP_GATEWAY = Symbol('McpGateway');
 export interface McpGatewayOptions {
   store: StoreBackend;
   clock: Clock;
-  transports: McpTransportFactory;
+  /** every loaded MCP transport plugin, by id; a server's `transport` picks one */
+  transports: McpTransports;
   settings: { healthCheckIntervalSeconds: number; discoveryTimeoutSeconds: number; allowPrivateUpstreams: boolean };
   /** cap on one upstream call (tools/call, prompts/get, resources/read); tools follow the upstream's latency */
   callTimeoutMs: number;
@@ -51,6 +53,7 @@ export class McpGateway {
       allowPrivateUpstreams: options.settings.allowPrivateUpstreams,
       lookup: options.lookup,
       orgExists: options.orgExists,
+      transports: [...options.transports.keys()],
     });
     this.pool = new McpUpstreamPool(options.transports, options.logger);
     this.registry.onChange = (id) => {
@@ -85,7 +88,7 @@ export class McpGateway {
   async stop(): Promise<void> {
     this.health.stop();
     await this.pool.closeAll();
-    await this.options.transports.close?.();
+    await Promise.all([...this.options.transports.values()].map((t) => t.close?.()));
   }
 
   /**

@@ -3,6 +3,7 @@
  * header value: those live apart (`McpServerSecrets`), so no read path can leak them by accident.
  */
 import type { McpAuthConfig } from '../../config/types';
+import { transportIdOf } from './transports';
 
 export type ToolStatus = 'enabled' | 'hidden';
 
@@ -44,6 +45,8 @@ export interface McpServerRecord {
   name: string;
   alias: string;
   url: string;
+  /** the MCP transport plugin id that carries its traffic (records stored before transports were plugins have none: the default) */
+  transport?: string;
   /** owning organisation; null for a platform-owned (public) server */
   org: string | null;
   visibility: 'private' | 'public';
@@ -100,6 +103,7 @@ export function toPublicView(record: McpServerRecord) {
     name: record.name,
     alias: record.alias,
     url: redactUrl(record.url),
+    transport: transportIdOf(record.transport),
     org: record.org,
     visibility: record.visibility,
     description: record.description ?? null,

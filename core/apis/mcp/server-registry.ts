@@ -14,6 +14,7 @@ import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
 import { disableTool, enableTool } from './tool-states';
+import { transportIdOf, unknownTransport, DEFAULT_MCP_TRANSPORT } from './transports';
 import { baseUpstreamHeaders } from './upstream-headers';
 
 /** Who is changing the registry through the management API. */
@@ -33,6 +34,8 @@ export interface RegistryOptions {
   lookup?: HostLookup;
   /** does this organisation exist? (organisations live outside the MCP registry) */
   orgExists?: (org: string) => boolean | Promise<boolean>;
+  /** the MCP transport plugin ids a server may name (default: the built-in streamable-HTTP one) */
+  transports?: readonly string[];
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -75,6 +78,8 @@ export class McpServerRegistry {
           `the name or alias of "${server.name}" is already used by MCP server "${clash.name}" (${clash.source === 'api' ? 'registered through the management API' : 'in this config file'}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`,
         );
       }
+      const badTransport = unknownTransport(transportIdOf(server.transport), this.transportIds);
+      if (badTransport) throw new ConfigError(`mcpServers[${i}].transport`, badTransport);
       const existing = this.records.get(id);
       const record = this.buildRecord(id, server, 'config', false, existing);
       if (existing && JSON.stringify(existing.allowedTools ?? null) !== JSON.stringify(record.allowedTools ?? null)) {
@@ -207,6 +212,7 @@ export class McpServerRegistry {
       name: patch.name ?? existing.name,
       alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
       url: patch.url ?? existing.url,
+      transport: patch.transport ?? existing.transport,
       org: existing.org ?? undefined,
       visibility: patch.visibility ?? existing.visibility,
       description: patch.description ?? existing.description,
@@ -269,6 +275,10 @@ export class McpServerRegistry {
     this.changed(id);
   }
 
+  private get transportIds(): readonly string[] {
+    return this.options.transports ?? [DEFAULT_MCP_TRANSPORT];
+  }
+
   private changed(id: string): void {
     this.headerCache.delete(id);
     this.onChange(id);
@@ -282,6 +292,7 @@ export class McpServerRegistry {
       name: input.name,
       alias: input.alias ?? input.name,
       url: input.url,
+      transport: transportIdOf(input.transport),
       org: input.org ?? null,
       visibility: input.visibility ?? (input.org ? 'private' : 'public'),
       description: input.description,
@@ -323,8 +334,10 @@ export class McpServerRegistry {
     } catch {
       throw bad('url', 'is not a valid URL');
     }
-    if (input.transport !== undefined && input.transport !== 'streamable-http') {
-      throw bad('transport', `"${input.transport}" is not supported; upstream MCP servers must use streamable HTTP (stdio and the old SSE transport are not accepted)`);
+    if (input.transport !== undefined) {
+      if (typeof input.transport !== 'string') throw bad('transport', 'must be the id of an MCP transport plugin');
+      const badTransport = unknownTransport(transportIdOf(input.transport), this.transportIds);
+      if (badTransport) throw bad('transport', badTransport);
     }
     let org = input.org ?? null;
     let visibility = input.visibility;

@@ -18,7 +18,8 @@ import {
 import { GatewayError, UpstreamError } from '../../errors/gateway-error';
 import { ClientAbortError } from '../../upstream/upstream-client';
 import { scrubMessage } from '../../errors/scrub';
-import type { Logger, McpTransportFactory } from '../../plugins/contracts';
+import type { Logger } from '../../plugins/contracts';
+import { DEFAULT_MCP_TRANSPORT, type McpTransports } from './transports';
 import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
 
 export interface UpstreamTarget {
@@ -27,6 +28,8 @@ export interface UpstreamTarget {
   /** server name, for error messages (never the URL) */
   name: string;
   url: string;
+  /** the MCP transport plugin id (default: the built-in streamable-HTTP one) */
+  transport?: string;
   /** stored credential and static headers */
   headers: Record<string, string>;
   /** checked before every new connection (egress rule); returns an error message to refuse */
@@ -46,7 +49,7 @@ export type ServerCapabilities = NonNullable<ReturnType<Client['getServerCapabil
 
 interface PooledConnection {
   client: Client;
-  /** the URL and headers it was opened with: a changed server record must not reuse it */
+  /** the URL, transport and headers it was opened with: a changed server record must not reuse it */
   fingerprint: string;
   closed: boolean;
 }
@@ -65,7 +68,7 @@ export class McpUpstreamPool {
   onListChanged: (serverId: string) => void = () => undefined;
 
   constructor(
-    private readonly transports: McpTransportFactory,
+    private readonly transports: McpTransports,
     private readonly logger?: Logger,
   ) {}
 
@@ -129,7 +132,7 @@ export class McpUpstreamPool {
   }
 
   private async pooled(target: UpstreamTarget, options: UpstreamCallOptions): Promise<PooledConnection> {
-    const fingerprint = JSON.stringify([target.url, target.headers]);
+    const fingerprint = JSON.stringify([target.url, target.transport, target.headers]);
     const entry = this.connections.get(target.id);
     if (entry) {
       if (!entry.settled) {
@@ -176,7 +179,11 @@ export class McpUpstreamPool {
   private async open(target: UpstreamTarget, headers: Record<string, string>, options: UpstreamCallOptions): Promise<Client> {
     const refusal = await target.beforeConnect?.();
     if (refusal) throw new UpstreamError(`MCP server ${target.name} may not be reached: ${refusal}`, 'mcp_egress_refused');
-    const transport = await this.transports.connect({ url: target.url, headers, publicOnly: target.publicOnly });
+    const transportId = target.transport ?? DEFAULT_MCP_TRANSPORT;
+    // a stored server may name a transport plugin the current config no longer loads
+    const factory = this.transports.get(transportId);
+    if (!factory) throw new UpstreamError(`MCP server ${target.name} uses the MCP transport "${transportId}", which is not loaded.`, 'mcp_transport_unavailable');
+    const transport = await factory.connect({ url: target.url, headers, publicOnly: target.publicOnly });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     // The SDK's message may quote the upstream's error body; an upstream that echoes our headers must not
     // get them into the log.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { McpUpstreamPool, type UpstreamTarget } from '../../../core/apis/mcp/upstream-pool';
 import { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
+import { DEFAULT_MCP_TRANSPORT } from '../../../core/apis/mcp/transports';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import { GatewayError } from '../../../core/errors/gateway-error';
 import { UpstreamRpcError } from '../../../core/apis/mcp/upstream-errors';
@@ -13,7 +14,7 @@ describe('core/mcp/upstream-pool', () => {
   const target = (headers: Record<string, string> = {}): UpstreamTarget => ({ id: 's1', name: 'docs', url: server.url, headers });
 
   beforeEach(() => {
-    pool = new McpUpstreamPool(createStreamableHttpFactory({}, { fetch }));
+    pool = new McpUpstreamPool(new Map([[DEFAULT_MCP_TRANSPORT, createStreamableHttpFactory({}, { fetch })]]));
   });
   afterEach(async () => {
     await pool.closeAll();
