@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { HostedImages } from '../../../core/apis/images/hosted-images';
-import { hostInlineImages } from '../../../core/apis/images/host-inline-images';
-import { imageMimeType } from '../../../core/apis/images/image-type';
-import { openStore } from '../../../core/store/open-store';
-import type { StoreBackend } from '../../../core/store/store-backend';
+import { HostedImages } from '../../../../core/apis/images/hosted-images';
+import { hostInlineImages } from '../../../../core/apis/images/host-inline-images';
+import { imageMimeType } from '../../../../core/apis/images/image-type';
+import { openStore } from '../../../../core/store/open-store';
+import type { StoreBackend } from '../../../../core/store/store-backend';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64');
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);

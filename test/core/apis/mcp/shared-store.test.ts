@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { openStore } from '../../../core/store/open-store';
-import type { StoreBackend } from '../../../core/store/store-backend';
-import { FakeMcpServer } from '../../support/fake-mcp-server';
-import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
-import { startRedis, type RedisServer } from '../../support/redis-server';
+import { openStore } from '../../../../core/store/open-store';
+import type { StoreBackend } from '../../../../core/store/store-backend';
+import { FakeMcpServer } from '../../../support/fake-mcp-server';
+import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
+import { startRedis, type RedisServer } from '../../../support/redis-server';
 
 const platform = { platformAdmin: true, org: null };
 const caller = { keyId: 'k', org: 'acme' };

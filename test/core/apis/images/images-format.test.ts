@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { formatAdapter } from '../../../core/formats/registry';
-import { SseFrame } from '../../../core/streaming/sse-frame';
+import { formatAdapter } from '../../../../core/formats/registry';
+import { SseFrame } from '../../../../core/streaming/sse-frame';
 
 describe('images format: usage of image responses', () => {
   const generations = formatAdapter('images.generations');

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { McpServerConfig } from '../../../core/config/types';
-import { FakeMcpServer } from '../../support/fake-mcp-server';
-import { startEverythingServer, type EverythingServer } from '../../support/everything-server';
-import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+import type { McpServerConfig } from '../../../../core/config/types';
+import { FakeMcpServer } from '../../../support/fake-mcp-server';
+import { startEverythingServer, type EverythingServer } from '../../../support/everything-server';
+import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 
 const acme = { keyId: 'k-acme', org: 'acme' };
 const CANARY = 'canary-upstream-cred-91c2';

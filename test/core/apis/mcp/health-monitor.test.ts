@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { configServerId } from '../../../core/apis/mcp/server-registry';
-import { toPublicView } from '../../../core/apis/mcp/server-record';
-import { FakeMcpServer } from '../../support/fake-mcp-server';
-import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+import { configServerId } from '../../../../core/apis/mcp/server-registry';
+import { toPublicView } from '../../../../core/apis/mcp/server-record';
+import { FakeMcpServer } from '../../../support/fake-mcp-server';
+import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 
 const caller = { keyId: 'k1', org: 'acme' };
 

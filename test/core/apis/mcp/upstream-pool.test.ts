@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { McpUpstreamPool, type UpstreamTarget } from '../../../core/apis/mcp/upstream-pool';
-import { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
-import { DEFAULT_MCP_TRANSPORT } from '../../../core/apis/mcp/transports';
-import { FakeMcpServer } from '../../support/fake-mcp-server';
-import { GatewayError } from '../../../core/errors/gateway-error';
-import { UpstreamRpcError } from '../../../core/apis/mcp/upstream-errors';
+import { McpUpstreamPool, type UpstreamTarget } from '../../../../core/apis/mcp/upstream-pool';
+import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-http';
+import { DEFAULT_MCP_TRANSPORT } from '../../../../core/apis/mcp/transports';
+import { FakeMcpServer } from '../../../support/fake-mcp-server';
+import { GatewayError } from '../../../../core/errors/gateway-error';
+import { UpstreamRpcError } from '../../../../core/apis/mcp/upstream-errors';
 
 const opts = { timeoutMs: 5000 };
 

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { McpServerRegistry, configServerId, type RegistryActor } from '../../../core/apis/mcp/server-registry';
-import { toPublicView } from '../../../core/apis/mcp/server-record';
-import { MemoryBackend } from '../../../core/store/memory-backend';
-import { openStore } from '../../../core/store/open-store';
-import type { StoreBackend } from '../../../core/store/store-backend';
+import { McpServerRegistry, configServerId, type RegistryActor } from '../../../../core/apis/mcp/server-registry';
+import { toPublicView } from '../../../../core/apis/mcp/server-record';
+import { MemoryBackend } from '../../../../core/store/memory-backend';
+import { openStore } from '../../../../core/store/open-store';
+import type { StoreBackend } from '../../../../core/store/store-backend';
 
 const clock = { now: () => Date.parse('2026-01-01T00:00:00Z') };
 const platform: RegistryActor = { platformAdmin: true, org: null };
