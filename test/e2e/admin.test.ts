@@ -111,3 +111,34 @@ describe('management API: keys, organizations, logs, spend', () => {
     expect(gw.logLines.join('')).to.not.include(ADMIN);
   });
 });
+
+describe('management API: roles an organisation admin may give', () => {
+  it('refuses an organisation admin that PATCHes a key to the platform_admin role (and so would reach other organisations)', async () => {
+    const gw = await startGateway({
+      adminKey: 'sk-admin-review-core',
+      organizations: [{ id: 'acme' }, { id: 'globex' }],
+      keys: [
+        { key: 'sk-acme-admin-review', org: 'acme', id: 'acme-admin', role: 'admin' },
+        { key: 'sk-globex-member-review', org: 'globex', id: 'globex-member' },
+      ],
+    });
+    try {
+      const asAcme = { authorization: 'Bearer sk-acme-admin-review', 'content-type': 'application/json' };
+      const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: asAcme, body: JSON.stringify({ id: 'acme-helper' }) });
+      expect(created.status).to.equal(201);
+      const secret = ((await created.json()) as { key: string }).key;
+
+      const patched = await fetch(`${gw.url}/admin/v1/keys/acme-helper`, { method: 'PATCH', headers: asAcme, body: JSON.stringify({ role: 'platform_admin' }) });
+      expect(patched.status).to.equal(400);
+      expect(((await patched.json()) as { error: { param: string } }).error.param).to.equal('role');
+
+      const keys = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(keys.status).to.equal(403);
+      const own = await fetch(`${gw.url}/admin/v1/keys`, { headers: asAcme });
+      const ids = ((await own.json()) as { data: { id: string; role?: string }[] }).data.map((k) => [k.id, k.role ?? 'member']);
+      expect(ids).to.deep.equal([['acme-admin', 'admin'], ['acme-helper', 'member']]);
+    } finally {
+      await gw.close();
+    }
+  });
+});

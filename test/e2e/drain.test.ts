@@ -15,14 +15,14 @@ class SlowLogStore extends MemoryBackend {
   }
 }
 
-describe('review: core runtime defects', () => {
+describe('drain (SIGTERM) with requests still being logged', () => {
   let upstream: FakeOpenAI;
   before(async () => {
     upstream = await new FakeOpenAI().start();
   });
   after(() => upstream.stop());
 
-  it('a drain (SIGTERM) waits for the last request to be logged before the gateway closes its store', async () => {
+  it('waits for the last request to be logged before the gateway closes its store', async () => {
     const store = new SlowLogStore();
     const gw = await startGateway(
       {
@@ -40,36 +40,5 @@ describe('review: core runtime defects', () => {
     await gw.close();
     const page = await store.queryLogs({ limit: 10 });
     expect(page.data.map((e) => [e.keyId, e.model, e.status, e.outcome])).to.deep.equal([['k1', 'm', 200, 'ok']]);
-  });
-
-  it('an org admin cannot PATCH a key to the platform_admin role (and so reach other organisations)', async () => {
-    const gw = await startGateway({
-      adminKey: 'sk-admin-review-core',
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: 'sk-acme-admin-review', org: 'acme', id: 'acme-admin', role: 'admin' },
-        { key: 'sk-globex-member-review', org: 'globex', id: 'globex-member' },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-review-core' }],
-      models: [{ name: 'm', provider: 'oai' }],
-    });
-    try {
-      const asAcme = { authorization: 'Bearer sk-acme-admin-review', 'content-type': 'application/json' };
-      const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: asAcme, body: JSON.stringify({ id: 'acme-helper' }) });
-      expect(created.status).to.equal(201);
-      const secret = ((await created.json()) as { key: string }).key;
-
-      const patched = await fetch(`${gw.url}/admin/v1/keys/acme-helper`, { method: 'PATCH', headers: asAcme, body: JSON.stringify({ role: 'platform_admin' }) });
-      expect(patched.status).to.equal(400);
-      expect(((await patched.json()) as { error: { param: string } }).error.param).to.equal('role');
-
-      const keys = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${secret}` } });
-      expect(keys.status).to.equal(403);
-      const own = await fetch(`${gw.url}/admin/v1/keys`, { headers: asAcme });
-      const ids = ((await own.json()) as { data: { id: string; role?: string }[] }).data.map((k) => [k.id, k.role ?? 'member']);
-      expect(ids).to.deep.equal([['acme-admin', 'admin'], ['acme-helper', 'member']]);
-    } finally {
-      await gw.close();
-    }
   });
 });

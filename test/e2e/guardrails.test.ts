@@ -21,7 +21,7 @@ async function mcpClient(url: string, key: string): Promise<Client> {
   return client;
 }
 
-describe('QA: guardrails on MCP and model traffic (issue 5)', function () {
+describe('guardrails on MCP and model traffic with server-everything', function () {
   this.timeout(30_000);
   let everything: EverythingServer;
   let upstream: FakeOpenAI;
@@ -109,7 +109,7 @@ describe('QA: guardrails on MCP and model traffic (issue 5)', function () {
   });
 });
 
-describe('QA: guardrail config errors name the field', () => {
+describe('guardrail config errors name the field', () => {
   it('names guardrails[i].engine for an engine no plugin provides', async () => {
     const err = await startGateway({
       organizations: [{ id: 'acme' }],
@@ -124,7 +124,7 @@ describe('QA: guardrail config errors name the field', () => {
   });
 });
 
-describe('QA: MCP guardrails on gateway_proxy model tools (they are MCP tool calls too)', () => {
+describe('MCP guardrails on gateway_proxy model tools (they are MCP tool calls too)', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
 
@@ -198,7 +198,7 @@ describe('QA: MCP guardrails on gateway_proxy model tools (they are MCP tool cal
   });
 });
 
-describe('QA: guardrails cannot be bypassed by the shape of a chat request', () => {
+describe('guardrails cannot be bypassed by the shape of a chat request', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
   before(async () => {
@@ -235,7 +235,7 @@ describe('QA: guardrails cannot be bypassed by the shape of a chat request', () 
   });
 });
 
-describe('QA: an engine that never answers is an engine failure after timeoutMs', () => {
+describe('an engine that never answers is an engine failure after timeoutMs', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
   before(async () => {
@@ -246,7 +246,7 @@ describe('QA: an engine that never answers is an engine failure after timeoutMs'
         { key: KEY, org: 'acme', id: 'qa', guardrails: ['hang-allow'] },
         { key: STRICT, org: 'acme', id: 'strict', guardrails: ['hang-block'] },
       ],
-      plugins: [require('node:path').join(__dirname, 'qa-fixtures', 'hanging-guardrail.js')],
+      plugins: [require('node:path').join(__dirname, '..', 'guardrails', 'fixtures', 'hanging-guardrail.js')],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
       models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
       guardrails: [
@@ -280,7 +280,7 @@ describe('QA: an engine that never answers is an engine failure after timeoutMs'
   });
 });
 
-describe('QA: a stream blocked mid-way is still charged', () => {
+describe('a stream blocked mid-way is still charged', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
   before(async () => {
@@ -319,7 +319,7 @@ describe('QA: a stream blocked mid-way is still charged', () => {
   });
 });
 
-describe('QA: pii-mask recognises the phone numbers people write in examples', () => {
+describe('pii-mask recognises the phone numbers people write in examples', () => {
   const check = async (text: string) => {
     const engine = await piiMask.create({}, undefined as never);
     return engine.check({ phase: 'post', traffic: 'chat', target: 'm', segments: [{ id: 0, text, path: 'x' }] }, new AbortController().signal);
@@ -338,7 +338,7 @@ describe('QA: pii-mask recognises the phone numbers people write in examples', (
   });
 });
 
-describe('QA: pii-mask finds tokens of more common providers', () => {
+describe('pii-mask finds tokens of more common providers', () => {
   const check = async (text: string) => {
     const engine = await piiMask.create({ entities: ['SECRET'] }, undefined as never);
     return engine.check({ phase: 'post', traffic: 'chat', target: 'm', segments: [{ id: 0, text, path: 'x' }] }, new AbortController().signal);

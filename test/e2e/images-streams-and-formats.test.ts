@@ -39,7 +39,7 @@ function modelOnlyForm(boundary: string): string {
   return `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nechoes\r\n--${boundary}--\r\n`;
 }
 
-describe('QA: image endpoints as clients see them', () => {
+describe('image endpoints as clients see them', () => {
   let gw: TestGateway;
   let upstream: FakeImagesUpstream;
   let client: OpenAI;

@@ -16,7 +16,7 @@ async function post(gw: TestGateway, body: unknown, headers: Record<string, stri
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe('review: /mcp tenant and resource edges', () => {
+describe('/mcp server aliases across tenants, and batches', () => {
   let own: FakeMcpServer;
   let shared: FakeMcpServer;
   let gw: TestGateway;
@@ -89,7 +89,7 @@ describe('review: /mcp tenant and resource edges', () => {
   });
 });
 
-describe('review: the built-in gateway_proxy name', () => {
+describe('the built-in gateway_proxy name', () => {
   const ADMIN = 'sk-review-admin-CANARY-9f8e';
   let upstream: FakeMcpServer;
   let gw: TestGateway;
@@ -117,7 +117,7 @@ describe('review: the built-in gateway_proxy name', () => {
   });
 });
 
-describe('review: discovery of a paginated upstream', () => {
+describe('discovery of a paginated upstream', () => {
   const PAGES = 15;
   let server: import('node:http').Server;
   let url: string;
@@ -166,7 +166,7 @@ describe('review: discovery of a paginated upstream', () => {
   });
 });
 
-describe('review: gateway_proxy beside an upstream server that went down', () => {
+describe('gateway_proxy beside an upstream server that went down', () => {
   const ADMIN = 'sk-review-admin2-CANARY-7d6c';
   let model: FakeOpenAI;
   let clash: FakeMcpServer;
@@ -207,7 +207,7 @@ describe('review: gateway_proxy beside an upstream server that went down', () =>
   });
 });
 
-describe('review: a browser MCP client from an allowed origin', () => {
+describe('a browser MCP client from an allowed origin', () => {
   let gw: TestGateway;
   before(async () => {
     gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'k' }], server: { allowedOrigins: ['https://app.example'] }, mcp: { healthCheckIntervalSeconds: 0 } });

@@ -33,7 +33,7 @@ function lastAnswer(raw: string): { status: number; headers: string; body: strin
   return { status: Number(head.slice(9, 12)), headers: head.toLowerCase(), body };
 }
 
-describe('QA: Messages endpoints as clients see them', () => {
+describe('request headers: malformed or oversized ones on every API, and both Anthropic credential headers', () => {
   let upstream: FakeAnthropicUpstream;
   let gw: TestGateway;
 

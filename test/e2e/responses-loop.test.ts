@@ -18,7 +18,7 @@ const neverStops = (req: RecordedRequest): Script => {
   return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
 };
 
-describe('QA: Responses endpoint (issue 6)', () => {
+describe('Responses tool loop: rounds, listeners and per-round tool settings', () => {
   let upstream: FakeOpenAI;
   let tools: FakeMcpServer;
   let gw: TestGateway;
@@ -78,7 +78,7 @@ describe('QA: Responses endpoint (issue 6)', () => {
   });
 });
 
-describe('QA: Responses stream events rebuild the same items (SDK accumulator semantics)', () => {
+describe('Responses stream events rebuild the same items (SDK accumulator semantics)', () => {
   let upstream: FakeOpenAI;
   let tools: FakeMcpServer;
   let gw: TestGateway;
@@ -119,7 +119,7 @@ describe('QA: Responses stream events rebuild the same items (SDK accumulator se
   });
 });
 
-describe('QA: Responses time limit while a tool runs', () => {
+describe('Responses time limit while a tool runs', () => {
   let upstream: FakeOpenAI;
   let tools: FakeMcpServer;
   let gw: TestGateway;
@@ -153,7 +153,7 @@ describe('QA: Responses time limit while a tool runs', () => {
   });
 });
 
-describe('QA: malformed Responses requests get a 400 naming the field', () => {
+describe('malformed Responses requests get a 400 naming the field', () => {
   let gw: TestGateway;
   before(async () => {
     gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: KEY, org: 'acme', id: 'qa' }], providers: [{ id: 'local', type: 'echo' }], models: [{ name: 'echo', provider: 'local' }] });

@@ -1,9 +1,11 @@
+import net from 'node:net';
 import { expect } from 'chai';
+import { ConfigError } from '../../../core/errors/gateway-error';
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 
-describe('review: a Redis store whose server goes away while the gateway runs', () => {
+describe('Redis store: a server that goes away while the gateway runs', () => {
   let redis: RedisServer;
   let store: StoreBackend;
   before(async () => {
@@ -26,5 +28,29 @@ describe('review: a Redis store whose server goes away while the gateway runs', 
       store.keyv('review').get('k').then((v) => (v === undefined ? 'not found' : 'found'), () => 'rejected'),
     ]);
     expect(outcomes).to.deep.equal(['rejected', 'rejected', 'not found']);
+  });
+});
+
+/** A loopback port with nothing listening: connecting to it is refused. */
+async function refusedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('Redis store: a server that cannot be reached at boot', () => {
+  it('fails the start with a store.url error (it used to retry forever, so the gateway hung without a word)', async () => {
+    const port = await refusedPort();
+    const err = await openStore(`redis://:review-redis-password@127.0.0.1:${port}`).then(
+      (store) => store.close().then(() => undefined),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).to.include('store.url');
+    expect(message).to.include('cannot connect to Redis');
+    expect(message).to.not.include('review-redis-password');
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { egressViolation, isInternalAddress } from '../../../core/upstream/egress';
 
-describe('core/mcp/egress', () => {
+describe('core/upstream/egress', () => {
   it('treats loopback, private, link-local and unique-local addresses as internal', () => {
     for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
       expect(isInternalAddress(a), a).to.equal(true);

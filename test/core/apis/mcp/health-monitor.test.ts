@@ -6,7 +6,7 @@ import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 
 const caller = { keyId: 'k1', org: 'acme' };
 
-describe('core/mcp/health-monitor', () => {
+describe('core/apis/mcp/health-monitor', () => {
   let upstream: FakeMcpServer;
   let h: McpHarness;
   afterEach(async () => {

@@ -7,7 +7,7 @@ import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 const acme = { keyId: 'k-acme', org: 'acme' };
 const CANARY = 'canary-upstream-cred-91c2';
 
-describe('core/mcp/mcp-gateway (against real SDK servers on loopback)', () => {
+describe('core/apis/mcp/mcp-gateway (against real SDK servers on loopback)', () => {
   let docs: FakeMcpServer;
   let crm: FakeMcpServer;
   let hr: FakeMcpServer;
@@ -150,7 +150,7 @@ describe('core/mcp/mcp-gateway (against real SDK servers on loopback)', () => {
   });
 });
 
-describe('core/mcp/mcp-gateway with @modelcontextprotocol/server-everything', () => {
+describe('core/apis/mcp/mcp-gateway with @modelcontextprotocol/server-everything', () => {
   let everything: EverythingServer;
   let h: McpHarness;
   before(async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { normalizeServerName, prefixedToolName, splitPrefixedToolName } from '../../../../core/apis/mcp/naming';
 
-describe('core/mcp/naming', () => {
+describe('core/apis/mcp/naming', () => {
   it('turns spaces into underscores', () => {
     expect(normalizeServerName('  Internal  docs search ')).to.deep.equal({ name: 'Internal_docs_search' });
   });

@@ -19,7 +19,7 @@ const servers = [
 ];
 const names = (scope: ReturnType<typeof resolveMcpScope>) => scope.servers.map((s) => s.record.id);
 
-describe('core/mcp/scope', () => {
+describe('core/apis/mcp/scope', () => {
   it("gives a key its organisation's servers plus public ones, never another organisation's private server", () => {
     const scope = resolveMcpScope(servers, { keyId: 'k', org: 'acme' });
     expect(names(scope)).to.deep.equal(['a1', 'a2', 'p1']);

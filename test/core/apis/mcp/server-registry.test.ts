@@ -28,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
   throw new Error('expected a rejection');
 }
 
-describe('core/mcp/server-registry', () => {
+describe('core/apis/mcp/server-registry', () => {
   it('loads config servers with stable ids and keeps their secrets out of the store', async () => {
     const store = new MemoryBackend();
     const r = registry(store);

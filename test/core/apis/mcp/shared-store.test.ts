@@ -8,7 +8,7 @@ import { startRedis, type RedisServer } from '../../../support/redis-server';
 const platform = { platformAdmin: true, org: null };
 const caller = { keyId: 'k', org: 'acme' };
 
-describe('core/mcp with two gateway instances on one Redis store', () => {
+describe('core/apis/mcp with two gateway instances on one Redis store', () => {
   let redis: RedisServer;
   let upstream: FakeMcpServer;
   let storeA: StoreBackend;

@@ -12,7 +12,7 @@ function record(allowedTools?: string[]): McpServerRecord {
 const schema = { type: 'object', properties: { q: { type: 'string' } } };
 const statuses = (r: McpServerRecord) => Object.fromEntries(Object.entries(r.tools).map(([n, t]) => [n, `${t.status}${t.hiddenReason ? `:${t.hiddenReason}` : ''}`]));
 
-describe('core/mcp/tool-states', () => {
+describe('core/apis/mcp/tool-states', () => {
   it('enables every tool of the first discovery when there is no allow list', () => {
     const r = reconcileTools(record(), [{ name: 'search', inputSchema: schema }, { name: 'fetch' }], 't1');
     expect(statuses(r)).to.deep.equal({ search: 'enabled', fetch: 'enabled' });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { baseUpstreamHeaders, credentialHeaders, forwardedHeaders } from '../../../../core/apis/mcp/upstream-headers';
 
-describe('core/mcp/upstream-headers', () => {
+describe('core/apis/mcp/upstream-headers', () => {
   it('sends each kind of stored credential in its header', () => {
     expect(credentialHeaders({ type: 'none' })).to.deep.equal({});
     expect(credentialHeaders({ type: 'api_key', key: 'k' })).to.deep.equal({ 'x-api-key': 'k' });

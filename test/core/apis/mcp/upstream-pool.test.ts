@@ -8,7 +8,7 @@ import { UpstreamRpcError } from '../../../../core/apis/mcp/upstream-errors';
 
 const opts = { timeoutMs: 5000 };
 
-describe('core/mcp/upstream-pool', () => {
+describe('core/apis/mcp/upstream-pool', () => {
   let server: FakeMcpServer;
   let pool: McpUpstreamPool;
   const target = (headers: Record<string, string> = {}): UpstreamTarget => ({ id: 's1', name: 'docs', url: server.url, headers });
