@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-CANARY-5150';
 
@@ -17,17 +18,16 @@ async function api(gw: TestGateway, method: string, path: string, key: string, b
 describe('management API: keys, organizations, logs, spend', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: 'sk-acme-admin', org: 'acme', id: 'acme-admin', role: 'admin' },
-        { key: 'sk-acme-member', org: 'acme', id: 'acme-member' },
-        { key: 'sk-globex', org: 'globex', id: 'globex-member' },
-      ],
-      providers: [{ id: 'echo', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'echo', price: { inputPerMTok: 1000000, outputPerMTok: 0 } }],
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey('sk-acme-admin', { id: 'acme-admin', role: 'admin' })
+      .withKey('sk-acme-member', { id: 'acme-member' })
+      .withKey('sk-globex', { org: 'globex', id: 'globex-member' })
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo', { price: { inputPerMTok: 1000000, outputPerMTok: 0 } })
+      .with({ adminKey: ADMIN })
+      .start();
   });
   after(() => gw.close());
 
@@ -114,14 +114,13 @@ describe('management API: keys, organizations, logs, spend', () => {
 
 describe('management API: roles an organisation admin may give', () => {
   it('refuses an organisation admin that PATCHes a key to the platform_admin role (and so would reach other organisations)', async () => {
-    const gw = await startGateway({
-      adminKey: 'sk-admin-review-core',
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: 'sk-acme-admin-review', org: 'acme', id: 'acme-admin', role: 'admin' },
-        { key: 'sk-globex-member-review', org: 'globex', id: 'globex-member' },
-      ],
-    });
+    const gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey('sk-acme-admin-review', { id: 'acme-admin', role: 'admin' })
+      .withKey('sk-globex-member-review', { org: 'globex', id: 'globex-member' })
+      .with({ adminKey: 'sk-admin-review-core' })
+      .start();
     try {
       const asAcme = { authorization: 'Bearer sk-acme-admin-review', 'content-type': 'application/json' };
       const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: asAcme, body: JSON.stringify({ id: 'acme-helper' }) });

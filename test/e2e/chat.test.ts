@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { readFixture } from '../support/fixtures';
 
 const PROVIDER_KEY = 'sk-provider-CANARY-7d1e';
@@ -14,23 +15,20 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      // these tests look at how one upstream answer is mapped; retries and fallbacks are tested in reliability.test.ts
-      routing: { retries: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: CLIENT_KEY, org: 'acme', id: 'ci-bot', models: ['gpt-test', 'gpt-4o-*', 'slow-model', 'embed-test'] },
-        { key: 'sk-narrow', org: 'acme', id: 'narrow', models: ['other-model'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY }],
-      models: [
-        { name: 'gpt-test', provider: 'oai', model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } },
-        { name: 'gpt-4o-mini', provider: 'oai', price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } },
-        { name: 'other-model', provider: 'oai' },
-        { name: 'slow-model', provider: 'oai', timeouts: { firstByteMs: 300 } },
-        { name: 'embed-test', provider: 'oai', model: 'upstream-embed', kind: 'embedding', price: { inputPerMTok: 0.02 } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'ci-bot', models: ['gpt-test', 'gpt-4o-*', 'slow-model', 'embed-test'] })
+      .withKey('sk-narrow', { id: 'narrow', models: ['other-model'] })
+      .withOpenAI('oai', upstream, PROVIDER_KEY)
+      .withModel('gpt-test', { model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withModel('gpt-4o-mini', { price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } })
+      .withModel('other-model')
+      .withModel('slow-model', { timeouts: { firstByteMs: 300 } })
+      .withModel('embed-test', { model: 'upstream-embed', kind: 'embedding', price: { inputPerMTok: 0.02 } })
+      .with({
+        // these tests look at how one upstream answer is mapped; retries and fallbacks are tested in reliability.test.ts
+        routing: { retries: 0 },
+      })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {
@@ -272,12 +270,11 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
   });
 
   it('maps a refused connection to 502 without naming the upstream', async () => {
-    const dead = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: PROVIDER_KEY }],
-      models: [{ name: 'gpt-test', provider: 'oai' }],
-    });
+    const dead = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'oai', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: PROVIDER_KEY })
+      .withModel('gpt-test')
+      .start();
     try {
       const res = await fetch(`${dead.url}/v1/chat/completions`, {
         method: 'POST',

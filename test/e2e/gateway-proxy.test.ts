@@ -4,7 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-proxy-client-CANARY-41';
 const NARROW_KEY = 'sk-proxy-narrow-CANARY-42';
@@ -17,21 +18,16 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
   before(async () => {
     upstream = await new FakeOpenAI().start();
     docs = await FakeMcpServer.start({ toolsOnly: true, tools: { search: { description: 'Search the docs' } } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: KEY, org: 'acme', id: 'proxy-user' },
-        { key: NARROW_KEY, org: 'acme', id: 'narrow', models: ['gpt-4o-mini'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [
-        { name: 'gpt-4o-mini', provider: 'oai', model: 'upstream-mini', price: { inputPerMTok: 1, outputPerMTok: 2 } },
-        { name: 'team/claude.v2', provider: 'oai', model: 'upstream-claude' },
-        { name: 'embed', provider: 'oai', kind: 'embedding' },
-      ],
-      mcpServers: [{ name: 'docs', url: docs.url, org: 'acme', visibility: 'private' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'proxy-user' })
+      .withKey(NARROW_KEY, { id: 'narrow', models: ['gpt-4o-mini'] })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-4o-mini', { model: 'upstream-mini', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withModel('team/claude.v2', { model: 'upstream-claude' })
+      .withModel('embed', { kind: 'embedding' })
+      .withMcpServer('docs', docs.url, { org: 'acme', visibility: 'private' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -129,14 +125,13 @@ describe('gateway_proxy: a model tool whose name an upstream tool already uses',
     const upstream = await new FakeOpenAI().start();
     upstream.script = { kind: 'json', body: chatCompletion('model answer') };
     const clash = await FakeMcpServer.start({ toolsOnly: true, tools: { summarize: { handler: () => ({ content: [{ type: 'text', text: 'upstream tool' }] }) } } });
-    const gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'k' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'summarize', provider: 'oai' }],
-      mcpServers: [{ name: 'tools', url: clash.url, org: 'acme', visibility: 'private' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'k' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('summarize')
+      .withMcpServer('tools', clash.url, { org: 'acme', visibility: 'private' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
     try {
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));

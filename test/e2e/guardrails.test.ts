@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import piiMask from '../../guardrails/pii-mask';
 
 const KEY = 'sk-qa-guard-CANARY-81';
@@ -30,22 +31,21 @@ describe('guardrails on MCP and model traffic with server-everything', function 
   before(async () => {
     everything = await startEverythingServer();
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: KEY, org: 'acme', id: 'qa' },
-        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['house-rules'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      mcpServers: [{ name: 'everything', url: everything.url, org: 'acme', pricePerCall: 0.25 }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      guardrails: [
-        { id: 'mask-pii', engine: 'pii-mask', phase: 'post', default: true },
-        { id: 'house-rules', engine: 'block', options: { words: ['project falcon'], patterns: ['top\\s*secret'] } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withKey(STRICT, { id: 'strict', guardrails: ['house-rules'] })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withMcpServer('everything', everything.url, { org: 'acme', pricePerCall: 0.25 })
+      .with({
+        adminKey: ADMIN,
+        mcp: { healthCheckIntervalSeconds: 0 },
+        guardrails: [
+          { id: 'mask-pii', engine: 'pii-mask', phase: 'post', default: true },
+          { id: 'house-rules', engine: 'block', options: { words: ['project falcon'], patterns: ['top\\s*secret'] } },
+        ],
+      })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -111,12 +111,11 @@ describe('guardrails on MCP and model traffic with server-everything', function 
 
 describe('guardrail config errors name the field', () => {
   it('names guardrails[i].engine for an engine no plugin provides', async () => {
-    const err = await startGateway({
-      organizations: [{ id: 'acme' }],
-      providers: [{ id: 'local', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'local' }],
-      guardrails: [{ id: 'ok', engine: 'pii-mask' }, { id: 'typo', engine: 'pii-mask-v2' }],
-    }).then(
+    const err = await testConfig()
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .with({ guardrails: [{ id: 'ok', engine: 'pii-mask' }, { id: 'typo', engine: 'pii-mask-v2' }] })
+      .start().then(
       async (gw) => (await gw.close(), undefined),
       (e) => e as Error,
     );
@@ -130,17 +129,18 @@ describe('MCP guardrails on gateway_proxy model tools (they are MCP tool calls t
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      guardrails: [
-        { id: 'mask-results', engine: 'pii-mask', phase: 'post', on: ['mcp'], default: true },
-        { id: 'no-falcon', engine: 'block', phase: 'pre', on: ['mcp'], default: true, options: { words: ['falcon'] } },
-        { id: 'mask-args', engine: 'pii-mask', phase: 'pre', on: ['mcp'], default: true, options: { entities: ['EMAIL'] } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .with({
+        guardrails: [
+          { id: 'mask-results', engine: 'pii-mask', phase: 'post', on: ['mcp'], default: true },
+          { id: 'no-falcon', engine: 'block', phase: 'pre', on: ['mcp'], default: true, options: { words: ['falcon'] } },
+          { id: 'mask-args', engine: 'pii-mask', phase: 'pre', on: ['mcp'], default: true, options: { entities: ['EMAIL'] } },
+        ],
+      })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -203,13 +203,12 @@ describe('guardrails cannot be bypassed by the shape of a chat request', () => {
   let gw: TestGateway;
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      guardrails: [{ id: 'mask-pii', engine: 'pii-mask', phase: 'pre', default: true }],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .with({ guardrails: [{ id: 'mask-pii', engine: 'pii-mask', phase: 'pre', default: true }] })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -240,20 +239,19 @@ describe('an engine that never answers is an engine failure after timeoutMs', ()
   let gw: TestGateway;
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: KEY, org: 'acme', id: 'qa', guardrails: ['hang-allow'] },
-        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['hang-block'] },
-      ],
-      plugins: [require('node:path').join(__dirname, '..', 'guardrails', 'fixtures', 'hanging-guardrail.js')],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      guardrails: [
-        { id: 'hang-allow', engine: 'never-answers', phase: 'pre', onError: 'allow', timeoutMs: 50 },
-        { id: 'hang-block', engine: 'never-answers', phase: 'pre', onError: 'block', timeoutMs: 50 },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa', guardrails: ['hang-allow'] })
+      .withKey(STRICT, { id: 'strict', guardrails: ['hang-block'] })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .with({
+        plugins: [require('node:path').join(__dirname, '..', 'guardrails', 'fixtures', 'hanging-guardrail.js')],
+        guardrails: [
+          { id: 'hang-allow', engine: 'never-answers', phase: 'pre', onError: 'allow', timeoutMs: 50 },
+          { id: 'hang-block', engine: 'never-answers', phase: 'pre', onError: 'block', timeoutMs: 50 },
+        ],
+      })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -285,13 +283,14 @@ describe('a stream blocked mid-way is still charged', () => {
   let gw: TestGateway;
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      guardrails: [{ id: 'no-falcon', engine: 'block', phase: 'post', default: true, options: { words: ['falcon'] } }],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .with({
+        guardrails: [{ id: 'no-falcon', engine: 'block', phase: 'post', default: true, options: { words: ['falcon'] } }],
+      })
+      .start();
   });
   after(async () => {
     await gw.close();

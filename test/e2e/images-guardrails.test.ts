@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeImagesUpstream } from '../support/fake-images-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { expectNoTempFiles } from './images-support';
 
 describe('images: the prompt goes through the pre-call guardrails', () => {
@@ -17,20 +18,19 @@ describe('images: the prompt goes through the pre-call guardrails', () => {
   before(async () => {
     tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-images-guardrails-'));
     upstream = await new FakeImagesUpstream().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: 'sk-img-client', org: 'acme' },
-        { key: 'sk-img-strict', org: 'acme', guardrails: ['no-logos'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'painter', provider: 'oai', model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } }],
-      guardrails: [
-        { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
-        { id: 'no-logos', engine: 'block', phase: 'pre', options: { words: ['acme logo'] } },
-      ],
-      images: { tempDir },
-    });
+    gw = await testConfig()
+      .withKey('sk-img-client')
+      .withKey('sk-img-strict', { guardrails: ['no-logos'] })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('painter', { model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } })
+      .with({
+        guardrails: [
+          { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
+          { id: 'no-logos', engine: 'block', phase: 'pre', options: { words: ['acme logo'] } },
+        ],
+        images: { tempDir },
+      })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-img-client', maxRetries: 0 });
     strict = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-img-strict', maxRetries: 0 });
   });

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FakeImagesUpstream } from '../support/fake-images-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { expectNoTempFiles } from './images-support';
 
 const CLIENT_KEY = 'sk-client-multipart';
@@ -68,13 +69,12 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
   before(async () => {
     tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-multipart-test-'));
     upstream = await new FakeImagesUpstream().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'painter', provider: 'oai', model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } }],
-      images: { tempDir, maxFileBytes: 64 * 1024, maxFiles: 3, maxFields: 6, maxFieldBytes: 1024 },
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('painter', { model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } })
+      .with({ images: { tempDir, maxFileBytes: 64 * 1024, maxFiles: 3, maxFields: 6, maxFieldBytes: 1024 } })
+      .start();
   });
   after(async () => {
     await gw.close();

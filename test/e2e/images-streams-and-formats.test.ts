@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { expectNoTempFiles } from './images-support';
 
 const CLIENT_KEY = 'sk-client-qa-images';
@@ -48,20 +49,15 @@ describe('image endpoints as clients see them', () => {
   before(async () => {
     tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-qa-images-'));
     upstream = await new FakeImagesUpstream().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme' }],
-      providers: [
-        { id: 'local', type: 'echo' },
-        { id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-qa' },
-      ],
-      models: [
-        { name: 'echoes', provider: 'local', kind: 'image', price: { perImage: 0.01, perImageBySize: { '128x128': 0.02 } } },
-        { name: 'gpt-painter', provider: 'oai', model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } },
-        { name: 'dalle-painter', provider: 'oai', model: 'dall-e-2', kind: 'image', price: { perImage: 0.02 } },
-      ],
-      images: { tempDir },
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'local', type: 'echo' })
+      .withOpenAI('oai', upstream, 'sk-provider-qa')
+      .withModel('echoes', { provider: 'local', kind: 'image', price: { perImage: 0.01, perImageBySize: { '128x128': 0.02 } } })
+      .withModel('gpt-painter', { model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } })
+      .withModel('dalle-painter', { model: 'dall-e-2', kind: 'image', price: { perImage: 0.02 } })
+      .with({ images: { tempDir } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN_KEY = 'sk-admin-CANARY-a1';
 const ACME_ADMIN = 'sk-acme-admin-CANARY-b2';
@@ -34,17 +35,18 @@ describe('/admin/v1/mcp/servers end to end', () => {
 
   beforeEach(async () => {
     upstream = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: { description: 'Fetch' } } });
-    gw = await startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin' },
-        { key: ACME_MEMBER, org: 'acme', id: 'acme-member' },
-        { key: GLOBEX_ADMIN, org: 'globex', role: 'admin', id: 'globex-admin' },
-      ],
-      // a short cap: one test registers an address that is never routed (TEST-NET-3)
-      mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 },
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      .withKey(ACME_MEMBER, { id: 'acme-member' })
+      .withKey(GLOBEX_ADMIN, { org: 'globex', role: 'admin', id: 'globex-admin' })
+      .with({
+        adminKey: ADMIN_KEY,
+        // a short cap: one test registers an address that is never routed (TEST-NET-3)
+        mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 },
+      })
+      .start();
   });
   afterEach(async () => {
     await gw.close();

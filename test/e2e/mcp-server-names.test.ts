@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startGateway, type TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ACME_KEY = 'sk-review-acme-CANARY-1a2b';
 
@@ -24,17 +25,14 @@ describe('/mcp server aliases across tenants, and batches', () => {
   before(async () => {
     own = await FakeMcpServer.start({ tools: { whoami, ping: {} } });
     shared = await FakeMcpServer.start({ tools: { whoami } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }],
-      mcpServers: [
-        // the organisation's own server and a public one whose aliases differ only in case: HTTP header
-        // names are case-insensitive, so both would read the same x-mcp-docs-authorization header
-        { name: 'Docs', url: own.url, org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] },
-        { name: 'docs', url: shared.url, visibility: 'public', forwardHeaders: ['authorization'] },
-      ],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'acme-bot' })
+      // the organisation's own server and a public one whose aliases differ only in case: HTTP header
+      // names are case-insensitive, so both would read the same x-mcp-docs-authorization header
+      .withMcpServer('Docs', own.url, { org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] })
+      .withMcpServer('docs', shared.url, { visibility: 'public', forwardHeaders: ['authorization'] })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -55,15 +53,12 @@ describe('/mcp server aliases across tenants, and batches', () => {
   it('refuses to boot with two servers of one organisation whose aliases differ only in case', async () => {
     let error: unknown;
     try {
-      const other = await startGateway({
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }],
-        mcpServers: [
-          { name: 'Docs', url: own.url, org: 'acme' },
-          { name: 'docs', url: shared.url, org: 'acme' },
-        ],
-        mcp: { healthCheckIntervalSeconds: 0 },
-      });
+      const other = await testConfig()
+        .withKey(ACME_KEY, { id: 'acme-bot' })
+        .withMcpServer('Docs', own.url, { org: 'acme' })
+        .withMcpServer('docs', shared.url, { org: 'acme' })
+        .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+        .start();
       await other.close();
     } catch (err) {
       error = err;
@@ -96,7 +91,10 @@ describe('the built-in gateway_proxy name', () => {
 
   before(async () => {
     upstream = await FakeMcpServer.start({ tools: { m: {} } });
-    gw = await startGateway({ adminKey: ADMIN, organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }], mcp: { healthCheckIntervalSeconds: 0 } });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'acme-bot' })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -176,15 +174,13 @@ describe('gateway_proxy beside an upstream server that went down', () => {
     model = await new FakeOpenAI().start();
     model.script = { kind: 'json', body: chatCompletion('model answer') };
     clash = await FakeMcpServer.start({ toolsOnly: true, tools: { summarize: { handler: () => ({ content: [{ type: 'text', text: 'upstream tool' }] }) } } });
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: ACME_KEY, org: 'acme', id: 'k' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'summarize', provider: 'oai' }],
-      mcpServers: [{ name: 'tools', url: clash.url, org: 'acme', visibility: 'private' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'k' })
+      .withOpenAI('oai', model, 'sk-provider')
+      .withModel('summarize')
+      .withMcpServer('tools', clash.url, { org: 'acme', visibility: 'private' })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -210,7 +206,10 @@ describe('gateway_proxy beside an upstream server that went down', () => {
 describe('a browser MCP client from an allowed origin', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'k' }], server: { allowedOrigins: ['https://app.example'] }, mcp: { healthCheckIntervalSeconds: 0 } });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'k' })
+      .with({ server: { allowedOrigins: ['https://app.example'] }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(() => gw.close());
 

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import Anthropic from '@anthropic-ai/sdk';
 import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
 import { readFixture } from '../support/fixtures';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { rawPost, sseEvents } from './messages-support';
 
 const PROVIDER_KEY = 'sk-ant-provider-CANARY-5f2c';
@@ -17,22 +18,15 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
   before(async () => {
     upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
     await upstream.start();
-    gw = await startGateway({
-      // error mapping is under test here, not the router's retries
-      routing: { retries: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
-      providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],
-      models: [
-        {
-          name: 'claude-test',
-          provider: 'claude',
-          model: UPSTREAM_MODEL,
-          id: 'claude/sonnet',
-          price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-        },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'agent' })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
+      .withModel('claude-test', { model: UPSTREAM_MODEL, id: 'claude/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 } })
+      .with({
+        // error mapping is under test here, not the router's retries
+        routing: { retries: 0 },
+      })
+      .start();
     client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

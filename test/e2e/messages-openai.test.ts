@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import Anthropic from '@anthropic-ai/sdk';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { readFixture } from '../support/fixtures';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { rawPost, sseEvents } from './messages-support';
 
 const PROVIDER_KEY = 'sk-oai-provider-CANARY-0c3d';
@@ -21,14 +22,15 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      // error mapping is under test here, not the router's retries
-      routing: { retries: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 } }],
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'agent' })
+      .withOpenAI('oai', upstream, PROVIDER_KEY)
+      .withModel('gpt-test', { model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 } })
+      .with({
+        // error mapping is under test here, not the router's retries
+        routing: { retries: 0 },
+      })
+      .start();
     client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

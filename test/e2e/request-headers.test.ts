@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import Anthropic from '@anthropic-ai/sdk';
 import net from 'node:net';
 import { FakeAnthropicUpstream } from '../providers/anthropic/fake-anthropic-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const CLIENT_KEY = 'sk-client-qa-messages';
 const PROVIDER_KEY = 'sk-ant-provider-qa';
@@ -40,13 +41,12 @@ describe('request headers: malformed or oversized ones on every API, and both An
   before(async () => {
     upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
     await upstream.start();
-    gw = await startGateway({
-      routing: { retries: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CLIENT_KEY, org: 'acme' }],
-      providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],
-      models: [{ name: 'claude-qa', provider: 'claude', model: 'claude-sonnet-4-5', price: { inputPerMTok: 3, outputPerMTok: 15 } }],
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
+      .withModel('claude-qa', { model: 'claude-sonnet-4-5', price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .with({ routing: { retries: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();

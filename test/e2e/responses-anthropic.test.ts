@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeAnthropicUpstream, type RecordedRequest } from '../providers/anthropic/fake-anthropic-upstream';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-resp-claude-CANARY-61';
 const PROVIDER_KEY = 'sk-ant-test-upstream-key';
@@ -27,14 +28,13 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
       toolsOnly: true,
       tools: { search: { description: 'Search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, handler: (a) => ({ content: [{ type: 'text', text: `found ${a.q}` }] }) } },
     });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'claude-agent' }],
-      providers: [{ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY }],
-      models: [{ name: 'claude-test', provider: 'claude', model: 'claude-upstream', price: { inputPerMTok: 3, outputPerMTok: 15 } }],
-      mcpServers: [{ name: 'docs', url: docs.url, org: 'acme', visibility: 'private' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'claude-agent' })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
+      .withModel('claude-test', { model: 'claude-upstream', price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .withMcpServer('docs', docs.url, { org: 'acme', visibility: 'private' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {

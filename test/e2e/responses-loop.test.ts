@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-qa-responses-CANARY-71';
 const MCP_TOOL = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
@@ -27,15 +28,13 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
   before(async () => {
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      responses: { maxToolRounds: 14 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 }, responses: { maxToolRounds: 14 } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {
@@ -87,14 +86,13 @@ describe('Responses stream events rebuild the same items (SDK accumulator semant
   before(async () => {
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {
@@ -127,15 +125,13 @@ describe('Responses time limit while a tool runs', () => {
   before(async () => {
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'late' }] }), 5000)) } } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      responses: { timeLimitSeconds: 0.5 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 }, responses: { timeLimitSeconds: 0.5 } })
+      .start();
   });
   after(async () => {
     await gw.close();
@@ -156,7 +152,11 @@ describe('Responses time limit while a tool runs', () => {
 describe('malformed Responses requests get a 400 naming the field', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: KEY, org: 'acme', id: 'qa' }], providers: [{ id: 'local', type: 'echo' }], models: [{ name: 'echo', provider: 'local' }] });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .start();
   });
   after(async () => {
     await gw.close();

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { rawSse } from './responses-support';
 
 const CLIENT_KEY = 'sk-resp-client-CANARY-31';
@@ -87,21 +88,15 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
       toolsOnly: true,
       tools: { lookup: { description: 'Find a customer', handler: (args) => (crmCalled(), { content: [{ type: 'text', text: `customer ${args.name}` }] }) } },
     });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: CLIENT_KEY, org: 'acme', id: 'agent', models: ['gpt-test'] },
-        { key: OTHER_KEY, org: 'acme', id: 'other', models: ['gpt-test'], mcp: { servers: ['docs'] } },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      mcpServers: [
-        { name: 'docs', url: docs.url, org: 'acme', visibility: 'private', pricePerCall: 0.01 },
-        { name: 'crm', url: crm.url, org: 'acme', visibility: 'private' },
-      ],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      responses: { maxToolRounds: 3 },
-    });
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'agent', models: ['gpt-test'] })
+      .withKey(OTHER_KEY, { id: 'other', models: ['gpt-test'], mcp: { servers: ['docs'] } })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', id: 'oai/upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withMcpServer('docs', docs.url, { org: 'acme', visibility: 'private', pricePerCall: 0.01 })
+      .withMcpServer('crm', crm.url, { org: 'acme', visibility: 'private' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 }, responses: { maxToolRounds: 3 } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-UI-7731';
 
@@ -7,12 +8,11 @@ const ADMIN = 'sk-admin-UI-7731';
 describe('web UI at /ui', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      providers: [{ id: 'echo', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'echo' }],
-    });
+    gw = await testConfig()
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo')
+      .with({ adminKey: ADMIN })
+      .start();
   });
   after(() => gw.close());
 

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const PLUGIN = path.join(__dirname, '..', '..', 'examples', 'guardrail-employee-ids', 'index.js');
 
@@ -13,20 +14,19 @@ describe('example guardrail plugin (examples/guardrail-employee-ids), loaded fro
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: 'sk-client-1', org: 'acme', id: 'bot' },
-        { key: 'sk-client-2', org: 'acme', id: 'strict', guardrails: ['no-ids-out'] },
-      ],
-      plugins: [PLUGIN],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
-      models: [{ name: 'gpt-test', provider: 'oai' }],
-      guardrails: [
-        { id: 'hide-ids', engine: 'employee-ids', default: true, phase: 'pre', options: { prefix: 'ACME' } },
-        { id: 'no-ids-out', engine: 'employee-ids', phase: 'post', options: { prefix: 'ACME', action: 'block' } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey('sk-client-1', { id: 'bot' })
+      .withKey('sk-client-2', { id: 'strict', guardrails: ['no-ids-out'] })
+      .withOpenAI('oai', upstream, 'sk-upstream')
+      .withModel('gpt-test')
+      .with({
+        plugins: [PLUGIN],
+        guardrails: [
+          { id: 'hide-ids', engine: 'employee-ids', default: true, phase: 'pre', options: { prefix: 'ACME' } },
+          { id: 'no-ids-out', engine: 'employee-ids', phase: 'post', options: { prefix: 'ACME', action: 'block' } },
+        ],
+      })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-client-1', maxRetries: 0 });
   });
   after(async () => {
@@ -59,7 +59,9 @@ describe('example guardrail plugin (examples/guardrail-employee-ids), loaded fro
   it('validates its options at boot, naming the option path', async () => {
     let error: Error | undefined;
     try {
-      await startGateway({ plugins: [PLUGIN], guardrails: [{ id: 'x', engine: 'employee-ids', options: { prefix: 'lower' } }] });
+      await testConfig()
+        .with({ plugins: [PLUGIN], guardrails: [{ id: 'x', engine: 'employee-ids', options: { prefix: 'lower' } }] })
+        .start();
     } catch (err) {
       error = err as Error;
     }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const PLUGIN = path.join(__dirname, '..', '..', 'examples', 'provider-acme-llm', 'index.js');
 const ACME_KEY = 'acme-secret-CANARY-42';
@@ -48,16 +49,12 @@ describe('example provider plugin (examples/provider-acme-llm), loaded from the 
 
   before(async () => {
     acme = await new FakeAcme().start();
-    gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: 'sk-client-1', org: 'acme' }],
-        plugins: [PLUGIN],
-        providers: [{ id: 'acme', type: 'acme-llm', baseUrl: acme.url, apiKey: ACME_KEY, options: { defaultMaxTokens: 256 } }],
-        models: [{ name: 'acme-large', provider: 'acme', model: 'large-2', price: { inputPerMTok: 1, outputPerMTok: 1 } }],
-      },
-      { clock: { now: () => 1_700_000_000_000 } },
-    );
+    gw = await testConfig()
+      .withKey('sk-client-1')
+      .withProvider({ id: 'acme', type: 'acme-llm', baseUrl: acme.url, apiKey: ACME_KEY, options: { defaultMaxTokens: 256 } })
+      .withModel('acme-large', { model: 'large-2', price: { inputPerMTok: 1, outputPerMTok: 1 } })
+      .with({ plugins: [PLUGIN] })
+      .start({ clock: { now: () => 1_700_000_000_000 } });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-client-1', maxRetries: 0 });
   });
   after(async () => {
@@ -127,11 +124,11 @@ describe('example provider plugin (examples/provider-acme-llm), loaded from the 
   it('validates the provider options at boot, naming the option path', async () => {
     let error: Error | undefined;
     try {
-      await startGateway({
-        plugins: [PLUGIN],
-        providers: [{ id: 'acme', type: 'acme-llm', baseUrl: acme.url, options: { defaultMaxTokens: 0 } }],
-        models: [{ name: 'acme-large', provider: 'acme' }],
-      });
+      await testConfig()
+        .withProvider({ id: 'acme', type: 'acme-llm', baseUrl: acme.url, options: { defaultMaxTokens: 0 } })
+        .withModel('acme-large')
+        .with({ plugins: [PLUGIN] })
+        .start();
     } catch (err) {
       error = err as Error;
     }

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 
 const EMAIL = 'jane.roe@example.org';
 const CARD = '4111 1111 1111 1111';
@@ -54,25 +55,24 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
         memo: { handler: () => ({ content: [{ type: 'text', text: 'Quarterly numbers. INTERNAL USE ONLY. Do not share.' }] }) },
       },
     });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: KEYS.plain, org: 'acme', id: 'plain' },
-        { key: KEYS.strict, org: 'acme', id: 'strict', guardrails: ['no-drop', 'no-internal'] },
-        { key: KEYS.fragile, org: 'acme', id: 'fragile', guardrails: ['broken-closed'] },
-        { key: KEYS.lenient, org: 'acme', id: 'lenient', guardrails: ['broken-open'] },
-      ],
-      mcpServers: [{ name: 'crm', url: crm.url, org: 'acme', visibility: 'private', pricePerCall: 0.01 }],
-      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
-      plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
-      guardrails: [
-        { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['mcp'] },
-        { id: 'no-drop', engine: 'block', phase: 'pre', on: ['mcp'], options: { patterns: ['drop\\s+table'] } },
-        { id: 'no-internal', engine: 'block', phase: 'post', on: ['mcp'], options: { words: ['internal use only'] } },
-        { id: 'broken-closed', engine: 'always-fails', on: ['mcp'], onError: 'block' },
-        { id: 'broken-open', engine: 'always-fails', on: ['mcp'], onError: 'allow' },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(KEYS.plain, { id: 'plain' })
+      .withKey(KEYS.strict, { id: 'strict', guardrails: ['no-drop', 'no-internal'] })
+      .withKey(KEYS.fragile, { id: 'fragile', guardrails: ['broken-closed'] })
+      .withKey(KEYS.lenient, { id: 'lenient', guardrails: ['broken-open'] })
+      .withMcpServer('crm', crm.url, { org: 'acme', visibility: 'private', pricePerCall: 0.01 })
+      .with({
+        mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+        plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
+        guardrails: [
+          { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['mcp'] },
+          { id: 'no-drop', engine: 'block', phase: 'pre', on: ['mcp'], options: { patterns: ['drop\\s+table'] } },
+          { id: 'no-internal', engine: 'block', phase: 'post', on: ['mcp'], options: { words: ['internal use only'] } },
+          { id: 'broken-closed', engine: 'always-fails', on: ['mcp'], onError: 'block' },
+          { id: 'broken-open', engine: 'always-fails', on: ['mcp'], onError: 'allow' },
+        ],
+      })
+      .start();
     // discovery runs in the background at boot: wait until the tools are listed
     for (;;) {
       const res = await fetch(`${gw.url}/mcp`, {

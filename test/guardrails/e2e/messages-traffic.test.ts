@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import Anthropic from '@anthropic-ai/sdk';
 import { FakeAnthropicUpstream, textEvents } from '../../providers/anthropic/fake-anthropic-upstream';
 import { FakeOpenAI, chatChunks } from '../../support/fake-openai';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 
 const EMAIL = 'jane.roe@example.org';
 const IBAN = 'DE89 3704 0044 0532 0130 00';
@@ -18,26 +19,21 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     anthropic = new FakeAnthropicUpstream('sk-ant-provider');
     await anthropic.start();
     openai = await new FakeOpenAI().start();
-    gw = await startGateway({
-      routing: { retries: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: 'sk-client-1', org: 'acme', id: 'agent' },
-        { key: 'sk-client-2', org: 'acme', id: 'strict', guardrails: ['no-iban'] },
-      ],
-      providers: [
-        { id: 'claude', type: 'anthropic', baseUrl: anthropic.url, apiKey: 'sk-ant-provider' },
-        { id: 'oai', type: 'openai', baseUrl: `${openai.url}/v1`, apiKey: 'sk-oai' },
-      ],
-      models: [
-        { name: 'claude-test', provider: 'claude', model: MODEL },
-        { name: 'gpt-test', provider: 'oai', model: 'upstream-model' },
-      ],
-      guardrails: [
-        { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
-        { id: 'no-iban', engine: 'pii-mask', phase: 'post', options: { entities: ['IBAN'], actions: { IBAN: 'block' } } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey('sk-client-1', { id: 'agent' })
+      .withKey('sk-client-2', { id: 'strict', guardrails: ['no-iban'] })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: anthropic.url, apiKey: 'sk-ant-provider' })
+      .withOpenAI('oai', openai, 'sk-oai')
+      .withModel('claude-test', { provider: 'claude', model: MODEL })
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .with({
+        routing: { retries: 0 },
+        guardrails: [
+          { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
+          { id: 'no-iban', engine: 'pii-mask', phase: 'post', options: { entities: ['IBAN'], actions: { IBAN: 'block' } } },
+        ],
+      })
+      .start();
     client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-client-1', maxRetries: 0 });
   });
   after(async () => {

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../../support/fake-openai';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 
 const EMAIL = 'jane.roe@example.org';
 const CARD = '4111 1111 1111 1111';
@@ -16,30 +17,27 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: KEYS.plain, org: 'acme', id: 'plain' },
-        { key: KEYS.strict, org: 'acme', id: 'strict', guardrails: ['no-falcon', 'no-internal'] },
-        { key: KEYS.fragile, org: 'acme', id: 'fragile', guardrails: ['broken-closed'] },
-        { key: KEYS.lenient, org: 'acme', id: 'lenient', guardrails: ['broken-open'] },
-        { key: KEYS.auditor, org: 'acme', id: 'auditor', guardrails: ['audit-words'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-x' }],
-      models: [
-        { name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } },
-        { name: 'embed-test', provider: 'oai', model: 'upstream-embed', kind: 'embedding' },
-      ],
-      plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
-      guardrails: [
-        { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['chat'] },
-        { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon'] } },
-        { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'] } },
-        { id: 'broken-closed', engine: 'always-fails', onError: 'block' },
-        { id: 'broken-open', engine: 'always-fails', onError: 'allow' },
-        { id: 'audit-words', engine: 'block', mode: 'audit', options: { words: ['falcon'] } },
-      ],
-    });
+    gw = await testConfig()
+      .withKey(KEYS.plain, { id: 'plain' })
+      .withKey(KEYS.strict, { id: 'strict', guardrails: ['no-falcon', 'no-internal'] })
+      .withKey(KEYS.fragile, { id: 'fragile', guardrails: ['broken-closed'] })
+      .withKey(KEYS.lenient, { id: 'lenient', guardrails: ['broken-open'] })
+      .withKey(KEYS.auditor, { id: 'auditor', guardrails: ['audit-words'] })
+      .withOpenAI('oai', upstream, 'sk-provider-x')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withModel('embed-test', { model: 'upstream-embed', kind: 'embedding' })
+      .with({
+        plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
+        guardrails: [
+          { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['chat'] },
+          { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon'] } },
+          { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'] } },
+          { id: 'broken-closed', engine: 'always-fails', onError: 'block' },
+          { id: 'broken-open', engine: 'always-fails', onError: 'allow' },
+          { id: 'audit-words', engine: 'block', mode: 'audit', options: { words: ['falcon'] } },
+        ],
+      })
+      .start();
   });
   after(async () => {
     await gw.close();

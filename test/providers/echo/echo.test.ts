@@ -1,20 +1,19 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 
 describe('echo demo provider (openai SDK)', () => {
   let gw: TestGateway;
   let client: OpenAI;
   before(async () => {
-    gw = await startGateway({
-      organizations: [{ id: 'demo' }],
-      keys: [{ key: 'sk-demo', org: 'demo' }],
-      providers: [{ id: 'local', type: 'echo' }],
-      models: [
-        { name: 'echo', provider: 'local', price: { inputPerMTok: 1, outputPerMTok: 1 } },
-        { name: 'echo-embed', provider: 'local', kind: 'embedding' },
-      ],
-    });
+    gw = await testConfig()
+      .withOrg('demo')
+      .withKey('sk-demo')
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo', { price: { inputPerMTok: 1, outputPerMTok: 1 } })
+      .withModel('echo-embed', { kind: 'embedding' })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-demo', maxRetries: 0 });
   });
   after(() => gw.close());
