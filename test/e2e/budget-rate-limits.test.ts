@@ -4,6 +4,7 @@ import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { FakeClock, eventually } from '../core/limits/fake-clock';
 
 const KEY = 'sk-rate-client-1';
@@ -14,13 +15,11 @@ const USER = [{ role: 'user' as const, content: 'hi' }];
 const START = Date.UTC(2026, 0, 1, 12, 0, 15);
 
 function rateConfig(upstream: FakeOpenAI, extra: Partial<GatewayConfigInput>): GatewayConfigInput {
-  return {
-    adminKey: ADMIN,
-    organizations: [{ id: 'acme' }],
-    providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` }],
-    models: [{ name: 'm', provider: 'oai', id: 'oai/m' }],
-    ...extra,
-  };
+  return testConfig()
+    .withProvider({ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` })
+    .withModel('m', { id: 'oai/m' })
+    .with({ adminKey: ADMIN, ...extra })
+    .build();
 }
 
 async function post(gw: TestGateway, key: string, body: object = { model: 'm', messages: USER }) {

@@ -8,6 +8,7 @@ import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { FakeClock, eventually } from '../core/limits/fake-clock';
 
 const KEY = 'sk-budget-client-1';
@@ -19,17 +20,13 @@ const FITS_TEN = 10 * COST_PER_REQUEST;
 const USER = [{ role: 'user' as const, content: 'hi' }];
 
 function budgetConfig(upstream: FakeOpenAI, extra: Partial<GatewayConfigInput> = {}): GatewayConfigInput {
-  return {
-    adminKey: ADMIN,
-    organizations: [{ id: 'acme' }],
-    keys: [{ key: KEY, org: 'acme', id: 'budgeted', maxBudget: FITS_TEN }],
-    providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` }],
-    models: [
-      { name: 'priced', provider: 'oai', model: 'm', id: 'oai/priced', price: { inputPerMTok: 100, outputPerMTok: 200 } },
-      { name: 'embed', provider: 'oai', model: 'e', kind: 'embedding', price: { inputPerMTok: 100 } },
-    ],
-    ...extra,
-  };
+  return testConfig()
+    .withKey(KEY, { id: 'budgeted', maxBudget: FITS_TEN })
+    .withProvider({ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` })
+    .withModel('priced', { model: 'm', id: 'oai/priced', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+    .withModel('embed', { model: 'e', kind: 'embedding', price: { inputPerMTok: 100 } })
+    .with({ adminKey: ADMIN, ...extra })
+    .build();
 }
 
 type Result = { ok: true } | { ok: false; status: number; code: string };

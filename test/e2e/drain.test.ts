@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import type { LogEntry } from '../../core/store/log-entry';
 import { MemoryBackend } from '../../core/store/memory-backend';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
-import { startGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-client-review-core-1';
 
@@ -24,15 +24,11 @@ describe('drain (SIGTERM) with requests still being logged', () => {
 
   it('waits for the last request to be logged before the gateway closes its store', async () => {
     const store = new SlowLogStore();
-    const gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: KEY, org: 'acme', id: 'k1' }],
-        providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-review-core' }],
-        models: [{ name: 'm', provider: 'oai', price: { inputPerMTok: 1, outputPerMTok: 1 } }],
-      },
-      { store },
-    );
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'k1' })
+      .withOpenAI('oai', upstream, 'sk-provider-review-core')
+      .withModel('m', { price: { inputPerMTok: 1, outputPerMTok: 1 } })
+      .start({ store });
     upstream.script = { kind: 'json', body: chatCompletion('hello') };
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
     const answer = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });

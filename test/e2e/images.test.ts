@@ -6,7 +6,8 @@ import path from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import OpenAI, { toFile } from 'openai';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { expectNoTempFiles } from './images-support';
 
 const PROVIDER_KEY = 'sk-provider-CANARY-img1';
@@ -51,23 +52,15 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
   before(async () => {
     tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-images-test-'));
     upstream = await new FakeImagesUpstream().start();
-    gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'painter-bot' }],
-        providers: [
-          { id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: PROVIDER_KEY },
-          { id: 'local', type: 'echo' },
-        ],
-        models: [
-          { name: 'painter', provider: 'oai', model: 'gpt-image-1', id: 'oai/gpt-image-1', kind: 'image', price: { perImage: 0.04, perImageBySize: { '1024x1024': 0.05 } } },
-          { name: 'echo-image', provider: 'local', kind: 'image', price: { perImage: 0.01 } },
-          { name: 'chatty', provider: 'oai' },
-        ],
-        images: { tempDir, urlTtlSeconds: 60 },
-      },
-      { clock: { now: () => now } },
-    );
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'painter-bot' })
+      .withOpenAI('oai', upstream, PROVIDER_KEY)
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('painter', { provider: 'oai', model: 'gpt-image-1', id: 'oai/gpt-image-1', kind: 'image', price: { perImage: 0.04, perImageBySize: { '1024x1024': 0.05 } } })
+      .withModel('echo-image', { kind: 'image', price: { perImage: 0.01 } })
+      .withModel('chatty', { provider: 'oai' })
+      .with({ images: { tempDir, urlTtlSeconds: 60 } })
+      .start({ clock: { now: () => now } });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN_KEY = 'sk-admin-CANARY-0c4d';
 const ACME_KEY = 'sk-acme-CANARY-55aa';
@@ -44,22 +45,18 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
     crm = await FakeMcpServer.start({ stateful: true, tools: { lookup: {}, whoami: { handler: (_a, h) => ({ content: [{ type: 'text', text: String(h.authorization ?? 'nobody') }] }) } } });
     hr = await FakeMcpServer.start({ tools: { salaries: { handler: () => ({ content: [{ type: 'text', text: 'CONFIDENTIAL' }] }) } } });
     weather = await FakeMcpServer.start({ tools: { forecast: {} } });
-    gw = await startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: ACME_KEY, org: 'acme', id: 'acme-bot' },
-        { key: ACME_NARROW, org: 'acme', id: 'acme-narrow', mcp: { servers: ['docs'], tools: { docs: ['search'] } } },
-        { key: GLOBEX_KEY, org: 'globex', id: 'globex-bot' },
-      ],
-      mcpServers: [
-        { name: 'docs', url: docs.url, org: 'acme', visibility: 'private', auth: { type: 'bearer', token: DOCS_TOKEN }, staticHeaders: { 'x-team': STATIC_VALUE }, forwardHeaders: ['authorization'], pricePerCall: 0.01, toolPrices: { search: 0.05 } },
-        { name: 'crm', alias: 'sales', url: crm.url, org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] },
-        { name: 'hr', url: hr.url, org: 'globex', visibility: 'private', auth: { type: 'api_key', key: HR_TOKEN } },
-        { name: 'weather', url: weather.url, visibility: 'public' },
-      ],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_KEY, { id: 'acme-bot' })
+      .withKey(ACME_NARROW, { id: 'acme-narrow', mcp: { servers: ['docs'], tools: { docs: ['search'] } } })
+      .withKey(GLOBEX_KEY, { org: 'globex', id: 'globex-bot' })
+      .withMcpServer('docs', docs.url, { org: 'acme', visibility: 'private', auth: { type: 'bearer', token: DOCS_TOKEN }, staticHeaders: { 'x-team': STATIC_VALUE }, forwardHeaders: ['authorization'], pricePerCall: 0.01, toolPrices: { search: 0.05 } })
+      .withMcpServer('crm', crm.url, { alias: 'sales', org: 'acme', visibility: 'private', forwardHeaders: ['authorization'] })
+      .withMcpServer('hr', hr.url, { org: 'globex', visibility: 'private', auth: { type: 'api_key', key: HR_TOKEN } })
+      .withMcpServer('weather', weather.url, { visibility: 'public' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
   });
   after(async () => {
     await gw.close();

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
 import { readFixture } from '../support/fixtures';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const PROVIDER_KEY = 'sk-ant-provider-CANARY-a1b2';
 const CLIENT_KEY = 'sk-client-CANARY-c3d4';
@@ -17,29 +18,17 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
   before(async () => {
     upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
     await upstream.start();
-    gw = await startGateway(
-      {
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'app' })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
+      .withProvider({ id: 'claude-bad-key', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-ant-revoked' })
+      .withModel('claude-sonnet', { provider: 'claude', model: UPSTREAM_MODEL, id: 'claude/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 } })
+      .withModel('claude-misconfigured', { model: UPSTREAM_MODEL })
+      .with({
         // error mapping is under test here, not the router's retries
         routing: { retries: 0 },
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'app' }],
-        providers: [
-          { id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY },
-          { id: 'claude-bad-key', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-ant-revoked' },
-        ],
-        models: [
-          {
-            name: 'claude-sonnet',
-            provider: 'claude',
-            model: UPSTREAM_MODEL,
-            id: 'claude/sonnet',
-            price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-          },
-          { name: 'claude-misconfigured', provider: 'claude-bad-key', model: UPSTREAM_MODEL },
-        ],
-      },
-      { clock: { now: () => NOW_MS } },
-    );
+      })
+      .start({ clock: { now: () => NOW_MS } });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

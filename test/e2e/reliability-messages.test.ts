@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { FakeClock } from '../core/limits/fake-clock';
 
 const PROVIDER_KEY = 'sk-ant-upstream-reliability';
@@ -21,22 +22,14 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
     await first.start();
     await second.start();
     clock = new FakeClock();
-    gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: CLIENT_KEY, org: 'acme', id: 'agent' }],
-        providers: [
-          { id: 'claude-a', type: 'anthropic', baseUrl: first.url, apiKey: PROVIDER_KEY },
-          { id: 'claude-b', type: 'anthropic', baseUrl: second.url, apiKey: PROVIDER_KEY },
-        ],
-        models: [
-          { name: 'claude-test', provider: 'claude-a', model: 'claude-sonnet-4-5', id: 'a/sonnet', fallbacks: ['claude-spare'], price: { inputPerMTok: 3, outputPerMTok: 15 } },
-          { name: 'claude-spare', provider: 'claude-b', model: 'claude-sonnet-4-5', id: 'b/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15 } },
-        ],
-        routing: { retries: 1 },
-      },
-      { clock },
-    );
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'agent' })
+      .withProvider({ id: 'claude-a', type: 'anthropic', baseUrl: first.url, apiKey: PROVIDER_KEY })
+      .withProvider({ id: 'claude-b', type: 'anthropic', baseUrl: second.url, apiKey: PROVIDER_KEY })
+      .withModel('claude-test', { provider: 'claude-a', model: 'claude-sonnet-4-5', id: 'a/sonnet', fallbacks: ['claude-spare'], price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .withModel('claude-spare', { model: 'claude-sonnet-4-5', id: 'b/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .with({ routing: { retries: 1 } })
+      .start({ clock });
     client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
   after(async () => {

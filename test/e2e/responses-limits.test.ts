@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { rawSse } from './responses-support';
 
 const KEY = 'sk-limits-CANARY-51';
@@ -34,28 +35,20 @@ describe('Responses: time limit, failures, guardrails on tool results, other pro
         contact: { handler: () => ({ content: [{ type: 'text', text: 'Write to jane.doe@example.com' }] }) },
       },
     });
-    gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [
-          { key: KEY, org: 'acme', id: 'limits' },
-          { key: OTHER, org: 'acme', id: 'other' },
-        ],
-        providers: [
-          { id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' },
-          { id: 'local', type: 'echo' },
-        ],
-        models: [
-          { name: 'gpt-test', provider: 'oai', model: 'upstream-model' },
-          { name: 'echo', provider: 'local' },
-        ],
-        mcpServers: [{ name: 'tools', url: tools.url, org: 'acme', visibility: 'private' }],
+    gw = await testConfig()
+      .withKey(KEY, { id: 'limits' })
+      .withKey(OTHER, { id: 'other' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('gpt-test', { provider: 'oai', model: 'upstream-model' })
+      .withModel('echo')
+      .withMcpServer('tools', tools.url, { org: 'acme', visibility: 'private' })
+      .with({
         guardrails: [{ id: 'mask-pii', engine: 'pii-mask', phase: 'post', on: ['mcp'], default: true }],
         mcp: { healthCheckIntervalSeconds: 0 },
         responses: { timeLimitSeconds: 60 },
-      },
-      { clock },
-    );
+      })
+      .start({ clock });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {

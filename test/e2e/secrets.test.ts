@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeOpenAI } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const PROVIDER_KEY = 'sk-proj-CANARYprovider0123456789';
 const VIRTUAL_KEY = 'sk-virtual-CANARY-4242';
@@ -17,16 +18,12 @@ describe('no secret in a response, an error, the request log or the gateway outp
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway(
-      {
-        adminKey: { $env: 'SECRETS_ADMIN' },
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: { $env: 'SECRETS_VIRTUAL' }, org: 'acme' }],
-        providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: { $env: 'SECRETS_PROVIDER' } }],
-        models: [{ name: 'm', provider: 'oai' }],
-      },
-      { env: { ...process.env, SECRETS_ADMIN: ADMIN_KEY, SECRETS_VIRTUAL: VIRTUAL_KEY, SECRETS_PROVIDER: PROVIDER_KEY } },
-    );
+    gw = await testConfig()
+      .withKey({ $env: 'SECRETS_VIRTUAL' })
+      .withOpenAI('oai', upstream, { $env: 'SECRETS_PROVIDER' })
+      .withModel('m')
+      .with({ adminKey: { $env: 'SECRETS_ADMIN' } })
+      .start({ env: { ...process.env, SECRETS_ADMIN: ADMIN_KEY, SECRETS_VIRTUAL: VIRTUAL_KEY, SECRETS_PROVIDER: PROVIDER_KEY } });
   });
   after(async () => {
     await gw.close();

@@ -12,7 +12,7 @@
  *
  * `build()` returns the plain config object (what startGateway and resolveConfig take).
  */
-import type { GatewayConfigInput, KeyConfig, McpServerConfig, ModelConfig, OrganizationConfig, ProviderConfig } from '../../core/config/types';
+import type { GatewayConfigInput, KeyConfig, McpServerConfig, ModelConfig, OrganizationConfig, ProviderConfig, Secret } from '../../core/config/types';
 import { startGateway, type TestGateway } from './start-gateway';
 
 type StartOptions = Parameters<typeof startGateway>[1];
@@ -29,7 +29,7 @@ export class TestConfig {
   }
 
   /** A client key, in the first organisation unless `fields.org` says. */
-  withKey(key: string, fields: Partial<KeyConfig> = {}): this {
+  withKey(key: Secret, fields: Partial<KeyConfig> = {}): this {
     (this.config.keys ??= []).push({ key, org: fields.org ?? this.config.organizations?.[0]?.id ?? DEFAULT_ORG, ...fields });
     return this;
   }
@@ -40,7 +40,7 @@ export class TestConfig {
   }
 
   /** An `openai` provider whose base URL is the fake upstream's `/v1`. */
-  withOpenAI(id: string, upstream: { url: string }, apiKey: string, fields: Partial<ProviderConfig> = {}): this {
+  withOpenAI(id: string, upstream: { url: string }, apiKey: Secret, fields: Partial<ProviderConfig> = {}): this {
     return this.withProvider({ id, type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey, ...fields });
   }
 
