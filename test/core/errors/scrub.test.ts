@@ -1,0 +1,21 @@
+import { expect } from 'chai';
+import { scrubMessage } from '../../../core/errors/scrub';
+
+describe('core/errors/scrub', () => {
+  it('takes URLs, key-shaped values and bearer tokens out of an upstream message', () => {
+    const message = 'Incorrect API key provided: sk-proj-abcdef123456 for https://user:pw@internal.example/v1 (Authorization: Bearer eyJhbGciOi.x.y)';
+    expect(scrubMessage(message)).to.equal('Incorrect API key provided: [redacted] for [url] (Authorization: [redacted])');
+  });
+
+  it('takes out every configured secret it is given, wherever it appears', () => {
+    expect(scrubMessage('token hunter2-long was refused; hunter2-long again', ['hunter2-long'])).to.equal('token [redacted] was refused; [redacted] again');
+    // too short to be a secret worth matching: replacing it would mangle ordinary words
+    expect(scrubMessage('abc is fine', ['abc'])).to.equal('abc is fine');
+  });
+
+  it('caps a long message at 1000 characters', () => {
+    const out = scrubMessage('x'.repeat(5000));
+    expect(out).to.have.length(1001);
+    expect(out.endsWith('…')).to.equal(true);
+  });
+});
