@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { GatewayError } from '../../../core/errors/gateway-error';
+import { ClientAbortError, UpstreamClient, readErrorBody } from '../../../core/upstream/upstream-client';
+import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
+
+const DEFAULTS = { connectMs: 5_000, firstByteMs: 5_000, idleMs: 5_000, totalMs: 10_000 };
+const POST = { path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream-CANARY-5555' }, body: '{"model":"m"}' };
+
+async function failure(run: Promise<unknown>): Promise<GatewayError> {
+  return run.then(
+    () => expect.fail('the call should have failed'),
+    (err: GatewayError) => err,
+  );
+}
+
+describe('core/upstream/upstream-client (undici against a fake upstream on loopback)', () => {
+  let upstream: FakeOpenAI;
+  let client: UpstreamClient;
+
+  beforeEach(async () => {
+    upstream = await new FakeOpenAI().start();
+    client = new UpstreamClient(DEFAULTS);
+  });
+  afterEach(async () => {
+    await client.close();
+    await upstream.stop();
+  });
+
+  it('sends the request as the provider built it and hands back status, headers and body', async () => {
+    upstream.script = { kind: 'json', status: 201, body: chatCompletion('hi'), headers: { 'x-upstream': 'yes' } };
+    const res = await client.send(`${upstream.url}`, POST, new AbortController().signal);
+    expect([res.status, res.headers['x-upstream']]).to.deep.equal([201, 'yes']);
+    expect(((await res.body.json()) as any).choices[0].message.content).to.equal('hi');
+    expect([upstream.last.method, upstream.last.path, upstream.last.headers.authorization, upstream.last.rawBody]).to.deep.equal(['POST', '/v1/chat/completions', 'Bearer sk-upstream-CANARY-5555', '{"model":"m"}']);
+  });
+
+  it('gives up waiting for the first byte after firstByteMs: 504 upstream_timeout', async () => {
+    upstream.script = { kind: 'hang' };
+    const err = await failure(client.send(upstream.url, POST, new AbortController().signal, { firstByteMs: 100 }));
+    expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
+  });
+
+  it('reports a refused connection as 502 upstream_unreachable without the address', async () => {
+    const err = await failure(client.send('http://127.0.0.1:1', POST, new AbortController().signal));
+    expect([err.status, err.code]).to.deep.equal([502, 'upstream_unreachable']);
+    expect(err.message).to.not.include('127.0.0.1');
+  });
+
+  it('stops at once when the client goes away, as a client abort rather than an upstream fault', async () => {
+    upstream.script = { kind: 'hang' };
+    const gone = new AbortController();
+    const pending = client.send(upstream.url, POST, gone.signal);
+    setTimeout(() => gone.abort(), 50);
+    const err = await failure(pending);
+    expect(err).to.be.instanceOf(ClientAbortError);
+    expect(err.code).to.equal('client_abort');
+  });
+
+  it('leaves no abort listener on a shared request signal once each answer is read', async () => {
+    const shared = new AbortController();
+    let listeners = 0;
+    const add = shared.signal.addEventListener.bind(shared.signal);
+    const remove = shared.signal.removeEventListener.bind(shared.signal);
+    shared.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listeners++, add(...args))) as AbortSignal['addEventListener'];
+    shared.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
+    for (let i = 0; i < 5; i++) {
+      const res = await client.send(upstream.url, POST, shared.signal);
+      await res.body.text();
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(listeners).to.equal(0);
+  });
+
+  it('reads an error body as JSON when it is JSON and as text otherwise', async () => {
+    upstream.script = { kind: 'json', status: 400, body: { error: { message: 'bad' } } };
+    expect(await readErrorBody((await client.send(upstream.url, POST, new AbortController().signal)).body)).to.deep.equal({ error: { message: 'bad' } });
+    upstream.script = { kind: 'raw', status: 502, body: '<html>bad gateway</html>' };
+    expect(await readErrorBody((await client.send(upstream.url, POST, new AbortController().signal)).body)).to.equal('<html>bad gateway</html>');
+  });
+});
