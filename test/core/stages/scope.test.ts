@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { GatewayMcpStageHandlers } from '../../../core/apis/mcp/gateway-stage-handlers';
+import { NO_MCP } from '../../../core/apis/mcp/mcp-stage-handlers';
+import { KeyRegistry } from '../../../core/auth/key-registry';
+import { GatewayError } from '../../../core/errors/gateway-error';
+import { GatewayContext } from '../../../core/pipeline/context';
+import { ScopeStage } from '../../../core/stages/scope';
+import { MemoryBackend } from '../../../core/store/memory-backend';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+
+const KEYS = new KeyRegistry(
+  [
+    { key: 'sk-wide', org: 'acme', id: 'wide' },
+    { key: 'sk-narrow', org: 'acme', id: 'narrow', models: ['gpt-4o-*'], mcp: { servers: ['docs'] } },
+    { key: 'sk-globex', org: 'globex', id: 'globex' },
+  ],
+  undefined,
+  new MemoryBackend(),
+  Date.now,
+);
+
+async function modelContext(key: string, model: string): Promise<GatewayContext> {
+  const ctx = new GatewayContext('model', 'chat', Date.now(), { headers: {} }, new AbortController().signal);
+  ctx.principal = await KEYS.authenticate(key);
+  ctx.model = { format: 'chat', body: { model }, requestedModel: model, stream: false, candidates: [], attempts: [] };
+  return ctx;
+}
+
+async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}): Promise<GatewayContext> {
+  const ctx = new GatewayContext('mcp', 'mcp', Date.now(), { headers: {} }, new AbortController().signal);
+  ctx.principal = await KEYS.authenticate(key);
+  ctx.mcp = { method: 'tools/call', toolName: 'search', mcpHeaders };
+  return ctx;
+}
+
+async function failure(run: Promise<unknown>): Promise<GatewayError> {
+  return run.then(
+    () => expect.fail('the stage should have refused the request'),
+    (err: GatewayError) => err,
+  );
+}
+
+describe('core/stages/scope', () => {
+  describe('model traffic', () => {
+    const stage = new ScopeStage(NO_MCP);
+
+    it('lets a key reach the models its patterns allow, and only those', async () => {
+      const outcome = async (key: string, model: string) => stage.run(await modelContext(key, model)).then(() => 'in scope', (e: GatewayError) => e.code);
+      expect([await outcome('sk-narrow', 'gpt-4o-mini'), await outcome('sk-wide', 'anything'), await outcome('sk-narrow', 'o1')]).to.deep.equal(['in scope', 'in scope', 'model_not_found']);
+    });
+
+    it('refuses a model outside the key list exactly like an unknown model (404 model_not_found)', async () => {
+      const err = await failure(stage.run(await modelContext('sk-narrow', 'gpt-4')));
+      expect([err.status, err.code, err.param]).to.deep.equal([404, 'model_not_found', 'model']);
+    });
+
+    it('refuses MCP traffic clearly on a gateway without MCP servers', async () => {
+      const err = await failure(stage.run(await mcpContext('sk-wide')));
+      expect([err.status, err.code]).to.deep.equal([404, 'mcp_not_configured']);
+    });
+  });
+
+  describe('MCP traffic (real MCP gateway, SDK servers on loopback)', () => {
+    let docs: FakeMcpServer;
+    let wiki: FakeMcpServer;
+    let harness: McpHarness;
+    let stage: ScopeStage;
+
+    before(async () => {
+      docs = await FakeMcpServer.start({ tools: { search: {} } });
+      wiki = await FakeMcpServer.start({ tools: { search: {} } });
+      harness = await startMcpHarness({
+        orgExists: (org) => org === 'acme',
+        servers: [
+          { name: 'docs', url: docs.url, org: 'acme', visibility: 'private' },
+          { name: 'wiki', url: wiki.url, org: 'acme', visibility: 'private' },
+        ],
+      });
+      stage = new ScopeStage(new GatewayMcpStageHandlers(harness.gateway));
+    });
+    after(async () => {
+      await harness.gateway.stop();
+      await docs.close();
+      await wiki.close();
+    });
+
+    const reachable = (ctx: GatewayContext) => ctx.mcp!.scope!.servers.map((s) => s.record.name);
+
+    it("puts the organisation's servers in scope, prefixed when there are several", async () => {
+      const ctx = await mcpContext('sk-wide');
+      await stage.run(ctx);
+      expect(reachable(ctx)).to.deep.equal(['docs', 'wiki']);
+      expect(ctx.mcp!.scope!.prefixed).to.equal(true);
+    });
+
+    it("narrows by the key's server set and by x-mcp-servers", async () => {
+      const narrow = await mcpContext('sk-narrow');
+      await stage.run(narrow);
+      expect(reachable(narrow)).to.deep.equal(['docs']);
+      const header = await mcpContext('sk-wide', { 'x-mcp-servers': 'wiki' });
+      await stage.run(header);
+      expect(reachable(header)).to.deep.equal(['wiki']);
+    });
+
+    it("never shows another organisation's private servers", async () => {
+      const ctx = await mcpContext('sk-globex');
+      await stage.run(ctx);
+      expect(reachable(ctx)).to.deep.equal([]);
+    });
+  });
+});
