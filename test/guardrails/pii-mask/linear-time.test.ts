@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { RECOGNIZERS, type PiiEntity } from '../../../guardrails/pii-mask/recognizers';
+import { ADVERSARIAL } from './adversarial';
+
+const SIZE = 100 * 1024;
+// Linear recognizers take a few ms to tens of ms on 100 KB; the backtracking ones took tens of seconds.
+const BOUND_MS = 1000;
+
+function elapsedMs(fn: () => unknown): number {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+describe('pii-mask recognizers run in linear time on adversarial input', () => {
+  for (const [entity, makers] of Object.entries(ADVERSARIAL) as [PiiEntity, readonly ((n: number) => string)[]][]) {
+    it(`${entity}: each crafted 100 KB input for its patterns, and every other recognizer on it`, () => {
+      for (const [i, make] of makers.entries()) {
+        const text = make(SIZE);
+        expect(text.length).to.be.at.least(SIZE);
+        for (const recognizer of Object.values(RECOGNIZERS)) {
+          const ms = elapsedMs(() => recognizer.find(text));
+          expect(ms, `${recognizer.entity} on ${entity} input ${i}`).to.be.below(BOUND_MS);
+        }
+      }
+    });
+  }
+});
