@@ -15,6 +15,7 @@ export const ADVERSARIAL: Readonly<Record<PiiEntity, readonly ((bytes: number) =
     (n) => fill(`0${'1'.repeat(40)}z `, n),
     (n) => `+1${fill('1 ', n)}`,
     (n) => fill('(030) 12 ', n),
+    (n) => `+1 ${fill('1', n)} 1 1 1 1 1 1 1`,
   ],
   CREDIT_CARD: [(n) => fill(`4111${' 1'.repeat(30)}x `, n), (n) => fill('4111 ', n), (n) => `4${'1'.repeat(n)}`],
   EMAIL: [
@@ -26,7 +27,7 @@ export const ADVERSARIAL: Readonly<Record<PiiEntity, readonly ((bytes: number) =
   ],
   US_SSN: [(n) => fill('123-45-678 ', n), (n) => fill('ssn 123456789', n)],
   IBAN: [(n) => fill('DE89 3704 0044 0532 0130 0', n), (n) => fill('DE12', n)],
-  IP_ADDRESS: [(n) => fill('1:', n), (n) => fill('1.1.1.1.', n), (n) => fill('a:b:c:d:e:f:1:2:3 ', n), (n) => fill('v 10.0.0.1 ', n)],
+  IP_ADDRESS: [(n) => fill('1:', n), (n) => fill('1.1.1.1.', n), (n) => fill('a:b:c:d:e:f:1:2:3 ', n), (n) => fill('v 10.0.0.1 ', n), (n) => fill(` 1:1:%${'a'.repeat(50)}:`, n)],
   SECRET: [
     (n) => fill('-----BEGIN RSA PRIVATE KEY-----\n', n),
     (n) => `-----BEGIN ${fill('A ', n)}`,
