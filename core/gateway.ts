@@ -13,7 +13,7 @@ import type { GatewayServices } from './http/gateway-services';
 import { configSecretValues } from './config/secret-values';
 import { knownSecrets } from './errors/scrub';
 import { createLogger, scrubbingLogger } from './logger';
-import { NO_MCP } from './mcp/mcp-stage-handlers';
+import { NO_MCP } from './apis/mcp/mcp-stage-handlers';
 import { Pipeline } from './pipeline/run-pipeline';
 import type { Stage } from './pipeline/stage';
 import { BUILTIN_PLUGINS } from './plugins/builtins';
