@@ -58,8 +58,13 @@ function embeddedV4(address: ipaddr.IPv6): ipaddr.IPv4 | 'internal' | undefined 
 }
 
 export function isInternalAddress(address: string): boolean {
-  if (!isIP(address)) return true; // not an address at all: refuse rather than guess
-  const parsed = ipaddr.parse(address);
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    if (!isIP(address)) return true;
+    parsed = ipaddr.parse(address);
+  } catch {
+    return true; // not an address we can read: refuse rather than guess
+  }
   if (parsed.kind() === 'ipv4') return internalV4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   const embedded = embeddedV4(v6);
