@@ -13,7 +13,8 @@ import { egressViolation, type HostLookup } from './egress';
 import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
-import { disableTool, enableTool } from './tool-states';
+import { lookupFrom } from '../lookup/own-keys';
+import { disableTool, emptyToolTable, enableTool, reviveToolTables, toolState } from './tool-states';
 import { baseUpstreamHeaders } from './upstream-headers';
 
 /** Who is changing the registry through the management API. */
@@ -97,6 +98,7 @@ export class McpServerRegistry {
     const stored = await this.recordStore.all();
     const seen = new Set<string>();
     for (const record of stored) {
+      reviveToolTables(record);
       seen.add(record.id);
       const before = this.records.get(record.id);
       this.records.set(record.id, record);
@@ -125,7 +127,7 @@ export class McpServerRegistry {
     const stored = await this.recordStore.get(id);
     if (!stored) return local;
     if (JSON.stringify(stored.tools) !== JSON.stringify(local.tools) || stored.updatedAt !== local.updatedAt) {
-      Object.assign(local, stored);
+      reviveToolTables(Object.assign(local, stored));
     }
     return local;
   }
@@ -245,7 +247,7 @@ export class McpServerRegistry {
 
   async setToolEnabled(actor: RegistryActor, idOrName: string, tool: string, enabled: boolean): Promise<McpServerRecord> {
     const record = this.getFor(actor, idOrName);
-    const state = record.tools[tool];
+    const state = toolState(record, tool);
     if (!state) throw new NotFoundError(`MCP server "${record.name}" has no discovered tool "${tool}".`, 'mcp_tool_not_found');
     if (enabled) {
       enableTool(state);
@@ -291,13 +293,13 @@ export class McpServerRegistry {
       staticHeaderNames: Object.keys(input.staticHeaders ?? {}).map((h) => h.toLowerCase()),
       allowedTools: input.allowedTools,
       pricePerCall: input.pricePerCall,
-      toolPrices: input.toolPrices,
+      toolPrices: input.toolPrices && lookupFrom(input.toolPrices),
       source,
       egressRestricted,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
       discoveredAt: existing?.discoveredAt,
-      tools: existing?.tools ?? {},
+      tools: existing?.tools ?? emptyToolTable(),
       notices: existing?.notices ?? [],
       health: existing?.health ?? { status: 'unknown', consecutiveFailures: 0 },
     };
@@ -372,7 +374,7 @@ export function configServerId(org: string | null, name: string): string {
 }
 
 function secretsOf(input: McpServerInput): McpServerSecrets {
-  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: { ...(input.staticHeaders ?? {}) } };
+  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: lookupFrom(input.staticHeaders) };
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {
