@@ -37,6 +37,11 @@ export interface RegistryOptions {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * A valid token that fetch's `Headers` (which the MCP transport sends through) silently drops: it builds
+ * its header list in a plain object. Refused, so a configured header is never lost without a word.
+ */
+const UNSENDABLE_HEADERS = new Set(['__proto__']);
 /** headers the gateway or HTTP itself controls; a static or forwarded value may not replace them */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'cookie']);
 
@@ -388,7 +393,7 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
       return;
     case 'api_key':
       str('key');
-      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header))) throw bad('auth.header', 'must be a header name');
+      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header) || UNSENDABLE_HEADERS.has(a.header))) throw bad('auth.header', 'must be a header name');
       return;
     case 'bearer':
       return str('token');
@@ -404,6 +409,7 @@ function validateHeaderNames(names: unknown, param: string, bad: (param: string,
   if (!Array.isArray(names)) throw bad(param, 'must be an array of header names');
   for (const name of names) {
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw bad(param, `"${String(name)}" is not a header name`);
+    if (UNSENDABLE_HEADERS.has(name)) throw bad(param, `"${name}" cannot be sent as a header by the HTTP client; choose another name`);
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw bad(param, `"${name}" is set by the gateway and cannot be configured`);
   }
 }
