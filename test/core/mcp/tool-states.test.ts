@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { McpServerRecord } from '../../../core/mcp/server-record';
-import { legacyDefinitionHash, pinTool } from '../../../core/mcp/tool-pin';
-import { disableTool, enableTool, reconcileTools } from '../../../core/mcp/tool-states';
+import type { McpServerRecord } from '../../../core/apis/mcp/server-record';
+import { legacyDefinitionHash, pinTool } from '../../../core/apis/mcp/tool-pin';
+import { disableTool, enableTool, reconcileTools } from '../../../core/apis/mcp/tool-states';
 
 function record(allowedTools?: string[]): McpServerRecord {
   return {
