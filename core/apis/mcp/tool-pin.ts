@@ -39,8 +39,15 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 export function pinTool(tool: ListedTool): ToolPin {
   const fields = emptyLookup<string>();
-  for (const key of Object.keys(tool)) if (tool[key] !== undefined) fields[key] = sha256(canonicalJson(tool[key])).slice(0, 16);
-  return { hash: sha256(canonicalJson(tool)), fields };
+  const members: string[] = [];
+  // each field is serialised once: its text gives the field's hash and is a member of the whole (= canonicalJson(tool))
+  for (const key of Object.keys(tool).sort()) {
+    if (tool[key] === undefined) continue;
+    const text = canonicalJson(tool[key]);
+    fields[key] = sha256(text).slice(0, 16);
+    members.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return { hash: sha256(`{${members.join(',')}}`), fields };
 }
 
 /** The fields whose value differs between two pins (added, removed or changed), sorted. */
