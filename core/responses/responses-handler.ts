@@ -128,7 +128,7 @@ export class ResponsesHandler {
         tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders, signal, responseId: run.response.id, principal },
       },
       recorder,
-      { maxToolRounds: services.config.responses.maxToolRounds, deadline: run.deadline },
+      { ...services.config.responses, deadline: run.deadline },
     );
     const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
@@ -188,6 +188,7 @@ export class ResponsesHandler {
         responseId: run.response.id,
         rounds: rounds.length,
         toolCalls: run.loop?.totals.toolCalls ?? 0,
+        ...(run.loop?.totals.toolCallsRefused ? { toolCallsRefused: run.loop.totals.toolCallsRefused } : {}),
         ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
         ...(guardrails.length ? { guardrails } : {}),
       },
