@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { keyvExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -13,10 +14,12 @@ export class RedisBackend implements StoreBackend {
   readonly kind = 'redis' as const;
   private readonly keyvs = new Map<string, Keyv>();
   private readonly prefix = 'mg:';
+  /** where the sweep's SCAN goes on next time ('0': from the start) */
+  private sweepCursor = '0';
 
-  private constructor(private readonly client: RedisClient, private readonly url: string) {}
+  private constructor(private readonly client: RedisClient, private readonly url: string, private readonly now: () => number) {}
 
-  static async connect(url: string): Promise<RedisBackend> {
+  static async connect(url: string, now: () => number = Date.now): Promise<RedisBackend> {
     let connected = false;
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
@@ -29,7 +32,7 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    return new RedisBackend(client as unknown as RedisClient, url);
+    return new RedisBackend(client as unknown as RedisClient, url, now);
   }
 
   keyv(namespace: string): Keyv {
@@ -101,6 +104,28 @@ export class RedisBackend implements StoreBackend {
       const { entry } = JSON.parse(raws[i]) as { entry: LogEntry };
       if (!since || entry.time >= since) yield entry;
     }
+  }
+
+  /** RPUSH, read what is beyond the newest `keep`, trim and set the expiry, in one MULTI. */
+  async pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]> {
+    const key = `${this.prefix}recent:${list}`;
+    const [, dropped] = (await this.client.multi().rPush(key, id).lRange(key, 0, -keep - 1).lTrim(key, -keep, -1).pExpire(key, ttlMs).exec()) as unknown as [number, string[]];
+    return dropped;
+  }
+
+  /**
+   * Redis drops a keyv value when its own TTL passes; this sweep also honours the gateway's clock, which
+   * decides expiry everywhere else. One SCAN step of about `limit` keys per call, resumed next time.
+   * Recent lists carry a Redis TTL and need nothing more.
+   */
+  async sweepExpired(limit: number): Promise<number> {
+    const { cursor, keys } = await this.client.scan(this.sweepCursor, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
+    this.sweepCursor = String(cursor);
+    if (keys.length === 0) return 0;
+    const raws = await this.client.mGet(keys);
+    const now = this.now();
+    const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now);
+    return expired.length ? Number(await this.client.del(expired)) : 0;
   }
 
   async close(): Promise<void> {
