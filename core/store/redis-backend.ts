@@ -115,17 +115,23 @@ export class RedisBackend implements StoreBackend {
 
   /**
    * Redis drops a keyv value when its own TTL passes; this sweep also honours the gateway's clock, which
-   * decides expiry everywhere else. One SCAN step of about `limit` keys per call, resumed next time.
-   * Recent lists carry a Redis TTL and need nothing more.
+   * decides expiry everywhere else. SCAN steps until about `limit` keys were examined or the keyspace was
+   * walked through; the next call resumes where this one stopped. Recent lists carry a Redis TTL.
    */
   async sweepExpired(limit: number): Promise<number> {
-    const { cursor, keys } = await this.client.scan(this.sweepCursor, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
-    this.sweepCursor = String(cursor);
-    if (keys.length === 0) return 0;
-    const raws = await this.client.mGet(keys);
-    const now = this.now();
-    const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now);
-    return expired.length ? Number(await this.client.del(expired)) : 0;
+    let examined = 0;
+    let removed = 0;
+    do {
+      const { cursor, keys } = await this.client.scan(this.sweepCursor, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
+      this.sweepCursor = String(cursor);
+      examined += keys.length;
+      if (keys.length === 0) continue;
+      const raws = await this.client.mGet(keys);
+      const now = this.now();
+      const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now).slice(0, limit - removed);
+      if (expired.length) removed += Number(await this.client.del(expired));
+    } while (this.sweepCursor !== '0' && examined < limit && removed < limit);
+    return removed;
   }
 
   async close(): Promise<void> {
