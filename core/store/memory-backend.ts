@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
-import { keyvExpiry } from './keyv-expiry';
+import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 class MemoryCollection<T> implements Collection<T> {
@@ -35,7 +35,7 @@ export class MemoryBackend implements StoreBackend {
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = new Keyv({ namespace });
+      kv = stampExpiry(new Keyv({ namespace }), this.now);
       this.keyvs.set(namespace, kv);
     }
     return kv;

@@ -1,7 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
-import { keyvExpiry } from './keyv-expiry';
+import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -38,7 +38,7 @@ export class RedisBackend implements StoreBackend {
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` });
+      kv = stampExpiry(new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` }), this.now);
       this.keyvs.set(namespace, kv);
     }
     return kv;
@@ -115,22 +115,25 @@ export class RedisBackend implements StoreBackend {
 
   /**
    * Redis drops a keyv value when its own TTL passes; this sweep also honours the gateway's clock, which
-   * decides expiry everywhere else. SCAN steps until about `limit` keys were examined or the keyspace was
-   * walked through; the next call resumes where this one stopped. Recent lists carry a Redis TTL.
+   * decides expiry everywhere else. It walks the keyspace with SCAN, examining at most ten batches' worth
+   * of keys per call, and resumes where it stopped on the next call (a step with more expired keys than
+   * the batch has room for is scanned again). Recent lists carry a Redis TTL.
    */
   async sweepExpired(limit: number): Promise<number> {
     let examined = 0;
     let removed = 0;
     do {
-      const { cursor, keys } = await this.client.scan(this.sweepCursor, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
-      this.sweepCursor = String(cursor);
+      const from = this.sweepCursor;
+      const { cursor, keys } = await this.client.scan(from, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
       examined += keys.length;
-      if (keys.length === 0) continue;
-      const raws = await this.client.mGet(keys);
+      const raws = keys.length ? await this.client.mGet(keys) : [];
       const now = this.now();
-      const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now).slice(0, limit - removed);
-      if (expired.length) removed += Number(await this.client.del(expired));
-    } while (this.sweepCursor !== '0' && examined < limit && removed < limit);
+      const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now);
+      const room = limit - removed;
+      if (expired.length) removed += Number(await this.client.del(expired.slice(0, room)));
+      if (expired.length > room) break; // the cursor stays: this step's other expired keys come next time
+      this.sweepCursor = String(cursor);
+    } while (this.sweepCursor !== '0' && examined < 10 * limit && removed < limit);
     return removed;
   }
 
