@@ -78,3 +78,36 @@ describe('Responses storage: chained responses stored compactly, a cap per key',
     expect(err.error.message).to.include(first);
   });
 });
+
+describe('Responses storage: a conversation in use keeps its start', () => {
+  it('renews the links of a chain that is continued, so its first response outlives its own hour', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-responses-renew-'));
+    const clock = { t: Date.now(), now() { return this.t; } };
+    const gw = await startGateway(
+      {
+        store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 },
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: KEY, org: 'acme', id: 'storage' }],
+        providers: [{ id: 'local', type: 'echo' }],
+        models: [{ name: 'echo', provider: 'local' }],
+      },
+      { clock },
+    );
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const minutes = 60_000;
+      const first = await client.responses.create({ model: 'echo', input: 'first words' });
+      clock.t += 40 * minutes;
+      const second = await client.responses.create({ model: 'echo', input: 'second', previous_response_id: first.id });
+      clock.t += 40 * minutes; // the first response's own hour has passed
+      const third = await client.responses.create({ model: 'echo', input: 'third', previous_response_id: second.id });
+      expect(third.status).to.equal('completed');
+      clock.t += 61 * minutes; // nobody continued it for more than an hour: gone
+      const late = await client.responses.create({ model: 'echo', input: 'late', previous_response_id: third.id }).then(() => undefined, (e) => e);
+      expect(late).to.be.instanceOf(OpenAI.NotFoundError);
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
