@@ -29,6 +29,7 @@ import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
 import { openStore } from './store/open-store';
+import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
 import { UpstreamClient } from './upstream/upstream-client';
@@ -61,11 +62,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   configSecrets.replace(configSecretValues(config));
   const logger = options.logger ? scrubbingLogger(options.logger) : createLogger();
   const ownsStore = !options.store;
-  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release()];
   const store = options.store ?? (await openStore(config.store.url, () => clock.now()).catch((err) => {
     configSecrets.release();
     throw err;
   }));
+  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());
