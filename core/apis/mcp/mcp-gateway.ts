@@ -5,6 +5,7 @@
  */
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError } from '../../errors/gateway-error';
+import { ownValue } from '../../lookup/own-keys';
 import type { Clock, Logger } from '../../plugins/contracts';
 import type { StoreBackend } from '../../store/store-backend';
 import { McpCatalogView, type RoutedName } from './catalog-view';
@@ -89,6 +90,7 @@ export class McpGateway {
     this.health.stop();
     await this.pool.closeAll();
     await Promise.all([...this.options.transports.values()].map((t) => t.close?.()));
+    this.registry.dispose();
   }
 
   /**
@@ -128,7 +130,7 @@ export class McpGateway {
 
   /** The per-call fee of a routed tool: `toolPrices[tool]`, else `pricePerCall`, else 0. */
   feeOf(routed: RoutedName): number {
-    return routed.server.toolPrices?.[routed.upstreamName] ?? routed.server.pricePerCall ?? 0;
+    return ownValue(routed.server.toolPrices, routed.upstreamName) ?? routed.server.pricePerCall ?? 0;
   }
 
   /**
