@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN_KEY = 'sk-admin-egress-a1';
 const ACME_ADMIN = 'sk-acme-admin-egress-b2';
@@ -13,12 +14,10 @@ describe('egress rule: every address form that reaches inside is refused (manage
   let gw: TestGateway;
 
   before(async () => {
-    gw = await startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin' }],
-      mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 1 },
-    });
+    gw = await testConfig()
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 1 } })
+      .start();
   });
   after(() => gw.close());
 

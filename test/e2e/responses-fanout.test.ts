@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-fanout-CANARY-61';
 const MCP_TOOL = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
@@ -26,14 +27,13 @@ describe('Responses: tool fan-out is bounded (maxToolCallsPerRound, maxToolCalls
   before(async () => {
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { ping: { handler: () => ({ content: [{ type: 'text', text: 'pong' }] }) } } });
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'fanout' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
-      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
-      mcpServers: [{ name: 'tools', url: tools.url, org: 'acme', visibility: 'private' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'fanout' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('tools', tools.url, { org: 'acme', visibility: 'private' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {

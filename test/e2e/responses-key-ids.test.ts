@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-keyids-CANARY-71';
 const GLOBEX_ADMIN = 'sk-globex-admin-keyids-CANARY-72';
@@ -16,18 +17,17 @@ describe('key ids are unique forever, and stored responses stay with their key a
   };
 
   before(async () => {
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: GLOBEX_ADMIN, org: 'globex', id: 'globex-admin', role: 'admin' },
-        // the same declared id in two organisations: only the organisation tells them apart
-        { key: 'sk-acme-bot-keyids-CANARY-73', org: 'acme', id: 'bot' },
-        { key: 'sk-globex-bot-keyids-CANARY-74', org: 'globex', id: 'bot' },
-      ],
-      providers: [{ id: 'local', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'local' }],
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(GLOBEX_ADMIN, { org: 'globex', id: 'globex-admin', role: 'admin' })
+      // the same declared id in two organisations: only the organisation tells them apart
+      .withKey('sk-acme-bot-keyids-CANARY-73', { id: 'bot' })
+      .withKey('sk-globex-bot-keyids-CANARY-74', { org: 'globex', id: 'bot' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .with({ adminKey: ADMIN })
+      .start();
   });
   after(() => gw.close());
 
@@ -74,10 +74,9 @@ describe('key ids are unique forever, and stored responses stay with their key a
   });
 
   it('refuses at boot a config key id of the generated shape', async () => {
-    const err = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: 'sk-shape-keyids-CANARY-75', org: 'acme', id: 'key_AAAAAAAAAAAAAAAAAAAAAAAA' }],
-    }).then(() => undefined, (e) => e);
+    const err = await testConfig()
+      .withKey('sk-shape-keyids-CANARY-75', { id: 'key_AAAAAAAAAAAAAAAAAAAAAAAA' })
+      .start().then(() => undefined, (e) => e);
     expect(String(err?.message)).to.include('generated id');
   });
 });

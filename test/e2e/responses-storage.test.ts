@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import type { SqliteBackend } from '../../core/store/sqlite-backend';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-storage-CANARY-81';
 
@@ -20,14 +21,15 @@ describe('Responses storage: chained responses stored compactly, a cap per key',
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'gw-responses-storage-'));
-    gw = await startGateway({
-      store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 },
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'storage' }],
-      providers: [{ id: 'local', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'local' }],
-      responses: { maxStoredPerKey: 40 },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'storage' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .with({
+        store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 },
+        responses: { maxStoredPerKey: 40 },
+      })
+      .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   });
   after(async () => {
@@ -83,16 +85,12 @@ describe('Responses storage: a conversation in use keeps its start', () => {
   it('renews the links of a chain that is continued, so its first response outlives its own hour', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'gw-responses-renew-'));
     const clock = { t: Date.now(), now() { return this.t; } };
-    const gw = await startGateway(
-      {
-        store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 },
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: KEY, org: 'acme', id: 'storage' }],
-        providers: [{ id: 'local', type: 'echo' }],
-        models: [{ name: 'echo', provider: 'local' }],
-      },
-      { clock },
-    );
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'storage' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .with({ store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 } })
+      .start({ clock });
     try {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
       const minutes = 60_000;

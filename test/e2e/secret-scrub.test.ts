@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 /**
  * Canary values in every configured and registered credential. None of them is shaped like an API key,
@@ -31,15 +32,13 @@ describe('configured and registered secrets are scrubbed from errors and logs', 
   before(async () => {
     model = await new FakeOpenAI().start();
     mcp = await FakeMcpServer.start({ tools: { lookup: { description: 'Look up' } } });
-    gw = await startGateway({
-      adminKey: CANARY.admin,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: CANARY.member, org: 'acme', id: 'member' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${model.url}/v1`, apiKey: CANARY.providerKey, headers: { 'x-tenant': CANARY.providerHeader } }],
-      models: [{ name: 'm', provider: 'oai' }],
-      mcpServers: [{ name: 'cfg', url: mcp.url, org: 'acme', auth: { type: 'bearer', token: CANARY.mcpToken }, staticHeaders: { 'x-cfg': CANARY.mcpHeader } }],
-      mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 },
-    });
+    gw = await testConfig()
+      .withKey(CANARY.member, { id: 'member' })
+      .withOpenAI('oai', model, CANARY.providerKey, { headers: { 'x-tenant': CANARY.providerHeader } })
+      .withModel('m')
+      .withMcpServer('cfg', mcp.url, { org: 'acme', auth: { type: 'bearer', token: CANARY.mcpToken }, staticHeaders: { 'x-cfg': CANARY.mcpHeader } })
+      .with({ adminKey: CANARY.admin, mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 } })
+      .start();
   });
   after(async () => {
     await gw.close();

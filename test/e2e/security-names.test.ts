@@ -9,7 +9,8 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 /** fetch's Headers drops a header named `__proto__`, so the gateway refuses that one as a header name */
@@ -81,23 +82,19 @@ describe('security: names from outside never reach a prototype', () => {
     for (const name of NAMES) wiki.setTool(name, { description: `globex ${name}` });
     models = await new FakeOpenAI().start();
     models.script = { kind: 'json', body: chatCompletion('fine') };
-    gw = await startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin' },
-        // key ids are names from outside too
-        { key: ACME_MEMBER, org: 'acme', id: '__proto__' },
-        { key: GLOBEX_MEMBER, org: 'globex', id: 'constructor' },
-      ],
-      providers: [{ id: 'fake', type: 'openai', baseUrl: models.url, apiKey: 'sk-upstream-names' }],
-      models: [
-        { name: 'gpt-test', provider: 'fake', model: 'gpt-test' },
-        { name: 'toString', provider: 'fake', model: 'upstream-tostring' },
-      ],
-      mcpServers: [{ name: 'wiki', url: wiki.url, org: 'globex' }],
-      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      // key ids are names from outside too
+      .withKey(ACME_MEMBER, { id: '__proto__' })
+      .withKey(GLOBEX_MEMBER, { org: 'globex', id: 'constructor' })
+      .withProvider({ id: 'fake', type: 'openai', baseUrl: models.url, apiKey: 'sk-upstream-names' })
+      .withModel('gpt-test', { model: 'gpt-test' })
+      .withModel('toString', { model: 'upstream-tostring' })
+      .withMcpServer('wiki', wiki.url, { org: 'globex' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true } })
+      .start();
   });
   afterEach(async () => {
     await gw.close();

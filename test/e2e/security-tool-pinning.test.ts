@@ -7,7 +7,8 @@
  */
 import { expect } from 'chai';
 import { FakeMcpServer, type FakeTool } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN_KEY = 'sk-admin-pin-CANARY-1';
 const ACME_ADMIN = 'sk-acme-admin-pin-CANARY-2';
@@ -49,16 +50,12 @@ describe('security: a tool is pinned on everything a client sees of it', () => {
 
   beforeEach(async () => {
     upstream = await FakeMcpServer.start({ tools: { delete_file: APPROVED } });
-    gw = await startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin' },
-        { key: ACME_MEMBER, org: 'acme', id: 'acme-member' },
-      ],
-      mcpServers: [{ name: 'files', url: upstream.url, org: 'acme' }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+    gw = await testConfig()
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      .withKey(ACME_MEMBER, { id: 'acme-member' })
+      .withMcpServer('files', upstream.url, { org: 'acme' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
     serverId = (await api(gw, ADMIN_KEY, 'GET', '/admin/v1/mcp/servers')).body.data[0].id;
     // the first discovery approves the definition the attacker starts from
     expect((await listTools(gw)).map((t) => t.name)).to.deep.equal(['delete_file']);

@@ -9,7 +9,8 @@ import type { StoreBackend } from '../../core/store/store-backend';
 import { sweepOnce } from '../../core/store/sweeper';
 import { FakeImagesUpstream } from '../support/fake-images-upstream';
 import { startRedis, type RedisServer } from '../support/redis-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-sweep-CANARY-91';
 const HOURS = 60 * 60 * 1000;
@@ -35,23 +36,14 @@ function describeSweep(name: string, setup: () => Promise<{ url: string; count: 
       backend = await setup();
       images = await new FakeImagesUpstream().start();
       images.alwaysB64 = true;
-      gw = await startGateway(
-        {
-          store: { url: backend.url, sweepIntervalSeconds: 0 },
-          organizations: [{ id: 'acme' }],
-          keys: [{ key: KEY, org: 'acme', id: 'sweeper' }],
-          providers: [
-            { id: 'local', type: 'echo' },
-            { id: 'oai', type: 'openai', baseUrl: `${images.url}/v1`, apiKey: 'sk-provider-sweep' },
-          ],
-          models: [
-            { name: 'echo', provider: 'local' },
-            { name: 'painter', provider: 'oai', model: 'gpt-image-1', kind: 'image' },
-          ],
-          images: { urlTtlSeconds: 600 },
-        },
-        { clock },
-      );
+      gw = await testConfig()
+        .withKey(KEY, { id: 'sweeper' })
+        .withProvider({ id: 'local', type: 'echo' })
+        .withOpenAI('oai', images, 'sk-provider-sweep')
+        .withModel('echo', { provider: 'local' })
+        .withModel('painter', { model: 'gpt-image-1', kind: 'image' })
+        .with({ store: { url: backend.url, sweepIntervalSeconds: 0 }, images: { urlTtlSeconds: 600 } })
+        .start({ clock });
     });
     after(async () => {
       await gw.close();
@@ -105,16 +97,12 @@ describeSweep('Redis (real redis-server)', async () => {
 describe('store sweep timer', () => {
   it('runs every store.sweepIntervalSeconds without being called', async () => {
     const clock = { t: Date.now(), now() { return this.t; } };
-    const gw = await startGateway(
-      {
-        store: { url: 'memory://', sweepIntervalSeconds: 0.02 },
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: KEY, org: 'acme', id: 'sweeper' }],
-        providers: [{ id: 'local', type: 'echo' }],
-        models: [{ name: 'echo', provider: 'local' }],
-      },
-      { clock },
-    );
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'sweeper' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .with({ store: { url: 'memory://', sweepIntervalSeconds: 0.02 } })
+      .start({ clock });
     try {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
       await client.responses.create({ model: 'echo', input: 'soon gone' });

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 import { REPO_ROOT, fixturePath } from '../../support/fixtures';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 
 /**
  * An external plugin package, installed the way a user installs one: `node_modules/gateway-plugin-shout`
@@ -24,17 +25,12 @@ describe('plugin SDK entry (model-gateway/sdk) used by an installed plugin packa
     symlinkSync(REPO_ROOT, path.join(project, 'node_modules', 'model-gateway'), 'dir');
     cpSync(fixturePath('plugin-package'), path.join(project, 'node_modules', 'gateway-plugin-shout'), { recursive: true });
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway(
-      {
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: 'sk-client-1', org: 'acme' }],
-        plugins: ['gateway-plugin-shout'],
-        providers: [{ id: 'loud', type: 'shout', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-secret' }],
-        models: [{ name: 'loud-model', provider: 'loud', model: 'upstream-model' }],
-        routing: { retries: 0 },
-      },
-      { baseDir: project },
-    );
+    gw = await testConfig()
+      .withKey('sk-client-1')
+      .withProvider({ id: 'loud', type: 'shout', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-secret' })
+      .withModel('loud-model', { model: 'upstream-model' })
+      .with({ plugins: ['gateway-plugin-shout'], routing: { retries: 0 } })
+      .start({ baseDir: project });
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-client-1', maxRetries: 0 });
   });
   after(async () => {

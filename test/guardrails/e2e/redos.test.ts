@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
-import { startGateway, type TestGateway } from '../../support/start-gateway';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
 import { ADVERSARIAL } from '../pii-mask/adversarial';
 
 const KEY = 'sk-gw-member-redos-01';
@@ -16,13 +17,12 @@ describe('pii-mask on a crafted 100 KB chat request (ReDoS)', () => {
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
-    gw = await startGateway({
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'member' }],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-redos' }],
-      models: [{ name: 'gpt-test', provider: 'oai' }],
-      guardrails: [{ id: 'mask-pii', engine: 'pii-mask', default: true }],
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'member' })
+      .withOpenAI('oai', upstream, 'sk-provider-redos')
+      .withModel('gpt-test')
+      .with({ guardrails: [{ id: 'mask-pii', engine: 'pii-mask', default: true }] })
+      .start();
   });
   after(async () => {
     await gw.close();
