@@ -1,5 +1,5 @@
 import { resolveConfig } from '../../../core/config/load-config';
-import type { ModelConfig } from '../../../core/config/types';
+import type { ModelConfig, ResolvedConfig } from '../../../core/config/types';
 import { BUILTIN_PLUGINS } from '../../../core/plugins/builtins';
 import { PluginRegistry } from '../../../core/plugins/registry';
 import type { PluginDeps } from '../../../core/plugins/contracts';
@@ -9,7 +9,11 @@ import type { Principal } from '../../../core/auth/principal';
 
 /** A real catalog of echo deployments (no upstream needed), built the way the gateway builds it. */
 export async function echoCatalog(models: Omit<ModelConfig, 'provider'>[]): Promise<ModelCatalog> {
-  const config = resolveConfig({ store: { url: 'memory://' }, providers: [{ id: 'echo', type: 'echo' }], models: models.map((m) => ({ provider: 'echo', ...m })) }, {});
+  return catalogOf(resolveConfig({ store: { url: 'memory://' }, providers: [{ id: 'echo', type: 'echo' }], models: models.map((m) => ({ provider: 'echo', ...m })) }, {}));
+}
+
+/** The catalog of a resolved config's providers and models, with the built-in plugins. */
+export async function catalogOf(config: ResolvedConfig): Promise<ModelCatalog> {
   const registry = new PluginRegistry();
   for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
   const noop = () => undefined;
