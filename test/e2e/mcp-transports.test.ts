@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { McpServerConfig } from '../../core/config/types';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const TRANSPORT_PLUGIN = path.join(__dirname, '..', 'support', 'tagging-transport-plugin.js');
 const ADMIN_KEY = 'sk-admin-transports';
@@ -44,15 +46,11 @@ describe('MCP transports chosen by config (mcpServers[].transport names a transp
     await plain.close();
   });
 
-  const boot = (servers: Record<string, unknown>[]) =>
-    startGateway({
-      adminKey: ADMIN_KEY,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: MEMBER_KEY, org: 'acme' }],
-      plugins: [TRANSPORT_PLUGIN],
-      mcpServers: servers as never,
-      mcp: { healthCheckIntervalSeconds: 0 },
-    });
+  const boot = (servers: McpServerConfig[]) =>
+    testConfig()
+      .withKey(MEMBER_KEY)
+      .with({ adminKey: ADMIN_KEY, plugins: [TRANSPORT_PLUGIN], mcpServers: servers, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
 
   it('sends each server through the transport plugin it names, the built-in one by default', async () => {
     gw = await boot([

@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-upstreams-CANARY-0001';
 const ADMIN = 'sk-upstreams-admin-0002';
@@ -31,21 +32,15 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     slow = await FakeMcpServer.start({ tools: { wait: {} } });
     dead = await FakeMcpServer.start({ tools: { gone: {} } });
     everything = await startEverythingServer();
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'bot' }],
-      mcpServers: [
-        { name: 'state', url: stateful.url, org: 'acme' },
-        { name: 'slow', url: slow.url, org: 'acme' },
-        { name: 'dead', url: dead.url, org: 'acme' },
-        { name: 'everything', alias: 'ev', url: everything.url, visibility: 'public' },
-        { name: 'never_up', url: 'http://127.0.0.1:1/mcp', org: 'acme' }, // down from the start
-      ],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      timeouts: { totalMs: 500 },
-      server: { allowedOrigins: ['http://localhost:6274'] },
-    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('state', stateful.url, { org: 'acme' })
+      .withMcpServer('slow', slow.url, { org: 'acme' })
+      .withMcpServer('dead', dead.url, { org: 'acme' })
+      .withMcpServer('everything', everything.url, { alias: 'ev', visibility: 'public' })
+      .withMcpServer('never_up', 'http://127.0.0.1:1/mcp', { org: 'acme' }) // down from the start
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 }, timeouts: { totalMs: 500 }, server: { allowedOrigins: ['http://localhost:6274'] } })
+      .start();
     // first discovery of every server is done before the first listing answers
     await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
   });
