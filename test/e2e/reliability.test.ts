@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import OpenAI, { toFile } from 'openai';
 import type { ModelConfig, RoutingConfig } from '../../core/config/types';
 import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { FakeClock, eventually } from '../core/limits/fake-clock';
 
 const KEY = 'sk-client-reliability-1';
@@ -62,21 +63,13 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
   ];
 
   async function boot(models: ModelConfig[] = MAIN_WITH_BACKUP, routing: RoutingConfig = {}): Promise<OpenAI> {
-    gw = await startGateway(
-      {
-        adminKey: ADMIN,
-        organizations: [{ id: 'acme' }],
-        keys: [{ key: KEY, org: 'acme', id: 'app' }],
-        providers: [
-          { id: 'primary', type: 'openai', baseUrl: `${primary.url}/v1` },
-          { id: 'backup', type: 'openai', baseUrl: `${backup.url}/v1` },
-          { id: 'dead', type: 'openai', baseUrl: `${dead}/v1` },
-        ],
-        models,
-        routing,
-      },
-      { clock },
-    );
+    gw = await testConfig()
+      .withKey(KEY, { id: 'app' })
+      .withProvider({ id: 'primary', type: 'openai', baseUrl: `${primary.url}/v1` })
+      .withProvider({ id: 'backup', type: 'openai', baseUrl: `${backup.url}/v1` })
+      .withProvider({ id: 'dead', type: 'openai', baseUrl: `${dead}/v1` })
+      .with({ adminKey: ADMIN, models, routing })
+      .start({ clock });
     return new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
   }
 
