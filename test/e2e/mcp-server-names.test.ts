@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
 const ACME_KEY = 'sk-review-acme-CANARY-1a2b';
@@ -153,7 +153,7 @@ describe('discovery of a paginated upstream', () => {
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);
     try {
-      gw = await startGateway({ organizations: [{ id: 'acme' }], keys: [{ key: ACME_KEY, org: 'acme', id: 'acme-bot' }], mcpServers: [{ name: 'paged', url, org: 'acme' }], mcp: { healthCheckIntervalSeconds: 0 } });
+      gw = await testConfig().withKey(ACME_KEY, { id: 'acme-bot' }).withMcpServer('paged', url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
       const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'x-mcp-servers': 'paged' });
       expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(Array.from({ length: PAGES }, (_, i) => `t${i}`));
       await new Promise((r) => setImmediate(r));
