@@ -36,6 +36,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** use this store instead of opening config.store.url (tests sharing one backend) */
   store?: StoreBackend;
+  /** where GATEWAY_SECRET_KEY and GATEWAY_SECRET_KEY_FILE are read; default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Gateway {
@@ -56,7 +58,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const clock: Clock = options.clock ?? { now: () => Date.now() };
   const logger = options.logger ?? createLogger();
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store.url, () => clock.now()));
+  const store = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }));
   const disposers: (() => Promise<void>)[] = [];
   try {
     const upstream = new UpstreamClient(config.timeouts);

@@ -1,5 +1,6 @@
 import Keyv from 'keyv';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { SecretBox } from './secrets/secret-box';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 class MemoryCollection<T> implements Collection<T> {
@@ -16,6 +17,9 @@ class MemoryCollection<T> implements Collection<T> {
   async all() {
     return [...this.items.values()].map((v) => structuredClone(v));
   }
+  async entries() {
+    return [...this.items].map(([id, v]) => [id, structuredClone(v)] as [string, T]);
+  }
 }
 
 /** `memory://`: everything in process; for tests and throwaway runs. */
@@ -28,7 +32,11 @@ export class MemoryBackend implements StoreBackend {
   private logSeq = 0;
   private readonly seqOf = new WeakMap<LogEntry, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** no file to keep a key in: a random one per process, unless openStore was given a key */
+  constructor(
+    private readonly now: () => number = Date.now,
+    readonly secretBox: SecretBox = SecretBox.ephemeral(),
+  ) {}
 
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);

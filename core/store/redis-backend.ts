@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -14,9 +15,13 @@ export class RedisBackend implements StoreBackend {
   private readonly keyvs = new Map<string, Keyv>();
   private readonly prefix = 'mg:';
 
-  private constructor(private readonly client: RedisClient, private readonly url: string) {}
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly url: string,
+    readonly secretBox: SecretBox,
+  ) {}
 
-  static async connect(url: string): Promise<RedisBackend> {
+  static async connect(url: string, secretBox: SecretBox = new NoSecretBox()): Promise<RedisBackend> {
     let connected = false;
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
@@ -29,7 +34,7 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    return new RedisBackend(client as unknown as RedisClient, url);
+    return new RedisBackend(client as unknown as RedisClient, url, secretBox);
   }
 
   keyv(namespace: string): Keyv {
@@ -58,6 +63,10 @@ export class RedisBackend implements StoreBackend {
       async all() {
         const map = await client.hGetAll(key);
         return Object.values(map).map((raw) => JSON.parse(raw) as T);
+      },
+      async entries() {
+        const map = await client.hGetAll(key);
+        return Object.entries(map).map(([id, raw]) => [id, JSON.parse(raw) as T] as [string, T]);
       },
     };
   }
