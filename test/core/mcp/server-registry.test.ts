@@ -127,11 +127,11 @@ describe('core/mcp/server-registry', () => {
     const r = registry();
     const created = await r.register(platform, { name: 'local', url: 'http://127.0.0.1:8080/mcp', org: 'acme' });
     const edited = await r.update(acmeAdmin, created.id, { description: 'edited by the org admin' });
-    expect(edited.egressRestricted).to.equal(false);
+    expect(edited.record.egressRestricted).to.equal(false);
     expect(await r.egressCheck(created.id)).to.equal(undefined);
     expect((await rejection(r.update(acmeAdmin, created.id, { url: 'http://10.0.0.8/mcp' }))).param).to.equal('url');
     const moved = await r.update(acmeAdmin, created.id, { url: 'https://public.example/mcp' });
-    expect(moved.egressRestricted).to.equal(true);
+    expect(moved.record.egressRestricted).to.equal(true);
   });
 
   it('keeps write-only values on update unless the patch replaces them', async () => {
