@@ -43,19 +43,33 @@ export function isSealed(value: unknown): value is SealedValue {
 
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
-  readonly currentKeyId: string;
+  private current!: string;
 
   /**
    * @param ring keys, the one to encrypt with first
    * @param source where the keys came from, for error messages (never the keys themselves)
+   * @param reread reads the ring again (a key file): a value sealed under a key this process has not
+   *   loaded yet (rotated by another process) makes it look once more before failing
    */
-  constructor(ring: readonly Buffer[], readonly source: string) {
-    if (ring.length === 0) throw new SecretKeyError(`no secret key in ${source}`);
+  constructor(
+    ring: readonly Buffer[],
+    readonly source: string,
+    private readonly reread?: () => Buffer[],
+  ) {
+    this.load(ring);
+  }
+
+  get currentKeyId(): string {
+    return this.current;
+  }
+
+  private load(ring: readonly Buffer[]): void {
+    if (ring.length === 0) throw new SecretKeyError(`no secret key in ${this.source}`);
     for (const key of ring) {
-      if (key.length !== SECRET_KEY_BYTES) throw new SecretKeyError(`a key in ${source} is ${key.length} bytes; AES-256 needs ${SECRET_KEY_BYTES}`);
+      if (key.length !== SECRET_KEY_BYTES) throw new SecretKeyError(`a key in ${this.source} is ${key.length} bytes; AES-256 needs ${SECRET_KEY_BYTES}`);
       this.keys.set(keyIdOf(key), key);
     }
-    this.currentKeyId = keyIdOf(ring[0]);
+    this.current = keyIdOf(ring[0]);
   }
 
   /** A fresh random key that lives only in this process (memory:// stores: nothing outlives it anyway). */
@@ -68,6 +82,9 @@ export class SecretBox {
   }
 
   seal(plaintext: string, context: string): SealedValue {
+    // writes are rare (management API): look at the key file each time, so a gateway that is running
+    // while the key is rotated seals under the new key, never under one the file no longer holds
+    if (this.reread) this.load(this.reread());
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.keys.get(this.currentKeyId)!, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
@@ -76,6 +93,7 @@ export class SecretBox {
   }
 
   open(value: SealedValue, context: string): string {
+    if (!this.keys.has(value.kid) && this.reread) this.load(this.reread());
     const key = this.keys.get(value.kid);
     if (!key) {
       throw new SecretKeyError(

@@ -50,7 +50,7 @@ export function loadSecretBox(storeUrl: string, env: NodeJS.ProcessEnv, logger?:
   } else if ((statSync(file).mode & 0o077) !== 0) {
     logger?.warn('the secret key file can be read by other users; run chmod 600 on it', { file });
   }
-  return new SecretBox(readKeyFile(file), file);
+  return new SecretBox(readKeyFile(file), file, () => readKeyFile(file));
 }
 
 /** A new key file with one random key; false when another process created it first (then it is read). */
