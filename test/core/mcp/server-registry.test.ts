@@ -176,6 +176,30 @@ describe('core/mcp/server-registry', () => {
     }
   });
 
+  it('encrypts, at the next start, secrets an older version stored in clear, and still uses them', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-registry-'));
+    const url = `sqlite://${path.join(dir, 'gw.db')}`;
+    try {
+      let store = await openStore(url);
+      const first = registry(store);
+      await first.init([]);
+      const created = await first.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp' });
+      // what a version without encryption at rest left in the store
+      await store.collection('mcp_server_secrets').set(created.id, { auth: { type: 'bearer', token: CANARY }, staticHeaders: {} });
+      await store.close();
+
+      store = await openStore(url);
+      const second = registry(store);
+      await second.init([]);
+      expect(second.upstreamHeaders(created.id)).to.deep.equal({ authorization: `Bearer ${CANARY}` });
+      const raw = JSON.stringify(await store.collection('mcp_server_secrets').all());
+      expect(raw).to.include('aes-256-gcm').and.not.include(CANARY);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('drops a config server that was removed from the config file', async () => {
     const store = new MemoryBackend();
     await registry(store).init([{ name: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public' }]);
