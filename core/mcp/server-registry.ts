@@ -14,7 +14,7 @@ import { bindSecretsToOrigin, droppedMessage, DROPPED_NOTICE_PREFIX, type BoundS
 import { egressViolation, type HostLookup } from './egress';
 import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
-import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
+import { DEFAULT_API_KEY_HEADER, redactUrl, type McpServerRecord, type McpServerSecrets } from './server-record';
 import { disableTool, enableTool } from './tool-states';
 import { baseUpstreamHeaders } from './upstream-headers';
 
@@ -182,6 +182,11 @@ export class McpServerRegistry {
     return headers;
   }
 
+  /** The URL to connect to: the full one when the record shows it redacted. */
+  upstreamUrl(id: string): string {
+    return this.secrets.get(id)?.url ?? this.records.get(id)?.url ?? '';
+  }
+
   /** Every stored secret value, so tests and log scrubbing can check none leaks. */
   secretValues(): string[] {
     const values: string[] = [];
@@ -234,7 +239,8 @@ export class McpServerRegistry {
     const merged: McpServerInput = {
       name: patch.name ?? existing.name,
       alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
-      url: patch.url ?? existing.url,
+      // the record holds the URL redacted; the full one (password, query values) is kept with the secrets
+      url: patch.url ?? current.url ?? existing.url,
       org: existing.org ?? undefined,
       visibility: patch.visibility ?? existing.visibility,
       description: patch.description ?? existing.description,
@@ -326,7 +332,7 @@ export class McpServerRegistry {
       id,
       name: input.name,
       alias: input.alias ?? input.name,
-      url: input.url,
+      url: redactUrl(input.url),
       org: input.org ?? null,
       visibility: input.visibility ?? (input.org ? 'private' : 'public'),
       description: input.description,
@@ -417,7 +423,10 @@ export function configServerId(org: string | null, name: string): string {
 }
 
 function secretsOf(input: McpServerInput): McpServerSecrets {
-  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: { ...(input.staticHeaders ?? {}) } };
+  const secrets: McpServerSecrets = { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: { ...(input.staticHeaders ?? {}) } };
+  // a password or query values in the URL (some hosted servers take a token there) are secrets too
+  if (redactUrl(input.url) !== input.url) secrets.url = input.url;
+  return secrets;
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {

@@ -19,8 +19,10 @@ const BASIC_PASSWORD = 'basicpass-CANARY-rest-5';
 const STATIC_A = 'static-CANARY-rest-6';
 const STATIC_B = 'static-CANARY-rest-7';
 const PATCHED_BEARER = 'patched-CANARY-rest-8';
+const URL_TOKEN = 'urltoken-CANARY-rest-9';
+const URL_PASSWORD = 'urlpass-CANARY-rest-10';
 /** every credential registered through the API; a created virtual key's secret is added as it appears */
-const CANARIES = [ADMIN, MEMBER, BEARER, API_KEY, BASIC_USER, BASIC_PASSWORD, STATIC_A, STATIC_B, PATCHED_BEARER];
+const CANARIES = [ADMIN, MEMBER, BEARER, API_KEY, BASIC_USER, BASIC_PASSWORD, STATIC_A, STATIC_B, PATCHED_BEARER, URL_TOKEN, URL_PASSWORD];
 
 const config = (storeUrl: string): GatewayConfigInput => ({
   adminKey: ADMIN,
@@ -46,13 +48,19 @@ async function registerEverything(gw: TestGateway, upstream: FakeMcpServer) {
   await register({ name: 'apikey', auth: { type: 'api_key', key: API_KEY, header: 'x-api-key' }, staticHeaders: { 'x-static-a': STATIC_A } });
   await register({ name: 'basic', auth: { type: 'basic', username: BASIC_USER, password: BASIC_PASSWORD } });
   const headersOnly = await register({ name: 'headers', staticHeaders: { 'x-static-b': STATIC_B } });
+  // some hosted servers take a token in the URL: the record keeps it redacted, the secrets keep it whole
+  const inUrl = new URL(upstream.url);
+  inUrl.username = 'svc';
+  inUrl.password = URL_PASSWORD;
+  inUrl.searchParams.set('token', URL_TOKEN);
+  await register({ name: 'inurl', url: inUrl.href });
   const patched = await adminApi(gw, ADMIN, 'PATCH', `/admin/v1/mcp/servers/${headersOnly}`, { auth: { type: 'bearer', token: PATCHED_BEARER } });
   expect(patched.status).to.equal(200);
   texts.push(patched.text);
   const key = await adminApi(gw, ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'bot' });
   expect(key.status).to.equal(201);
   texts.push((await adminApi(gw, ADMIN, 'GET', '/admin/v1/mcp/servers')).text, (await adminApi(gw, ADMIN, 'GET', '/admin/v1/keys')).text);
-  for (const server of ['bearer', 'apikey', 'basic', 'headers']) await callTool(gw, MEMBER, `${server}-search`);
+  for (const server of ['bearer', 'apikey', 'basic', 'headers', 'inurl']) await callTool(gw, MEMBER, `${server}-search`);
   return { texts, virtualKey: key.body.key as string, bearerId: bearer };
 }
 
@@ -62,7 +70,7 @@ async function callEachAfterRestart(gw: TestGateway) {
     const checked = await adminApi(gw, ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/health`);
     expect(checked.body.health.status, checked.text).to.equal('healthy');
   }
-  for (const server of ['bearer', 'apikey', 'basic', 'headers']) await callTool(gw, MEMBER, `${server}-search`);
+  for (const server of ['bearer', 'apikey', 'basic', 'headers', 'inurl']) await callTool(gw, MEMBER, `${server}-search`);
 }
 
 /** What each server received on its tools/call: the credentials really went upstream. */
@@ -72,6 +80,7 @@ function expectCredentialsUpstream(upstream: FakeMcpServer) {
   expect(calls.some((h) => h['x-api-key'] === API_KEY && h['x-static-a'] === STATIC_A)).to.equal(true);
   expect(calls.some((h) => h.authorization === `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`)).to.equal(true);
   expect(calls.some((h) => h.authorization === `Bearer ${PATCHED_BEARER}` && h['x-static-b'] === STATIC_B)).to.equal(true);
+  expect(upstream.requestsFor('tools/call').some((r) => r.url.includes(`token=${URL_TOKEN}`))).to.equal(true);
 }
 
 describe('secrets registered through the management API are encrypted at rest', () => {

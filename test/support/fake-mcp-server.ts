@@ -56,6 +56,8 @@ export interface FakeResource {
 
 export interface RecordedRequest {
   method: string;
+  /** path and query as received */
+  url: string;
   headers: http.IncomingHttpHeaders;
   /** the JSON-RPC method(s) in the body, when it had one */
   rpcMethods: string[];
@@ -171,7 +173,7 @@ export class FakeMcpServer {
     try {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const rpcMethods = (Array.isArray(body) ? body : [body]).flatMap((m) => (m && typeof m.method === 'string' ? [m.method] : []));
-      if (this.record) this.requests.push({ method: req.method ?? '', headers: req.headers, rpcMethods });
+      if (this.record) this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rpcMethods });
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');
