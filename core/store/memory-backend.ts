@@ -17,6 +17,11 @@ class MemoryCollection<T> implements Collection<T> {
   async all() {
     return [...this.items.values()].map((v) => structuredClone(v));
   }
+  async replace(id: string, expected: T, next: T) {
+    if (!this.items.has(id) || JSON.stringify(this.items.get(id)) !== JSON.stringify(expected)) return false;
+    this.items.set(id, structuredClone(next));
+    return true;
+  }
   async entries() {
     return [...this.items].map(([id, v]) => [id, structuredClone(v)] as [string, T]);
   }

@@ -64,6 +64,11 @@ export class RedisBackend implements StoreBackend {
         const map = await client.hGetAll(key);
         return Object.values(map).map((raw) => JSON.parse(raw) as T);
       },
+      async replace(id, expected, next) {
+        // compare and set in one server-side step
+        const done = await client.eval(HASH_REPLACE, { keys: [key], arguments: [id, JSON.stringify(expected), JSON.stringify(next)] });
+        return done === 1;
+      },
       async entries() {
         const map = await client.hGetAll(key);
         return Object.entries(map).map(([id, raw]) => [id, JSON.parse(raw) as T] as [string, T]);
@@ -119,6 +124,9 @@ export class RedisBackend implements StoreBackend {
     else if (this.client.isOpen) this.client.destroy();
   }
 }
+
+/** HSET a field only if it still holds the expected value. */
+const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";
 
 /** INCRBYFLOAT, and set the expiry only when the counter was just created (NX), in one round trip. */
 async function incrByFloatWithTtl(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {

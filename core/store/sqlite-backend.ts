@@ -48,6 +48,7 @@ export class SqliteBackend implements StoreBackend {
       recDelete: this.db.prepare('DELETE FROM records WHERE collection = ? AND id = ?'),
       recAll: this.db.prepare('SELECT value FROM records WHERE collection = ? ORDER BY rowid'),
       recEntries: this.db.prepare('SELECT id, value FROM records WHERE collection = ? ORDER BY rowid'),
+      recReplace: this.db.prepare('UPDATE records SET value = ? WHERE collection = ? AND id = ? AND value = ?'),
       counterGet: this.db.prepare('SELECT value, expires_at FROM counters WHERE key = ?'),
       counterSet: this.db.prepare('INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
       logInsert: this.db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)'),
@@ -108,6 +109,9 @@ export class SqliteBackend implements StoreBackend {
       },
       async all() {
         return (stmt.recAll.all(name) as { value: string }[]).map((r) => JSON.parse(r.value) as T);
+      },
+      async replace(id, expected, next) {
+        return stmt.recReplace.run(JSON.stringify(next), name, id, JSON.stringify(expected)).changes > 0;
       },
       async entries() {
         return (stmt.recEntries.all(name) as { id: string; value: string }[]).map((r) => [r.id, JSON.parse(r.value) as T] as [string, T]);

@@ -13,6 +13,12 @@ export interface Collection<T> {
   all(): Promise<T[]>;
   /** every record with its id */
   entries(): Promise<[string, T][]>;
+  /**
+   * Write `next` only if the record still equals `expected` (as stored JSON), atomically on every
+   * backend; false if it changed meanwhile (or is gone). For background rewrites that must not undo a
+   * concurrent change, e.g. re-encryption under a new key.
+   */
+  replace(id: string, expected: T, next: T): Promise<boolean>;
 }
 
 /**

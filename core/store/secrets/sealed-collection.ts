@@ -25,6 +25,11 @@ export function sealedCollection<T>(store: StoreBackend, name: SealedCollectionN
   const box = store.secretBox;
   const context = (id: string) => `${name}/${id}`;
   const open = (id: string, value: SealedValue | T): T => (isSealed(value) ? (JSON.parse(box.open(value, context(id))) as T) : value);
+  /**
+   * Seal what was read again under the current key, unless the record changed meanwhile (a gateway
+   * wrote a new secret, already under the current key): that write must win, not the old value.
+   */
+  const rewrite = async (id: string, value: SealedValue | T): Promise<boolean> => raw.replace(id, value, box.seal(JSON.stringify(open(id, value)), context(id)));
   return {
     async get(id) {
       const value = await raw.get(id);
@@ -34,6 +39,11 @@ export function sealedCollection<T>(store: StoreBackend, name: SealedCollectionN
       await raw.set(id, box.seal(JSON.stringify(value), context(id)));
     },
     delete: (id) => raw.delete(id),
+    async replace(id, expected, next) {
+      const stored = await raw.get(id);
+      if (stored === undefined || JSON.stringify(open(id, stored)) !== JSON.stringify(expected)) return false;
+      return raw.replace(id, stored, box.seal(JSON.stringify(next), context(id)));
+    },
     async all() {
       return (await raw.entries()).map(([id, value]) => open(id, value));
     },
@@ -44,18 +54,13 @@ export function sealedCollection<T>(store: StoreBackend, name: SealedCollectionN
       let count = 0;
       for (const [id, value] of await raw.entries()) {
         if (isSealed(value) && value.kid === box.currentKeyId) continue;
-        await raw.set(id, box.seal(JSON.stringify(open(id, value)), context(id)));
-        count++;
+        if (await rewrite(id, value)) count++;
       }
       return count;
     },
     async sealUnsealed() {
       let count = 0;
-      for (const [id, value] of await raw.entries()) {
-        if (isSealed(value)) continue;
-        await raw.set(id, box.seal(JSON.stringify(value), context(id)));
-        count++;
-      }
+      for (const [id, value] of await raw.entries()) if (!isSealed(value) && (await rewrite(id, value))) count++;
       return count;
     },
   };
