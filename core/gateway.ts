@@ -11,7 +11,7 @@ import { buildApp } from './http/app';
 import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
 import { createLogger } from './logger';
-import { NO_MCP } from './mcp/mcp-stage-handlers';
+import { NO_MCP } from './apis/mcp/mcp-stage-handlers';
 import { Pipeline } from './pipeline/run-pipeline';
 import type { Stage } from './pipeline/stage';
 import { BUILTIN_PLUGINS } from './plugins/builtins';
@@ -27,6 +27,7 @@ import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
 import { openStore } from './store/open-store';
+import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
 import { UpstreamClient } from './upstream/upstream-client';
@@ -59,7 +60,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const logger = options.logger ?? createLogger();
   const ownsStore = !options.store;
   const store = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }));
-  const disposers: (() => Promise<void>)[] = [];
+  const disposers: (() => Promise<void>)[] = [startSweeper(store, config.store.sweepIntervalSeconds, logger)];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());

@@ -28,7 +28,7 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     const box = secrets();
     try {
-      return await RedisBackend.connect(url, box);
+      return await RedisBackend.connect(url, now, box);
     } catch (err) {
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }
