@@ -278,7 +278,7 @@ function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObj
 
 /** The `x-mcp-*` request headers: server selection and per-user credentials for MCP servers. */
 function mcpHeadersOf(headers: Request['headers']): InboundHeaders {
-  const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  const out: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
   return out;
 }
