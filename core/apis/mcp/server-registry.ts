@@ -203,6 +203,7 @@ export class McpServerRegistry {
       if (s.auth.type === 'api_key') values.push(s.auth.key);
       if (s.auth.type === 'bearer') values.push(s.auth.token);
       if (s.auth.type === 'basic') values.push(s.auth.username, s.auth.password);
+      if (s.url) values.push(...urlSecrets(s.url));
     }
     return values.filter((v) => v.length > 0);
   }
@@ -435,6 +436,12 @@ function secretsOf(input: McpServerInput): McpServerSecrets {
   // a password or query values in the URL (some hosted servers take a token there) are secrets too
   if (redactUrl(input.url) !== input.url) secrets.url = input.url;
   return secrets;
+}
+
+/** The parts of a URL that reads show as `***`: the password and every query value. */
+function urlSecrets(url: string): string[] {
+  const u = new URL(url);
+  return [decodeURIComponent(u.password), ...u.searchParams.values()];
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {

@@ -200,6 +200,17 @@ describe('core/mcp/server-registry', () => {
     }
   });
 
+  it('keeps a token in the URL with the secrets: the record shows it redacted, connections and the secret list get it whole', async () => {
+    const r = registry();
+    const created = await r.register(acmeAdmin, { name: 'docs', url: `https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q` });
+    expect(created.url).to.equal('https://svc:***@a.example/mcp?token=***');
+    expect(r.upstreamUrl(created.id)).to.equal(`https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q`);
+    expect(r.secretValues()).to.include.members([`${CANARY}-pw`, `${CANARY}-q`]);
+    // a same-origin patch of other fields keeps the full URL
+    await r.update(acmeAdmin, created.id, { description: 'Docs' });
+    expect(r.upstreamUrl(created.id)).to.equal(`https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q`);
+  });
+
   it('drops a config server that was removed from the config file', async () => {
     const store = new MemoryBackend();
     await registry(store).init([{ name: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public' }]);
