@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { McpAuthConfig, McpServerConfig } from '../../config/types';
 import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import { knownSecrets } from '../../errors/scrub';
 import type { Clock } from '../../plugins/contracts';
 import { sealedCollection, type SealedCollection } from '../../store/secrets/sealed-collection';
 import type { Collection, StoreBackend } from '../../store/store-backend';
@@ -51,6 +52,7 @@ export class McpServerRegistry {
   private readonly records = new Map<string, McpServerRecord>();
   private readonly secrets = new Map<string, McpServerSecrets>();
   private readonly headerCache = new Map<string, Record<string, string>>();
+  private readonly scrubbedSecrets = knownSecrets.group();
   private readonly recordStore: Collection<McpServerRecord>;
   /** encrypted at rest (store/secrets): the backend never holds a credential in clear */
   private readonly secretStore: SealedCollection<McpServerSecrets>;
@@ -331,7 +333,14 @@ export class McpServerRegistry {
 
   private changed(id: string): void {
     this.headerCache.delete(id);
+    // every change of a server's secrets passes here: keep the scrubber's copy of them current
+    this.scrubbedSecrets.replace(this.secretValues());
     this.onChange(id);
+  }
+
+  /** The gateway is closing: its servers' secrets no longer need scrubbing. */
+  dispose(): void {
+    this.scrubbedSecrets.release();
   }
 
   private buildRecord(id: string, input: McpServerInput, source: 'config' | 'api', egressRestricted: boolean, existing?: McpServerRecord): McpServerRecord {
