@@ -61,7 +61,7 @@ export class McpHealthMonitor {
     return {
       id: record.id,
       name: record.name,
-      url: record.url,
+      url: this.registry.upstreamUrl(record.id),
       transport: transportIdOf(record.transport),
       headers: this.registry.upstreamHeaders(record.id),
       beforeConnect: record.egressRestricted ? () => this.registry.egressCheck(record.id) : undefined,
