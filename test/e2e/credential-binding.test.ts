@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 import { adminApi, callTool, leaked } from './secrets-support';
 
 const ADMIN = 'sk-admin-CANARY-bind-1';
@@ -24,16 +25,15 @@ describe('stored MCP credentials are bound to the origin they were given for', (
   beforeEach(async () => {
     honest = await FakeMcpServer.start({ tools: { search: { description: 'Search' } } });
     attacker = await FakeMcpServer.start({ tools: { search: { description: 'Search' } } });
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin' },
-        { key: ACME_MEMBER, org: 'acme', id: 'acme-member' },
-      ],
-      // both fake upstreams are on loopback; the egress rule is another test's subject
-      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
-    });
+    gw = await testConfig()
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      .withKey(ACME_MEMBER, { id: 'acme-member' })
+      .with({
+        adminKey: ADMIN,
+        // both fake upstreams are on loopback; the egress rule is another test's subject
+        mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+      })
+      .start();
     const created = await adminApi(gw, ADMIN, 'POST', '/admin/v1/mcp/servers', {
       name: 'docs', url: honest.url, org: 'acme', auth: { type: 'bearer', token: TOKEN }, staticHeaders: { 'x-tenant-secret': HEADER_VALUE },
     });
