@@ -6,18 +6,27 @@ function isEnvRef(value: unknown): value is { $env: string } {
 
 /**
  * Replace every `{ "$env": "NAME" }` marker with the variable's value. A missing variable is a config
- * error naming the field's path (never a value).
+ * error naming the field's path (never a value): pushed to `problems` when given (so every missing
+ * variable is reported in one pass), thrown otherwise.
  */
-export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = ''): T {
+export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[]): T {
   if (isEnvRef(value)) {
     const resolved = environment[value.$env];
-    if (resolved === undefined || resolved === '') throw new ConfigError(path, `environment variable ${value.$env} is not set`);
+    if (resolved === undefined || resolved === '') {
+      const message = `environment variable ${value.$env} is not set`;
+      if (!problems) throw new ConfigError(path, message);
+      problems.push(`${path}: ${message}`);
+      return '' as T;
+    }
     return resolved as T;
   }
-  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`)) as T;
+  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems)) as T;
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveEnvRefs(v, environment, path ? `${path}.${k}` : k);
+    for (const [k, v] of Object.entries(value)) {
+      // keys come from the config file: defined, not assigned, so "__proto__" stays an ordinary key
+      Object.defineProperty(out, k, { value: resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems), enumerable: true, writable: true, configurable: true });
+    }
     return out as T;
   }
   return value;
