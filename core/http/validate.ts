@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors/gateway-error';
+import type { SchemaValidator } from '../config/validators';
 
 /** Small checks for request bodies: each failure names the parameter, as the OpenAI API does. */
 export function requireObjectBody(body: unknown): Record<string, any> {
@@ -27,4 +28,19 @@ export function optionalNumber(body: Record<string, any>, field: string): void {
   if (value !== undefined && value !== null && (typeof value !== 'number' || !Number.isFinite(value))) {
     throw new InvalidRequestError(`Invalid type for '${field}': expected a number.`, 'invalid_type', { param: field });
   }
+}
+
+/**
+ * Check a management-API body against its compiled schema (config/validators.ts, the one the config
+ * file uses). `readOnly` fields may not appear (a patch cannot move a key to another organisation).
+ * The first problem's path is the error's `param`; the message lists every problem.
+ */
+export function validateBody<T>(validator: SchemaValidator, body: unknown, readOnly: readonly string[] = []): T {
+  const object = requireObjectBody(body);
+  for (const field of readOnly) {
+    if (Object.hasOwn(object, field)) throw new InvalidRequestError(`${field}: cannot be changed`, 'read_only_field', { param: field });
+  }
+  const problems = validator.check(object);
+  if (problems.length) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), 'invalid_value', { param: problems[0].path || null });
+  return object as T;
 }
