@@ -5,7 +5,7 @@
  * registers, and reused for every config load and request.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { closest, distance } from 'fastest-levenshtein';
+import { distance } from 'fastest-levenshtein';
 import type { TSchema } from '@sinclair/typebox';
 import * as schemas from './schema';
 
@@ -62,10 +62,17 @@ function join(root: string, path: string): string {
 
 /** The declared field closest to a misspelt one, if it is close enough to be a likely typo. */
 export function didYouMean(field: string, known: string[]): string | undefined {
-  if (known.length === 0) return undefined;
-  const best = closest(field, known);
-  const d = distance(field.toLowerCase(), best.toLowerCase());
-  return d <= Math.max(1, Math.floor(Math.max(field.length, best.length) / 3)) ? best : undefined;
+  const typed = field.toLowerCase();
+  const letters = [...typed].sort().join('');
+  let best: { name: string; cost: number } | undefined;
+  for (const name of known) {
+    const candidate = name.toLowerCase();
+    // the same letters in another order ("rmp" for "rpm") is one slip, though it takes two edits
+    const cost = [...candidate].sort().join('') === letters ? 1 : distance(typed, candidate);
+    if (!best || cost < best.cost) best = { name, cost };
+  }
+  if (!best) return undefined;
+  return best.cost <= Math.max(1, Math.floor(Math.max(field.length, best.name.length) / 3)) ? best.name : undefined;
 }
 
 function describe(error: ErrorObject, root: string): ValidationProblem {
@@ -93,10 +100,16 @@ function describe(error: ErrorObject, root: string): ValidationProblem {
   }
 }
 
-/** A union of literals (TypeBox's enum) reads like an enum: `must be one of "member", "admin"`. */
+/**
+ * A union of literals (TypeBox's enum) reads like an enum: `must be one of "member", "admin"`; a union of
+ * `required` lists (a plugin's "patterns or words") names the fields: `needs one of "patterns", "words"`.
+ */
 function describeAlternatives(schema: unknown): string {
-  const options = ((schema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ?? (schema as { oneOf?: unknown[] }).oneOf ?? []) as { const?: unknown }[];
+  const options = ((schema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ?? (schema as { oneOf?: unknown[] }).oneOf ?? []) as { const?: unknown; required?: string[] }[];
   if (options.length && options.every((o) => o && 'const' in o)) return `must be one of ${options.map((o) => JSON.stringify(o.const)).join(', ')}`;
+  if (options.length && options.every((o) => o && Object.keys(o).length === 1 && Array.isArray(o.required))) {
+    return `needs one of ${options.map((o) => o.required!.map((f) => JSON.stringify(f)).join(' and ')).join(', ')}`;
+  }
   return 'is not one of the accepted forms';
 }
 

@@ -58,7 +58,9 @@ export class PluginRegistry {
     if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
     const value = structuredClone(options ?? {});
     const problems = entry.validate.check(value, optionsPath);
-    if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));
+    // the error's own path is optionsPath: each problem is named relative to it
+    const relative = (message: string) => (message.startsWith(`${optionsPath}: `) ? message.slice(optionsPath.length + 2) : message.startsWith(`${optionsPath}.`) ? message.slice(optionsPath.length + 1) : message);
+    if (problems.length) throw new PluginError(optionsPath, problems.map((p) => relative(p.message)).join('; '));
     try {
       return (await entry.definition.create(value, deps)) as I;
     } catch (err) {
