@@ -58,9 +58,8 @@ export class PluginRegistry {
     if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
     const value = structuredClone(options ?? {});
     const problems = entry.validate.check(value, optionsPath);
-    // the error's own path is optionsPath: each problem is named relative to it
-    const relative = (message: string) => (message.startsWith(`${optionsPath}: `) ? message.slice(optionsPath.length + 2) : message.startsWith(`${optionsPath}.`) ? message.slice(optionsPath.length + 1) : message);
-    if (problems.length) throw new PluginError(optionsPath, problems.map((p) => relative(p.message)).join('; '));
+    // the error already starts with optionsPath: a problem with the options object itself is not named twice
+    if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));
     try {
       return (await entry.definition.create(value, deps)) as I;
     } catch (err) {

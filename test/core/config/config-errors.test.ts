@@ -99,7 +99,7 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(err).to.be.instanceOf(ConfigError);
     const message = (err as Error).message;
     expect(message).to.match(/^guardrails\[0\]\.options: /);
-    expect(message).to.include('paterns: unknown field (did you mean "patterns"?)');
+    expect(message).to.include('guardrails[0].options.paterns: unknown field (did you mean "patterns"?)');
     expect(message).to.include('needs one of "patterns", "words"');
   });
 });
