@@ -11,7 +11,7 @@ import { buildApp } from './http/app';
 import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
 import { createLogger } from './logger';
-import { NO_MCP } from './mcp/mcp-stage-handlers';
+import { NO_MCP } from './apis/mcp/mcp-stage-handlers';
 import { Pipeline } from './pipeline/run-pipeline';
 import type { Stage } from './pipeline/stage';
 import { BUILTIN_PLUGINS } from './plugins/builtins';

@@ -4,7 +4,7 @@
  * shape has errors, so one load reports every problem; each check skips entries whose shape is wrong
  * (the schema already named them).
  */
-import { normalizeServerName } from '../mcp/naming';
+import { normalizeServerName } from '../apis/mcp/naming';
 import type { ValidationProblem } from './validators';
 
 /** Names a key may refer to. */

@@ -1,5 +1,5 @@
 import type { BootExtension } from '../boot/extensions';
-import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
+import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { GatewayContext } from '../pipeline/context';
 import type { Clock } from '../plugins/contracts';
 import { ADMISSION, CLOCK, MCP_STAGE_HANDLERS, STORE } from '../plugins/tokens';

@@ -6,7 +6,7 @@ import { emptyUsage } from '../types/usage';
 import type { Deployment } from '../routing/deployment';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
-import type { McpExchange } from '../mcp/mcp-exchange';
+import type { McpExchange } from '../apis/mcp/mcp-exchange';
 import type { LogEntry } from '../store/log-entry';
 
 export type Traffic = 'model' | 'mcp';

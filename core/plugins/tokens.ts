@@ -10,7 +10,7 @@ export const UPSTREAM_CLIENT = Symbol('UpstreamClient');
 export const REQUEST_LOG = Symbol('RequestLog');
 export const PIPELINE = Symbol('Pipeline');
 export const STAGES = Symbol('Stage[]');
-/** MCP traffic handlers for the scope, route and call stages (core/mcp). */
+/** MCP traffic handlers for the scope, route and call stages (core/apis/mcp). */
 export const MCP_STAGE_HANDLERS = Symbol('McpStageHandlers');
 /** Guardrail runner used by the pre- and post-guardrail stages (core/guardrails). */
 export const GUARDRAIL_RUNNER = Symbol('GuardrailRunner');

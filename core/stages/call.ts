@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { MCP_STAGE_HANDLERS, ROUTING_POLICY, UPSTREAM_CLIENT } from '../plugins/tokens';
 import { ClientAbortError, UpstreamClient } from '../upstream/upstream-client';
-import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
+import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { GatewayContext, ModelExchange } from '../pipeline/context';
 import type { Stage } from '../pipeline/stage';
 import { callDeployment } from '../upstream/call-deployment';

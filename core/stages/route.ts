@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ADMISSION, MCP_STAGE_HANDLERS, MODEL_CATALOG, ROUTING_POLICY } from '../plugins/tokens';
 import { ModelCatalog } from '../routing/model-catalog';
-import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
+import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { Admission } from '../limits/admission';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';

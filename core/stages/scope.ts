@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { MCP_STAGE_HANDLERS } from '../plugins/tokens';
-import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
+import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { GatewayContext } from '../pipeline/context';
 import type { Stage } from '../pipeline/stage';
 import { modelNotFound } from '../routing/model-errors';

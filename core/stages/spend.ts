@@ -3,7 +3,7 @@ import { CLOCK, MCP_STAGE_HANDLERS, REQUEST_LOG } from '../plugins/tokens';
 import type { Clock } from '../plugins/contracts';
 import { RequestLog } from '../store/request-log';
 import type { LogEntry } from '../store/log-entry';
-import type { McpStageHandlers } from '../mcp/mcp-stage-handlers';
+import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';
 import { formatAdapter } from '../formats/registry';

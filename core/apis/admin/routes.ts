@@ -1,0 +1,201 @@
+import type { Router } from 'express';
+import { InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import type { StoredKey } from '../../auth/key-registry';
+import { keyReferenceProblems } from '../../config/references';
+import { READ_ONLY_FIELDS } from '../../config/schema';
+import type { KeyCreateBody, KeyPatchBody, OrganizationConfig, OrganizationPatchBody } from '../../config/types';
+import { validators } from '../../config/validators';
+import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
+import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
+import type { GatewayServices } from '../../http/gateway-services';
+import { validateBody } from '../../http/validate';
+
+const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
+
+/** A key as the API shows it: never the secret, never its digest. */
+function publicKey(k: StoredKey) {
+  const { digest: _digest, ...rest } = k;
+  return { object: 'key', ...rest };
+}
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return 50;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequestError('limit must be an integer from 1 to 1000.', 'invalid_value', { param: 'limit' });
+  return n;
+}
+
+function parseSince(raw: unknown): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const t = Date.parse(String(raw));
+  if (Number.isNaN(t)) throw new InvalidRequestError('since must be an ISO-8601 date or time.', 'invalid_value', { param: 'since' });
+  return new Date(t).toISOString();
+}
+
+export function installAdminRoutes(router: Router, services: GatewayServices): void {
+  const auth = adminAuth(services);
+  const orgs = services.store.collection<OrganizationConfig>('organizations');
+
+  router.get(
+    '/admin/v1/logs',
+    auth,
+    adminHandler(async (req, res) => {
+      const admin = adminOf(res);
+      const page = await services.requestLog.query({
+        key: typeof req.query.key === 'string' ? req.query.key : undefined,
+        org: orgFilter(admin, req.query.org),
+        model: typeof req.query.model === 'string' ? req.query.model : undefined,
+        since: parseSince(req.query.since),
+        limit: parseLimit(req.query.limit),
+        cursor: typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined,
+      });
+      res.json({ object: 'list', data: page.data, next_cursor: page.nextCursor, has_more: page.nextCursor !== null });
+    }),
+  );
+
+  router.get(
+    '/admin/v1/spend',
+    auth,
+    adminHandler(async (req, res) => {
+      const groupBy = String(req.query.groupBy ?? 'key');
+      if (!SPEND_GROUPS.has(groupBy)) throw new InvalidRequestError('groupBy must be one of key, org, model, day.', 'invalid_value', { param: 'groupBy' });
+      const rows = await services.requestLog.spend(groupBy as 'key', parseSince(req.query.since), orgFilter(adminOf(res), req.query.org));
+      const total = rows.reduce((sum, r) => sum + r.cost, 0);
+      res.json({ object: 'list', group_by: groupBy, data: rows, total_cost: total });
+    }),
+  );
+
+  async function allOrgs(): Promise<OrganizationConfig[]> {
+    return [...services.config.organizations, ...(await orgs.all())];
+  }
+
+  router.get(
+    '/admin/v1/organizations',
+    auth,
+    adminHandler(async (_req, res) => {
+      const admin = adminOf(res);
+      const list = (await allOrgs()).filter((o) => admin.role === 'platform_admin' || o.id === admin.org);
+      res.json({ object: 'list', data: list });
+    }),
+  );
+
+  router.post(
+    '/admin/v1/organizations',
+    auth,
+    adminHandler(async (req, res) => {
+      if (adminOf(res).role !== 'platform_admin') throw new PermissionError('Only the platform admin can create organizations.', 'not_platform_admin');
+      // the config file's organization schema: the API cannot store what the file would refuse
+      const body = validateBody<OrganizationConfig>(validators.organizationCreate, req.body);
+      const id = body.id;
+      if ((await allOrgs()).some((o) => o.id === id)) throw new InvalidRequestError(`Organization "${id}" already exists.`, 'already_exists', { param: 'id' });
+      const org: OrganizationConfig = { ...body, name: body.name ?? id };
+      await orgs.set(id, org);
+      res.status(201).json(org);
+    }),
+  );
+
+  router.patch(
+    '/admin/v1/organizations/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      if (adminOf(res).role !== 'platform_admin') throw new PermissionError('Only the platform admin can change organizations.', 'not_platform_admin');
+      const id = String(req.params.id);
+      if (services.config.organizations.some((o) => o.id === id)) throw new InvalidRequestError('This organization is defined in the config file; change it there.', 'config_organization_read_only');
+      const existing = await orgs.get(id);
+      if (!existing) throw new NotFoundError(`No organization "${id}".`, 'organization_not_found');
+      const patch = validateBody<OrganizationPatchBody>(validators.organizationPatch, req.body, READ_ONLY_FIELDS.organization);
+      const org: OrganizationConfig = { ...existing, ...patch };
+      await orgs.set(id, org);
+      res.json(org);
+    }),
+  );
+
+  /** A key's organisation, guardrails and MCP servers must exist, as in the config file. */
+  async function checkKeyReferences(body: KeyCreateBody | KeyPatchBody): Promise<void> {
+    const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
+    const problems = keyReferenceProblems(body as Record<string, unknown>, {
+      orgs: new Set((await allOrgs()).map((o) => o.id)),
+      guardrails: new Set(services.config.guardrails.map((g) => g.id)),
+      servers: new Set(mcp.registry.list().flatMap((r) => [r.name, r.alias])),
+    });
+    const first = problems[0];
+    if (first) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), first.path === 'org' ? 'unknown_organization' : 'unknown_reference', { param: first.path });
+  }
+
+  async function findKey(id: string): Promise<StoredKey | undefined> {
+    return services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+  }
+
+  function visibleTo(admin: ReturnType<typeof adminOf>, key: StoredKey): boolean {
+    return admin.role === 'platform_admin' || key.org === admin.org;
+  }
+
+  /** A key the admin may see; any other answers exactly like a key that does not exist. */
+  async function visibleKey(id: string, admin: ReturnType<typeof adminOf>): Promise<StoredKey> {
+    const key = await findKey(id);
+    if (!key || !visibleTo(admin, key)) throw new NotFoundError(`No key "${id}".`, 'key_not_found');
+    return key;
+  }
+
+  router.get(
+    '/admin/v1/keys',
+    auth,
+    adminHandler(async (_req, res) => {
+      const admin = adminOf(res);
+      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => visibleTo(admin, k));
+      res.json({ object: 'list', data: keys.map(publicKey) });
+    }),
+  );
+
+  router.post(
+    '/admin/v1/keys',
+    auth,
+    adminHandler(async (req, res) => {
+      const admin = adminOf(res);
+      // the config file's key schema, without the secret (the gateway makes it)
+      const body = validateBody<KeyCreateBody>(validators.keyCreate, req.body);
+      if (admin.role === 'platform_admin' && body.org === undefined) throw new InvalidRequestError("Missing required parameter: 'org'.", 'missing_required_parameter', { param: 'org' });
+      if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
+      const input = { ...body, org: body.org ?? (admin.org as string) };
+      await checkKeyReferences(input);
+      if (input.id !== undefined && (await findKey(input.id))) throw new InvalidRequestError(`Key "${input.id}" already exists.`, 'already_exists', { param: 'id' });
+      const { key, secret } = await services.keys.create(input);
+      // The secret is shown this once; only its digest is stored.
+      res.status(201).json({ ...publicKey(key), key: secret });
+    }),
+  );
+
+  router.get(
+    '/admin/v1/keys/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      const key = await visibleKey(String(req.params.id), adminOf(res));
+      res.json(publicKey(key));
+    }),
+  );
+
+  router.patch(
+    '/admin/v1/keys/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      const key = await visibleKey(String(req.params.id), adminOf(res));
+      if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
+      const body = validateBody<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
+      await checkKeyReferences(body);
+      const updated = { ...key, ...body } as StoredKey;
+      await services.keys.update(updated);
+      res.json(publicKey(updated));
+    }),
+  );
+
+  router.delete(
+    '/admin/v1/keys/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      const key = await visibleKey(String(req.params.id), adminOf(res));
+      if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; remove it there.', 'config_key_read_only');
+      await services.keys.revoke(key);
+      res.json({ id: key.id, object: 'key', deleted: true });
+    }),
+  );
+}
