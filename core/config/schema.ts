@@ -181,7 +181,14 @@ export const ServerSettingsSchema = Strict(
   { default: {} },
 );
 
-export const StoreSettingsSchema = Strict({ url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })) }, { default: {} });
+export const StoreSettingsSchema = Strict(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })),
+    /** seconds between sweeps of expired stored records (responses, hosted images) */
+    sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+  },
+  { default: {} },
+);
 
 export const McpSettingsSchema = Strict(
   {
@@ -217,6 +224,12 @@ export const ResponsesSettingsSchema = Strict(
   {
     maxToolRounds: Type.Optional(Type.Integer({ minimum: 1, default: 10 })),
     timeLimitSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 300 })),
+    /** tool calls run per model round; calls beyond it get an error result the model sees */
+    maxToolCallsPerRound: Type.Optional(Type.Integer({ minimum: 1, default: 16 })),
+    /** tool calls run per request, over all rounds */
+    maxToolCalls: Type.Optional(Type.Integer({ minimum: 1, default: 64 })),
+    /** stored responses kept per key */
+    maxStoredPerKey: Type.Optional(Type.Integer({ minimum: 1, default: 1000 })),
   },
   { default: {} },
 );

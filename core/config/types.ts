@@ -47,7 +47,7 @@ export type McpServerPatchBody = Static<typeof S.McpServerPatchBody>;
 /** The config after secrets are resolved and defaults applied (the schema's defaults fill every section). */
 export interface ResolvedConfig {
   server: Required<Omit<ServerConfig, 'allowedOrigins'>> & { allowedOrigins: string[] };
-  store: { url: string };
+  store: Required<StoreConfig>;
   adminKey?: string;
   organizations: OrganizationConfig[];
   keys: KeyConfig<string>[];
