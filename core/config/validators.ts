@@ -18,6 +18,8 @@ ajv.addVocabulary(['hint']);
 
 /** A compiled validator that reports problems as `path: message` lines. */
 export interface SchemaValidator {
+  /** the fields an object schema declares at its top level */
+  readonly fields: readonly string[];
   /** validate (filling in defaults in place); the problems, empty when valid */
   check(value: unknown, root?: string): ValidationProblem[];
 }
@@ -31,7 +33,8 @@ export interface ValidationProblem {
 
 export function compileSchema(schema: TSchema | Record<string, unknown>): SchemaValidator {
   const validate = ajv.compile(schema);
-  return { check: (value, root = '') => (validate(value) ? [] : describeErrors(validate, root)) };
+  const fields = Object.keys((schema as { properties?: object }).properties ?? {});
+  return { fields, check: (value, root = '') => (validate(value) ? [] : describeErrors(validate, root)) };
 }
 
 /** The config file and the management API's bodies, compiled once. */

@@ -44,3 +44,21 @@ export function validateBody<T>(validator: SchemaValidator, body: unknown, readO
   if (problems.length) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), 'invalid_value', { param: problems[0].path || null });
   return object as T;
 }
+
+/**
+ * A patch body: the fields to set, checked like `validateBody`, and the fields to remove, written as
+ * `null` ("no rpm limit any more", "every model"). Patch schemas have every field optional, so removing
+ * one leaves a valid record; a `null` for a field the schema does not declare is refused like any
+ * unknown field.
+ */
+export function validatePatch<T>(validator: SchemaValidator, body: unknown, readOnly: readonly string[] = []): { set: T; clear: string[] } {
+  const object = requireObjectBody(body);
+  const set: Record<string, unknown> = {};
+  const clear: string[] = [];
+  for (const [field, value] of Object.entries(object)) {
+    if (value === null && validator.fields.includes(field)) clear.push(field);
+    // defined, not assigned: a "__proto__" field stays a field (and is refused as unknown)
+    else Object.defineProperty(set, field, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { set: validateBody<T>(validator, set, readOnly), clear };
+}

@@ -82,6 +82,15 @@ describe('management API input is checked by the config file schemas', () => {
     const good = await api(gw, 'PATCH', path, ADMIN, { rpm: 5, models: ['ech*'] });
     expect(good.status).to.equal(200);
     expect(good.body).to.include({ rpm: 5 });
+    // null removes a restriction; it is not stored as a value the key would then trip over
+    const cleared = await api(gw, 'PATCH', path, ADMIN, { rpm: null, models: null });
+    expect(cleared.status).to.equal(200);
+    expect(cleared.body).to.not.have.any.keys('rpm', 'models');
+    expect((await api(gw, 'GET', path, ADMIN)).body).to.not.have.any.keys('rpm', 'models');
+    await expectRefused(gw, 'PATCH', path, [
+      ['null for an unknown field', { colour: null }, 'colour', 'colour: unknown field'],
+      ['null for the organisation', { org: null }, 'org', 'org: cannot be changed'],
+    ]);
   });
 
   it('applies the same rules to an organisation admin', async () => {

@@ -8,7 +8,7 @@ import { validators } from '../../config/validators';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
-import { validateBody } from '../../http/validate';
+import { validateBody, validatePatch } from '../../http/validate';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 
@@ -103,8 +103,9 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if (services.config.organizations.some((o) => o.id === id)) throw new InvalidRequestError('This organization is defined in the config file; change it there.', 'config_organization_read_only');
       const existing = await orgs.get(id);
       if (!existing) throw new NotFoundError(`No organization "${id}".`, 'organization_not_found');
-      const patch = validateBody<OrganizationPatchBody>(validators.organizationPatch, req.body, READ_ONLY_FIELDS.organization);
-      const org: OrganizationConfig = { ...existing, ...patch };
+      const patch = validatePatch<OrganizationPatchBody>(validators.organizationPatch, req.body, READ_ONLY_FIELDS.organization);
+      const org: OrganizationConfig = { ...existing, ...patch.set };
+      for (const field of patch.clear) delete (org as Record<string, unknown>)[field];
       await orgs.set(id, org);
       res.json(org);
     }),
@@ -180,9 +181,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const key = await visibleKey(String(req.params.id), adminOf(res));
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
-      const body = validateBody<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
-      await checkKeyReferences(body);
-      const updated = { ...key, ...body } as StoredKey;
+      // `null` removes a field: no budget, no rate limit, every model
+      const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
+      await checkKeyReferences(patch.set);
+      const updated = { ...key, ...patch.set } as StoredKey;
+      for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
       res.json(publicKey(updated));
     }),
