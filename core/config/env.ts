@@ -22,12 +22,8 @@ export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path
   }
   if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems)) as T;
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      // keys come from the config file: defined, not assigned, so "__proto__" stays an ordinary key
-      Object.defineProperty(out, k, { value: resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems), enumerable: true, writable: true, configurable: true });
-    }
-    return out as T;
+    // fromEntries defines own properties: a `__proto__` key stays a key (and is then an unknown field)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems)])) as T;
   }
   return value;
 }

@@ -281,8 +281,11 @@ export const OrganizationCreateBody = OrganizationSchema;
 /** PATCH /admin/v1/organizations/{id}: every field optional; `id` may not change. */
 export const OrganizationPatchBody = Type.Partial(Type.Omit(OrganizationSchema, ['id']), { additionalProperties: false });
 
-/** POST /admin/v1/keys: the config entry without the secret (the gateway makes it); `org` defaults to an org admin's own. */
-export const KeyCreateBody = Strict({ org: Type.Optional(Id), id: Type.Optional(Id), ...keyRestrictionFields });
+/**
+ * POST /admin/v1/keys: the config entry without the secret and the id (the gateway makes both, so a
+ * revoked key's id is never reused); `org` defaults to an organisation admin's own.
+ */
+export const KeyCreateBody = Strict({ org: Type.Optional(Id), ...keyRestrictionFields });
 /** PATCH /admin/v1/keys/{id}: the restrictions only; the owner, id and secret may not change. */
 export const KeyPatchBody = Type.Partial(Strict(keyRestrictionFields), { additionalProperties: false });
 

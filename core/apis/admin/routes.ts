@@ -124,7 +124,9 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   }
 
   async function findKey(id: string): Promise<StoredKey | undefined> {
-    return services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+    const key = services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+    // a revoked key is only a tombstone that keeps its id from being reused
+    return key?.revoked ? undefined : key;
   }
 
   function visibleTo(admin: ReturnType<typeof adminOf>, key: StoredKey): boolean {
@@ -143,7 +145,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     auth,
     adminHandler(async (_req, res) => {
       const admin = adminOf(res);
-      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => visibleTo(admin, k));
+      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visibleTo(admin, k));
       res.json({ object: 'list', data: keys.map(publicKey) });
     }),
   );
@@ -153,13 +155,16 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     auth,
     adminHandler(async (req, res) => {
       const admin = adminOf(res);
-      // the config file's key schema, without the secret (the gateway makes it)
+      // ids are generated, never chosen: a chosen id could claim a revoked key's, or probe other organisations'
+      if (typeof req.body === 'object' && req.body !== null && Object.hasOwn(req.body, 'id')) {
+        throw new InvalidRequestError("'id' cannot be set: the gateway generates key ids (use 'name' for your own label).", 'invalid_field', { param: 'id' });
+      }
+      // the config file's key schema, without the secret and the id (the gateway makes both)
       const body = validateBody<KeyCreateBody>(validators.keyCreate, req.body);
       if (admin.role === 'platform_admin' && body.org === undefined) throw new InvalidRequestError("Missing required parameter: 'org'.", 'missing_required_parameter', { param: 'org' });
       if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
       const input = { ...body, org: body.org ?? (admin.org as string) };
       await checkKeyReferences(input);
-      if (input.id !== undefined && (await findKey(input.id))) throw new InvalidRequestError(`Key "${input.id}" already exists.`, 'already_exists', { param: 'id' });
       const { key, secret } = await services.keys.create(input);
       // The secret is shown this once; only its digest is stored.
       res.status(201).json({ ...publicKey(key), key: secret });
