@@ -29,7 +29,7 @@ const HttpUrl = Type.String({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', hint
  * Server names and aliases: `-` separates the alias from the tool name in `<alias>-<tool>`, so it is
  * refused (contracts.md §2). Spaces are allowed here and become `_` when the name is normalised.
  */
-const ServerName = Type.String({ minLength: 1, pattern: '^[^-]*$', hint: 'contains "-"; use "_" instead' });
+const ServerName = Type.String({ minLength: 1, pattern: '^[^-]*$', hint: '{value} contains "-"; use "_" instead' });
 
 /** `{ "$env": "NAME" }`: a secret read from the environment when the config file is loaded. */
 export const EnvRefSchema = Strict({ $env: Type.String({ minLength: 1 }) });

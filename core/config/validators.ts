@@ -94,7 +94,8 @@ function describe(error: ErrorObject, root: string): ValidationProblem {
     case 'enum':
       return line(at, `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`);
     case 'pattern':
-      return line(at, hint ? `${JSON.stringify(error.data)} ${hint}` : `${JSON.stringify(error.data)} must match ${(error.params as { pattern: string }).pattern}`);
+      // the value is quoted only where the schema's hint asks for it ({value}): a URL may carry a password
+      return line(at, hint ? hint.replace('{value}', JSON.stringify(error.data)) : `must match ${(error.params as { pattern: string }).pattern}`);
     case 'anyOf':
     case 'oneOf':
       return line(at, hint ?? describeAlternatives(error.parentSchema));

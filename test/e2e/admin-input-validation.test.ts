@@ -127,8 +127,12 @@ describe('management API input is checked by the config file schemas', () => {
       ['a visibility that does not exist', { ...server, visibility: 'secret' }, 'visibility', 'visibility: must be one of "private", "public"'],
       ['a negative price', { ...server, pricePerCall: -1 }, 'pricePerCall', 'pricePerCall: must be >= 0'],
       ['an env marker as a secret (it would read the gateway environment)', { ...server, auth: { type: 'bearer', token: { $env: 'HOME' } } }, 'auth', 'auth: must be one of'],
-      ['a URL that is not http', { ...server, url: 'ftp://docs.example.com/mcp' }, 'url', 'url: "ftp://docs.example.com/mcp" must be an http(s) URL'],
+      ['a URL that is not http', { ...server, url: 'ftp://docs.example.com/mcp' }, 'url', 'url: must be an http(s) URL'],
     ]);
     await expectRefused(gw, 'PATCH', '/admin/v1/mcp/servers/nope', [['an unknown field', { colour: 'red' }, 'colour', 'colour: unknown field']]);
+    // the refusal names the field, never echoes a value that may hold a credential
+    const withPassword = await api(gw, 'POST', '/admin/v1/mcp/servers', ADMIN, { ...server, url: 'ftp://user:CANARY-pw-991@docs.example.com/mcp' });
+    expect(withPassword.status).to.equal(400);
+    expect(withPassword.text).to.not.include('CANARY-pw-991');
   });
 });

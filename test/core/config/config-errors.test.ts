@@ -45,7 +45,7 @@ describe('config errors: the management API refusals, as boot errors with paths'
       'keys[1].tpm: must be integer',
       'keys[1].role: must be one of "member", "admin"',
       'mcpServers[0].alias: "my-docs" contains "-"; use "_" instead',
-      'mcpServers[0].url: "ftp://docs.example.com/mcp" must be an http(s) URL',
+      'mcpServers[0].url: must be an http(s) URL',
     ]);
   });
 
