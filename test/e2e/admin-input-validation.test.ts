@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-SCHEMA-7731';
 
@@ -29,13 +30,12 @@ async function expectRefused(gw: TestGateway, method: string, path: string, case
 describe('management API input is checked by the config file schemas', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }],
-      keys: [{ key: 'sk-acme-admin-SCHEMA', org: 'acme', id: 'acme-admin', role: 'admin' }],
-      providers: [{ id: 'echo', type: 'echo' }],
-      models: [{ name: 'echo', provider: 'echo' }],
-    });
+    gw = await testConfig()
+      .withKey('sk-acme-admin-SCHEMA', { id: 'acme-admin', role: 'admin' })
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo')
+      .with({ adminKey: ADMIN })
+      .start();
   });
   after(() => gw.close());
 
