@@ -5,33 +5,20 @@ import type { OrganizationConfig } from '../../config/types';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requireObjectBody, requireString } from '../../http/validate';
+import { optionalString, parseLimit, parseRange, parseStatus } from './query-params';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 const KEY_FIELDS = ['name', 'role', 'models', 'mcp', 'maxBudget', 'budgetDuration', 'rpm', 'tpm', 'guardrails'] as const;
 
 /** Keys may be created or changed to these roles only: a stored 'platform_admin' role would open every organisation. */
 function checkRole(body: Record<string, unknown>): void {
-  if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
+  if (body.role !== undefined && body.role !== null && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
 }
 
 /** A key as the API shows it: never the secret, never its digest. */
 function publicKey(k: StoredKey) {
   const { digest: _digest, ...rest } = k;
   return { object: 'key', ...rest };
-}
-
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return 50;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequestError('limit must be an integer from 1 to 1000.', 'invalid_value', { param: 'limit' });
-  return n;
-}
-
-function parseSince(raw: unknown): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const t = Date.parse(String(raw));
-  if (Number.isNaN(t)) throw new InvalidRequestError('since must be an ISO-8601 date or time.', 'invalid_value', { param: 'since' });
-  return new Date(t).toISOString();
 }
 
 export function installAdminRoutes(router: Router, services: GatewayServices): void {
@@ -44,14 +31,27 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const admin = adminOf(res);
       const page = await services.requestLog.query({
-        key: typeof req.query.key === 'string' ? req.query.key : undefined,
+        key: optionalString(req.query.key),
         org: orgFilter(admin, req.query.org),
-        model: typeof req.query.model === 'string' ? req.query.model : undefined,
-        since: parseSince(req.query.since),
+        model: optionalString(req.query.model),
+        ...parseRange(req.query),
+        ...parseStatus(req.query.status),
         limit: parseLimit(req.query.limit),
         cursor: typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined,
       });
       res.json({ object: 'list', data: page.data, next_cursor: page.nextCursor, has_more: page.nextCursor !== null });
+    }),
+  );
+
+  // one entry with every recorded field; another organisation's entry answers like a missing one
+  router.get(
+    '/admin/v1/logs/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      const id = String(req.params.id);
+      const page = await services.requestLog.query({ id, org: orgFilter(adminOf(res), undefined), limit: 1 });
+      if (!page.data.length) throw new NotFoundError(`No log entry "${id}".`, 'log_entry_not_found');
+      res.json({ object: 'log_entry', ...page.data[0] });
     }),
   );
 
@@ -61,7 +61,8 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const groupBy = String(req.query.groupBy ?? 'key');
       if (!SPEND_GROUPS.has(groupBy)) throw new InvalidRequestError('groupBy must be one of key, org, model, day.', 'invalid_value', { param: 'groupBy' });
-      const rows = await services.requestLog.spend(groupBy as 'key', parseSince(req.query.since), orgFilter(adminOf(res), req.query.org));
+      const { since, until } = parseRange(req.query);
+      const rows = await services.requestLog.spend(groupBy as 'key', since, orgFilter(adminOf(res), req.query.org), until);
       const total = rows.reduce((sum, r) => sum + r.cost, 0);
       res.json({ object: 'list', group_by: groupBy, data: rows, total_cost: total });
     }),
@@ -161,9 +162,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const body = requireObjectBody(req.body);
       for (const f of Object.keys(body)) if (!(KEY_FIELDS as readonly string[]).includes(f)) throw new InvalidRequestError(`Unknown or read-only field '${f}'.`, 'invalid_field', { param: f });
       checkRole(body);
-      const updated = { ...key, ...body } as StoredKey;
-      await services.keys.update(updated);
-      res.json(publicKey(updated));
+      // `null` removes a field (no budget, no rpm limit, every model...)
+      const updated = { ...key } as Record<string, unknown>;
+      for (const [f, v] of Object.entries(body)) if (v === null) delete updated[f]; else updated[f] = v;
+      await services.keys.update(updated as unknown as StoredKey);
+      res.json(publicKey(updated as unknown as StoredKey));
     }),
   );
 
