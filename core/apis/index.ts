@@ -3,6 +3,9 @@ import type { GatewayServices } from '../http/gateway-services';
 import { installAdminRoutes } from './admin/routes';
 import { installAdminDeploymentRoutes } from './admin/deployment-routes';
 import { installAdminMcpRoutes } from './admin/mcp-routes';
+import { installAdminUsageRoutes } from './admin/usage-routes';
+import { installAdminModelViewRoutes } from './admin/model-view-routes';
+import { installAdminGuardrailViewRoutes } from './admin/guardrail-view-routes';
 import { installChatRoutes } from './chat/routes';
 import { installEmbeddingsRoutes } from './embeddings/routes';
 import { installHealthRoutes } from '../http/health-routes';
@@ -28,5 +31,8 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installMcpRoutes,
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
+  installAdminUsageRoutes,
+  installAdminModelViewRoutes,
+  installAdminGuardrailViewRoutes,
   installUiRoutes,
 ];
