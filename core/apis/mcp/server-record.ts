@@ -3,6 +3,7 @@
  * header value: those live apart (`McpServerSecrets`), so no read path can leak them by accident.
  */
 import type { McpAuthConfig } from '../../config/types';
+import { changedFields as changedFieldsOf } from './tool-states';
 
 export type ToolStatus = 'enabled' | 'hidden';
 
@@ -21,6 +22,9 @@ export interface ToolState {
   approvedHash?: string;
   /** hash of the definition seen at the latest discovery */
   currentHash: string;
+  /** per-field hashes (description, inputSchema) of the approved and the latest definition */
+  approvedFields?: Record<string, string>;
+  currentFields?: Record<string, string>;
   firstSeenAt: string;
   /** false when the latest discovery no longer listed it */
   present: boolean;
@@ -122,6 +126,8 @@ export function toPublicView(record: McpServerRecord) {
         status: t.status,
         enabled: t.status === 'enabled',
         hiddenReason: t.hiddenReason ?? null,
+        // which parts of the definition changed since an operator (or the first discovery) approved it
+        changedFields: t.hiddenReason === 'definition_changed' ? changedFieldsOf(t) : null,
       })),
     notices: record.notices,
   };

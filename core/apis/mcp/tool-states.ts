@@ -36,6 +36,18 @@ export function toolDefinitionHash(tool: DiscoveredTool): string {
     .digest('hex');
 }
 
+/** One hash per definition field, so an operator can be told which of them changed. */
+export function toolFieldHashes(tool: DiscoveredTool): Record<string, string> {
+  const hash = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('hex').slice(0, 16);
+  return { description: hash(tool.description ?? ''), inputSchema: hash(tool.inputSchema ?? null) };
+}
+
+/** The fields whose current hash differs from the approved one (empty when unknown: records from before field hashes). */
+export function changedFields(state: ToolState): string[] {
+  if (!state.approvedFields || !state.currentFields) return [];
+  return Object.keys(state.currentFields).filter((f) => state.approvedFields![f] !== state.currentFields![f]);
+}
+
 /** Apply one successful discovery to the record's tool states (mutates and returns the record). */
 export function reconcileTools(record: McpServerRecord, discovered: DiscoveredTool[], nowIso: string): McpServerRecord {
   const first = record.discoveredAt === undefined;
@@ -44,16 +56,18 @@ export function reconcileTools(record: McpServerRecord, discovered: DiscoveredTo
   for (const tool of discovered) {
     seen.add(tool.name);
     const hash = toolDefinitionHash(tool);
+    const fields = toolFieldHashes(tool);
     const state = record.tools[tool.name];
     if (!state) {
       const enable = allowed ? allowed.has(tool.name) : first;
       record.tools[tool.name] = enable
-        ? { status: 'enabled', description: tool.description, approvedHash: hash, currentHash: hash, firstSeenAt: nowIso, present: true }
+        ? { status: 'enabled', description: tool.description, approvedHash: hash, currentHash: hash, approvedFields: fields, currentFields: fields, firstSeenAt: nowIso, present: true }
         : {
             status: 'hidden',
             hiddenReason: first || allowed ? 'not_in_allowed_tools' : 'discovered_later',
             description: tool.description,
             currentHash: hash,
+            currentFields: fields,
             firstSeenAt: nowIso,
             present: true,
           };
@@ -63,6 +77,7 @@ export function reconcileTools(record: McpServerRecord, discovered: DiscoveredTo
     state.present = true;
     state.description = tool.description;
     state.currentHash = hash;
+    state.currentFields = fields;
     if (state.status === 'enabled' && state.approvedHash !== hash) {
       state.status = 'hidden';
       state.hiddenReason = 'definition_changed';
@@ -79,6 +94,7 @@ export function reconcileTools(record: McpServerRecord, discovered: DiscoveredTo
 export function enableTool(state: ToolState): void {
   state.status = 'enabled';
   state.approvedHash = state.currentHash;
+  state.approvedFields = state.currentFields;
   delete state.hiddenReason;
 }
 
