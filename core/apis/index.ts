@@ -4,6 +4,7 @@ import { installAdminRoutes } from './admin/routes';
 import { installAdminDeploymentRoutes } from './admin/deployment-routes';
 import { installAdminMcpRoutes } from './admin/mcp-routes';
 import { installAdminUsageRoutes } from './admin/usage-routes';
+import { installAdminToolTesterRoutes } from './admin/tool-tester-routes';
 import { installAdminModelViewRoutes } from './admin/model-view-routes';
 import { installAdminGuardrailViewRoutes } from './admin/guardrail-view-routes';
 import { installChatRoutes } from './chat/routes';
@@ -32,6 +33,7 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
   installAdminUsageRoutes,
+  installAdminToolTesterRoutes,
   installAdminModelViewRoutes,
   installAdminGuardrailViewRoutes,
   installUiRoutes,
