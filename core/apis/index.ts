@@ -4,6 +4,7 @@ import { installAdminRoutes } from './admin/routes';
 import { installAdminDeploymentRoutes } from './admin/deployment-routes';
 import { installAdminMcpRoutes } from './admin/mcp-routes';
 import { installAdminUsageRoutes } from './admin/usage-routes';
+import { installAdminSessionRoutes } from './admin/session-routes';
 import { installAdminToolTesterRoutes } from './admin/tool-tester-routes';
 import { installAdminModelViewRoutes } from './admin/model-view-routes';
 import { installAdminGuardrailViewRoutes } from './admin/guardrail-view-routes';
@@ -33,6 +34,7 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
   installAdminUsageRoutes,
+  installAdminSessionRoutes,
   installAdminToolTesterRoutes,
   installAdminModelViewRoutes,
   installAdminGuardrailViewRoutes,
