@@ -31,7 +31,7 @@ function selfUrl(req: Request): string {
 async function rpc(base: string, key: string, method: string, params: unknown) {
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'x-gateway-api-key': `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const text = await res.text();
