@@ -27,6 +27,7 @@ import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
 import { openStore } from './store/open-store';
+import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
 import { UpstreamClient } from './upstream/upstream-client';
@@ -57,7 +58,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const logger = options.logger ?? createLogger();
   const ownsStore = !options.store;
   const store = options.store ?? (await openStore(config.store.url, () => clock.now()));
-  const disposers: (() => Promise<void>)[] = [];
+  const disposers: (() => Promise<void>)[] = [startSweeper(store, config.store.sweepIntervalSeconds, logger)];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());

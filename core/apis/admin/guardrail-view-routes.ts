@@ -38,7 +38,7 @@ export function installAdminGuardrailViewRoutes(router: Router, services: Gatewa
           if (r.audited) c.audited += 1;
         }
       }
-      const keys: StoredKey[] = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !org || k.org === org);
+      const keys: StoredKey[] = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && (!org || k.org === org));
       const data = services.config.guardrails.map((g) => ({
         object: 'guardrail',
         id: g.id,

@@ -12,6 +12,7 @@ import type { Request, Router } from 'express';
 import { InvalidRequestError, NotFoundError } from '../../errors/gateway-error';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { prefixedToolName } from '../mcp/naming';
+import { toolState } from '../mcp/tool-states';
 import type { RegistryActor } from '../mcp/server-registry';
 import type { LogEntry } from '../../store/log-entry';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
@@ -56,7 +57,8 @@ export function installAdminToolTesterRoutes(router: Router, services: GatewaySe
       const actor: RegistryActor = { platformAdmin: admin.role === 'platform_admin', org: admin.role === 'platform_admin' ? null : admin.org };
       const server = mcp.registry.getFor(actor, String(req.params.id));
       const tool = String(req.params.tool);
-      if (!server.tools[tool]?.present) throw new NotFoundError(`MCP server "${server.name}" has no tool "${tool}".`, 'tool_not_found');
+      const state = toolState(server, tool);
+      if (!state?.present) throw new NotFoundError(`MCP server "${server.name}" has no tool "${tool}".`, 'tool_not_found');
       const body = requireObjectBody(req.body);
       const key = requireString(body, 'key');
       const args = body.arguments ?? {};
@@ -68,7 +70,7 @@ export function installAdminToolTesterRoutes(router: Router, services: GatewaySe
       const names = new Set(((listed.body?.result as { tools?: { name: string }[] })?.tools ?? []).map((t) => t.name));
       const name = [prefixedToolName(server.alias, tool), tool].find((n) => names.has(n));
       if (!name) {
-        const why = server.tools[tool].status !== 'enabled' ? 'the tool is hidden; enable it first' : 'the key may not use this server or tool';
+        const why = state.status !== 'enabled' ? 'the tool is hidden; enable it first' : 'the key may not use this server or tool';
         throw new InvalidRequestError(`The test key does not see tool "${tool}" of "${server.name}" on /mcp: ${why}.`, 'tool_not_visible', { param: 'key' });
       }
 

@@ -5,6 +5,7 @@
  */
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError } from '../../errors/gateway-error';
+import { ownValue } from '../../lookup/own-keys';
 import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
 import type { StoreBackend } from '../../store/store-backend';
 import { McpCatalogView, type RoutedName } from './catalog-view';
@@ -125,7 +126,7 @@ export class McpGateway {
 
   /** The per-call fee of a routed tool: `toolPrices[tool]`, else `pricePerCall`, else 0. */
   feeOf(routed: RoutedName): number {
-    return routed.server.toolPrices?.[routed.upstreamName] ?? routed.server.pricePerCall ?? 0;
+    return ownValue(routed.server.toolPrices, routed.upstreamName) ?? routed.server.pricePerCall ?? 0;
   }
 
   /**
