@@ -204,6 +204,7 @@ describe('admin console in a browser', function () {
     await page.fill('#key-form input[name=rpm]', '60');
     await page.fill('#key-form input[name=tpm]', '90000');
     await page.check('#key-guardrails input[value=house-rules]');
+    await screenshot(page, 'platform-key-dialog-1400');
     await page.press('#key-form input[name=tpm]', 'Enter'); // the keyboard submits the form
     await page.waitForSelector('#secret:not([hidden])');
     const secret = await page.textContent('#secret-value');
@@ -286,6 +287,7 @@ describe('admin console in a browser', function () {
     await page.click('#tester-form button[type=submit]');
     await page.waitForFunction(() => document.querySelector('#tester-out .tester-result') || document.querySelector('#tester-dialog .msg').textContent);
     expect(await page.textContent('#tester-dialog .msg')).to.equal('');
+    await screenshot(page, 'platform-tool-tester-1400');
     const out = (await page.textContent('#tester-out'))!;
     expect(out).to.include('"id":"doc-42"'); // the fake tool echoes its arguments
     expect(out).to.include('Called fetch ·').and.include('Acme dev (acme-dev)').and.include('MCP: fetch').and.include('$0.005');
@@ -327,6 +329,7 @@ describe('admin console in a browser', function () {
     await page.click('#tab-logs tbody tr button');
     await page.waitForSelector('#log-dialog[open]');
     const detail = (await page.textContent('#log-detail'))!;
+    await screenshot(page, 'platform-log-detail-1400');
     expect(detail).to.include('Attempts and fallbacks').and.include('gpt-test-flaky').and.include('gpt-backup-');
     expect(detail).to.include('Acme dev (acme-dev)');
     const entry = (await api(ADMIN, 'GET', '/admin/v1/logs?key=acme-dev&model=gpt-test')).body.data[0];

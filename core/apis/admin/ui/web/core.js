@@ -114,7 +114,9 @@ window.MG = (function () {
       columns.forEach(function (c) {
         var v = c[1](r);
         var wrap = c[2] && c[2].wrap;
-        tr.appendChild(el('td', { className: cellClass(c[2]) }, wrap && !(v instanceof Node) ? words(v) : v instanceof Node || Array.isArray(v) ? v : fmt(v)));
+        // the header again on the cell: a narrow screen shows each row as a card of "header: value" lines
+        var content = wrap && !(v instanceof Node) ? words(v) : v instanceof Node || Array.isArray(v) ? v : fmt(v);
+        tr.appendChild(el('td', { className: cellClass(c[2]), dataset: c[0] ? { label: c[0] } : {} }, el('span', { className: 'v' }, content)));
       });
       body.appendChild(tr);
     });
