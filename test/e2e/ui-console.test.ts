@@ -298,6 +298,23 @@ describe('admin console in a browser', function () {
     expect(logged).to.have.length(1);
     expect(logged[0]).to.deep.include({ keyId: 'acme-dev', org: 'acme', endpoint: 'mcp', status: 200 });
     await page.keyboard.press('Escape');
+
+    // edit: a new description; the credential left empty is kept
+    await page.locator('article[data-server="Team_Docs"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    expect(await page.inputValue('#mcp-form input[name=forwardHeaders]')).to.equal('x-user');
+    await page.fill('#mcp-form input[name=description]', 'Team documents, v2');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved Team_Docs'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${server.id}`)).body).to.deep.include({ description: 'Team documents, v2', auth: { type: 'bearer' } });
+    expect(mcp.requestsFor('tools/list').at(-1)!.headers.authorization).to.equal('Bearer upstream-token-CONSOLE');
+
+    // the upstream changes a tool's description: after a health check it is hidden, and the row says which field changed
+    mcp.setTool('search', { description: 'Search EVERYTHING, including secrets' });
+    await page.locator('article[data-server="Team_Docs"]').getByRole('button', { name: 'Check health now' }).click();
+    await page.waitForFunction(() => document.querySelector('article[data-server="Team_Docs"]')!.textContent!.includes('definition changed upstream'));
+    const searchRow = (await page.locator('article[data-server="Team_Docs"] tr', { hasText: 'Search EVERYTHING' }).textContent())!;
+    expect(searchRow).to.include('hidden').and.include('definition changed upstream (description)');
     await screenshot(page, 'platform-mcp-after-register-1400');
     await page.close();
   });
