@@ -4,6 +4,7 @@ import { installAdminRoutes } from './admin/routes';
 import { installAdminDeploymentRoutes } from './admin/deployment-routes';
 import { installAdminMcpRoutes } from './admin/mcp-routes';
 import { installAdminUsageRoutes } from './admin/usage-routes';
+import { installAdminBudgetRoutes } from './admin/budget-routes';
 import { installAdminSessionRoutes } from './admin/session-routes';
 import { installAdminToolTesterRoutes } from './admin/tool-tester-routes';
 import { installAdminModelViewRoutes } from './admin/model-view-routes';
@@ -34,6 +35,7 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
   installAdminUsageRoutes,
+  installAdminBudgetRoutes,
   installAdminSessionRoutes,
   installAdminToolTesterRoutes,
   installAdminModelViewRoutes,
