@@ -35,10 +35,10 @@ describe('management API for the admin console', function () {
     mcp = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: { description: 'Fetch' } } });
     gw = await startGateway({
       adminKey: ADMIN,
-      organizations: [{ id: 'acme' }, { id: 'globex' }],
+      organizations: [{ id: 'acme' }, { id: 'globex', maxBudget: 10 }],
       keys: [
         { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin', name: 'Acme ops' },
-        { key: ACME_DEV, org: 'acme', id: 'acme-dev' },
+        { key: ACME_DEV, org: 'acme', id: 'acme-dev', maxBudget: 1, budgetDuration: '1d' },
         { key: ACME_STRICT, org: 'acme', id: 'acme-strict', guardrails: ['house-rules'] },
         { key: GLOBEX_BOT, org: 'globex', id: 'globex-bot', guardrails: ['house-rules'] },
       ],
@@ -133,6 +133,19 @@ describe('management API for the admin console', function () {
     const acme = (await api(ACME_ADMIN, 'GET', '/admin/v1/guardrails')).body.data[0];
     expect(acme.keys.map((k: any) => k.id)).to.deep.equal(['acme-strict']);
     expect(acme.verdicts.block).to.equal(1);
+  });
+
+  it('shows what each key and organisation used of its budget this period, from the counter the gateway checks', async () => {
+    const all = (await api(ADMIN, 'GET', '/admin/v1/budgets')).body.data;
+    expect(all.map((b: any) => `${b.kind}:${b.id}`)).to.deep.equal(['key:acme-dev', 'org:globex']);
+    const dev = all[0];
+    const logged = (await api(ADMIN, 'GET', '/admin/v1/logs?key=acme-dev&model=gpt')).body.data;
+    expect(dev.spent).to.be.greaterThan(0);
+    expect(dev.spent).to.be.closeTo(logged.reduce((sum: number, e: any) => sum + e.cost, 0), 1e-12);
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    expect(dev).to.deep.include({ maxBudget: 1, budgetDuration: '1d', periodStart: new Date(day).toISOString(), periodEnd: new Date(day + 86_400_000).toISOString() });
+    expect(all[1].spent).to.be.closeTo((await api(ADMIN, 'GET', '/admin/v1/spend?groupBy=org')).body.data.find((r: any) => r.group === 'globex').cost, 1e-12);
+    expect((await api(ACME_ADMIN, 'GET', '/admin/v1/budgets')).body.data.map((b: any) => b.id)).to.deep.equal(['acme-dev']);
   });
 
   it('clears a key field with null', async () => {

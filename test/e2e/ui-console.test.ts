@@ -217,9 +217,11 @@ describe('admin console in a browser', function () {
     await page.click('#secret-close');
     expect(await page.textContent('main')).to.not.include(secret!);
 
-    // the table shows budget and limits
+    // the table shows the budget used this period (the request just made), and the limits
+    await page.click('#tabs button[data-tab="keys"]');
     const row = page.locator('#tab-keys tr', { hasText: 'Batch jobs' });
-    expect(await row.textContent()).to.include('/ $25.00 per 30d').and.include('60').and.include('90,000');
+    await page.waitForFunction(() => /\$0\.0000\d+ \/ \$25\.00 per 30d/.test(document.querySelector('#tab-keys tbody')!.textContent!));
+    expect(await row.textContent()).to.include('60').and.include('90,000');
 
     // edit: raise rpm, drop the budget
     await row.getByRole('button', { name: 'Edit' }).click();

@@ -29,6 +29,7 @@ window.MG = (function () {
     listGuardrails: 'GET /admin/v1/guardrails',
     logs: 'GET /admin/v1/logs',
     logEntry: 'GET /admin/v1/logs/{id}',
+    budgets: 'GET /admin/v1/budgets',
     spend: 'GET /admin/v1/spend',
     spendDaily: 'GET /admin/v1/spend/daily'
   };

@@ -6,6 +6,7 @@
   var editing = null; // the key being edited, or null when creating
   var guardrails = [];
   var spendByKey = new Map();
+  var budgets = new Map();
 
   function mcpText(mcp) {
     if (!mcp || !mcp.tools) return '';
@@ -22,17 +23,20 @@
     return Object.keys(tools).length ? tools : null;
   }
 
+  /** Spend against budget: the budget counter of the current period; a key without a budget shows its all-time spend. */
   function budgetCell(k) {
-    var spent = spendByKey.get(k.id) || 0;
-    if (typeof k.maxBudget !== 'number') return MG.money(spent) + ' spent';
-    var pct = k.maxBudget > 0 ? Math.min(100, Math.round((spent / k.maxBudget) * 100)) : 100;
-    var bar = MG.el('progress', { max: 100, value: pct, title: pct + '%' });
-    return [MG.money(spent) + ' / ' + MG.money(k.maxBudget) + (k.budgetDuration ? ' per ' + k.budgetDuration : ''), ' ', bar];
+    var b = budgets.get(k.id);
+    if (!b) return MG.money(spendByKey.get(k.id) || 0) + ' spent';
+    var pct = b.maxBudget > 0 ? Math.min(100, Math.round((b.spent / b.maxBudget) * 100)) : 100;
+    var bar = MG.el('progress', { max: 100, value: pct, title: pct + '% of the budget' });
+    return MG.el('span', { title: b.periodEnd ? 'resets ' + MG.when(b.periodEnd) : 'never resets' },
+      MG.money(b.spent) + ' / ' + MG.money(b.maxBudget) + (b.budgetDuration ? ' per ' + b.budgetDuration : ''), ' ', bar);
   }
 
   function load() {
-    return Promise.all([MG.refreshNames(), MG.api(MG.ROUTES.spend, null, undefined, { groupBy: 'key' })]).then(function (r) {
+    return Promise.all([MG.refreshNames(), MG.api(MG.ROUTES.spend, null, undefined, { groupBy: 'key' }), MG.api(MG.ROUTES.budgets)]).then(function (r) {
       spendByKey = new Map(r[1].data.map(function (s) { return [s.group, s.cost]; }));
+      budgets = new Map(r[2].data.filter(function (b) { return b.kind === 'key'; }).map(function (b) { return [b.id, b]; }));
       MG.show('keys', MG.table([
         ['name', function (k) { return k.name; }], ['id', function (k) { return k.id; }],
         ['org', function (k) { return MG.orgLabel(k.org); }], ['role', function (k) { return k.role || 'member'; }],

@@ -2,10 +2,12 @@
 'use strict';
 (function (MG) {
   function load() {
-    return MG.refreshNames().then(function () {
+    return Promise.all([MG.refreshNames(), MG.api(MG.ROUTES.budgets)]).then(function (r) {
+      var used = new Map(r[1].data.filter(function (b) { return b.kind === 'org'; }).map(function (b) { return [b.id, b]; }));
       MG.show('orgs', MG.table([
         ['id', function (o) { return o.id; }], ['name', function (o) { return o.name; }],
         ['budget', function (o) { return MG.money(o.maxBudget); }, { num: true }], ['period', function (o) { return o.budgetDuration; }],
+        ['used this period', function (o) { return used.has(o.id) ? MG.money(used.get(o.id).spent) : ''; }, { num: true }],
         ['rpm', function (o) { return MG.num(o.rpm); }, { num: true }], ['tpm', function (o) { return MG.num(o.tpm); }, { num: true }]
       ], MG.session.orgs));
     });
