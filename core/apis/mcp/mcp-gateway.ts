@@ -87,6 +87,7 @@ export class McpGateway {
     this.health.stop();
     await this.pool.closeAll();
     await this.options.transports.close?.();
+    this.registry.dispose();
   }
 
   /**

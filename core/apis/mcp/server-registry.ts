@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { McpAuthConfig, McpServerConfig } from '../../config/types';
 import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import { knownSecrets } from '../../errors/scrub';
 import type { Clock } from '../../plugins/contracts';
 import type { Collection, StoreBackend } from '../../store/store-backend';
 import { egressViolation, type HostLookup } from '../../upstream/egress';
@@ -49,6 +50,7 @@ export class McpServerRegistry {
   private readonly records = new Map<string, McpServerRecord>();
   private readonly secrets = new Map<string, McpServerSecrets>();
   private readonly headerCache = new Map<string, Record<string, string>>();
+  private readonly scrubbedSecrets = knownSecrets.group();
   private readonly recordStore: Collection<McpServerRecord>;
   private readonly secretStore: Collection<McpServerSecrets>;
   /** called after a server's URL, headers or existence changed (the pool drops its connection) */
@@ -278,7 +280,14 @@ export class McpServerRegistry {
 
   private changed(id: string): void {
     this.headerCache.delete(id);
+    // every change of a server's secrets passes here: keep the scrubber's copy of them current
+    this.scrubbedSecrets.replace(this.secretValues());
     this.onChange(id);
+  }
+
+  /** The gateway is closing: its servers' secrets no longer need scrubbing. */
+  dispose(): void {
+    this.scrubbedSecrets.release();
   }
 
   private buildRecord(id: string, input: McpServerInput, source: 'config' | 'api', egressRestricted: boolean, existing?: McpServerRecord): McpServerRecord {
