@@ -17,6 +17,7 @@ const GLOBEX_BOT = 'sk-globex-bot-CONSOLE-6';
 declare const document: any;
 declare const NodeFilter: any;
 
+const BROWSER_TZ = 'Pacific/Kiritimati'; // UTC+14 all year: its date is never the UTC date at 10:00 UTC or later
 const PAGES = ['usage', 'keys', 'orgs', 'models', 'mcp', 'guardrails', 'logs'] as const;
 
 /**
@@ -82,7 +83,8 @@ describe('admin console in a browser', function () {
     await chat(ACME_STRICT, 'gpt-backup', 'tell me about project falcon');
     await chat(GLOBEX_BOT, 'gpt-backup', 'globex says hi');
     await chat(GLOBEX_BOT, 'gpt-backup', 'globex says hi again');
-    browser = await launchBrowser();
+    // a zone far from the server's UTC: the console must show days and times in the browser's zone
+    browser = await launchBrowser({ timezoneId: BROWSER_TZ });
     context = browser.context;
   });
   after(async () => {
@@ -172,14 +174,15 @@ describe('admin console in a browser', function () {
       return { series: box.mgData.series, days: box.mgData.days, plotted: u.data.slice(1), canvas: !!box.querySelector('canvas'), labels: u.series.slice(1).map((s: any) => s.label) };
     });
     expect(chart.canvas).to.equal(true);
-    const today = new Date();
     const spend = await api(ADMIN, 'GET', '/admin/v1/spend?groupBy=key');
     // every request happened today: the chart's last day holds each key's whole spend
     const lastDay = chart.days.length - 1;
     const plottedByKey = new Map<string, number>(chart.series.map((s: any, i: number) => [s.group, chart.plotted[i][lastDay]]));
     for (const row of spend.body.data) expect(plottedByKey.get(row.group), row.group).to.be.closeTo(row.cost, 1e-12);
     expect(chart.labels).to.include('Acme dev (acme-dev)');
-    expect(chart.days[lastDay]).to.equal(`${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`);
+    // the last day is today in the browser's zone (en-CA writes dates as YYYY-MM-DD)
+    expect(chart.days[lastDay]).to.equal(new Intl.DateTimeFormat('en-CA', { timeZone: BROWSER_TZ }).format(new Date()));
+    expect(await page.textContent('#tab-usage .msg')).to.include(`(${BROWSER_TZ})`);
     // the totals line agrees with /admin/v1/spend, and a sub-cent cost is not shown as $0.00
     const shown = await page.textContent('#usage-total-cost');
     expect(spend.body.total_cost).to.be.greaterThan(0).and.lessThan(0.01);
@@ -353,14 +356,22 @@ describe('admin console in a browser', function () {
     expect(detail).to.include('Acme dev (acme-dev)');
     const entry = (await api(ADMIN, 'GET', '/admin/v1/logs?key=acme-dev&model=gpt-test')).body.data[0];
     expect(detail).to.include(entry.id).and.include(`${entry.latencyMs} ms`);
+    // its time in the browser's zone, beside the stored UTC time
+    const shownHour = new Intl.DateTimeFormat('en-US', { timeZone: BROWSER_TZ, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(entry.time));
+    expect(detail).to.include(shownHour).and.include(entry.time);
     await page.keyboard.press('Escape');
 
     // a time range in the future matches nothing
     await page.fill('#log-form input[name=model]', '');
     await page.selectOption('#log-form select[name=key]', '');
+    // (an hour from now on the browser's clock, written as its datetime-local input takes it)
     const later = new Date(Date.now() + 3600_000);
-    const local = new Date(later.getTime() - later.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-    await page.fill('#log-form input[name=since]', local);
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', { timeZone: BROWSER_TZ, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+        .formatToParts(later)
+        .map((p) => [p.type, p.value]),
+    );
+    await page.fill('#log-form input[name=since]', `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`);
     await page.click('#log-form button[type=submit]');
     await page.waitForSelector('#tab-logs .out .empty');
     await page.fill('#log-form input[name=since]', '');
