@@ -396,7 +396,7 @@ describe('admin console in a browser', function () {
     expect(backup).to.include('3 (75%)').and.include('1 (25%)').and.include('healthy');
     await openPage(page, 'guardrails');
     const row = (await page.locator('#tab-guardrails tr', { hasText: 'house-rules' }).textContent())!;
-    expect(row).to.include('block').and.include('Acme strict (acme-strict)');
+    expect(row).to.include('block').and.include('Acme strict (acme-strict)').and.include('pre, post').and.include('chat, mcp');
     const cells = await page.locator('#tab-guardrails tr', { hasText: 'house-rules' }).locator('td').allTextContents();
     const headers = await page.locator('#tab-guardrails th').allTextContents();
     expect(cells[headers.indexOf('block')]).to.equal('1');

@@ -116,7 +116,9 @@ window.MG = (function () {
         var v = c[1](r);
         var wrap = c[2] && c[2].wrap;
         // the header again on the cell: a narrow screen shows each row as a card of "header: value" lines
-        var content = wrap && !(v instanceof Node) ? words(v) : v instanceof Node || Array.isArray(v) ? v : fmt(v);
+        // a list of nodes is put in as it is; a list of values reads "a, b" (fmt)
+        var nodes = v instanceof Node || (Array.isArray(v) && v.some(function (x) { return x instanceof Node; }));
+        var content = nodes ? v : wrap ? words(v) : fmt(v);
         tr.appendChild(el('td', { className: cellClass(c[2]), dataset: c[0] ? { label: c[0] } : {} }, el('span', { className: 'v' }, content)));
       });
       body.appendChild(tr);
