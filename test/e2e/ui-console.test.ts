@@ -192,67 +192,6 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
-  it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
-    const page = await signIn(ADMIN);
-    await openPage(page, 'keys');
-    await page.click('#key-new');
-    await page.waitForSelector('#key-dialog[open]');
-    await page.selectOption('#key-form select[name=org]', 'acme');
-    await page.fill('#key-form input[name=name]', 'Batch jobs');
-    await page.fill('#key-form input[name=models]', 'gpt-backup, gpt-test');
-    await page.fill('#key-form input[name=mcpServers]', 'Team_Docs');
-    await page.fill('#key-form input[name=mcpTools]', 'Team_Docs: search');
-    await page.fill('#key-form input[name=maxBudget]', '25');
-    await page.fill('#key-form input[name=budgetDuration]', '30d');
-    await page.fill('#key-form input[name=rpm]', '60');
-    await page.fill('#key-form input[name=tpm]', '90000');
-    await page.check('#key-guardrails input[value=house-rules]');
-    await screenshot(page, 'platform-key-dialog-1400');
-    await page.press('#key-form input[name=tpm]', 'Enter'); // the keyboard submits the form
-    await page.waitForSelector('#secret:not([hidden])');
-    const secret = await page.textContent('#secret-value');
-    expect(secret).to.match(/^sk-mg-/);
-    const created = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: any) => k.name === 'Batch jobs');
-    expect(created).to.deep.include({ org: 'acme', models: ['gpt-backup', 'gpt-test'], maxBudget: 25, budgetDuration: '30d', rpm: 60, tpm: 90000, guardrails: ['house-rules'] });
-    expect(created.mcp).to.deep.equal({ servers: ['Team_Docs'], tools: { Team_Docs: ['search'] } });
-    // the secret works, and is not shown again once dismissed
-    expect(((await chat(secret!, 'gpt-backup', 'hi')) as any).choices?.[0].message.content).to.equal('Hello from upstream');
-    await page.click('#secret-close');
-    expect(await page.textContent('main')).to.not.include(secret!);
-
-    // the table shows the budget used this period (the request just made), and the limits
-    await page.click('#tabs button[data-tab="keys"]');
-    const row = page.locator('#tab-keys tr', { hasText: 'Batch jobs' });
-    await page.waitForFunction(() => /\$0\.0000\d+ \/ \$25\.00 per 30d/.test(document.querySelector('#tab-keys tbody')!.textContent!));
-    expect(await row.textContent()).to.include('60').and.include('90,000');
-
-    // edit: raise rpm, drop the budget
-    await row.getByRole('button', { name: 'Edit' }).click();
-    await page.waitForSelector('#key-dialog[open]');
-    expect(await page.inputValue('#key-form input[name=rpm]')).to.equal('60');
-    await page.fill('#key-form input[name=rpm]', '120');
-    await page.fill('#key-form input[name=maxBudget]', '');
-    await page.fill('#key-form input[name=budgetDuration]', '');
-    await page.click('#key-form button[type=submit]');
-    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.startsWith('Saved key Batch jobs'));
-    const edited = (await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body;
-    expect(edited.rpm).to.equal(120);
-    expect(edited).to.not.have.property('maxBudget');
-    expect(edited).to.not.have.property('budgetDuration');
-    expect(edited.tpm).to.equal(90000);
-
-    // revoke: a dismissed confirmation keeps the key, an accepted one revokes it
-    page.once('dialog', (d) => void d.dismiss());
-    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
-    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(200);
-    page.once('dialog', (d) => void d.accept());
-    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
-    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.includes('revoked'));
-    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(404);
-    expect(await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).count()).to.equal(0);
-    await page.close();
-  });
-
   it('registers an MCP server with every field, enables a tool, and runs the tool tester through /mcp', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'mcp');
@@ -321,6 +260,68 @@ describe('admin console in a browser', function () {
     const searchRow = (await page.locator('article[data-server="Team_Docs"] tr', { hasText: 'Search EVERYTHING' }).textContent())!;
     expect(searchRow).to.include('hidden').and.include('definition changed upstream (description)');
     await screenshot(page, 'platform-mcp-after-register-1400');
+    await page.close();
+  });
+
+  // after the MCP test: a key may only name servers that exist
+  it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'keys');
+    await page.click('#key-new');
+    await page.waitForSelector('#key-dialog[open]');
+    await page.selectOption('#key-form select[name=org]', 'acme');
+    await page.fill('#key-form input[name=name]', 'Batch jobs');
+    await page.fill('#key-form input[name=models]', 'gpt-backup, gpt-test');
+    await page.fill('#key-form input[name=mcpServers]', 'Team_Docs');
+    await page.fill('#key-form input[name=mcpTools]', 'Team_Docs: search');
+    await page.fill('#key-form input[name=maxBudget]', '25');
+    await page.fill('#key-form input[name=budgetDuration]', '30d');
+    await page.fill('#key-form input[name=rpm]', '60');
+    await page.fill('#key-form input[name=tpm]', '90000');
+    await page.check('#key-guardrails input[value=house-rules]');
+    await screenshot(page, 'platform-key-dialog-1400');
+    await page.press('#key-form input[name=tpm]', 'Enter'); // the keyboard submits the form
+    await page.waitForSelector('#secret:not([hidden])');
+    const secret = await page.textContent('#secret-value');
+    expect(secret).to.match(/^sk-mg-/);
+    const created = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: any) => k.name === 'Batch jobs');
+    expect(created).to.deep.include({ org: 'acme', models: ['gpt-backup', 'gpt-test'], maxBudget: 25, budgetDuration: '30d', rpm: 60, tpm: 90000, guardrails: ['house-rules'] });
+    expect(created.mcp).to.deep.equal({ servers: ['Team_Docs'], tools: { Team_Docs: ['search'] } });
+    // the secret works, and is not shown again once dismissed
+    expect(((await chat(secret!, 'gpt-backup', 'hi')) as any).choices?.[0].message.content).to.equal('Hello from upstream');
+    await page.click('#secret-close');
+    expect(await page.textContent('main')).to.not.include(secret!);
+
+    // the table shows the budget used this period (the request just made), and the limits
+    await page.click('#tabs button[data-tab="keys"]');
+    const row = page.locator('#tab-keys tr', { hasText: 'Batch jobs' });
+    await page.waitForFunction(() => /\$0\.0000\d+ \/ \$25\.00 per 30d/.test(document.querySelector('#tab-keys tbody')!.textContent!));
+    expect(await row.textContent()).to.include('60').and.include('90,000');
+
+    // edit: raise rpm, drop the budget
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#key-dialog[open]');
+    expect(await page.inputValue('#key-form input[name=rpm]')).to.equal('60');
+    await page.fill('#key-form input[name=rpm]', '120');
+    await page.fill('#key-form input[name=maxBudget]', '');
+    await page.fill('#key-form input[name=budgetDuration]', '');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.startsWith('Saved key Batch jobs'));
+    const edited = (await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body;
+    expect(edited.rpm).to.equal(120);
+    expect(edited).to.not.have.property('maxBudget');
+    expect(edited).to.not.have.property('budgetDuration');
+    expect(edited.tpm).to.equal(90000);
+
+    // revoke: a dismissed confirmation keeps the key, an accepted one revokes it
+    page.once('dialog', (d) => void d.dismiss());
+    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(200);
+    page.once('dialog', (d) => void d.accept());
+    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.includes('revoked'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(404);
+    expect(await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).count()).to.equal(0);
     await page.close();
   });
 
