@@ -4,7 +4,7 @@ import type { Outcome } from '../pipeline/stage';
 import type { Clock } from '../plugins/contracts';
 import { formatCost } from '../spend/pricing';
 import type { StoreBackend } from '../store/store-backend';
-import { formatResetDuration, periodAt, type Period } from './duration';
+import { formatResetDuration, parseDuration, periodAt, type Period } from './duration';
 import { estimateModelRequest, type UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
@@ -16,6 +16,16 @@ import { RateLimitHeaders } from './rate-limit-headers';
 export interface Admission {
   admit(ctx: GatewayContext): Promise<void>;
   settle(ctx: GatewayContext, outcome: Outcome): Promise<void>;
+  /** what a key or organisation has used of its budget in the current period (for the management API) */
+  budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
+}
+
+export interface BudgetUsage {
+  /** the budget counter: settled costs plus the estimates of requests still running */
+  spent: number;
+  /** the current period, or null for a budget that never resets */
+  periodStart: string | null;
+  periodEnd: string | null;
 }
 
 /** rpm and tpm count in fixed one-minute windows aligned to the minute (UTC), shared through the store. */
@@ -148,6 +158,19 @@ export class LimitsAdmission implements Admission {
       throw error;
     }
     ticket.budget.push(charge);
+  }
+
+  /** Reads the same counter checkBudget adds to, without changing it. */
+  async budgetUsage(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage> {
+    const now = this.clock.now();
+    const periodMs = parseDuration(budgetDuration);
+    const period = periodMs ? periodAt(now, periodMs) : undefined;
+    const base = `limits:budget:${kind}:${id}${period ? `:${periodMs}` : ''}`;
+    return {
+      spent: await this.store.getCounter(counterFor(base, period, now).key),
+      periodStart: period ? new Date(period.startsAt).toISOString() : null,
+      periodEnd: period ? new Date(period.endsAt).toISOString() : null,
+    };
   }
 
   /** Add to a counter atomically and remember it, so a refusal can take it back. */
