@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-API-1';
 const ACME_ADMIN = 'sk-acme-admin-API-2';
@@ -33,21 +34,22 @@ describe('management API for the admin console', function () {
     upstream = await new FakeOpenAI().start();
     upstream.script = { kind: 'json', body: chatCompletion('hi', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
     mcp = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: { description: 'Fetch' } } });
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme' }, { id: 'globex', maxBudget: 10 }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin', name: 'Acme ops' },
-        { key: ACME_DEV, org: 'acme', id: 'acme-dev', maxBudget: 1, budgetDuration: '1d' },
-        { key: ACME_STRICT, org: 'acme', id: 'acme-strict', guardrails: ['house-rules'] },
-        { key: GLOBEX_BOT, org: 'globex', id: 'globex-bot', guardrails: ['house-rules'] },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-SECRET-9' }],
-      models: [{ name: 'gpt', provider: 'oai', model: 'up', id: 'gpt-1', price: { inputPerMTok: 1, outputPerMTok: 2 }, fallbacks: [] }],
-      mcpServers: [{ name: 'docs', url: mcp.url, org: 'acme', allowedTools: ['search'] }],
-      mcp: { healthCheckIntervalSeconds: 0 },
-      guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['falcon'] } }],
-    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex', { maxBudget: 10 })
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin', name: 'Acme ops' })
+      .withKey(ACME_DEV, { id: 'acme-dev', maxBudget: 1, budgetDuration: '1d' })
+      .withKey(ACME_STRICT, { id: 'acme-strict', guardrails: ['house-rules'] })
+      .withKey(GLOBEX_BOT, { org: 'globex', id: 'globex-bot', guardrails: ['house-rules'] })
+      .withOpenAI('oai', upstream, 'sk-provider-SECRET-9')
+      .withModel('gpt', { model: 'up', id: 'gpt-1', price: { inputPerMTok: 1, outputPerMTok: 2 }, fallbacks: [] })
+      .withMcpServer('docs', mcp.url, { org: 'acme', allowedTools: ['search'] })
+      .with({
+        adminKey: ADMIN,
+        mcp: { healthCheckIntervalSeconds: 0 },
+        guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['falcon'] } }],
+      })
+      .start();
     await chat(ACME_DEV, 'hello');
     await chat(ACME_STRICT, 'falcon plans');
     await chat(GLOBEX_BOT, 'falcon too');

@@ -5,7 +5,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, SCREENSHOT_DIR } from '../support/browser';
 import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { startGateway, type TestGateway } from '../support/start-gateway';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-admin-CONSOLE-1';
 const ACME_ADMIN = 'sk-acme-admin-CONSOLE-2';
@@ -56,27 +57,26 @@ describe('admin console in a browser', function () {
         ? { kind: 'json', status: 500, body: { error: { message: 'upstream broke', type: 'server_error' } } }
         : { kind: 'json', body: chatCompletion('Hello from upstream', { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 }) };
     mcp = await FakeMcpServer.start({ tools: { search: { description: 'Search the team documents by keyword' }, fetch: { description: 'Fetch one document' } } });
-    gw = await startGateway({
-      adminKey: ADMIN,
-      organizations: [{ id: 'acme', name: 'Acme Corp' }, { id: 'globex', name: 'Globex' }],
-      keys: [
-        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin', name: 'Acme ops' },
-        { key: ACME_DEV, org: 'acme', id: 'acme-dev', name: 'Acme dev' },
-        { key: ACME_STRICT, org: 'acme', id: 'acme-strict', name: 'Acme strict', guardrails: ['house-rules'] },
-        { key: GLOBEX_ADMIN, org: 'globex', role: 'admin', id: 'globex-admin', name: 'Globex ops' },
-        { key: GLOBEX_BOT, org: 'globex', id: 'globex-bot', name: 'Globex bot' },
-      ],
-      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-secret' }],
-      models: [
-        // a price small enough that one request costs well under a cent
-        { name: 'gpt-test', provider: 'oai', model: 'flaky-upstream', id: 'gpt-test-flaky', price: { inputPerMTok: 0.5, outputPerMTok: 1.5 }, fallbacks: ['gpt-backup'] },
-        { name: 'gpt-backup', provider: 'oai', model: 'backup-upstream', id: 'gpt-backup-1', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 3 },
-        { name: 'gpt-backup', provider: 'oai', model: 'backup-upstream-2', id: 'gpt-backup-2', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 1 },
-      ],
-      routing: { retries: 0 },
-      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
-      guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['project falcon'] } }],
-    });
+    gw = await testConfig()
+      .withOrg('acme', { name: 'Acme Corp' })
+      .withOrg('globex', { name: 'Globex' })
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin', name: 'Acme ops' })
+      .withKey(ACME_DEV, { id: 'acme-dev', name: 'Acme dev' })
+      .withKey(ACME_STRICT, { id: 'acme-strict', name: 'Acme strict', guardrails: ['house-rules'] })
+      .withKey(GLOBEX_ADMIN, { org: 'globex', role: 'admin', id: 'globex-admin', name: 'Globex ops' })
+      .withKey(GLOBEX_BOT, { org: 'globex', id: 'globex-bot', name: 'Globex bot' })
+      .withOpenAI('oai', upstream, 'sk-provider-secret')
+      // a price small enough that one request costs well under a cent
+      .withModel('gpt-test', { model: 'flaky-upstream', id: 'gpt-test-flaky', price: { inputPerMTok: 0.5, outputPerMTok: 1.5 }, fallbacks: ['gpt-backup'] })
+      .withModel('gpt-backup', { model: 'backup-upstream', id: 'gpt-backup-1', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 3 })
+      .withModel('gpt-backup', { model: 'backup-upstream-2', id: 'gpt-backup-2', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 1 })
+      .with({
+        adminKey: ADMIN,
+        routing: { retries: 0 },
+        mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+        guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['project falcon'] } }],
+      })
+      .start();
     // traffic of both organisations: successes, a fallback, a guardrail block
     await chat(ACME_DEV, 'gpt-backup', 'hello');
     await chat(ACME_DEV, 'gpt-test', 'hello with a fallback');
