@@ -5,6 +5,7 @@ import { ConfigError } from './errors/gateway-error';
 import { loadConfig } from './config/load-config';
 import { createGateway } from './gateway';
 import { listen } from './server';
+import { startupLines } from './cli/startup-lines';
 import { rotateSecretKey } from './store/secrets/rotate-secret-key';
 
 const USAGE = 'usage: model-gateway --config FILE [--port N] [--host H]\n       model-gateway rotate-secret-key --config FILE';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   }
   const gateway = await createGateway(config);
   const running = await listen(gateway, config.server.host, config.server.port);
-  process.stdout.write(`model-gateway listening on ${running.url}\n`);
+  process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -9,5 +9,6 @@ import anthropic from '../../providers/anthropic';
 import piiMask from '../../guardrails/pii-mask';
 import block from '../../guardrails/block';
 import mcpStreamableHttp from '../../plugins/mcp-streamable-http';
+import mcpDemo from '../../plugins/mcp-demo';
 
-export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block, mcpStreamableHttp];
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block, mcpStreamableHttp, mcpDemo];

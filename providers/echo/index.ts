@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { definePlugin, GatewayError, SseFrame, type LocalOperation, type Provider, type ChatChunk, type ChatRequest, type ChatResponse, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
+import { definePlugin, GatewayError, SseFrame, type LocalOperation, type Provider, type ChatChunk, type ChatRequest, type ChatResponse, type ToolCall, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
 import { approxTokens, lastUserText, promptText, streamPieces } from './reply';
 import { echoImageOperations } from './images';
+import { requestedToolCall, trailingToolResult } from './tool-call';
 
 interface EchoOptions {
   /** text put before the echoed message */
@@ -19,18 +20,23 @@ function createEchoProvider(options: EchoOptions): Provider {
   const chat: LocalOperation<ChatRequest, ChatResponse> = {
     local: true,
     async invoke(request, target) {
-      const text = prefix + lastUserText(request.messages);
-      const usage = { prompt_tokens: approxTokens(promptText(request)), completion_tokens: approxTokens(text), total_tokens: 0 };
-      usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+      const userText = lastUserText(request.messages);
       const id = `chatcmpl-echo-${randomUUID()}`;
+      const toolCall = requestedToolCall(request, userText, id.slice(-12));
+      const toolResult = trailingToolResult(request.messages);
+      const text = toolCall ? '' : prefix + (toolResult ?? userText);
+      const usage = { prompt_tokens: approxTokens(promptText(request)), completion_tokens: approxTokens(text), total_tokens: 0 };
+      if (toolCall) usage.completion_tokens = approxTokens(toolCall.function.name + toolCall.function.arguments);
+      usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
       const created = Math.floor(Date.now() / 1000);
       const model = target.model.model;
       if (!request.stream) {
-        return {
-          body: { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage },
-        };
+        const message = toolCall
+          ? { role: 'assistant' as const, content: null, tool_calls: [toolCall], refusal: null }
+          : { role: 'assistant' as const, content: text, refusal: null };
+        return { body: { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, logprobs: null, finish_reason: toolCall ? 'tool_calls' : 'stop' }], usage } };
       }
-      return { stream: echoStream(id, created, model, text, usage) };
+      return { stream: echoStream(id, created, model, text, usage, toolCall) };
     },
   };
   const embeddings: LocalOperation<EmbeddingsRequest, EmbeddingsResponse> = {
@@ -55,7 +61,7 @@ function createEchoProvider(options: EchoOptions): Provider {
   };
 }
 
-async function* echoStream(id: string, created: number, model: string, text: string, usage: ChatResponse['usage']): AsyncGenerator<SseFrame> {
+async function* echoStream(id: string, created: number, model: string, text: string, usage: ChatResponse['usage'], toolCall?: ToolCall): AsyncGenerator<SseFrame> {
   const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null): ChatChunk => ({
     id,
     object: 'chat.completion.chunk',
@@ -64,8 +70,13 @@ async function* echoStream(id: string, created: number, model: string, text: str
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
   yield SseFrame.fromJson(chunk({ role: 'assistant', content: '' }, null));
-  for (const piece of streamPieces(text)) yield SseFrame.fromJson(chunk({ content: piece }, null));
-  yield SseFrame.fromJson(chunk({}, 'stop'));
+  if (toolCall) {
+    yield SseFrame.fromJson(chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: toolCall.function.arguments } }] }, null));
+    yield SseFrame.fromJson(chunk({}, 'tool_calls'));
+  } else {
+    for (const piece of streamPieces(text)) yield SseFrame.fromJson(chunk({ content: piece }, null));
+    yield SseFrame.fromJson(chunk({}, 'stop'));
+  }
   yield SseFrame.fromJson({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   yield SseFrame.fromRaw('[DONE]');
 }

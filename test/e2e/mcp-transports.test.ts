@@ -79,7 +79,7 @@ describe('MCP transports chosen by config (mcpServers[].transport names a transp
       error = err as Error;
     }
     expect(error?.name).to.equal('ConfigError');
-    expect(error?.message).to.include('mcpServers[1].transport: unknown MCP transport "stdio" (transport plugins: mcp-streamable-http, tagging-http)');
+    expect(error?.message).to.include('mcpServers[1].transport: unknown MCP transport "stdio" (transport plugins: mcp-streamable-http, mcp-demo, tagging-http)');
   });
 
   it('lets the management API register, show and change a server transport, and refuses an unknown one', async () => {

@@ -21,6 +21,9 @@ function send(res: Response, contentType: string, cacheControl: string, body: Bu
 export function installUiRoutes(router: Router, _services: GatewayServices): void {
   const { html, assets } = buildUiAssets();
 
+  // the root is where a new user first looks: send them to the console
+  router.get('/', (_req, res) => res.redirect(302, '/ui'));
+
   // `/ui` and `/ui/` (express routing is not strict about the trailing slash)
   router.get('/ui', (_req, res) => send(res, 'text/html; charset=utf-8', 'no-cache', html));
 
