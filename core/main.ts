@@ -5,15 +5,21 @@ import { ConfigError } from './errors/gateway-error';
 import { loadConfig } from './config/load-config';
 import { createGateway } from './gateway';
 import { listen } from './server';
-import { startupLines } from './cli/startup-lines';
 import { rotateSecretKey } from './store/secrets/rotate-secret-key';
+import { checkConfig } from './cli/check-config';
+import { isAddressInUse, portInUseMessage } from './cli/port-in-use';
+import { startupLines } from './cli/startup-lines';
+import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrails';
+import { USAGE } from './cli/usage';
 
-const USAGE = 'usage: model-gateway --config FILE [--port N] [--host H]\n       model-gateway rotate-secret-key --config FILE';
+const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
+  if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({
-    options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, ...HELP_FLAG },
     strict: true,
   });
   if (values.help) {
@@ -28,7 +34,16 @@ async function main(): Promise<void> {
     config.server.port = port;
   }
   const gateway = await createGateway(config);
-  const running = await listen(gateway, config.server.host, config.server.port);
+  const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];
+  for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
+  let running: Awaited<ReturnType<typeof listen>>;
+  try {
+    running = await listen(gateway, config.server.host, config.server.port);
+  } catch (err) {
+    await gateway.close().catch(() => undefined);
+    if (isAddressInUse(err)) throw new StartError(portInUseMessage(config.server.host, config.server.port));
+    throw err;
+  }
   process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 
   let stopping = false;
@@ -45,9 +60,27 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** A failure to start whose message is the whole story (no "failed to start:" stack of causes). */
+class StartError extends Error {}
+
+/** Validate a config and print what would run, without opening the store or listening (core/cli/check-config.ts). */
+async function checkCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { ...CONFIG_FLAG, ...HELP_FLAG }, strict: true });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const file = values.config ?? './gateway.config.ts';
+  const config = await loadConfig(file);
+  const { lines, problems, warnings } = await checkConfig(config);
+  if (problems.length) throw new ConfigError('', problems.join('\n'));
+  process.stdout.write(`${file}: valid\n${lines.join('\n')}\n`);
+  for (const w of warnings) process.stdout.write(`warning: ${w}\n`);
+}
+
 /** Re-encrypt every stored secret under a new key (core/store/secrets/rotate-secret-key.ts). */
 async function rotateSecretKeyCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
+  const { values } = parseArgs({ args, options: CONFIG_FLAG, strict: true });
   const config = await loadConfig(values.config ?? './gateway.config.ts');
   const result = await rotateSecretKey(config.store.url);
   process.stdout.write(
@@ -58,6 +91,8 @@ async function rotateSecretKeyCommand(args: string[]): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`model-gateway: config error:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
+  } else if (err instanceof StartError) {
+    process.stderr.write(`model-gateway: ${err.message}\n`);
   } else if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     process.stderr.write(`model-gateway: ${(err as Error).message}\n${USAGE}\n`);
   } else {

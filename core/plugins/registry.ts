@@ -49,6 +49,13 @@ export class PluginRegistry {
     return [...this.entries.values()].filter((e) => e.definition.kind === kind).map((e) => e.definition.id);
   }
 
+  /** What is wrong with `options` for this plugin (each message starts with optionsPath); none when fine. */
+  optionProblems(kind: PluginKind, id: string, options: unknown, optionsPath: string): string[] {
+    const entry = this.entries.get(`${kind}:${id}`);
+    if (!entry) return [`${optionsPath}: unknown ${kind} plugin "${id}"`];
+    return entry.validate.check(structuredClone(options ?? {}), optionsPath).map((p) => p.message);
+  }
+
   /**
    * Validate `options` against the plugin's schema (errors carry `optionsPath`, e.g.
    * "guardrails[0].options") and create the instance.

@@ -8,6 +8,10 @@ import type { TokenUsage } from '../types/usage';
  */
 export function priceUsage(price: ModelPrice | undefined, usage: TokenUsage, imageSize?: string): number {
   if (!price) return 0;
+  return roundCost(rawPrice(price, usage, imageSize));
+}
+
+function rawPrice(price: ModelPrice, usage: TokenUsage, imageSize?: string): number {
   const input = price.inputPerMTok ?? 0;
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
   const perImage = (imageSize ? ownValue(price.perImageBySize, imageSize) : undefined) ?? price.perImage ?? 0;
@@ -21,8 +25,19 @@ export function priceUsage(price: ModelPrice | undefined, usage: TokenUsage, ima
   );
 }
 
-/** A decimal string without float noise or exponent notation, e.g. "0.00042". */
+/** Costs are kept to 1e-10 USD: finer than any price, coarse enough that sums carry no float noise. */
+const COST_STEP = 1e10;
+
+/**
+ * A cost rounded to 1e-10 USD, as the closest double to that decimal, so JSON and logs print it cleanly
+ * (0.04001754, not 0.040017540000000004). Applied where a cost is made, summed, stored or shown.
+ */
+export function roundCost(cost: number): number {
+  return Number.isFinite(cost) ? Math.round(cost * COST_STEP) / COST_STEP : 0;
+}
+
+/** A decimal string rounded to 1e-10, without float noise or exponent notation, e.g. "0.00042". */
 export function formatCost(cost: number): string {
   if (!Number.isFinite(cost) || cost <= 0) return '0';
-  return cost.toFixed(12).replace(/\.?0+$/, '');
+  return roundCost(cost).toFixed(10).replace(/\.?0+$/, '');
 }

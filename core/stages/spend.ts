@@ -7,7 +7,7 @@ import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';
 import { formatAdapter } from '../formats/registry';
-import { formatCost, priceUsage } from '../spend/pricing';
+import { formatCost, priceUsage, roundCost } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import type { TokenUsage } from '../types/usage';
 
@@ -64,7 +64,7 @@ export class SpendStage implements Stage {
 
   async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
     if (!ctx.principal) return;
-    if (ctx.traffic === 'mcp') ctx.cost = this.mcp.fee?.(ctx, outcome) ?? ctx.cost;
+    if (ctx.traffic === 'mcp') ctx.cost = roundCost(this.mcp.fee?.(ctx, outcome) ?? ctx.cost);
     const exchange = ctx.model;
     const entry: LogEntry = {
       id: ctx.requestId,

@@ -1,3 +1,4 @@
+import { roundCost } from '../spend/pricing';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import type { Logger } from '../plugins/contracts';
@@ -18,7 +19,8 @@ export class RequestLog {
   constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
 
   record(entry: LogEntry): Promise<void> {
-    return this.store.appendLog(entry).catch((err) => this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId }));
+    // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
+    return this.store.appendLog({ ...entry, cost: roundCost(entry.cost) }).catch((err) => this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId }));
   }
 
   query(query: LogQuery): Promise<LogPage> {
@@ -42,6 +44,7 @@ export class RequestLog {
       row.completionTokens += e.completionTokens;
       rows.set(group, row);
     }
+    for (const row of rows.values()) row.cost = roundCost(row.cost);
     return [...rows.values()].sort((a, b) => b.cost - a.cost);
   }
 }

@@ -2,6 +2,7 @@
  * Spend and requests per calendar day in one time zone, split into series (by key, organisation, model or
  * MCP tool), for the usage charts. One pass over the log entries of the range.
  */
+import { roundCost } from '../spend/pricing';
 import type { LogEntry } from './log-entry';
 
 export type UsageSplit = 'none' | 'key' | 'org' | 'model' | 'tool';
@@ -133,10 +134,14 @@ export async function usageByDay(
       requests: days.map((_, i) => rest.reduce((sum, s) => sum + s.requests[i], 0)),
     });
   }
+  // sums of stored costs, each already rounded, still pick up float noise: round what is shown
+  totals.cost = roundCost(totals.cost);
+  for (const s of series) s.cost = s.cost.map(roundCost);
+  const top = (rows: Map<string, TopRow>) => [...rows.values()].map((r) => ({ ...r, cost: roundCost(r.cost) })).sort(byCost).slice(0, TOP_ROWS);
   return {
     days,
     series,
     totals,
-    top: { keys: [...topKeys.values()].sort(byCost).slice(0, TOP_ROWS), models: [...topModels.values()].sort(byCost).slice(0, TOP_ROWS) },
+    top: { keys: top(topKeys), models: top(topModels) },
   };
 }

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { roundCost } from '../../spend/pricing';
 import { InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
 import type { StoredKey } from '../../auth/key-registry';
 import { keyReferenceProblems } from '../../config/references';
@@ -62,7 +63,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const { since, until } = parseRange(req.query);
       const rows = await services.requestLog.spend(groupBy as 'key', since, orgFilter(adminOf(res), req.query.org), until);
       const total = rows.reduce((sum, r) => sum + r.cost, 0);
-      res.json({ object: 'list', group_by: groupBy, data: rows, total_cost: total });
+      res.json({ object: 'list', group_by: groupBy, data: rows, total_cost: roundCost(total) });
     }),
   );
 

@@ -4,6 +4,7 @@
  * every model round and tool call adds up in `x-gateway-response-cost` (a trailer when streaming). The
  * request log gets one entry for the response (the model rounds) plus one per tool call.
  */
+import { roundCost } from '../../spend/pricing';
 import type { Request, Response } from 'express';
 import { AuthenticationError, InvalidRequestError, NotFoundError, PermissionError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
@@ -181,7 +182,7 @@ export class ResponsesHandler {
       deploymentId: rounds.find((r) => r.deploymentId)?.deploymentId ?? null,
       promptTokens: rounds.reduce((n, r) => n + r.promptTokens, 0),
       completionTokens: rounds.reduce((n, r) => n + r.completionTokens, 0),
-      cost: rounds.reduce((n, r) => n + r.cost, 0),
+      cost: roundCost(rounds.reduce((n, r) => n + r.cost, 0)),
       status,
       latencyMs: Math.max(0, this.services.clock.now() - run.startedAt),
       errorCode: failure?.code ?? null,

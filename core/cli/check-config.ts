@@ -1,0 +1,58 @@
+import type { ResolvedConfig } from '../config/types';
+import { BUILTIN_PLUGINS } from '../plugins/builtins';
+import { PluginRegistry } from '../plugins/registry';
+import { transportIdOf } from '../apis/mcp/transports';
+import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
+
+/**
+ * `model-gateway check`: the config is already loaded (shape, env() values, references: load-config.ts);
+ * this loads its plugins, checks every plugin it names exists and accepts its options, and describes what
+ * would run. Names, ids, types and URLs only: a key is shown by its name or id, never its secret, and no
+ * header, credential or plugin option value is printed.
+ */
+export async function checkConfig(config: ResolvedConfig): Promise<{ lines: string[]; problems: string[]; warnings: string[] }> {
+  const registry = new PluginRegistry();
+  for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
+  await registry.loadExternal(config.plugins, config.baseDir);
+
+  const problems: string[] = [];
+  const optionsOk = (kind: 'provider' | 'guardrail' | 'mcp-transport', id: string, options: unknown, at: string) => {
+    if (!registry.has(kind, id)) return problems.push(`${at}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
+    problems.push(...registry.optionProblems(kind, id, options, `${at}.options`));
+  };
+  config.providers.forEach((p, i) => optionsOk('provider', p.type, p.options, `providers[${i}]`));
+  config.guardrails.forEach((g, i) => optionsOk('guardrail', g.engine, g.options, `guardrails[${i}]`));
+  config.mcpServers.forEach((s, i) => {
+    const id = transportIdOf(s.transport);
+    if (!registry.has('mcp-transport', id)) problems.push(`mcpServers[${i}].transport: unknown MCP transport "${id}" (loaded: ${registry.ids('mcp-transport').join(', ')})`);
+  });
+
+  const lines = [
+    `server: http://${config.server.host}:${config.server.port}`,
+    `store: ${storeKind(config.store.url)}`,
+    `admin key: ${config.adminKey ? 'set' : 'none (management API only for organisation admin keys)'}`,
+    section('providers', config.providers.map((p) => `${p.id} (${p.type}${p.baseUrl ? `, ${p.baseUrl}` : ''})`)),
+    section('models', config.models.map((m) => `${m.name} -> ${m.provider}/${m.model ?? m.name} (${m.kind ?? 'chat'})`)),
+    section('organizations', config.organizations.map((o) => o.id)),
+    section('keys', config.keys.map((k) => `${k.name ?? k.id ?? '(unnamed)'} (org ${k.org}, ${k.role ?? 'member'}${k.guardrails?.length ? `, guardrails ${k.guardrails.join(', ')}` : ''})`)),
+    section('mcp servers', config.mcpServers.map((s) => `${s.name} (${transportIdOf(s.transport)}, ${s.visibility ?? 'private'}${s.org ? `, org ${s.org}` : ''})`)),
+    section('guardrails', config.guardrails.map((g) => `${g.id} (${g.engine}, ${g.default ? 'default' : 'listed keys only'}, ${g.mode ?? 'enforce'})`)),
+  ];
+  const warnings = unusedGuardrails(config.guardrails, config.keys).map(unusedGuardrailWarning);
+  return { lines, problems, warnings };
+}
+
+function section(title: string, items: string[]): string {
+  return items.length === 0 ? `${title}: none` : `${title}:\n${items.map((i) => `  - ${i}`).join('\n')}`;
+}
+
+/** The store's kind and place, without the user name or password a server URL may carry. */
+function storeKind(url: string): string {
+  if (url.startsWith('sqlite:') || url.startsWith('memory:')) return url;
+  try {
+    const u = new URL(url);
+    return `${u.protocol.replace(/:$/, '')} at ${u.hostname}${u.port ? `:${u.port}` : ''}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * `model-gateway --help`: every command and flag with its default. The flags themselves are declared in
+ * core/main.ts (node:util parseArgs); test/e2e/cli-commands.test.ts checks each one is listed here.
+ */
+export const USAGE = `usage:
+  model-gateway [--config FILE] [--port N] [--host H]     run the gateway
+  model-gateway check [--config FILE]                      validate a config and print what would run
+  model-gateway rotate-secret-key [--config FILE]          re-encrypt every stored secret under a new key
+
+flags:
+  -c, --config FILE   the config file (.ts, .js, .mjs, .cjs or .json); default ./gateway.config.ts
+  -p, --port N        the port to listen on, 0 for a free one; default: server.port from the config (4000)
+      --host H        the address to listen on; default: server.host from the config (127.0.0.1)
+  -h, --help          print this help
+
+environment:
+  GATEWAY_SECRET_KEY, GATEWAY_SECRET_KEY_FILE   the key that encrypts stored secrets (see README "Store")
+  LOG_LEVEL                                     debug, info, warn or error; default info`;

@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { REPO_ROOT } from '../support/fixtures';
+
+const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
+
+function writeConfig(config: object): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-cmd-')), 'gateway.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+/** Run the command to its end. */
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const SECRETS = { CMD_KEY: 'sk-cmd-CANARY-key', CMD_PROVIDER: 'sk-cmd-CANARY-provider', CMD_ADMIN: 'sk-cmd-CANARY-admin' };
+
+const config = (extra: object = {}) => ({
+  store: { url: 'memory://' },
+  adminKey: { $env: 'CMD_ADMIN' },
+  organizations: [{ id: 'o' }],
+  keys: [{ key: { $env: 'CMD_KEY' }, org: 'o', name: 'team key', guardrails: ['listed'] }],
+  providers: [{ id: 'up', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: { $env: 'CMD_PROVIDER' }, headers: { 'x-extra': { $env: 'CMD_PROVIDER' } } }],
+  models: [{ name: 'm', provider: 'up', model: 'gpt-4o-mini' }],
+  mcpServers: [{ name: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public', auth: { type: 'bearer', token: { $env: 'CMD_PROVIDER' } } }],
+  guardrails: [
+    { id: 'listed', engine: 'block', options: { patterns: ['secret'] } },
+    { id: 'everyone', engine: 'block', default: true, options: { patterns: ['x'] } },
+    { id: 'orphan', engine: 'block', options: { patterns: ['y'] } },
+  ],
+  ...extra,
+});
+
+describe('model-gateway commands: --help, check, port in use, guardrail warnings', () => {
+  it('--help lists every flag with its default and every command', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).to.equal(0);
+    // every flag main.ts declares (read from its source, so a new flag without help fails here)
+    const source = readFileSync(path.join(REPO_ROOT, 'core', 'main.ts'), 'utf8');
+    const flags = [...source.matchAll(/\b(\w+): \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
+    expect(flags).to.include.members(['config', 'port', 'host', 'help']);
+    for (const flag of flags) expect(stdout).to.include(`--${flag}`);
+    expect(stdout).to.match(/--config FILE .*default \.\/gateway\.config\.ts/);
+    expect(stdout).to.match(/--port N .*default.*4000/);
+    expect(stdout).to.match(/--host H .*default.*127\.0\.0\.1/);
+    for (const command of ['check', 'rotate-secret-key']) expect(stdout).to.include(`model-gateway ${command}`);
+  });
+
+  it('check validates a config and prints what would run by name, never a secret', async () => {
+    const { code, stdout, stderr } = await run(['check', '--config', writeConfig(config())], SECRETS);
+    expect(stderr).to.equal('');
+    expect(code).to.equal(0);
+    expect(stdout).to.match(/: valid\n/);
+    expect(stdout).to.include('up (openai, http://127.0.0.1:9/v1)');
+    expect(stdout).to.include('m -> up/gpt-4o-mini (chat)');
+    expect(stdout).to.include('team key (org o, member, guardrails listed)');
+    expect(stdout).to.include('docs (mcp-streamable-http, public)');
+    expect(stdout).to.include('everyone (block, default, enforce)');
+    expect(stdout).to.include('warning: guardrail "orphan" applies to nobody');
+    expect(stdout).to.not.include('warning: guardrail "listed"');
+    for (const secret of Object.values(SECRETS)) expect(stdout).to.not.include(secret);
+  });
+
+  it('check fails with every problem named by path: bad plugin options, unknown engine, missing secret', async () => {
+    const bad = config({
+      guardrails: [
+        { id: 'listed', engine: 'block', options: { nope: true } },
+        { id: 'g2', engine: 'no-such-engine', default: true },
+      ],
+    });
+    const { code, stdout, stderr } = await run(['check', '--config', writeConfig(bad)], SECRETS);
+    expect(code).to.equal(1);
+    expect(stdout).to.equal('');
+    expect(stderr).to.include('model-gateway: config error:');
+    expect(stderr).to.match(/guardrails\[0\]\.options/);
+    expect(stderr).to.include('guardrails[1]: unknown guardrail plugin "no-such-engine"');
+    const missing = await run(['check', '--config', writeConfig(config())], { CMD_KEY: SECRETS.CMD_KEY });
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.include('environment variable CMD_PROVIDER is not set');
+    expect(missing.stderr).to.not.include(SECRETS.CMD_KEY);
+  });
+
+  it('a port in use says so and how to pick another', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const { code, stderr } = await run(['--config', writeConfig(config()), '--port', String(port)], SECRETS);
+      expect(code).to.equal(1);
+      expect(stderr).to.include(`\nmodel-gateway: port ${port} on 127.0.0.1 is already in use (another gateway?); pick another with --port N, or --port 0 for any free port\n`);
+      expect(stderr).to.not.include('failed to start');
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('warns at boot about a guardrail that applies to nobody, and only that one', async () => {
+    const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', '0'], { env: { ...process.env, ...SECRETS, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exit = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('web console:') && resolve());
+      exit.then(() => reject(new Error(`exited: ${stderr}`)));
+    });
+    child.kill('SIGTERM');
+    expect(await exit).to.equal(0);
+    const output = stderr;
+    const warnings = output.split('\n').filter((l) => l.includes('applies to nobody'));
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include('orphan');
+    expect(output).to.not.match(/"listed[^\n]*applies to nobody/);
+    expect(output).to.not.match(/everyone[^\n]*applies to nobody/);
+    for (const secret of Object.values(SECRETS)) expect(output).to.not.include(secret);
+  });
+});
