@@ -32,8 +32,8 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     }
     const mcp = ctx.mcp;
     if (!mcp || mcp.method !== 'tools/call') return;
-    const masked = await runGuardrails(list, mcpRequestSlots(mcp.arguments), this.scope(ctx, 'pre'), ctx.guardrails);
-    if (masked && mcp.params && typeof mcp.params === 'object') mcp.params.arguments = mcp.arguments;
+    // masked text is written back into `mcp.arguments`, which the call stage sends
+    await runGuardrails(list, mcpRequestSlots(mcp.arguments), this.scope(ctx, 'pre'), ctx.guardrails);
   }
 
   async checkOutput(ctx: GatewayContext): Promise<void> {
@@ -42,8 +42,8 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     const scope = this.scope(ctx, 'post');
     if (ctx.traffic === 'mcp') {
       const mcp = ctx.mcp;
-      if (!mcp || mcp.method !== 'tools/call' || mcp.result === undefined) return;
-      await runGuardrails(list, mcpResponseSlots(mcp.result), scope, ctx.guardrails);
+      if (!mcp || mcp.result === undefined) return;
+      await runGuardrails(list, mcpResponseSlots(mcp.result, mcp.method), scope, ctx.guardrails);
       return;
     }
     const exchange = ctx.modelExchange;
@@ -75,7 +75,7 @@ export class EngineGuardrailRunner implements GuardrailRunner {
   }
 
   private scope(ctx: GatewayContext, phase: GuardrailPhase): CheckScope {
-    const target = ctx.traffic === 'model' ? ctx.modelExchange.requestedModel : `${ctx.mcp?.serverName ?? ''}/${ctx.mcp?.upstreamTool ?? ctx.mcp?.toolName ?? ''}`;
+    const target = ctx.traffic === 'model' ? ctx.modelExchange.requestedModel : `${ctx.mcp?.serverName ?? ''}/${ctx.mcp?.upstreamTool ?? ctx.mcp?.toolName ?? ctx.mcp?.uri ?? ''}`;
     return { phase, traffic: trafficOf(ctx), target, signal: ctx.signal, logger: this.logger };
   }
 }

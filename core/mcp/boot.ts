@@ -1,14 +1,15 @@
 /**
  * Boot: create the MCP transport from its plugin, the MCP gateway (registry from config and store,
- * discovery in the background, periodic health checks) and register the stage handlers the pipeline's
- * scope, route, call and spend stages use for MCP traffic.
+ * discovery in the background, periodic health checks) and the built-in gateway_proxy server. The MCP
+ * traffic strategy the stages use is built from them once the pipeline exists (core/gateway.ts).
  */
 import type { BootExtension } from '../boot/extensions';
 import type { OrganizationConfig } from '../config/types';
 import type { Clock, Logger, McpTransportFactory } from '../plugins/contracts';
-import { CLOCK, LOGGER, MCP_STAGE_HANDLERS, STORE } from '../plugins/tokens';
+import { CLOCK, LOGGER, MODEL_CATALOG, STORE } from '../plugins/tokens';
+import type { ModelCatalog } from '../routing/model-catalog';
 import type { StoreBackend } from '../store/store-backend';
-import { GatewayMcpStageHandlers } from './gateway-stage-handlers';
+import { GATEWAY_PROXY_SERVER, GatewayProxyServer } from './gateway-proxy';
 import { MCP_GATEWAY, McpGateway } from './mcp-gateway';
 
 export const MCP_TRANSPORT_PLUGIN = 'mcp-streamable-http';
@@ -30,6 +31,6 @@ export const mcpExtension: BootExtension = async (boot) => {
   });
   await gateway.start(boot.config.mcpServers);
   boot.container.registerInstance(MCP_GATEWAY, gateway);
-  boot.container.registerInstance(MCP_STAGE_HANDLERS, new GatewayMcpStageHandlers(gateway));
+  boot.container.registerInstance(GATEWAY_PROXY_SERVER, new GatewayProxyServer(boot.container.resolve<ModelCatalog>(MODEL_CATALOG)));
   return () => gateway.stop();
 };

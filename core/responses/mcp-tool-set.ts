@@ -11,7 +11,7 @@ import type { Principal } from '../auth/principal';
 import { InvalidRequestError } from '../errors/gateway-error';
 import { GATEWAY_PROXY, proxySelected, type GatewayProxyServer, type ProxyTool } from '../mcp/gateway-proxy';
 import type { McpGateway } from '../mcp/mcp-gateway';
-import { parseServerHeader } from '../mcp/scope';
+import { parseServerHeader, type McpScope } from '../mcp/scope';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import type { ChatTool } from '../types/chat';
 import { toFunctionName } from './function-names';
@@ -36,6 +36,8 @@ export interface McpToolSet {
   listings: McpListToolsItem[];
   /** the headers MCP calls carry (x-mcp-servers, per-user credentials) */
   callHeaders: InboundHeaders;
+  /** the MCP scope the tools were listed from: the tool calls (children of the response) inherit it */
+  scope?: McpScope;
 }
 
 export interface ToolSources {
@@ -69,9 +71,10 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
 
 export async function resolveMcpTools(entries: McpToolEntry[], principal: Principal, mcpHeaders: InboundHeaders, sources: ToolSources): Promise<McpToolSet> {
   const upstream: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: unknown }[] = [];
+  let scope: McpScope | undefined;
   if (sources.mcp) {
     // throws a 400 naming the servers when x-mcp-servers names one the key cannot reach
-    const scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, mcpHeaders);
+    scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, mcpHeaders);
     for (const tool of sources.mcp.view.listTools(scope)) {
       upstream.push({ name: String(tool.name), description: tool.description as string | undefined, inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' }, annotations: tool.annotations });
     }
@@ -82,7 +85,7 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
   const taken = new Set(upstream.map((t) => t.name));
   const proxyTools = proxySelected(mcpHeaders) ? sources.proxy.listTools(principal, taken) : [];
 
-  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders };
+  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders, scope };
   for (const entry of entries) {
     const allowed = allowedNames(entry);
     const offered: OfferedTool[] = [
