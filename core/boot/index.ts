@@ -1,5 +1,5 @@
 import type { BootExtension } from './extensions';
-import { mcpExtension } from '../mcp/boot';
+import { mcpExtension } from '../apis/mcp/boot';
 import { guardrailsExtension } from '../guardrails/boot';
 import { limitsExtension } from '../limits/limits-extension';
 import { routingExtension } from '../routing/routing-extension';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import Ajv, { type ErrorObject } from 'ajv';
 import { createJiti } from 'jiti';
 import { ConfigError } from '../errors/gateway-error';
-import { normalizeServerName } from '../mcp/naming';
+import { normalizeServerName } from '../apis/mcp/naming';
 import { resolveEnvRefs } from './env';
 import { configSchema } from './schema';
 import type { GatewayConfigInput, ResolvedConfig } from './types';

@@ -1,9 +1,9 @@
 import type { ApiFormat } from '../plugins/contracts';
-import { chatFormat } from './chat-format';
-import { embeddingsFormat } from './embeddings-format';
-import { messagesCountTokensFormat, messagesFormat } from './messages/format';
+import { chatFormat } from '../apis/chat/chat-format';
+import { embeddingsFormat } from '../apis/embeddings/embeddings-format';
+import { messagesCountTokensFormat, messagesFormat } from '../apis/messages/format';
 import type { FormatAdapter } from './format-adapter';
-import { imagesEditsFormat, imagesGenerationsFormat } from './images-format';
+import { imagesEditsFormat, imagesGenerationsFormat } from '../apis/images/images-format';
 
 /** Every client-facing format the core can serve. Endpoint families add theirs here. */
 const FORMATS = new Map<ApiFormat, FormatAdapter>([

@@ -3,7 +3,7 @@ import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError 
 import { JSONRPC } from '../errors/render';
 import { ANTHROPIC_ERRORS, OPENAI_ERRORS, sendError, type ErrorShape } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
-import { ROUTE_INSTALLERS } from './routes';
+import { ROUTE_INSTALLERS } from '../apis';
 import { assignRequestId } from './request-id';
 
 export { REQUEST_ID_HEADER } from './request-id';

@@ -6,7 +6,7 @@ import { emptyUsage } from '../types/usage';
 import type { Deployment } from '../routing/deployment';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
-import type { McpExchange, McpScope } from '../mcp/mcp-exchange';
+import type { McpExchange, McpScope } from '../apis/mcp/mcp-exchange';
 import type { LimitTicket } from '../limits/admission';
 import type { ParentWork } from './parent-traffic';
 

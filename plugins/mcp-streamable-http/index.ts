@@ -6,11 +6,11 @@
  * Sessions: the SDK transport keeps the `Mcp-Session-Id` a stateful upstream returns at `initialize` and
  * sends it back; a stateless upstream simply never sets one. When an upstream forgets a session it answers
  * 404 and the transport throws `StreamableHTTPError(404)`; the core's connection pool then drops that
- * connection and opens a new one (see core/mcp/upstream-pool.ts), which initializes a fresh session.
+ * connection and opens a new one (see core/apis/mcp/upstream-pool.ts), which initializes a fresh session.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { definePlugin } from '../../core/plugins/define-plugin';
-import { isInternalAddress } from '../../core/mcp/egress';
+import { isInternalAddress } from '../../core/upstream/egress';
 import { createRequestFetch } from './request-fetch';
 import type { McpTransportFactory, McpTransportTarget, PluginDeps } from '../../core/plugins/contracts';
 

@@ -11,7 +11,7 @@
 import { definePlugin } from '../../core/plugins/define-plugin';
 import type { Clock, HttpOperation, InboundInfo, Provider, ProviderTarget, UpstreamRequest } from '../../core/plugins/contracts';
 import type { ChatRequest } from '../../core/types/chat';
-import type { MessagesRequest } from '../../core/formats/messages/types';
+import type { MessagesRequest } from '../../core/apis/messages/types';
 import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
 import { chatFramesFromMessagesEvent } from './stream';
 import { anthropicError } from './errors';

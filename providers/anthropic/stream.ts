@@ -11,9 +11,9 @@
  *   error                      -> throws the matching GatewayError
  */
 import type { Clock, StreamState } from '../../core/plugins/contracts';
-import { finishReasonFromStopReason } from '../../core/formats/messages/stop-reasons';
-import type { MessagesUsage } from '../../core/formats/messages/types';
-import { chatUsageFromMessagesUsage } from '../../core/formats/messages/usage';
+import { finishReasonFromStopReason } from '../../core/apis/messages/stop-reasons';
+import type { MessagesUsage } from '../../core/apis/messages/types';
+import { chatUsageFromMessagesUsage } from '../../core/apis/messages/usage';
 import { SseFrame } from '../../core/streaming/sse-frame';
 import type { ChatChunk, ChatChunkChoice } from '../../core/types/chat';
 import { anthropicError } from './errors';

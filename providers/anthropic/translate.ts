@@ -10,7 +10,7 @@
  * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them.
  */
 import { InvalidRequestError } from '../../core/errors/gateway-error';
-import { finishReasonFromStopReason } from '../../core/formats/messages/stop-reasons';
+import { finishReasonFromStopReason } from '../../core/apis/messages/stop-reasons';
 import type {
   MessagesContentBlock,
   MessagesImageBlock,
@@ -21,8 +21,8 @@ import type {
   MessagesTool,
   MessagesToolChoice,
   MessagesToolUseBlock,
-} from '../../core/formats/messages/types';
-import { chatUsageFromMessagesUsage } from '../../core/formats/messages/usage';
+} from '../../core/apis/messages/types';
+import { chatUsageFromMessagesUsage } from '../../core/apis/messages/usage';
 import type { ChatMessage, ChatRequest, ChatResponse, ChatTool, ContentPart, ToolCall } from '../../core/types/chat';
 
 export const DEFAULT_MAX_TOKENS = 4096;

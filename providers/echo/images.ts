@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LocalOperation } from '../../core/plugins/contracts';
 import { InvalidRequestError } from '../../core/errors/gateway-error';
-import { editUploadOf, type EditFields } from '../../core/images/edit-upload';
+import { editUploadOf, type EditFields } from '../../core/apis/images/edit-upload';
 import { SseFrame } from '../../core/streaming/sse-frame';
 import { gradientPng, type Rgb } from './png';
 

@@ -1,5 +1,5 @@
 import type { HttpOperation, ProviderTarget } from '../../core/plugins/contracts';
-import { editUploadOf, type EditFields } from '../../core/images/edit-upload';
+import { editUploadOf, type EditFields } from '../../core/apis/images/edit-upload';
 import { InvalidRequestError } from '../../core/errors/gateway-error';
 
 type HeadersFor = (target: ProviderTarget) => Record<string, string>;
@@ -19,7 +19,7 @@ function sendsUrlFormat(upstreamModel: string): boolean {
 /**
  * The OpenAI images API (and compatible servers): generations are JSON passed through with the model
  * name rewritten; edits are re-encoded as a new multipart body that streams the client's files through
- * (core/images/edit-upload.ts). Responses pass through unchanged.
+ * (core/apis/images/edit-upload.ts). Responses pass through unchanged.
  */
 export function openAiImageOperations(headersFor: HeadersFor): { generations: HttpOperation; edits: HttpOperation } {
   const generations: HttpOperation<Record<string, unknown>> = {

@@ -3,8 +3,8 @@
  * timer the test moves by hand, and the real streamable-HTTP transport plugin.
  */
 import type { McpServerConfig } from '../../core/config/types';
-import type { Timer } from '../../core/mcp/health-monitor';
-import { McpGateway, type McpGatewayOptions } from '../../core/mcp/mcp-gateway';
+import type { Timer } from '../../core/apis/mcp/health-monitor';
+import { McpGateway, type McpGatewayOptions } from '../../core/apis/mcp/mcp-gateway';
 import { MemoryBackend } from '../../core/store/memory-backend';
 import type { StoreBackend } from '../../core/store/store-backend';
 import { createStreamableHttpFactory } from '../../plugins/mcp-streamable-http';

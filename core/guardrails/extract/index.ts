@@ -1,7 +1,7 @@
 import type { ApiFormat } from '../../plugins/contracts';
 import { SlotCollector, type TextSlot } from '../text-slots';
-import { chatRequestSlots, chatResponseSlots } from './chat';
-import { messagesRequestSlots, messagesResponseSlots } from './messages';
+import { chatRequestSlots, chatResponseSlots } from '../../apis/chat/guardrail-text';
+import { messagesRequestSlots, messagesResponseSlots } from '../../apis/messages/guardrail-text';
 import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
 
 type Extractor = (body: any, c: SlotCollector) => void;

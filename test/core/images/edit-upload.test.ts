@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { EditUpload } from '../../../core/images/edit-upload';
-import { resolveImagesSettings } from '../../../core/images/images-settings';
-import { readEditForm } from '../../../core/images/read-edit-form';
+import type { EditUpload } from '../../../core/apis/images/edit-upload';
+import { resolveImagesSettings } from '../../../core/apis/images/images-settings';
+import { readEditForm } from '../../../core/apis/images/read-edit-form';
 
 const BOUNDARY = 'unit-boundary';
 

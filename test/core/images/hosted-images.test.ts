@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { HostedImages } from '../../../core/images/hosted-images';
-import { hostInlineImages } from '../../../core/images/host-inline-images';
-import { imageMimeType } from '../../../core/images/image-type';
+import { HostedImages } from '../../../core/apis/images/hosted-images';
+import { hostInlineImages } from '../../../core/apis/images/host-inline-images';
+import { imageMimeType } from '../../../core/apis/images/image-type';
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { egressViolation, isInternalAddress } from '../../../core/mcp/egress';
+import { egressViolation, isInternalAddress } from '../../../core/upstream/egress';
 
 describe('core/mcp/egress', () => {
   it('treats loopback, private, link-local and unique-local addresses as internal', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { configServerId } from '../../../core/mcp/server-registry';
-import { toPublicView } from '../../../core/mcp/server-record';
+import { configServerId } from '../../../core/apis/mcp/server-registry';
+import { toPublicView } from '../../../core/apis/mcp/server-record';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { normalizeServerName, prefixedToolName, splitPrefixedToolName } from '../../../core/mcp/naming';
+import { normalizeServerName, prefixedToolName, splitPrefixedToolName } from '../../../core/apis/mcp/naming';
 
 describe('core/mcp/naming', () => {
   it('turns spaces into underscores', () => {

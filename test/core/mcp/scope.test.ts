@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { GatewayError } from '../../../core/errors/gateway-error';
-import { parseServerHeader, resolveMcpScope } from '../../../core/mcp/scope';
-import type { McpServerRecord } from '../../../core/mcp/server-record';
+import { parseServerHeader, resolveMcpScope } from '../../../core/apis/mcp/scope';
+import type { McpServerRecord } from '../../../core/apis/mcp/server-record';
 
 function server(id: string, name: string, org: string | null, visibility: 'private' | 'public', alias = name): McpServerRecord {
   return {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { McpServerRecord } from '../../../core/mcp/server-record';
-import { disableTool, enableTool, reconcileTools, toolDefinitionHash } from '../../../core/mcp/tool-states';
+import type { McpServerRecord } from '../../../core/apis/mcp/server-record';
+import { disableTool, enableTool, reconcileTools, toolDefinitionHash } from '../../../core/apis/mcp/tool-states';
 
 function record(allowedTools?: string[]): McpServerRecord {
   return {

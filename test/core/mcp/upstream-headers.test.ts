@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { baseUpstreamHeaders, credentialHeaders, forwardedHeaders } from '../../../core/mcp/upstream-headers';
+import { baseUpstreamHeaders, credentialHeaders, forwardedHeaders } from '../../../core/apis/mcp/upstream-headers';
 
 describe('core/mcp/upstream-headers', () => {
   it('sends each kind of stored credential in its header', () => {

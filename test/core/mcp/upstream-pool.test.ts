@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { McpUpstreamPool, type UpstreamTarget } from '../../../core/mcp/upstream-pool';
+import { McpUpstreamPool, type UpstreamTarget } from '../../../core/apis/mcp/upstream-pool';
 import { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import { GatewayError } from '../../../core/errors/gateway-error';
-import { UpstreamRpcError } from '../../../core/mcp/upstream-errors';
+import { UpstreamRpcError } from '../../../core/apis/mcp/upstream-errors';
 
 const opts = { timeoutMs: 5000 };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { inputToMessages } from '../../../core/responses/input-to-messages';
+import { inputToMessages } from '../../../core/apis/responses/input-to-messages';
 
 describe('Responses input -> chat messages', () => {
   it('turns a string into one user message', () => {

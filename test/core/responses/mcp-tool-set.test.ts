@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { mcpEntries, needsApproval, type OfferedTool } from '../../../core/responses/mcp-tool-set';
-import type { McpToolEntry } from '../../../core/responses/responses-types';
+import { mcpEntries, needsApproval, type OfferedTool } from '../../../core/apis/responses/mcp-tool-set';
+import type { McpToolEntry } from '../../../core/apis/responses/responses-types';
 
 const tool = (name: string, require_approval: McpToolEntry['require_approval']): OfferedTool => ({
   functionName: name,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { inputToMessages } from '../../../core/responses/input-to-messages';
-import { chatTemplate, instructionMessages } from '../../../core/responses/request-to-chat';
+import { inputToMessages } from '../../../core/apis/responses/input-to-messages';
+import { chatTemplate, instructionMessages } from '../../../core/apis/responses/request-to-chat';
 import { readFixture } from '../../support/fixtures';
 
 /** What the first model round of a request receives (the tool loop adds MCP tools and later turns). */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { mcpCallItem } from '../../../core/responses/output-items';
-import { ResponseRecorder, type ResponseEvent } from '../../../core/responses/response-recorder';
-import type { ResponseObject } from '../../../core/responses/responses-types';
+import { mcpCallItem } from '../../../core/apis/responses/output-items';
+import { ResponseRecorder, type ResponseEvent } from '../../../core/apis/responses/response-recorder';
+import type { ResponseObject } from '../../../core/apis/responses/responses-types';
 
 function emptyResponse(): ResponseObject {
   return {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { messagesFormat, usageOfMessagesFrame } from '../../../../core/formats/messages/format';
+import { messagesFormat, usageOfMessagesFrame } from '../../../../core/apis/messages/format';
 import { SseFrame } from '../../../../core/streaming/sse-frame';
 import { readFixture } from '../../../support/fixtures';
 import { framesFromFixture, wireFrames } from '../../../providers/anthropic/golden';

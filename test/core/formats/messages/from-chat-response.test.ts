@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { messagesResponseFromChat } from '../../../../core/formats/messages/from-chat-response';
+import { messagesResponseFromChat } from '../../../../core/apis/messages/from-chat-response';
 import { GatewayError } from '../../../../core/errors/gateway-error';
 import { readFixture } from '../../../support/fixtures';
 import { goldenCases } from '../../../providers/anthropic/golden';

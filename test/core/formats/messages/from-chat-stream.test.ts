@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MessagesStreamTranslator } from '../../../../core/formats/messages/from-chat-stream';
+import { MessagesStreamTranslator } from '../../../../core/apis/messages/from-chat-stream';
 import { SseFrame } from '../../../../core/streaming/sse-frame';
 import { readFixture } from '../../../support/fixtures';
 import { framesFromFixture, goldenCases, wireFrames } from '../../../providers/anthropic/golden';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chatRequestFromMessages } from '../../../../core/formats/messages/to-chat-request';
+import { chatRequestFromMessages } from '../../../../core/apis/messages/to-chat-request';
 import { GatewayError } from '../../../../core/errors/gateway-error';
 import { readFixture } from '../../../support/fixtures';
 import { goldenCases } from '../../../providers/anthropic/golden';

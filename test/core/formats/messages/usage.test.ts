@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { foldMessagesStreamUsage, readMessagesResponseUsage } from '../../../../core/formats/messages/usage';
+import { foldMessagesStreamUsage, readMessagesResponseUsage } from '../../../../core/apis/messages/usage';
 import { emptyUsage } from '../../../../core/types/usage';
 import { readFixture } from '../../../support/fixtures';
 import { framesFromFixture } from '../../../providers/anthropic/golden';

@@ -1,0 +1,46 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AuthenticationError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import type { Principal } from '../../auth/principal';
+import { bearerToken } from '../../http/credentials';
+import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+
+/**
+ * Management API access: the platform admin key (every organisation) or a key of role `admin` (its
+ * own organisation only). The principal is left in `res.locals.admin`.
+ */
+export function adminAuth(services: GatewayServices) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await services.keys.authenticate(bearerToken(req.headers.authorization));
+      if (!principal) throw new AuthenticationError(req.headers.authorization ? 'Invalid API key.' : 'Missing API key.');
+      if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
+      res.locals.admin = principal;
+      next();
+    } catch (err) {
+      sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+  };
+}
+
+export function adminOf(res: Response): Principal {
+  return res.locals.admin as Principal;
+}
+
+/** The organisation an admin acts on: an org admin only ever its own. */
+export function orgFilter(admin: Principal, requested: unknown): string | undefined {
+  if (admin.role === 'platform_admin') return typeof requested === 'string' && requested ? requested : undefined;
+  if (typeof requested === 'string' && requested && requested !== admin.org) throw new PermissionError('An organization admin can only see its own organization.', 'cross_org_denied');
+  return admin.org ?? undefined;
+}
+
+/** Wrap an async admin handler so any error is answered in the OpenAI error shape. */
+export function adminHandler(fn: (req: Request, res: Response) => Promise<void>) {
+  return async (req: Request, res: Response) => {
+    try {
+      await fn(req, res);
+    } catch (err) {
+      sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+  };
+}

@@ -1,0 +1,37 @@
+import type { SlotCollector } from '../../guardrails/text-slots';
+
+/** Chat completions request: message text (string or text parts), tool-call arguments, `name`-less. */
+export function chatRequestSlots(body: any, c: SlotCollector): void {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  messages.forEach((m: any, i: number) => {
+    const at = `messages[${i}]`;
+    contentSlots(m, `${at}`, c);
+    if (Array.isArray(m?.tool_calls)) {
+      m.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
+    }
+  });
+}
+
+/** `holder.content` as a string, or an array of parts whose text parts are slots. */
+export function contentSlots(holder: any, at: string, c: SlotCollector): void {
+  const content = holder?.content;
+  if (typeof content === 'string') return c.field(holder, 'content', `${at}.content`);
+  if (!Array.isArray(content)) return;
+  content.forEach((part: any, k: number) => {
+    if (part?.type === 'text') c.field(part, 'text', `${at}.content[${k}].text`);
+  });
+}
+
+/** Chat completions response: each choice's content, refusal and tool-call arguments. */
+export function chatResponseSlots(body: any, c: SlotCollector): void {
+  const choices = Array.isArray(body?.choices) ? body.choices : [];
+  choices.forEach((choice: any, i: number) => {
+    const at = `choices[${i}].message`;
+    const message = choice?.message;
+    c.field(message, 'content', `${at}.content`);
+    c.field(message, 'refusal', `${at}.refusal`);
+    if (Array.isArray(message?.tool_calls)) {
+      message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
+    }
+  });
+}

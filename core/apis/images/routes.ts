@@ -1,0 +1,107 @@
+import type { Request, Response, Router } from 'express';
+import { InvalidRequestError, NotFoundError, toGatewayError } from '../../errors/gateway-error';
+import { HOSTED_IMAGES_PATH, hostInlineImages } from './host-inline-images';
+import { HostedImages } from './hosted-images';
+import { resolveImagesSettings, type ResolvedImagesSettings } from './images-settings';
+import { uploadErrors } from './multipart-errors';
+import { discardBody, isMultipartFormData, readEditForm } from './read-edit-form';
+import type { GatewayContext } from '../../pipeline/context';
+import { bearerToken } from '../../http/credentials';
+import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
+import { requireObjectBody, requireString } from '../../http/validate';
+
+const SIZE = /^(\d{1,5}x\d{1,5}|auto)$/;
+const RESPONSE_FORMATS = new Set(['url', 'b64_json']);
+
+/**
+ * What the gateway itself needs from an images request; every other parameter (quality, style,
+ * background, output_format, user...) passes through for the upstream to judge. Multipart values are
+ * strings, JSON values have their own types: both are accepted.
+ */
+function validateImagesRequest(body: Record<string, any>): void {
+  requireString(body, 'model');
+  requireString(body, 'prompt');
+  if (body.n !== undefined && body.n !== null) {
+    const n = typeof body.n === 'string' && /^\d+$/.test(body.n) ? Number(body.n) : body.n;
+    if (!Number.isInteger(n) || n < 1) throw new InvalidRequestError("Invalid value for 'n': expected a positive integer.", 'invalid_value', { param: 'n' });
+  }
+  if (body.size !== undefined && body.size !== null && (typeof body.size !== 'string' || !SIZE.test(body.size))) {
+    throw new InvalidRequestError("Invalid value for 'size': expected '<width>x<height>', e.g. '1024x1024'.", 'invalid_value', { param: 'size' });
+  }
+  if (body.response_format !== undefined && body.response_format !== null && !RESPONSE_FORMATS.has(body.response_format)) {
+    throw new InvalidRequestError("Invalid value for 'response_format': expected 'url' or 'b64_json'.", 'invalid_value', { param: 'response_format' });
+  }
+}
+
+/** Where hosted images are reachable: the configured public base URL, else the one the client used. */
+function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
+  return settings.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
+}
+
+export function installImagesRoutes(router: Router, services: GatewayServices): void {
+  const settings = resolveImagesSettings(services.config.images);
+  const hosted = new HostedImages(services.store, services.clock, settings.urlTtlMs);
+
+  async function finishResult(ctx: GatewayContext, req: Request): Promise<void> {
+    const exchange = ctx.modelExchange;
+    const result = exchange.result!;
+    if (await hostInlineImages(result.body, exchange.body.response_format, hosted, baseUrlOf(req, settings))) result.rawBody = undefined;
+    ctx.logDetails.images = ctx.usage.images;
+    if (typeof exchange.body.size === 'string') ctx.logDetails.size = exchange.body.size;
+  }
+
+  const credential = (req: Request) => bearerToken(req.headers.authorization);
+  const GENERATIONS: ModelEndpointSpec = { endpoint: 'images', format: 'images.generations', errors: OPENAI_ERRORS, credential, finishResult };
+  const EDITS: ModelEndpointSpec = { endpoint: 'images', format: 'images.edits', errors: OPENAI_ERRORS, credential, finishResult };
+
+  router.post('/v1/images/generations', async (req, res) => {
+    let body;
+    try {
+      body = requireObjectBody(req.body);
+      validateImagesRequest(body);
+    } catch (err) {
+      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+    await runModelRequest(services, GENERATIONS, req, res, body);
+  });
+
+  router.post('/v1/images/edits', async (req, res) => {
+    if (!isMultipartFormData(req.headers['content-type'])) {
+      discardBody(req);
+      return sendError(res, uploadErrors.notMultipart(), OPENAI_ERRORS);
+    }
+    // Nothing of an upload is read (or spooled) for a caller without a valid key: the auth stage answers.
+    if (!(await services.keys.authenticate(credential(req)))) {
+      discardBody(req);
+      return runModelRequest(services, EDITS, req, res, {});
+    }
+    const upload = readEditForm(req, settings);
+    try {
+      await upload.ready;
+      const body = upload.fields;
+      validateImagesRequest(body);
+      if (body.stream === 'true') body.stream = true;
+      await runModelRequest(services, EDITS, req, res, body);
+    } catch (err) {
+      await upload.dispose();
+      sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    } finally {
+      await upload.dispose();
+    }
+  });
+
+  // No key: the unguessable, expiring file name is the credential (as with OpenAI's own image URLs).
+  router.get(`${HOSTED_IMAGES_PATH}/:file`, async (req: Request, res: Response) => {
+    const image = await hosted.get(String(req.params.file));
+    if (!image) return sendError(res, new NotFoundError('This image does not exist or its URL has expired.', 'image_not_found'), OPENAI_ERRORS);
+    const maxAge = Math.max(0, Math.floor((image.expiresAt - services.clock.now()) / 1000));
+    res.status(200);
+    res.setHeader('content-type', image.mimeType);
+    res.setHeader('content-length', String(image.bytes.length));
+    res.setHeader('cache-control', `private, max-age=${maxAge}`);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.end(image.bytes);
+  });
+}

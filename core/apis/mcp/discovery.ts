@@ -1,0 +1,85 @@
+/**
+ * Discovery: connect to one upstream and list its tools, prompts, resources and resource templates,
+ * following pagination, within one overall time cap per server (interface.md §8: up to 30 s). Lists the
+ * upstream does not offer (no capability, or "method not found") are empty, not failures.
+ */
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamTimeoutError } from '../../errors/gateway-error';
+import { childSignal } from '../../upstream/child-signal';
+import { UpstreamRpcError } from './upstream-errors';
+import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
+
+/** An upstream item exactly as listed (every field kept, so clients see what the upstream sent). */
+export type UpstreamItem = Record<string, unknown>;
+
+export interface UpstreamCatalog {
+  tools: (UpstreamItem & { name: string })[];
+  prompts: (UpstreamItem & { name: string })[];
+  resources: (UpstreamItem & { uri: string })[];
+  resourceTemplates: (UpstreamItem & { uriTemplate: string })[];
+}
+
+/** guards against an upstream that pages forever */
+const MAX_PAGES = 100;
+
+export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTarget, timeoutMs: number): Promise<UpstreamCatalog> {
+  const deadline = Date.now() + timeoutMs;
+  const abort = new AbortController();
+  const timer = setTimeout(
+    () => abort.abort(new UpstreamTimeoutError(`MCP server ${target.name} did not finish discovery within ${timeoutMs / 1000} s.`, 'mcp_discovery_timeout')),
+    timeoutMs,
+  );
+  timer.unref?.();
+  try {
+    return await pool.withClient(target, { timeoutMs, signal: abort.signal }, async (client, capabilities) => {
+      const list = (method: string, key: string, capability: keyof ServerCapabilities) =>
+        capabilities[capability] ? listAll(client, method, key, abort.signal, deadline) : Promise.resolve([]);
+      const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+        list('tools/list', 'tools', 'tools'),
+        list('prompts/list', 'prompts', 'prompts'),
+        list('resources/list', 'resources', 'resources'),
+        list('resources/templates/list', 'resourceTemplates', 'resources'),
+      ]);
+      return {
+        tools: tools.filter((t): t is UpstreamItem & { name: string } => typeof t.name === 'string'),
+        prompts: prompts.filter((p): p is UpstreamItem & { name: string } => typeof p.name === 'string'),
+        resources: resources.filter((r): r is UpstreamItem & { uri: string } => typeof r.uri === 'string'),
+        resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => typeof r.uriTemplate === 'string'),
+      };
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function listAll(client: Client, method: string, key: string, signal: AbortSignal, deadline: number): Promise<UpstreamItem[]> {
+  const items: UpstreamItem[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    let result: Record<string, unknown>;
+    // a signal per page: the SDK never removes its abort listener, and pages would pile them on one signal
+    const step = childSignal(signal);
+    try {
+      result = await client.request({ method, params: cursor ? { cursor } : {} } as any, ResultSchema, {
+        signal: step.signal,
+        timeout: Math.max(1, deadline - Date.now()),
+      });
+    } catch (err) {
+      if (isMethodNotFound(err)) return items;
+      throw err;
+    } finally {
+      step.release();
+    }
+    const batch = result[key];
+    if (Array.isArray(batch)) items.push(...batch.filter((i): i is UpstreamItem => !!i && typeof i === 'object'));
+    cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return items;
+}
+
+function isMethodNotFound(err: unknown): boolean {
+  return (err as { code?: number })?.code === ErrorCode.MethodNotFound || (err instanceof UpstreamRpcError && err.rpcCode === ErrorCode.MethodNotFound);
+}

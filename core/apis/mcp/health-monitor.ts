@@ -1,0 +1,141 @@
+/**
+ * Health and rediscovery. A check of one server is a discovery (connect, list everything, capped by
+ * `mcp.discoveryTimeoutSeconds`); its outcome sets the server's health:
+ *
+ *   unknown   --check succeeds-->  healthy     (tool states reconciled, catalog replaced)
+ *   unknown   --check fails----->  unhealthy   (lastError, checkedAt; no catalog yet)
+ *   healthy   --check fails----->  unhealthy   (the last good catalog is kept but not listed)
+ *   unhealthy --check succeeds-->  healthy     (lastHealthyAt, consecutiveFailures back to 0)
+ *
+ * Checks run at boot, on registration, every `mcp.healthCheckIntervalSeconds` (0 turns the timer off),
+ * and on `POST /admin/v1/mcp/servers/{id}/health`. Time comes from an injected clock and timer, so tests
+ * drive the periodic check without sleeping.
+ */
+import type { Clock, Logger } from '../../plugins/contracts';
+import { discoverCatalog } from './discovery';
+import type { DiscoveryCache } from './discovery-cache';
+import type { McpServerRecord } from './server-record';
+import type { McpServerRegistry } from './server-registry';
+import { reconcileTools } from './tool-states';
+import type { McpUpstreamPool, UpstreamTarget } from './upstream-pool';
+
+export interface Timer {
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+export const realTimer: Timer = {
+  setInterval(callback, ms) {
+    const handle = setInterval(callback, ms);
+    handle.unref?.();
+    return handle;
+  },
+  clearInterval(handle) {
+    clearInterval(handle as NodeJS.Timeout);
+  },
+};
+
+export interface HealthSettings {
+  discoveryTimeoutMs: number;
+  /** 0: no periodic checks */
+  intervalMs: number;
+}
+
+export class McpHealthMonitor {
+  private readonly inflight = new Map<string, Promise<McpServerRecord | undefined>>();
+  private handle: unknown;
+
+  constructor(
+    private readonly registry: McpServerRegistry,
+    private readonly pool: McpUpstreamPool,
+    private readonly cache: DiscoveryCache,
+    private readonly clock: Clock,
+    private readonly settings: HealthSettings,
+    private readonly timer: Timer = realTimer,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The connection target for a server: URL, stored headers, egress guard. */
+  target(record: McpServerRecord): UpstreamTarget {
+    return {
+      id: record.id,
+      name: record.name,
+      url: record.url,
+      headers: this.registry.upstreamHeaders(record.id),
+      beforeConnect: record.egressRestricted ? () => this.registry.egressCheck(record.id) : undefined,
+      publicOnly: this.registry.publicOnly(record),
+    };
+  }
+
+  /** Check one server now (joins a check already running for it). */
+  check(id: string): Promise<McpServerRecord | undefined> {
+    let running = this.inflight.get(id);
+    if (!running) {
+      running = this.run(id).finally(() => this.inflight.delete(id));
+      this.inflight.set(id, running);
+    }
+    return running;
+  }
+
+  /** The check running for a server now, if any. */
+  running(id: string): Promise<McpServerRecord | undefined> | undefined {
+    return this.inflight.get(id);
+  }
+
+  async checkAll(): Promise<void> {
+    await Promise.all(this.registry.list().map((r) => this.check(r.id)));
+  }
+
+  /** Periodic checks; the first tick comes one interval after start (boot runs its own checkAll). */
+  start(): void {
+    if (this.settings.intervalMs <= 0 || this.handle !== undefined) return;
+    this.handle = this.timer.setInterval(() => void this.tick(), this.settings.intervalMs);
+  }
+
+  stop(): void {
+    if (this.handle !== undefined) this.timer.clearInterval(this.handle);
+    this.handle = undefined;
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.registry.reload();
+      await this.checkAll();
+    } catch (err) {
+      this.logger?.warn('mcp health check round failed', { error: (err as Error).message });
+    }
+  }
+
+  private async run(id: string): Promise<McpServerRecord | undefined> {
+    const record = this.registry.get(id);
+    if (!record) return undefined;
+    const nowIso = () => new Date(this.clock.now()).toISOString();
+    try {
+      const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs);
+      // The record may have changed while we waited (an operator enabled a tool, here or on another
+      // instance sharing the store): apply the discovery to the latest version.
+      const latest = await this.registry.reloadOne(id);
+      if (!latest) return undefined;
+      reconcileTools(latest, catalog.tools, nowIso());
+      this.cache.set(id, catalog);
+      const at = nowIso();
+      latest.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0 };
+      await this.registry.save(latest);
+      return latest;
+    } catch (err) {
+      const latest = this.registry.get(id);
+      if (!latest) return undefined;
+      const message = (err as Error).message;
+      latest.health = {
+        status: 'unhealthy',
+        checkedAt: nowIso(),
+        lastHealthyAt: latest.health.lastHealthyAt,
+        lastError: message,
+        consecutiveFailures: latest.health.consecutiveFailures + 1,
+      };
+      await this.registry.save(latest);
+      this.logger?.warn('mcp server health check failed', { server: latest.name, org: latest.org, error: message });
+      return latest;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The MCP side of the gateway in one object: registry, connection pool, discovery cache, health monitor
+ * and the catalog view, wired together. HTTP routes and pipeline stages use it; nothing outside
+ * `core/apis/mcp/` touches the SDK.
+ */
+import type { McpServerConfig } from '../../config/types';
+import { NotFoundError } from '../../errors/gateway-error';
+import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
+import type { StoreBackend } from '../../store/store-backend';
+import { McpCatalogView, type RoutedName } from './catalog-view';
+import { DiscoveryCache } from './discovery-cache';
+import type { HostLookup } from '../../upstream/egress';
+import { McpHealthMonitor, type Timer } from './health-monitor';
+import { parseServerHeader, resolveMcpScope, type McpCaller, type McpScope } from './scope';
+import type { McpServerRecord } from './server-record';
+import { McpServerRegistry } from './server-registry';
+import { UpstreamRpcError } from './upstream-errors';
+import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
+import { McpUpstreamPool } from './upstream-pool';
+
+/** DI token of the instance's MCP gateway (routes resolve it from the container). */
+export const MCP_GATEWAY = Symbol('McpGateway');
+
+export interface McpGatewayOptions {
+  store: StoreBackend;
+  clock: Clock;
+  transports: McpTransportFactory;
+  settings: { healthCheckIntervalSeconds: number; discoveryTimeoutSeconds: number; allowPrivateUpstreams: boolean };
+  /** cap on one upstream call (tools/call, prompts/get, resources/read); tools follow the upstream's latency */
+  callTimeoutMs: number;
+  logger?: Logger;
+  timer?: Timer;
+  lookup?: HostLookup;
+  orgExists?: (org: string) => boolean | Promise<boolean>;
+}
+
+export interface UpstreamCallContext {
+  inbound: InboundHeaders;
+  signal?: AbortSignal;
+}
+
+export class McpGateway {
+  readonly registry: McpServerRegistry;
+  readonly pool: McpUpstreamPool;
+  readonly cache = new DiscoveryCache();
+  readonly health: McpHealthMonitor;
+  readonly view: McpCatalogView;
+
+  constructor(private readonly options: McpGatewayOptions) {
+    this.registry = new McpServerRegistry(options.store, options.clock, {
+      allowPrivateUpstreams: options.settings.allowPrivateUpstreams,
+      lookup: options.lookup,
+      orgExists: options.orgExists,
+    });
+    this.pool = new McpUpstreamPool(options.transports, options.logger);
+    this.registry.onChange = (id) => {
+      this.pool.invalidate(id);
+      if (!this.registry.get(id)) this.cache.delete(id); // removed (here or on another instance)
+    };
+    this.health = new McpHealthMonitor(
+      this.registry,
+      this.pool,
+      this.cache,
+      options.clock,
+      { discoveryTimeoutMs: options.settings.discoveryTimeoutSeconds * 1000, intervalMs: options.settings.healthCheckIntervalSeconds * 1000 },
+      options.timer,
+      options.logger,
+    );
+    this.view = new McpCatalogView(this.cache);
+    // An upstream that announces a changed list is rediscovered at once (new tools stay hidden as usual).
+    this.pool.onListChanged = (id) => void this.health.check(id);
+  }
+
+  /**
+   * Boot: load the registry, upsert config servers, start periodic checks. Initial discovery runs in the
+   * background unless `waitForDiscovery` (tests, or an operator who prefers a slower, complete boot).
+   */
+  async start(configServers: McpServerConfig<string>[], waitForDiscovery = false): Promise<void> {
+    await this.registry.init(configServers);
+    const discovery = this.health.checkAll();
+    this.health.start();
+    if (waitForDiscovery) await discovery;
+  }
+
+  async stop(): Promise<void> {
+    this.health.stop();
+    await this.pool.closeAll();
+    await this.options.transports.close?.();
+  }
+
+  /**
+   * Boot does not wait for discovery (a hung upstream would hold it for the discovery cap); instead the
+   * first request that needs a server still in its first check waits for that check, once.
+   */
+  async ensureDiscovered(scope: McpScope): Promise<boolean> {
+    let waited = false;
+    for (const scoped of scope.servers) {
+      if (scoped.record.health.status !== 'unknown') continue;
+      const running = this.health.running(scoped.record.id);
+      if (running) {
+        await running;
+        waited = true;
+      }
+    }
+    return waited;
+  }
+
+  /** `scope()` once every server in it has finished its first discovery. */
+  async discoveredScope(caller: McpCaller, inbound: InboundHeaders): Promise<McpScope> {
+    const scope = this.scope(caller, inbound);
+    return (await this.ensureDiscovered(scope)) ? this.scope(caller, inbound) : scope;
+  }
+
+  /** The servers and tools this request may reach (auth already done; `x-mcp-servers` applied). */
+  scope(caller: McpCaller, inbound: InboundHeaders): McpScope {
+    return resolveMcpScope(this.registry.list(), caller, parseServerHeader(inbound['x-mcp-servers']));
+  }
+
+  /** Route a called tool name; a tool the caller may not use is "unknown", like one that does not exist. */
+  routeTool(scope: McpScope, name: string): RoutedName {
+    const routed = this.view.routeTool(scope, name);
+    if (!routed) throw new NotFoundError(`Unknown tool: ${name}`, 'mcp_tool_not_found', { param: 'name' });
+    return routed;
+  }
+
+  /** The per-call fee of a routed tool: `toolPrices[tool]`, else `pricePerCall`, else 0. */
+  feeOf(routed: RoutedName): number {
+    return routed.server.toolPrices?.[routed.upstreamName] ?? routed.server.pricePerCall ?? 0;
+  }
+
+  /**
+   * Call a routed tool upstream. The result is the upstream's, as it sent it; an upstream JSON-RPC error
+   * becomes a tool-level error result (interface.md §7.1). An unreachable server or a timeout throws.
+   */
+  async callTool(routed: RoutedName, args: unknown, call: UpstreamCallContext): Promise<Record<string, unknown>> {
+    const params: Record<string, unknown> = { name: routed.upstreamName };
+    if (args !== undefined) params.arguments = args;
+    try {
+      return await this.upstream(routed.server, 'tools/call', params, call);
+    } catch (err) {
+      if (err instanceof UpstreamRpcError) return { content: [{ type: 'text', text: err.rpcMessage }], isError: true };
+      throw err;
+    }
+  }
+
+  routePrompt(scope: McpScope, name: string): RoutedName {
+    const routed = this.view.routePrompt(scope, name);
+    if (!routed) throw new NotFoundError(`Unknown prompt: ${name}`, 'mcp_prompt_not_found', { param: 'name' });
+    return routed;
+  }
+
+  async getPrompt(routed: RoutedName, args: unknown, call: UpstreamCallContext): Promise<Record<string, unknown>> {
+    const params: Record<string, unknown> = { name: routed.upstreamName };
+    if (args !== undefined) params.arguments = args;
+    return this.upstream(routed.server, 'prompts/get', params, call);
+  }
+
+  routeResource(scope: McpScope, uri: string): McpServerRecord {
+    const server = this.view.routeResource(scope, uri);
+    if (!server) throw new NotFoundError(`Unknown resource: ${uri}`, 'mcp_resource_not_found', { param: 'uri' });
+    return server;
+  }
+
+  async readResource(server: McpServerRecord, uri: string, call: UpstreamCallContext): Promise<Record<string, unknown>> {
+    return this.upstream(server, 'resources/read', { uri }, call);
+  }
+
+  private upstream(server: McpServerRecord, method: string, params: Record<string, unknown>, call: UpstreamCallContext) {
+    return this.pool.request(this.health.target(server), method, params, {
+      timeoutMs: this.options.callTimeoutMs,
+      signal: call.signal,
+      forwarded: forwardedHeaders(server, call.inbound),
+    });
+  }
+}

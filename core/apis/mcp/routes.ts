@@ -1,0 +1,315 @@
+/**
+ * `POST /mcp`: the gateway as one streamable-HTTP MCP server (interface.md §4.4), stateless: no
+ * handshake needed, no session. Scripts post bare JSON-RPC (`tools/list`, `tools/call`, ...) with
+ * `Accept: application/json`; standard MCP clients may `initialize` first and get an answer that lets
+ * them go on. `tools/call` runs through the whole pipeline (auth, scope, route, pre-guardrail, call,
+ * post-guardrail, spend); listing methods authenticate and scope, and answer from the discovery cache.
+ *
+ * HTTP statuses: 401 missing or bad key, 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding),
+ * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for GET and DELETE, 406 when
+ * the client accepts neither JSON nor SSE, 202 for notifications only; everything else is 200 with a
+ * JSON-RPC result or error.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Router } from 'express';
+import { AuthenticationError, GatewayError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
+import { GatewayContext, type AuthedContext } from '../../pipeline/context';
+import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
+import { GATEWAY_PROXY_SERVER, withProxyTools, type GatewayProxyServer } from './gateway-proxy';
+import type { McpCallMethod } from './mcp-exchange';
+import { McpTraffic, toolErrorResult } from './mcp-traffic';
+import { initializeResult } from './protocol';
+import { childSignal } from '../../upstream/child-signal';
+import type { InboundHeaders } from './upstream-headers';
+import { bearerToken } from '../../http/credentials';
+import { providerVisibleHeaders } from '../../http/credentials';
+import type { ErrorShape } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+import { requestIdOf } from '../../http/request-id';
+
+type RpcId = string | number | null;
+interface RpcReply {
+  body?: unknown;
+}
+
+/** Body-reading failures (the fast JSON router reads the body) in JSON-RPC shape: -32700, or -32600 over the limit. */
+const MCP_BODY_ERRORS: ErrorShape = {
+  body: (err) => ({
+    jsonrpc: '2.0',
+    id: null,
+    error: err.status === 413 ? { code: JSONRPC.INVALID_REQUEST, message: err.message } : { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is not valid JSON.' },
+  }),
+  streamFrame: (err) => `event: message\ndata: ${JSON.stringify(MCP_BODY_ERRORS.body(err))}\n\n`,
+};
+
+/** one HTTP request may not queue an unbounded number of tool calls */
+const MAX_BATCH = 100;
+
+const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Method not allowed: this gateway is stateless; POST JSON-RPC requests to /mcp.' } };
+
+export function installMcpRoutes(router: Router, services: GatewayServices): void {
+  const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
+  const traffic = services.container.resolve(McpTraffic);
+  const proxy = services.container.resolve<GatewayProxyServer>(GATEWAY_PROXY_SERVER);
+  const allowedOrigins = new Set(services.config.server.allowedOrigins);
+
+  /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
+  const originAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    if (!allowedOrigins.has(origin) && !allowedOrigins.has('*')) {
+      writeJson(res, 403, rpcError(null, new PermissionError(`Origin ${JSON.stringify(origin)} is not allowed.`, 'origin_not_allowed')));
+      return false;
+    }
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('access-control-expose-headers', 'x-gateway-request-id, mcp-protocol-version');
+    res.setHeader('vary', 'Origin');
+    return true;
+  };
+
+  router.options('/mcp', (req, res) => {
+    if (!originAllowed(req, res)) return;
+    res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
+    // per-user credentials are named after each server (x-mcp-<alias>-<header>): allow the ones asked for
+    const requested = String(req.headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h.startsWith('x-mcp-') && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
+    res.setHeader('vary', 'Origin, Access-Control-Request-Headers');
+    res.setHeader('access-control-allow-headers', ['content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-session-id, last-event-id', ...requested].join(', '));
+    res.statusCode = 204;
+    res.end();
+  });
+
+  for (const method of ['get', 'delete'] as const) {
+    router[method]('/mcp', (req, res) => {
+      if (!originAllowed(req, res)) return;
+      res.setHeader('allow', 'POST');
+      writeJson(res, 405, METHOD_NOT_ALLOWED);
+    });
+  }
+
+  // POST /mcp is served straight from node:http (like chat): the fast JSON router reads the body.
+  services.fastRoutes.add('/mcp', MCP_BODY_ERRORS, async (req, res, body) => {
+    if (!originAllowed(req, res)) return;
+    const accept = negotiate(req.headers.accept);
+    if (!accept) {
+      writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
+      return;
+    }
+    if (body === undefined) {
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } });
+      return;
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    const firstId = idOf(messages[0]);
+    if (messages.length === 0 || messages.length > MAX_BATCH) {
+      const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } });
+      return;
+    }
+
+    const abort = new AbortController();
+    // The HTTP request is the parent of its messages: signed in once by the auth stage (the admin key
+    // may use MCP), its scope resolved once; each tools/call, prompts/get, resources/read is a child
+    // exchange that runs the stages under that principal.
+    const parent = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
+    const credential = gatewayKey(req.headers['x-gateway-api-key']);
+    parent.credential = credential;
+    try {
+      await services.auth.signIn(parent, true);
+    } catch {
+      // a store failure is answered like an unknown key: the client can only retry
+      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key>.');
+      writeJson(res, 401, rpcError(firstId, err));
+      return;
+    }
+
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    const call: CallContext = { services, mcp, traffic, proxy, res, parent: parent as AuthedContext, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
+    const replies: RpcReply[] = [];
+    for (const message of messages) {
+      // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
+      // would otherwise pile them on the request's signal (MaxListenersExceededWarning)
+      const step = childSignal(abort.signal);
+      replies.push(await handleMessage({ ...call, signal: step.signal }, message));
+      step.release();
+    }
+    res.off('close', onClose);
+
+    const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
+    if (bodies.length === 0) {
+      res.writeHead(202).end();
+    } else if (!Array.isArray(body) && bodies.length === 1 && isInvalid(bodies[0])) {
+      writeJson(res, 400, bodies[0]); // a single message that was not JSON-RPC at all
+    } else if (accept === 'sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      for (const b of bodies) res.write(`event: message\ndata: ${JSON.stringify(b)}\n\n`);
+      res.end();
+    } else {
+      writeJson(res, 200, Array.isArray(body) ? bodies : bodies[0]);
+    }
+  });
+}
+
+interface CallContext {
+  services: GatewayServices;
+  mcp: McpGateway;
+  traffic: McpTraffic;
+  proxy: GatewayProxyServer;
+  res: ServerResponse;
+  /** the HTTP request, signed in: the parent of each message's exchange */
+  parent: AuthedContext;
+  mcpHeaders: InboundHeaders;
+  signal: AbortSignal;
+}
+
+async function handleMessage(call: CallContext, message: unknown): Promise<RpcReply> {
+  if (!message || typeof message !== 'object' || Array.isArray(message)) return { body: invalid(null, 'the message must be a JSON-RPC 2.0 object') };
+  const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  const hasId = 'id' in m && m.id !== undefined;
+  if (hasId && !(typeof m.id === 'string' || typeof m.id === 'number' || m.id === null)) return { body: invalid(null, 'id must be a string or a number') };
+  const id = hasId ? (m.id as RpcId) : null;
+  if (m.jsonrpc !== '2.0') return { body: invalid(id, 'jsonrpc must be "2.0"') };
+  if (typeof m.method !== 'string') {
+    // a response from the client (to a server request we never send): nothing to answer
+    if (hasId && ('result' in m || 'error' in m)) return {};
+    return { body: invalid(id, 'method must be a string') };
+  }
+  if (!hasId) return {}; // a notification: accepted, no answer
+  if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) {
+    return { body: rpcErrorRaw(id, JSONRPC.INVALID_PARAMS, 'params must be an object') };
+  }
+  const params = (m.params ?? {}) as Record<string, unknown>;
+  try {
+    if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params);
+    const result = await answer(call, m.method, params);
+    if (result === undefined) return { body: rpcErrorRaw(id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`) };
+    return { body: { jsonrpc: '2.0', id, result } };
+  } catch (err) {
+    return { body: rpcError(id, toGatewayError(err), call) };
+  }
+}
+
+/** The methods answered by the gateway itself: the lists run the scope (cached discovery), nothing upstream. `undefined` = method not found. */
+async function answer(call: CallContext, method: string, params: Record<string, unknown>): Promise<unknown> {
+  const { mcp } = call;
+  switch (method) {
+    case 'initialize':
+      return initializeResult(params.protocolVersion);
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: withProxyTools(call.proxy, call.parent.principal, call.mcpHeaders, mcp.view.listTools(await scopeOf(call))) };
+    case 'prompts/list':
+      return { prompts: mcp.view.listPrompts(await scopeOf(call)) };
+    case 'resources/list':
+      return { resources: mcp.view.listResources(await scopeOf(call)) };
+    case 'resources/templates/list':
+      return { resourceTemplates: mcp.view.listResourceTemplates(await scopeOf(call)) };
+    default:
+      return undefined;
+  }
+}
+
+function scopeOf(call: CallContext) {
+  return call.traffic.scopeOf(call.parent, call.mcpHeaders);
+}
+
+/**
+ * tools/call, prompts/get, resources/read: a child exchange through every stage. A guardrail block (and
+ * a gateway_proxy model call that failed) is a tool error the model can read; its reason never quotes
+ * the blocked text.
+ */
+async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, params: Record<string, unknown>): Promise<RpcReply> {
+  const { services, parent } = call;
+  const ctx = parent.child('mcp', 'own', services.clock.now(), call.signal, parent.requestId);
+  const args = params.arguments;
+  const name = typeof params.name === 'string' ? params.name : '';
+  ctx.mcp = {
+    method,
+    toolName: method === 'resources/read' ? undefined : name,
+    uri: method === 'resources/read' && typeof params.uri === 'string' ? params.uri : undefined,
+    arguments: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : method === 'tools/call' ? {} : undefined,
+    mcpHeaders: call.mcpHeaders,
+  };
+  // parse and validate before anything runs: a malformed call is a JSON-RPC error, not a pipeline run
+  if (method === 'resources/read') requireStringParam(params, 'uri');
+  else if (method === 'prompts/get') requireStringParam(params, 'name');
+  else if (!name) throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.name must be the name of a tool.', { param: 'name' });
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
+  }
+  let body: unknown;
+  await services.pipeline.execute(ctx, {
+    async deliver(done) {
+      body = { jsonrpc: '2.0', id, result: done.mcpExchange.result };
+    },
+    fail(failed, error) {
+      const asResult = method === 'tools/call' && (error.code === 'guardrail_blocked' || failed.mcp?.failureIsToolResult === true);
+      body = asResult ? { jsonrpc: '2.0', id, result: toolErrorResult(error) } : rpcError(id, error, call);
+    },
+  });
+  // a client that went away gets no answer (the outcome is logged as client_abort)
+  return { body: body ?? rpcError(id, new GatewayError(499, 'api_error', 'client_closed', 'The client closed the request.'), call) };
+}
+
+function rpcError(id: RpcId, err: GatewayError, call?: CallContext) {
+  if (err.status === 500) call?.services.logger.error('mcp request failed', { requestId: requestIdOf(call.res), error: (err.cause as Error | undefined)?.message ?? err.message });
+  return jsonRpcErrorBody(id, err);
+}
+
+function rpcErrorRaw(id: RpcId, code: number, message: string) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function invalid(id: RpcId, why: string) {
+  return rpcErrorRaw(id, JSONRPC.INVALID_REQUEST, `Invalid Request: ${why}.`);
+}
+
+function isInvalid(body: unknown): boolean {
+  return (body as { error?: { code?: number } })?.error?.code === JSONRPC.INVALID_REQUEST;
+}
+
+function requireStringParam(params: Record<string, unknown>, name: string): string {
+  const value = params[name];
+  if (typeof value !== 'string' || value === '') throw new GatewayError(400, 'invalid_request_error', 'invalid_params', `params.${name} must be a non-empty string.`, { param: name });
+  return value;
+}
+
+function idOf(message: unknown): RpcId {
+  const id = (message as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** `x-gateway-api-key: Bearer <key>` (the bare key is accepted too). */
+function gatewayKey(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  return bearerToken(value) ?? (/^\S+$/.test(value.trim()) && !/^bearer$/i.test(value.trim()) ? value.trim() : undefined);
+}
+
+/** The `x-mcp-*` headers: server selection and per-user credentials, for core/apis/mcp only. */
+function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  return out;
+}
+
+/** JSON when the client accepts it (or says nothing), SSE when it asks only for an event stream. */
+function negotiate(accept: string | undefined): 'json' | 'sse' | undefined {
+  if (!accept || accept.trim() === '') return 'json';
+  const types = accept.split(',').map((t) => t.split(';')[0].trim().toLowerCase());
+  if (types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) return 'json';
+  if (types.includes('text/event-stream')) return 'sse';
+  return undefined;
+}
+
+function writeJson(res: ServerResponse, status: number, payload: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(payload));
+}

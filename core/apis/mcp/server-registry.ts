@@ -1,0 +1,407 @@
+/**
+ * The MCP server registry, persisted in the store: servers from the config file (upserted at boot, their
+ * secrets kept in memory only, never written to the store) and servers registered through the management
+ * API (their secrets in a separate collection that no read path returns). Reads are served from memory;
+ * `reload()` picks up changes another gateway instance made to a shared store.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { McpAuthConfig, McpServerConfig } from '../../config/types';
+import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import type { Clock } from '../../plugins/contracts';
+import type { Collection, StoreBackend } from '../../store/store-backend';
+import { egressViolation, type HostLookup } from '../../upstream/egress';
+import { GATEWAY_PROXY } from './gateway-proxy-name';
+import { normalizeServerName } from './naming';
+import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
+import { disableTool, enableTool } from './tool-states';
+import { baseUpstreamHeaders } from './upstream-headers';
+
+/** Who is changing the registry through the management API. */
+export interface RegistryActor {
+  /** the platform admin (adminKey) may act on every organisation and publish public servers */
+  platformAdmin: boolean;
+  /** an organisation admin's own organisation */
+  org: string | null;
+}
+
+/** The management API's register body: the config entry's shape, secrets as plain strings. */
+export type McpServerInput = McpServerConfig<string>;
+
+export interface RegistryOptions {
+  allowPrivateUpstreams: boolean;
+  /** resolves host names for the egress rule (tests inject one) */
+  lookup?: HostLookup;
+  /** does this organisation exist? (organisations live outside the MCP registry) */
+  orgExists?: (org: string) => boolean | Promise<boolean>;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** headers the gateway or HTTP itself controls; a static or forwarded value may not replace them */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'cookie']);
+
+export class McpServerRegistry {
+  private readonly records = new Map<string, McpServerRecord>();
+  private readonly secrets = new Map<string, McpServerSecrets>();
+  private readonly headerCache = new Map<string, Record<string, string>>();
+  private readonly recordStore: Collection<McpServerRecord>;
+  private readonly secretStore: Collection<McpServerSecrets>;
+  /** called after a server's URL, headers or existence changed (the pool drops its connection) */
+  onChange: (id: string) => void = () => undefined;
+
+  constructor(
+    store: StoreBackend,
+    private readonly clock: Clock,
+    private readonly options: RegistryOptions,
+  ) {
+    this.recordStore = store.collection<McpServerRecord>('mcp_servers');
+    this.secretStore = store.collection<McpServerSecrets>('mcp_server_secrets');
+  }
+
+  /** Boot: load what the store holds, then upsert the config file's servers (secrets in memory only). */
+  async init(configServers: McpServerConfig<string>[]): Promise<void> {
+    await this.reload();
+    const configIds = new Set<string>();
+    for (const [i, server] of configServers.entries()) {
+      const id = configServerId(server.org ?? null, server.name);
+      configIds.add(id);
+      const alias = server.alias ?? server.name;
+      if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
+        throw new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
+      }
+      const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias.toLowerCase() === alias.toLowerCase()));
+      if (clash) {
+        throw new ConfigError(
+          `mcpServers[${i}]`,
+          `the name or alias of "${server.name}" is already used by MCP server "${clash.name}" (${clash.source === 'api' ? 'registered through the management API' : 'in this config file'}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`,
+        );
+      }
+      const existing = this.records.get(id);
+      const record = this.buildRecord(id, server, 'config', false, existing);
+      if (existing && JSON.stringify(existing.allowedTools ?? null) !== JSON.stringify(record.allowedTools ?? null)) {
+        // The operator changed the allow list in the file: the next discovery applies it afresh.
+        delete record.discoveredAt;
+        for (const name of Object.keys(record.tools)) if (!(record.allowedTools ?? []).includes(name)) delete record.tools[name];
+      }
+      this.secrets.set(id, secretsOf(server));
+      this.changed(id);
+      await this.save(record);
+    }
+    // A server removed from the config file is removed from the registry too.
+    for (const record of [...this.records.values()]) {
+      if (record.source === 'config' && !configIds.has(record.id)) await this.delete(record.id);
+    }
+  }
+
+  /** Re-read records and API secrets from the store (another instance may have changed them). */
+  async reload(): Promise<void> {
+    const stored = await this.recordStore.all();
+    const seen = new Set<string>();
+    for (const record of stored) {
+      seen.add(record.id);
+      const before = this.records.get(record.id);
+      this.records.set(record.id, record);
+      if (record.source === 'api' && (!before || before.updatedAt !== record.updatedAt || !this.secrets.has(record.id))) {
+        const secrets = await this.secretStore.get(record.id);
+        if (secrets) this.secrets.set(record.id, secrets);
+        this.changed(record.id);
+      }
+    }
+    for (const id of [...this.records.keys()]) {
+      if (!seen.has(id) && this.records.get(id)!.source === 'api') {
+        this.records.delete(id);
+        this.secrets.delete(id);
+        this.changed(id);
+      }
+    }
+  }
+
+  /**
+   * Re-read one record from the store before changing it in the background (a health check), so an
+   * operator's change made meanwhile through another instance is not overwritten.
+   */
+  async reloadOne(id: string): Promise<McpServerRecord | undefined> {
+    const local = this.records.get(id);
+    if (!local) return undefined;
+    const stored = await this.recordStore.get(id);
+    if (!stored) return local;
+    if (JSON.stringify(stored.tools) !== JSON.stringify(local.tools) || stored.updatedAt !== local.updatedAt) {
+      Object.assign(local, stored);
+    }
+    return local;
+  }
+
+  list(): McpServerRecord[] {
+    return [...this.records.values()];
+  }
+
+  get(id: string): McpServerRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** The servers an actor may manage: every one for the platform admin, its organisation's otherwise. */
+  listFor(actor: RegistryActor): McpServerRecord[] {
+    return this.list().filter((r) => canManage(actor, r));
+  }
+
+  /** A server the actor may manage, by id (or by name within the actor's organisation); else 404. */
+  getFor(actor: RegistryActor, idOrName: string): McpServerRecord {
+    // By name: within the organisation admin's own organisation, or among platform-owned servers.
+    const record = this.records.get(idOrName) ?? this.list().find((r) => r.name === idOrName && r.org === (actor.platformAdmin ? null : actor.org));
+    if (!record || !canManage(actor, record)) throw new NotFoundError(`No MCP server "${idOrName}".`, 'mcp_server_not_found');
+    return record;
+  }
+
+  /** Stored credential and static headers of a server, resolved: for upstream calls only. */
+  upstreamHeaders(id: string): Record<string, string> {
+    let headers = this.headerCache.get(id);
+    if (!headers) {
+      const secrets = this.secrets.get(id) ?? { auth: { type: 'none' as const }, staticHeaders: {} };
+      headers = baseUpstreamHeaders(secrets);
+      this.headerCache.set(id, headers);
+    }
+    return headers;
+  }
+
+  /** Every stored secret value, so tests and log scrubbing can check none leaks. */
+  secretValues(): string[] {
+    const values: string[] = [];
+    for (const s of this.secrets.values()) {
+      values.push(...Object.values(s.staticHeaders));
+      if (s.auth.type === 'api_key') values.push(s.auth.key);
+      if (s.auth.type === 'bearer') values.push(s.auth.token);
+      if (s.auth.type === 'basic') values.push(s.auth.username, s.auth.password);
+    }
+    return values.filter((v) => v.length > 0);
+  }
+
+  /** Must connections to this server stay on public addresses (egress rule)? */
+  publicOnly(record: McpServerRecord): boolean {
+    return record.egressRestricted && !this.options.allowPrivateUpstreams;
+  }
+
+  /** Is a new connection to this server allowed right now (egress rule)? An error message if not. */
+  async egressCheck(id: string): Promise<string | undefined> {
+    const record = this.records.get(id);
+    if (!record || !record.egressRestricted || this.options.allowPrivateUpstreams) return undefined;
+    return egressViolation(record.url, this.options.lookup);
+  }
+
+  async register(actor: RegistryActor, input: McpServerInput): Promise<McpServerRecord> {
+    const normalized = await this.validateInput(actor, input, undefined);
+    const id = `mcp_${randomBytes(8).toString('hex')}`;
+    const record = this.buildRecord(id, normalized, 'api', !actor.platformAdmin);
+    this.secrets.set(id, secretsOf(normalized));
+    await this.secretStore.set(id, secretsOf(normalized));
+    this.changed(id);
+    await this.save(record);
+    return record;
+  }
+
+  async update(actor: RegistryActor, idOrName: string, patch: Partial<McpServerInput>): Promise<McpServerRecord> {
+    const existing = this.getFor(actor, idOrName);
+    if (existing.source === 'config') {
+      throw new InvalidRequestError(`MCP server "${existing.name}" is defined in the config file; change it there.`, 'mcp_server_from_config');
+    }
+    const current = this.secrets.get(existing.id) ?? { auth: { type: 'none' as const }, staticHeaders: {} };
+    const merged: McpServerInput = {
+      name: patch.name ?? existing.name,
+      alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
+      url: patch.url ?? existing.url,
+      org: existing.org ?? undefined,
+      visibility: patch.visibility ?? existing.visibility,
+      description: patch.description ?? existing.description,
+      // write-only values: absent in the patch means "keep what is stored"
+      auth: patch.auth ?? current.auth,
+      staticHeaders: patch.staticHeaders ?? current.staticHeaders,
+      forwardHeaders: patch.forwardHeaders ?? existing.forwardHeaders,
+      allowedTools: patch.allowedTools ?? existing.allowedTools,
+      pricePerCall: patch.pricePerCall ?? existing.pricePerCall,
+      toolPrices: patch.toolPrices ?? existing.toolPrices,
+    };
+    if ('org' in patch && (patch.org ?? null) !== existing.org) throw new InvalidRequestError('A server cannot move to another organisation.', 'invalid_request', { param: 'org' });
+    const normalized = await this.validateInput(actor, merged, existing, patch.url !== undefined && patch.url !== existing.url);
+    // The egress rule follows whoever set the URL: an organisation admin's URL is checked, the platform admin's trusted.
+    const egressRestricted = patch.url !== undefined && patch.url !== existing.url ? !actor.platformAdmin : existing.egressRestricted;
+    const record = this.buildRecord(existing.id, normalized, 'api', egressRestricted, existing);
+    if (patch.allowedTools) {
+      const allowed = new Set(patch.allowedTools);
+      for (const [name, state] of Object.entries(record.tools)) allowed.has(name) ? enableTool(state) : disableTool(state);
+    }
+    this.secrets.set(record.id, secretsOf(normalized));
+    await this.secretStore.set(record.id, secretsOf(normalized));
+    this.changed(record.id);
+    await this.save(record);
+    return record;
+  }
+
+  async remove(actor: RegistryActor, idOrName: string): Promise<McpServerRecord> {
+    const existing = this.getFor(actor, idOrName);
+    if (existing.source === 'config') {
+      throw new InvalidRequestError(`MCP server "${existing.name}" is defined in the config file; remove it there.`, 'mcp_server_from_config');
+    }
+    await this.delete(existing.id);
+    return existing;
+  }
+
+  async setToolEnabled(actor: RegistryActor, idOrName: string, tool: string, enabled: boolean): Promise<McpServerRecord> {
+    const record = this.getFor(actor, idOrName);
+    const state = record.tools[tool];
+    if (!state) throw new NotFoundError(`MCP server "${record.name}" has no discovered tool "${tool}".`, 'mcp_tool_not_found');
+    if (enabled) {
+      enableTool(state);
+      record.notices = record.notices.filter((n) => !n.includes(`tool "${tool}"`));
+    } else disableTool(state);
+    await this.save(record);
+    return record;
+  }
+
+  /** Persist a record changed by discovery or health checks. */
+  async save(record: McpServerRecord): Promise<void> {
+    this.records.set(record.id, record);
+    await this.recordStore.set(record.id, record);
+  }
+
+  private async delete(id: string): Promise<void> {
+    this.records.delete(id);
+    this.secrets.delete(id);
+    await this.recordStore.delete(id);
+    await this.secretStore.delete(id);
+    this.changed(id);
+  }
+
+  private changed(id: string): void {
+    this.headerCache.delete(id);
+    this.onChange(id);
+  }
+
+  private buildRecord(id: string, input: McpServerInput, source: 'config' | 'api', egressRestricted: boolean, existing?: McpServerRecord): McpServerRecord {
+    const now = new Date(this.clock.now()).toISOString();
+    const auth = input.auth ?? { type: 'none' as const };
+    const record: McpServerRecord = {
+      id,
+      name: input.name,
+      alias: input.alias ?? input.name,
+      url: input.url,
+      org: input.org ?? null,
+      visibility: input.visibility ?? (input.org ? 'private' : 'public'),
+      description: input.description,
+      authType: auth.type,
+      apiKeyHeader: auth.type === 'api_key' ? (auth.header ?? DEFAULT_API_KEY_HEADER).toLowerCase() : undefined,
+      forwardHeaders: (input.forwardHeaders ?? []).map((h) => h.toLowerCase()),
+      staticHeaderNames: Object.keys(input.staticHeaders ?? {}).map((h) => h.toLowerCase()),
+      allowedTools: input.allowedTools,
+      pricePerCall: input.pricePerCall,
+      toolPrices: input.toolPrices,
+      source,
+      egressRestricted,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      discoveredAt: existing?.discoveredAt,
+      tools: existing?.tools ?? {},
+      notices: existing?.notices ?? [],
+      health: existing?.health ?? { status: 'unknown', consecutiveFailures: 0 },
+    };
+    for (const key of Object.keys(record) as (keyof McpServerRecord)[]) if (record[key] === undefined) delete record[key];
+    return record;
+  }
+
+  /** Validate and normalise a management-API body (contracts §2 rules, ownership, egress). */
+  private async validateInput(actor: RegistryActor, input: McpServerInput, existing: McpServerRecord | undefined, urlChanged = true): Promise<McpServerInput> {
+    if (!input || typeof input !== 'object') throw new InvalidRequestError('The body must be a JSON object.');
+    const bad = (param: string, message: string) => new InvalidRequestError(`${param}: ${message}`, 'invalid_request', { param });
+    if (typeof input.name !== 'string') throw bad('name', 'is required');
+    const name = normalizeServerName(input.name);
+    if ('error' in name) throw bad('name', name.error);
+    const alias = normalizeServerName(input.alias ?? name.name);
+    if ('error' in alias) throw bad('alias', alias.error);
+    // the built-in server of models: x-mcp-servers and `<alias>-<tool>` names must keep meaning that one
+    if (name.name.toLowerCase() === GATEWAY_PROXY) throw bad('name', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another name`);
+    if (alias.name.toLowerCase() === GATEWAY_PROXY) throw bad('alias', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another alias`);
+    if (typeof input.url !== 'string' || !/^https?:\/\//i.test(input.url)) throw bad('url', 'must be the http(s) URL of a streamable-HTTP MCP endpoint');
+    try {
+      new URL(input.url);
+    } catch {
+      throw bad('url', 'is not a valid URL');
+    }
+    if (input.transport !== undefined && input.transport !== 'streamable-http') {
+      throw bad('transport', `"${input.transport}" is not supported; upstream MCP servers must use streamable HTTP (stdio and the old SSE transport are not accepted)`);
+    }
+    let org = input.org ?? null;
+    let visibility = input.visibility;
+    if (!actor.platformAdmin) {
+      if (org !== null && org !== actor.org) throw new PermissionError('An organisation admin may only register servers of its own organisation.');
+      if (visibility === 'public') throw new PermissionError('Only the platform admin may publish a public MCP server.');
+      org = actor.org;
+      visibility = 'private';
+    }
+    visibility ??= org ? 'private' : 'public';
+    if (visibility === 'private' && !org) throw bad('org', 'a private server needs an owning organisation');
+    if (org && this.options.orgExists && !(await this.options.orgExists(org))) throw bad('org', `unknown organization "${org}"`);
+    const duplicate = this.list().find((r) => r.id !== existing?.id && r.org === org && r.name === name.name);
+    if (duplicate) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `An MCP server named "${name.name}" already exists in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'name' });
+    // aliases prefix tool names and name per-user headers (case-insensitive), so they must be unique within an owner too, case aside
+    const sameAlias = this.list().find((r) => r.id !== existing?.id && r.org === org && r.alias.toLowerCase() === alias.name.toLowerCase());
+    if (sameAlias) throw new GatewayError(409, 'invalid_request_error', 'mcp_server_exists', `The alias "${alias.name}" is already used by MCP server "${sameAlias.name}" in ${org ? `organization ${org}` : 'the platform'}.`, { param: 'alias' });
+    validateAuth(input.auth, bad);
+    validateHeaderNames(input.forwardHeaders ?? [], 'forwardHeaders', bad);
+    if (input.staticHeaders !== undefined) {
+      if (typeof input.staticHeaders !== 'object' || Array.isArray(input.staticHeaders)) throw bad('staticHeaders', 'must be an object of header names to values');
+      validateHeaderNames(Object.keys(input.staticHeaders), 'staticHeaders', bad);
+      for (const [k, v] of Object.entries(input.staticHeaders)) if (typeof v !== 'string') throw bad(`staticHeaders.${k}`, 'must be a string');
+    }
+    if (input.allowedTools !== undefined && (!Array.isArray(input.allowedTools) || input.allowedTools.some((t) => typeof t !== 'string'))) throw bad('allowedTools', 'must be an array of tool names');
+    if (input.pricePerCall !== undefined && !(typeof input.pricePerCall === 'number' && input.pricePerCall >= 0)) throw bad('pricePerCall', 'must be a non-negative number');
+    if (input.toolPrices !== undefined) {
+      for (const [k, v] of Object.entries(input.toolPrices)) if (!(typeof v === 'number' && v >= 0)) throw bad(`toolPrices.${k}`, 'must be a non-negative number');
+    }
+    if (!actor.platformAdmin && urlChanged && !this.options.allowPrivateUpstreams) {
+      const violation = await egressViolation(input.url, this.options.lookup);
+      if (violation) throw bad('url', violation);
+    }
+    return { ...input, name: name.name, alias: alias.name, org: org ?? undefined, visibility };
+  }
+}
+
+export function canManage(actor: RegistryActor, record: McpServerRecord): boolean {
+  return actor.platformAdmin || (actor.org !== null && record.org === actor.org);
+}
+
+/** Config servers get a stable id from their owner and name, so their tool states survive restarts. */
+export function configServerId(org: string | null, name: string): string {
+  return `mcp_${createHash('sha256').update(`${org ?? ''}/${name}`).digest('hex').slice(0, 16)}`;
+}
+
+function secretsOf(input: McpServerInput): McpServerSecrets {
+  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: { ...(input.staticHeaders ?? {}) } };
+}
+
+function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {
+  if (auth === undefined) return;
+  const a = auth as Record<string, unknown>;
+  const str = (field: string) => {
+    if (typeof a[field] !== 'string' || a[field] === '') throw bad(`auth.${field}`, 'is required');
+  };
+  switch (a?.type) {
+    case 'none':
+      return;
+    case 'api_key':
+      str('key');
+      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header))) throw bad('auth.header', 'must be a header name');
+      return;
+    case 'bearer':
+      return str('token');
+    case 'basic':
+      str('username');
+      return str('password');
+    default:
+      throw bad('auth.type', 'must be one of none, api_key, bearer, basic');
+  }
+}
+
+function validateHeaderNames(names: unknown, param: string, bad: (param: string, message: string) => Error): void {
+  if (!Array.isArray(names)) throw bad(param, 'must be an array of header names');
+  for (const name of names) {
+    if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw bad(param, `"${String(name)}" is not a header name`);
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw bad(param, `"${name}" is set by the gateway and cannot be configured`);
+  }
+}

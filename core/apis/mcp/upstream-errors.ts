@@ -1,0 +1,65 @@
+/**
+ * Turning what the SDK throws into gateway errors. Messages name the server, never its URL (which may
+ * carry credentials) and never a header value.
+ */
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
+
+/** The upstream answered with a JSON-RPC error: it is alive, it refused this request. */
+export class UpstreamRpcError extends UpstreamError {
+  constructor(readonly server: string, readonly rpcCode: number, readonly rpcMessage: string, readonly rpcData?: unknown) {
+    super(`MCP server ${server} returned an error: ${rpcMessage}`, 'mcp_upstream_rpc_error');
+  }
+}
+
+/** A stateful upstream no longer knows our session (spec: 404). The pool reconnects and retries once. */
+export function isSessionExpired(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) {
+    if (err.code === 404) return true;
+    // Some servers (the reference "everything" server among them) answer 400 for an unknown session.
+    if (err.code === 400 && /session/i.test(err.message)) return true;
+  }
+  return false;
+}
+
+export function isTimeout(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.RequestTimeout && (err.data as { timeout?: unknown } | undefined)?.timeout !== undefined;
+}
+
+export function isAbort(err: unknown): boolean {
+  return (err as Error | undefined)?.name === 'AbortError';
+}
+
+/** True when the failure says nothing reached a healthy upstream (so the pooled connection is suspect). */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
+  return !(err instanceof GatewayError);
+}
+
+/** The transport refused an internal address as the socket connected (egress rule). */
+function egressRefusal(err: unknown): string | undefined {
+  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === 'EGRESS_REFUSED') return e.message;
+  }
+  return undefined;
+}
+
+export function toUpstreamGatewayError(server: string, err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const refused = egressRefusal(err);
+  if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
+  if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
+  if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
+    // McpError.message is "MCP error <code>: <message>"; keep the upstream's own words.
+    const message = err.message.replace(/^MCP error -?\d+: /, '');
+    return new UpstreamRpcError(server, err.code, message, err.data);
+  }
+  if (err instanceof StreamableHTTPError) {
+    if (err.code === 401 || err.code === 403) {
+      return new UpstreamError(`MCP server ${server} refused the gateway's credentials (HTTP ${err.code}).`, 'mcp_upstream_unauthorized');
+    }
+    return new UpstreamError(`MCP server ${server} answered HTTP ${err.code ?? 'error'}.`, 'mcp_upstream_http_error');
+  }
+  return new UpstreamError(`MCP server ${server} is unreachable.`, 'mcp_upstream_unreachable', { cause: err });
+}

@@ -1,0 +1,48 @@
+/**
+ * The headers sent to one upstream MCP server (interface.md §5.7-5.8, issue rule 8): its static headers,
+ * its stored credential, and, for each name in its `forwardHeaders`, the inbound `x-mcp-<alias>-<name>`
+ * value sent as `<name>`. Nothing else from the inbound request goes upstream: no Authorization, no
+ * gateway key, no cookies. Later layers win: static < stored credential < per-user forwarded value.
+ */
+import type { McpAuthConfig } from '../../config/types';
+import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
+
+export type InboundHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, string> {
+  switch (auth.type) {
+    case 'none':
+      return {};
+    case 'api_key':
+      return { [(auth.header ?? DEFAULT_API_KEY_HEADER).toLowerCase()]: auth.key };
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token}` };
+    case 'basic':
+      return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
+  }
+}
+
+/** The headers every connection to this server carries (built once per server, not per request). */
+export function baseUpstreamHeaders(secrets: McpServerSecrets): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(secrets.staticHeaders)) headers[name.toLowerCase()] = value;
+  return { ...headers, ...credentialHeaders(secrets.auth) };
+}
+
+/** The per-user headers this request carries for this server only. */
+export function forwardedHeaders(record: Pick<McpServerRecord, 'alias' | 'forwardHeaders'>, inbound: InboundHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (record.forwardHeaders.length === 0) return out;
+  const prefix = `x-mcp-${record.alias.toLowerCase()}-`;
+  for (const name of record.forwardHeaders) {
+    const value = inbound[prefix + name.toLowerCase()];
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    if (text !== undefined && text !== '') out[name.toLowerCase()] = text;
+  }
+  return out;
+}
+
+/** Every header name any server could read from the inbound request: what logs must never show. */
+export function isPerUserCredentialHeader(name: string): boolean {
+  return name.toLowerCase().startsWith('x-mcp-') && name.toLowerCase() !== 'x-mcp-servers';
+}

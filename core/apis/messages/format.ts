@@ -1,0 +1,68 @@
+/**
+ * The Messages API as a client-facing format (FormatAdapter): how the core translates a Messages call
+ * for a non-Anthropic model to chat and back, and how it reads usage from Messages answers.
+ */
+import type { FormatAdapter } from '../../formats/format-adapter';
+import type { SseFrame } from '../../streaming/sse-frame';
+import type { ChatResponse } from '../../types/chat';
+import type { TokenUsage } from '../../types/usage';
+import { chatRequestFromMessages } from './to-chat-request';
+import { messagesResponseFromChat } from './from-chat-response';
+import { MessagesStreamTranslator } from './from-chat-stream';
+import { readMessagesResponseUsage } from './usage';
+
+async function* streamFromChat(frames: AsyncIterable<SseFrame>): AsyncIterable<SseFrame> {
+  const translator = new MessagesStreamTranslator();
+  for await (const frame of frames) yield* translator.push(frame);
+  yield* translator.end();
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Usage carried by one Messages stream frame. Only message_start and message_delta carry any; other
+ * frames are recognised by their SSE event name and never parsed. A message_delta that leaves a counter
+ * out leaves the earlier value standing (its counters are cumulative totals).
+ */
+export function usageOfMessagesFrame(frame: SseFrame): Partial<TokenUsage> | undefined {
+  if (frame.event !== 'message_start' && frame.event !== 'message_delta') return undefined;
+  let event: any;
+  try {
+    event = frame.json;
+  } catch {
+    return undefined;
+  }
+  const u = event?.type === 'message_start' ? event.message?.usage : event?.type === 'message_delta' ? event.usage : undefined;
+  if (!u) return undefined;
+  const out: Partial<TokenUsage> = {};
+  const input = count(u.input_tokens);
+  const cacheRead = count(u.cache_read_input_tokens);
+  const cacheWrite = count(u.cache_creation_input_tokens);
+  const output = count(u.output_tokens);
+  if (output !== undefined) out.outputTokens = output;
+  if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;
+  // TokenUsage counts the whole prompt; Anthropic's input_tokens leave the cached part out
+  if (input !== undefined && (event.type === 'message_start' || (cacheRead !== undefined && cacheWrite !== undefined))) {
+    out.inputTokens = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
+  }
+  return out;
+}
+
+export const messagesFormat: FormatAdapter = {
+  format: 'messages',
+  toChat: (body) => chatRequestFromMessages(body),
+  fromChat: (response: ChatResponse) => messagesResponseFromChat(response),
+  streamFromChat: (frames) => streamFromChat(frames),
+  usageOf: (body) => readMessagesResponseUsage(body),
+  usageOfFrame: usageOfMessagesFrame,
+  isTerminalFrame: (frame) => frame.event === 'message_stop',
+};
+
+/** count_tokens costs nothing and has no chat equivalent: only Anthropic models serve it. */
+export const messagesCountTokensFormat: FormatAdapter = {
+  format: 'messages.count_tokens',
+  usageOf: () => undefined,
+};

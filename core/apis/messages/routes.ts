@@ -1,0 +1,103 @@
+/**
+ * The Anthropic-native Messages endpoints (interface §4.2, §9.2):
+ *
+ *   POST /native/v1/messages                 Messages, JSON or SSE, for any model
+ *   POST /native/v1/messages/count_tokens    token counting, Anthropic models only
+ *   POST /v1/messages[/count_tokens]         deprecated aliases: same answers, plus Deprecation + Link
+ *
+ * The key comes as `x-api-key` (Anthropic SDK 0.x) or `Authorization: Bearer` (1.x); with both, the one
+ * the gateway knows. Errors, including a failure after a stream started, are in the Anthropic shape. For
+ * an Anthropic model the body passes through unchanged but for the model name; any other model is served
+ * by translation to chat.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Router } from 'express';
+import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
+import { bearerToken } from '../../http/credentials';
+import { ANTHROPIC_ERRORS, sendError } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
+import { optionalBoolean, optionalNumber, requireObjectBody, requireString } from '../../http/validate';
+
+export const MESSAGES_PATH = '/native/v1/messages';
+export const COUNT_TOKENS_PATH = '/native/v1/messages/count_tokens';
+
+function xApiKey(req: IncomingMessage): string | undefined {
+  const apiKey = req.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
+}
+
+function messagesKey(req: IncomingMessage): string | undefined {
+  return xApiKey(req) ?? bearerToken(req.headers.authorization);
+}
+
+/**
+ * A client may send both headers with different keys: the SDK 1.x sends its `apiKey` as a Bearer token,
+ * while an `x-api-key` set beside it (defaultHeaders, or Claude Code with ANTHROPIC_API_KEY left in its
+ * environment) often holds the user's own Anthropic key. Then the one the gateway knows is the
+ * credential. Only this rare case costs a second key lookup; otherwise the spec is used as it is.
+ */
+async function withKnownKey(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage): Promise<ModelEndpointSpec> {
+  const apiKey = xApiKey(req);
+  const bearer = apiKey === undefined ? undefined : bearerToken(req.headers.authorization);
+  if (bearer === undefined || bearer === apiKey) return spec;
+  // a failed lookup leaves the choice to the auth stage, which answers it in the usual way
+  const knowsApiKey = await services.keys.authenticate(apiKey).then(Boolean, () => true);
+  if (knowsApiKey) return spec;
+  return { ...spec, credential: () => bearer };
+}
+
+/** What a deprecated alias adds to every answer: a Deprecation header and a Link to its successor. */
+function deprecationHeaders(successor: string): Record<string, string> {
+  return { deprecation: 'true', link: `<${successor}>; rel="successor-version"` };
+}
+
+const MESSAGES: ModelEndpointSpec = { endpoint: 'messages', format: 'messages', errors: ANTHROPIC_ERRORS, credential: messagesKey };
+const COUNT_TOKENS: ModelEndpointSpec = { endpoint: 'messages.count_tokens', format: 'messages.count_tokens', errors: ANTHROPIC_ERRORS, credential: messagesKey };
+
+/** What the gateway itself needs; the rest is the upstream's to judge (and passes through). */
+function validateMessagesRequest(raw: unknown, countOnly: boolean) {
+  const body = requireObjectBody(raw);
+  requireString(body, 'model');
+  if (!Array.isArray(body.messages)) {
+    throw new InvalidRequestError('messages: Field required', body.messages === undefined ? 'missing_required_parameter' : 'invalid_type', { param: 'messages' });
+  }
+  body.messages.forEach((m: unknown, i: number) => {
+    const role = (m as { role?: unknown } | null)?.role;
+    if (typeof m !== 'object' || m === null || (role !== 'user' && role !== 'assistant')) {
+      throw new InvalidRequestError(`messages.${i}.role: Input should be 'user' or 'assistant'`, 'invalid_value', { param: `messages.${i}.role` });
+    }
+  });
+  if (!countOnly) {
+    if (body.max_tokens === undefined || body.max_tokens === null) throw new InvalidRequestError('max_tokens: Field required', 'missing_required_parameter', { param: 'max_tokens' });
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+      throw new InvalidRequestError('max_tokens: Input should be a positive integer', 'invalid_value', { param: 'max_tokens' });
+    }
+    optionalBoolean(body, 'stream');
+    optionalNumber(body, 'temperature');
+  } else if (body.stream === true) {
+    throw new InvalidRequestError('stream: count_tokens does not stream', 'invalid_value', { param: 'stream' });
+  }
+  return body;
+}
+
+export function installMessagesRoutes(_router: Router, services: GatewayServices): void {
+  const routes: [path: string, spec: ModelEndpointSpec, countOnly: boolean][] = [
+    [MESSAGES_PATH, MESSAGES, false],
+    [COUNT_TOKENS_PATH, COUNT_TOKENS, true],
+    ['/v1/messages', { ...MESSAGES, headers: deprecationHeaders(MESSAGES_PATH) }, false],
+    ['/v1/messages/count_tokens', { ...COUNT_TOKENS, headers: deprecationHeaders(COUNT_TOKENS_PATH) }, true],
+  ];
+  for (const [path, spec, countOnly] of routes) {
+    services.fastRoutes.add(path, ANTHROPIC_ERRORS, async (req, res, raw) => {
+      let body;
+      try {
+        body = validateMessagesRequest(raw, countOnly);
+      } catch (err) {
+        if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
+        return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
+      }
+      await runModelRequest(services, await withKnownKey(services, spec, req), req, res, body);
+    }, spec.headers);
+  }
+}

@@ -1,0 +1,55 @@
+import type { Request, Response, Router } from 'express';
+import { AuthenticationError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import { modelNotFound } from '../../routing/model-errors';
+import type { Principal } from '../../auth/principal';
+import { bearerToken } from '../../http/credentials';
+import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+
+/** OpenAI's model object; `created` is the gateway's boot time (the upstream's is not known here). */
+function modelObject(id: string, created: number, kind: string) {
+  return { id, object: 'model', created, owned_by: 'model-gateway', kind };
+}
+
+export function installModelRoutes(router: Router, services: GatewayServices): void {
+  const created = Math.floor(services.clock.now() / 1000);
+
+  async function principalOf(req: Request): Promise<Principal> {
+    const principal = await services.keys.authenticate(bearerToken(req.headers.authorization));
+    if (!principal) throw new AuthenticationError(req.headers.authorization ? 'Invalid API key.' : 'Missing API key.');
+    if (principal.role === 'platform_admin') throw new PermissionError('The admin key is for the management API; use a virtual key.', 'admin_key_not_allowed');
+    return principal;
+  }
+
+  const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+    try {
+      await fn(req, res);
+    } catch (err) {
+      sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+  };
+
+  router.get(
+    '/v1/models',
+    handle(async (req, res) => {
+      const principal = await principalOf(req);
+      const data = services.catalog
+        .names()
+        .filter((name) => principal.allowsModel(name))
+        .map((name) => modelObject(name, created, services.catalog.group(name)![0].config.kind));
+      res.json({ object: 'list', data });
+    }),
+  );
+
+  router.get(
+    '/v1/models/*id',
+    handle(async (req, res) => {
+      const principal = await principalOf(req);
+      const raw = (req.params as unknown as { id: string | string[] }).id;
+      const id = Array.isArray(raw) ? raw.join('/') : raw;
+      const group = services.catalog.group(id);
+      if (!group || !principal.allowsModel(id)) throw modelNotFound(id);
+      res.json(modelObject(id, created, group[0].config.kind));
+    }),
+  );
+}

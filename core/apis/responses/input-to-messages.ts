@@ -1,0 +1,168 @@
+/**
+ * Responses `input` (a string or a list of items) -> canonical chat messages.
+ *
+ * Items the model must see become messages: messages, function calls and their outputs, MCP calls fed
+ * back. An `mcp_approval_request` answered by an `mcp_approval_response` in the same input becomes an
+ * assistant tool call whose result the tool loop fills in (runs it, or reports the denial); unanswered
+ * requests and `mcp_list_tools` items are context for the client only and are skipped.
+ */
+import { InvalidRequestError } from '../../errors/gateway-error';
+import type { ChatMessage, ContentPart, ToolCall } from '../../types/chat';
+import { toFunctionName } from './function-names';
+import type { InputItem } from './responses-types';
+
+/** A tool call awaiting the client's approval, as the gateway remembers or the client sent it back. */
+export interface PendingApproval {
+  approvalRequestId: string;
+  /** the id of the assistant tool call the model made */
+  toolCallId: string;
+  /** the MCP tool name (as listed to the client) */
+  name: string;
+  arguments: string;
+  serverLabel: string;
+}
+
+export interface ApprovalAnswer {
+  approvalRequestId: string;
+  approve: boolean;
+  reason?: string;
+}
+
+/** A tool message whose content the loop fills in once the approved call ran (or was denied). */
+export interface AnsweredApproval {
+  pending: PendingApproval;
+  answer: ApprovalAnswer;
+  message: ChatMessage;
+}
+
+export interface TranslatedInput {
+  messages: ChatMessage[];
+  answers: ApprovalAnswer[];
+  /** approval requests that came back in the input with their answers (stateless continuation) */
+  answered: AnsweredApproval[];
+}
+
+export function inputToMessages(input: string | InputItem[] | undefined): TranslatedInput {
+  if (input === undefined) return { messages: [], answers: [], answered: [] };
+  if (typeof input === 'string') return { messages: [{ role: 'user', content: input }], answers: [], answered: [] };
+  if (!Array.isArray(input)) throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
+
+  const answers = new Map<string, ApprovalAnswer>();
+  input.forEach((item, i) => {
+    if (item?.type !== 'mcp_approval_response') return;
+    if (typeof item.approval_request_id !== 'string' || typeof item.approve !== 'boolean') {
+      throw new InvalidRequestError(`input[${i}]: an mcp_approval_response needs 'approval_request_id' (string) and 'approve' (boolean).`, 'invalid_value', { param: `input[${i}]` });
+    }
+    answers.set(item.approval_request_id, { approvalRequestId: item.approval_request_id, approve: item.approve, reason: typeof item.reason === 'string' ? item.reason : undefined });
+  });
+
+  const messages: ChatMessage[] = [];
+  const answered: AnsweredApproval[] = [];
+  input.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null) throw new InvalidRequestError(`input[${i}] must be an object.`, 'invalid_type', { param: `input[${i}]` });
+    const type = item.type ?? 'message';
+    switch (type) {
+      case 'message':
+        messages.push(messageOf(item, i));
+        return;
+      case 'function_call':
+        appendToolCall(messages, { id: requireString(item, 'call_id', i), type: 'function', function: { name: requireString(item, 'name', i), arguments: stringArgs(item.arguments) } });
+        return;
+      case 'function_call_output':
+        messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: outputText(item.output) });
+        return;
+      case 'mcp_call': {
+        const name = requireString(item, 'name', i);
+        const id = requireString(item, 'id', i);
+        appendToolCall(messages, { id, type: 'function', function: { name: toFunctionName(name), arguments: stringArgs(item.arguments) } });
+        const output = typeof item.output === 'string' ? item.output : typeof item.error === 'string' ? `Error: ${item.error}` : '';
+        messages.push({ role: 'tool', tool_call_id: id, content: output });
+        return;
+      }
+      case 'mcp_approval_request': {
+        const id = requireString(item, 'id', i);
+        const answer = answers.get(id);
+        if (!answer) return;
+        const pending: PendingApproval = { approvalRequestId: id, toolCallId: id, name: requireString(item, 'name', i), arguments: stringArgs(item.arguments), serverLabel: String(item.server_label ?? '') };
+        appendToolCall(messages, { id, type: 'function', function: { name: toFunctionName(pending.name), arguments: pending.arguments } });
+        const message: ChatMessage = { role: 'tool', tool_call_id: id, content: '' };
+        messages.push(message);
+        answered.push({ pending, answer, message });
+        return;
+      }
+      case 'mcp_approval_response':
+      case 'mcp_list_tools':
+      case 'reasoning':
+        return;
+      default:
+        throw new InvalidRequestError(`input[${i}]: items of type "${type}" are not supported by this gateway.`, 'unsupported_value', { param: `input[${i}].type` });
+    }
+  });
+  return { messages, answers: [...answers.values()], answered };
+}
+
+function messageOf(item: InputItem, i: number): ChatMessage {
+  const role = item.role;
+  if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer') {
+    throw new InvalidRequestError(`input[${i}].role must be one of user, assistant, system, developer.`, 'invalid_value', { param: `input[${i}].role` });
+  }
+  // `developer` is OpenAI's newer name for system instructions; every provider understands `system`.
+  const chatRole = role === 'developer' ? 'system' : role;
+  const content = item.content;
+  if (typeof content === 'string') return { role: chatRole, content };
+  if (!Array.isArray(content)) throw new InvalidRequestError(`input[${i}].content must be a string or an array of content parts.`, 'invalid_type', { param: `input[${i}].content` });
+  const parts = content.map((part, j) => contentPart(part, `input[${i}].content[${j}]`));
+  // Assistant and system turns are plain text in every provider's chat shape.
+  if (chatRole !== 'user') return { role: chatRole, content: parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('') };
+  return { role: chatRole, content: parts };
+}
+
+function contentPart(part: any, path: string): ContentPart {
+  switch (part?.type) {
+    case 'input_text':
+    case 'output_text':
+    case 'text':
+      return { type: 'text', text: String(part.text ?? '') };
+    case 'refusal':
+      return { type: 'text', text: String(part.refusal ?? '') };
+    case 'input_image': {
+      if (typeof part.image_url !== 'string') throw new InvalidRequestError(`${path}: only images given by 'image_url' are supported.`, 'unsupported_value', { param: path });
+      return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
+    }
+    case 'input_file':
+      return { type: 'file', file: { ...(part.file_data ? { file_data: part.file_data } : {}), ...(part.file_id ? { file_id: part.file_id } : {}), ...(part.filename ? { filename: part.filename } : {}) } };
+    default:
+      throw new InvalidRequestError(`${path}: content parts of type "${part?.type}" are not supported.`, 'unsupported_value', { param: `${path}.type` });
+  }
+}
+
+/** Consecutive calls belong to one assistant turn (chat carries them as one message's `tool_calls`). */
+function appendToolCall(messages: ChatMessage[], call: ToolCall): void {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant') {
+    last.tool_calls = [...(last.tool_calls ?? []), call];
+    if (last.content === '') last.content = null;
+    return;
+  }
+  messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+function requireString(item: InputItem, field: string, i: number): string {
+  const value = item[field];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidRequestError(`input[${i}]: missing required string '${field}'.`, 'missing_required_parameter', { param: `input[${i}].${field}` });
+  }
+  return value;
+}
+
+function stringArgs(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined ? '{}' : JSON.stringify(value);
+}
+
+/** A function_call_output's `output`: a string, or a list of content parts whose text is joined. */
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) return output.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('');
+  return output === undefined || output === null ? '' : JSON.stringify(output);
+}

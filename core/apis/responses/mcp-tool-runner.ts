@@ -1,0 +1,61 @@
+/**
+ * Runs one tool call the model asked for: an MCP exchange, child of the response, through every stage
+ * (scope inherited from the response, route, guardrails on arguments and result, the upstream call or,
+ * for a `gateway_proxy` tool, a child model exchange, fee and a `MCP: <tool>` log entry), exactly like a
+ * `tools/call` on `/mcp`. Failures are reported to the model (and the client) as the call's error, never
+ * thrown.
+ */
+import type { GatewayContext } from '../../pipeline/context';
+import type { Pipeline } from '../../pipeline/run-pipeline';
+import type { Clock } from '../../plugins/contracts';
+import type { InboundHeaders } from '../mcp/upstream-headers';
+import { childSignal } from '../../upstream/child-signal';
+import type { OfferedTool } from './mcp-tool-set';
+
+export type ToolOutcome = ({ output: string } | { error: string }) & { cost: number };
+
+export interface ToolRunEnvironment {
+  pipeline: Pipeline;
+  clock: Clock;
+  /** the response's exchange: each tool call is its child */
+  parent: GatewayContext;
+  /** x-mcp-* headers for upstream calls */
+  mcpHeaders: InboundHeaders;
+  signal: AbortSignal;
+  responseId: string;
+}
+
+export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, rawArguments: string): Promise<ToolOutcome> {
+  let args: unknown;
+  try {
+    args = rawArguments.trim() === '' ? {} : JSON.parse(rawArguments);
+  } catch {
+    return { error: 'The tool arguments are not valid JSON.', cost: 0 };
+  }
+  const step = childSignal(env.signal);
+  const ctx = env.parent.child('mcp', 'own', env.clock.now(), step.signal);
+  ctx.mcp = { method: 'tools/call', toolName: tool.mcpName, arguments: args as Record<string, unknown>, mcpHeaders: env.mcpHeaders };
+  ctx.logDetails.responseId = env.responseId;
+  let answer: { output: string } | { error: string } = { error: '' };
+  const outcome = await env.pipeline.execute(ctx, {
+    async deliver(done) {
+      const result = done.mcpExchange.result as { isError?: boolean } | undefined;
+      const text = resultText(result);
+      answer = result?.isError ? { error: text } : { output: text };
+    },
+    fail() {},
+  });
+  step.release();
+  if (outcome.error) answer = { error: outcome.error.message };
+  // settled: the fee (and a gateway_proxy call's model cost) is known
+  return { ...answer, cost: ctx.cost };
+}
+
+/** A tool result as text for the model: text parts joined; other content and structured data as JSON. */
+export function resultText(result: unknown): string {
+  const r = (result ?? {}) as { content?: unknown; structuredContent?: unknown };
+  const parts = Array.isArray(r.content) ? r.content : [];
+  const texts = parts.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : JSON.stringify(p)));
+  if (texts.length === 0 && r.structuredContent !== undefined) return JSON.stringify(r.structuredContent);
+  return texts.join('\n');
+}

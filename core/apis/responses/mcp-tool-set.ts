@@ -1,0 +1,144 @@
+/**
+ * The MCP tools one Responses request offers the model: for each `mcp` tool entry (which must name the
+ * gateway's own server, `server_url: "gateway_proxy"`), the tools the key may reach through the gateway
+ * (upstream servers in its scope, narrowed by `x-mcp-servers`, plus the `gateway_proxy` model tools),
+ * filtered by the entry's `allowed_tools`.
+ *
+ * Empty resolution fails loudly: an `x-mcp-servers` naming a server the key cannot reach is a 400 that
+ * names it (from the scope resolution), never a silent call of the model without tools.
+ */
+import type { Principal } from '../../auth/principal';
+import { InvalidRequestError } from '../../errors/gateway-error';
+import { GATEWAY_PROXY, proxySelected, type GatewayProxyServer, type ProxyTool } from '../mcp/gateway-proxy';
+import type { McpGateway } from '../mcp/mcp-gateway';
+import { parseServerHeader, type McpScope } from '../mcp/scope';
+import type { InboundHeaders } from '../mcp/upstream-headers';
+import type { ChatTool } from '../../types/chat';
+import { toFunctionName } from './function-names';
+import { newId } from './ids';
+import type { McpListToolsItem, McpToolEntry, ToolEntry } from './responses-types';
+
+export interface OfferedTool {
+  /** the name the model sees (a valid chat function name) */
+  functionName: string;
+  /** the name on the gateway's MCP server (what `/mcp` lists, and `mcp_call.name`) */
+  mcpName: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  entry: McpToolEntry;
+  /** set for a `gateway_proxy` model tool */
+  proxy?: ProxyTool;
+}
+
+export interface McpToolSet {
+  byFunction: Map<string, OfferedTool>;
+  byMcpName: Map<string, OfferedTool>;
+  listings: McpListToolsItem[];
+  /** the headers MCP calls carry (x-mcp-servers, per-user credentials) */
+  callHeaders: InboundHeaders;
+  /** the MCP scope the tools were listed from: the tool calls (children of the response) inherit it */
+  scope?: McpScope;
+}
+
+export interface ToolSources {
+  /** absent when the gateway has no MCP gateway (no upstream servers at all) */
+  mcp?: McpGateway;
+  proxy: GatewayProxyServer;
+}
+
+export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
+  const entries: McpToolEntry[] = [];
+  (tools ?? []).forEach((tool, i) => {
+    if (tool.type !== 'mcp') return;
+    const entry = tool as McpToolEntry;
+    if (typeof entry.server_label !== 'string' || entry.server_label.length === 0) {
+      throw new InvalidRequestError(`tools[${i}]: an mcp tool needs a 'server_label'.`, 'missing_required_parameter', { param: `tools[${i}].server_label` });
+    }
+    if (entry.server_url !== GATEWAY_PROXY) {
+      throw new InvalidRequestError(
+        `tools[${i}]: this gateway runs MCP tools of its own server only; set server_url to "${GATEWAY_PROXY}" (and choose servers with the x-mcp-servers header).`,
+        'unsupported_value',
+        { param: `tools[${i}].server_url` },
+      );
+    }
+    if (!allowedToolsValid(entry.allowed_tools)) {
+      throw new InvalidRequestError(`tools[${i}].allowed_tools must be a list of tool names or {tool_names: [...]}.`, 'invalid_type', { param: `tools[${i}].allowed_tools` });
+    }
+    entries.push(entry);
+  });
+  return entries;
+}
+
+export async function resolveMcpTools(entries: McpToolEntry[], principal: Principal, mcpHeaders: InboundHeaders, sources: ToolSources): Promise<McpToolSet> {
+  const upstream: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: unknown }[] = [];
+  let scope: McpScope | undefined;
+  if (sources.mcp) {
+    // throws a 400 naming the servers when x-mcp-servers names one the key cannot reach
+    scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, mcpHeaders);
+    for (const tool of sources.mcp.view.listTools(scope)) {
+      upstream.push({ name: String(tool.name), description: tool.description as string | undefined, inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' }, annotations: tool.annotations });
+    }
+  } else {
+    const named = parseServerHeader(mcpHeaders['x-mcp-servers'])?.filter((n) => n !== GATEWAY_PROXY);
+    if (named?.length) throw new InvalidRequestError(`x-mcp-servers: no MCP server named ${named.map((n) => `"${n}"`).join(', ')} is available to this key.`, 'mcp_server_not_found', { param: 'x-mcp-servers' });
+  }
+  const taken = new Set(upstream.map((t) => t.name));
+  const proxyTools = proxySelected(mcpHeaders) ? sources.proxy.listTools(principal, taken) : [];
+
+  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders, scope };
+  for (const entry of entries) {
+    const allowed = allowedNames(entry);
+    const offered: OfferedTool[] = [
+      ...upstream.map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry })),
+      ...proxyTools.map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry, proxy: t })),
+    ].filter((t) => !allowed || allowed.has(t.mcpName));
+    set.listings.push({
+      id: newId('mcpl'),
+      type: 'mcp_list_tools',
+      server_label: entry.server_label,
+      tools: offered.map((t) => ({ name: t.mcpName, description: t.description ?? null, input_schema: t.inputSchema, annotations: upstream.find((u) => u.name === t.mcpName)?.annotations ?? null })),
+    });
+    // With several entries, the first one that offers a tool owns it (its label and approval rule).
+    for (const tool of offered) {
+      if (set.byFunction.has(tool.functionName)) continue;
+      set.byFunction.set(tool.functionName, tool);
+      set.byMcpName.set(tool.mcpName, tool);
+    }
+  }
+  return set;
+}
+
+export function chatToolsOf(set: McpToolSet): ChatTool[] {
+  return [...set.byFunction.values()].map((t) => ({
+    type: 'function',
+    function: { name: t.functionName, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema },
+  }));
+}
+
+/** Does calling this tool need the client's approval first? (`never` and the `never.tool_names` filter don't) */
+export function needsApproval(tool: OfferedTool): boolean {
+  const rule = tool.entry.require_approval;
+  if (rule === 'never') return false;
+  if (rule && typeof rule === 'object') {
+    if (rule.never?.tool_names?.includes(tool.mcpName)) return false;
+    if (rule.always?.tool_names?.includes(tool.mcpName)) return true;
+    // a filter that lists only `never` tools means "everything else needs approval" (OpenAI's reading)
+  }
+  return true;
+}
+
+/** `allowed_tools`: absent, a list of names, or a filter `{tool_names?: [...], read_only?}`. */
+function allowedToolsValid(allowed: unknown): boolean {
+  const names = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
+  if (allowed == null || names(allowed)) return true;
+  if (typeof allowed !== 'object' || Array.isArray(allowed)) return false;
+  const toolNames = (allowed as { tool_names?: unknown }).tool_names;
+  return toolNames === undefined || names(toolNames);
+}
+
+function allowedNames(entry: McpToolEntry): Set<string> | undefined {
+  const allowed = entry.allowed_tools;
+  if (!allowed) return undefined;
+  if (Array.isArray(allowed)) return new Set(allowed);
+  return allowed.tool_names ? new Set(allowed.tool_names) : undefined;
+}

@@ -1,0 +1,104 @@
+/**
+ * One model round of a Responses request: a canonical chat request run as a child exchange of the
+ * response through all seven stages (so every provider works and each round is scoped, guarded, limited
+ * and priced) under the response's principal. The round folds into the response's log entry: the
+ * request log has one entry for the whole response.
+ */
+import type { GatewayContext } from '../../pipeline/context';
+import type { Pipeline } from '../../pipeline/run-pipeline';
+import type { Clock } from '../../plugins/contracts';
+import { childSignal } from '../../upstream/child-signal';
+import type { ChatChunk, ChatRequest, ChatResponse, ToolCall } from '../../types/chat';
+import type { TokenUsage } from '../../types/usage';
+
+export interface RoundResult {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage: TokenUsage;
+  reasoningTokens: number;
+  cost: number;
+  deploymentId: string;
+}
+
+export interface RoundEnvironment {
+  pipeline: Pipeline;
+  clock: Clock;
+  /** the response's exchange: each round is its child */
+  parent: GatewayContext;
+  signal: AbortSignal;
+  /** called once the first round's pipeline has accepted the request (the SSE answer may start) */
+  accepted(deploymentId: string): void;
+}
+
+/** Receives the round's text as it arrives (streaming); may wait for the client to drain. */
+export type TextSink = (delta: string) => void | Promise<void>;
+
+export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, onText: TextSink): Promise<RoundResult> {
+  const step = childSignal(env.signal);
+  const ctx = env.parent.child('model', 'fold', env.clock.now(), step.signal);
+  const body: ChatRequest = stream ? { ...request, stream: true, stream_options: { include_usage: true } } : request;
+  ctx.model = { format: 'chat', body, requestedModel: request.model, stream, candidates: [], attempts: [] };
+  let round: RoundResult | undefined;
+  try {
+    const outcome = await env.pipeline.execute(ctx, {
+      async deliver(done) {
+        const exchange = done.modelExchange;
+        const deploymentId = exchange.deployment!.id;
+        env.accepted(deploymentId);
+        const result = exchange.result!;
+        const partial = result.stream ? await readStream(result.stream, onText) : await readBody(result.body as ChatResponse, onText);
+        round = { ...partial, usage: { ...done.usage }, cost: done.cost, deploymentId };
+      },
+      fail() {},
+    });
+    if (outcome.error || !round) throw outcome.error;
+    return round;
+  } finally {
+    step.release();
+  }
+}
+
+type Partial = Pick<RoundResult, 'text' | 'toolCalls' | 'finishReason' | 'reasoningTokens'>;
+
+async function readBody(response: ChatResponse, onText: TextSink): Promise<Partial> {
+  const choice = response?.choices?.[0];
+  const text = choice?.message?.content ?? choice?.message?.refusal ?? '';
+  if (text) await onText(text);
+  return {
+    text,
+    toolCalls: choice?.message?.tool_calls ?? [],
+    finishReason: choice?.finish_reason ?? null,
+    reasoningTokens: Number(response?.usage?.completion_tokens_details?.reasoning_tokens ?? 0),
+  };
+}
+
+/** Chat chunks -> text deltas passed on as they come; tool calls assembled by index. */
+async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>, onText: TextSink): Promise<Partial> {
+  let text = '';
+  let finishReason: string | null = null;
+  let reasoningTokens = 0;
+  const calls: ToolCall[] = [];
+  for await (const frame of frames) {
+    if (frame.isDone) continue;
+    const chunk = frame.json as ChatChunk;
+    const details = chunk.usage?.completion_tokens_details as { reasoning_tokens?: number } | undefined;
+    if (details?.reasoning_tokens) reasoningTokens = details.reasoning_tokens;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta ?? {};
+    const piece = delta.content ?? delta.refusal;
+    if (piece) {
+      text += piece;
+      await onText(piece);
+    }
+    for (const d of delta.tool_calls ?? []) {
+      const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+      if (d.id) call.id = d.id;
+      if (d.function?.name) call.function.name += d.function.name;
+      if (d.function?.arguments) call.function.arguments += d.function.arguments;
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  return { text, toolCalls: calls.filter(Boolean), finishReason, reasoningTokens };
+}

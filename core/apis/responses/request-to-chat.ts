@@ -1,0 +1,74 @@
+/**
+ * The parts of a Responses request that map onto every chat round: sampling parameters, the output cap,
+ * `text.format` -> `response_format`, client function tools and `tool_choice`. Messages and the MCP tools
+ * are added per round by the tool loop.
+ */
+import { InvalidRequestError } from '../../errors/gateway-error';
+import type { ChatMessage, ChatRequest, ChatTool } from '../../types/chat';
+import type { FunctionToolEntry, ResponsesRequest } from './responses-types';
+
+/** A chat request still without its messages. */
+export type ChatTemplate = Partial<ChatRequest> & { model: string };
+
+/** Responses parameters with the same meaning in chat completions, copied as they are. */
+const SAME_NAME = ['temperature', 'top_p', 'user', 'parallel_tool_calls', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'top_logprobs'] as const;
+
+export function chatTemplate(request: ResponsesRequest): ChatTemplate {
+  const chat: ChatTemplate = { model: request.model };
+  for (const name of SAME_NAME) if (request[name] !== undefined && request[name] !== null) (chat as Record<string, unknown>)[name] = request[name];
+  if (typeof request.top_logprobs === 'number') chat.logprobs = true;
+  if (typeof request.max_output_tokens === 'number') chat.max_tokens = request.max_output_tokens;
+  const effort = (request.reasoning as { effort?: unknown } | undefined)?.effort;
+  if (typeof effort === 'string') chat.reasoning_effort = effort;
+  const responseFormat = responseFormatOf(request.text?.format);
+  if (responseFormat) chat.response_format = responseFormat;
+  const functions = functionTools(request);
+  if (functions.length > 0) chat.tools = functions;
+  if (request.tool_choice !== undefined && request.tool_choice !== null) chat.tool_choice = toolChoiceOf(request.tool_choice);
+  return chat;
+}
+
+/** `instructions` lead the conversation as a system message. */
+export function instructionMessages(request: ResponsesRequest): ChatMessage[] {
+  return typeof request.instructions === 'string' && request.instructions.length > 0 ? [{ role: 'system', content: request.instructions }] : [];
+}
+
+function responseFormatOf(format: { type: string; [extra: string]: unknown } | undefined): unknown {
+  if (!format || format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    const { type: _type, ...schema } = format;
+    return { type: 'json_schema', json_schema: schema };
+  }
+  throw new InvalidRequestError(`text.format.type "${format.type}" is not supported; use text, json_object or json_schema.`, 'unsupported_value', { param: 'text.format.type' });
+}
+
+function functionTools(request: ResponsesRequest): ChatTool[] {
+  const tools: ChatTool[] = [];
+  (request.tools ?? []).forEach((tool, i) => {
+    if (tool.type === 'mcp') return;
+    if (tool.type !== 'function') {
+      throw new InvalidRequestError(`tools[${i}]: tools of type "${tool.type}" are not supported by this gateway; use function or mcp tools.`, 'unsupported_value', { param: `tools[${i}].type` });
+    }
+    const fn = tool as FunctionToolEntry;
+    if (typeof fn.name !== 'string' || fn.name.length === 0) throw new InvalidRequestError(`tools[${i}]: a function tool needs a 'name'.`, 'missing_required_parameter', { param: `tools[${i}].name` });
+    tools.push({
+      type: 'function',
+      function: {
+        name: fn.name,
+        ...(fn.description ? { description: fn.description } : {}),
+        parameters: fn.parameters ?? { type: 'object', properties: {} },
+        ...(typeof fn.strict === 'boolean' ? { strict: fn.strict } : {}),
+      },
+    });
+  });
+  return tools;
+}
+
+function toolChoiceOf(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice;
+  const c = choice as { type?: string; name?: string };
+  if (c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
+  // Hosted-tool choices (mcp, allowed_tools...) have no chat equivalent: let the model choose.
+  return 'auto';
+}

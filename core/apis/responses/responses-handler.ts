@@ -1,0 +1,256 @@
+/**
+ * `POST /v1/responses`: a Responses request translated to canonical chat rounds (so every provider
+ * serves it), with the gateway-run MCP tool loop. Answers JSON or a Responses event stream; the cost of
+ * every model round and tool call adds up in `x-gateway-response-cost` (a trailer when streaming). The
+ * request log gets one entry for the response (the model rounds) plus one per tool call.
+ */
+import type { Request, Response } from 'express';
+import { InvalidRequestError, NotFoundError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
+import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
+import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import type { GatewayServices } from '../../http/gateway-services';
+import { MODEL_ID_HEADER } from '../../http/model-endpoint';
+import { requireObjectBody, requireString, optionalBoolean, optionalNumber } from '../../http/validate';
+import { GATEWAY_PROXY_SERVER, type GatewayProxyServer } from '../mcp/gateway-proxy';
+import { GatewayContext, type AuthedContext } from '../../pipeline/context';
+import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
+import type { InboundHeaders } from '../mcp/upstream-headers';
+import { COST_HEADER } from '../../stages/spend';
+import { formatCost } from '../../spend/pricing';
+import { newId } from './ids';
+import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
+import { mcpEntries, resolveMcpTools } from './mcp-tool-set';
+import { responsesUsage } from './output-items';
+import { chatTemplate, instructionMessages } from './request-to-chat';
+import { ResponseRecorder } from './response-recorder';
+import { ResponseStateStore } from './response-state-store';
+import type { ResponseObject, ResponsesRequest } from './responses-types';
+import { SseSink } from './sse-sink';
+import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
+
+export class ResponsesHandler {
+  private readonly states: ResponseStateStore;
+  private readonly mcp?: McpGateway;
+  private readonly proxy: GatewayProxyServer;
+
+  constructor(private readonly services: GatewayServices) {
+    this.states = new ResponseStateStore(services.store);
+    this.mcp = services.container.isRegistered(MCP_GATEWAY) ? services.container.resolve<McpGateway>(MCP_GATEWAY) : undefined;
+    this.proxy = services.container.resolve<GatewayProxyServer>(GATEWAY_PROXY_SERVER);
+  }
+
+  /**
+   * The response is a parent exchange: signed in once by the auth stage, its call stage runs the tool
+   * loop, whose model rounds and tool calls are child exchanges through every stage; its spend stage
+   * writes the one entry the rounds add up to (each tool call has its own).
+   */
+  async handle(req: Request, res: Response): Promise<void> {
+    const { services } = this;
+    const startedAt = services.clock.now();
+    let body: ResponsesRequest;
+    try {
+      body = validateRequest(req.body);
+    } catch (err) {
+      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
+    }
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    // the time limit also stops work in flight (between steps the loop checks the clock itself)
+    const timeUp = new AbortController();
+    const limitMs = services.config.responses.timeLimitSeconds * 1000;
+    const timer = setTimeout(() => timeUp.abort(new TimeLimitReached()), limitMs);
+    timer.unref?.();
+
+    const ctx = new GatewayContext('responses', 'responses', startedAt, { headers: providerVisibleHeaders(req.headers) }, abort.signal, res.locals.requestId as string);
+    ctx.credential = bearerToken(req.headers.authorization);
+    const run: Run = {
+      req,
+      body,
+      startedAt,
+      deadline: startedAt + limitMs,
+      signal: AbortSignal.any([abort.signal, timeUp.signal]),
+      sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
+      response: initialResponse(body, Math.floor(startedAt / 1000)),
+    };
+    const recorder = new ResponseRecorder(run.response, run.sink?.listener);
+    ctx.parentWork = {
+      run: async (authed) => {
+        try {
+          await this.runLoop(authed, run, recorder);
+        } catch (err) {
+          // the time limit ends the response as incomplete, with what it has so far
+          if (!(timeUp.signal.aborted && !abort.signal.aborted && run.loop)) throw err;
+          recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), 'time_limit');
+        }
+      },
+      logTarget: (parent) => ({
+        model: body.model,
+        deploymentId: parent.firstDeploymentId ?? null,
+        details: {
+          responseId: run.response.id,
+          rounds: parent.foldedChildren,
+          toolCalls: run.loop?.totals.toolCalls ?? 0,
+          ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
+        },
+      }),
+    };
+    try {
+      const outcome = await services.pipeline.execute(ctx, {
+        deliver: async () => this.answer(res, run, recorder, undefined),
+        fail: (_ctx, error) => this.answer(res, run, recorder, error),
+      });
+      if (outcome.reason === 'client_abort') res.end();
+    } finally {
+      clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  }
+
+  /** Gather the conversation and the tools, and run the loop (throws what fails). */
+  private async runLoop(ctx: AuthedContext, run: Run, recorder: ResponseRecorder): Promise<void> {
+    const { services } = this;
+    const { req, body } = run;
+    const principal = ctx.principal;
+    const template = chatTemplate(body);
+    const entries = mcpEntries(body.tools);
+    const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal.keyId) : undefined;
+    if (body.previous_response_id && !previous) {
+      throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
+    }
+    const input = inputToMessages(body.input);
+    const messages = [...(previous?.messages ?? [])];
+    if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
+    const approvals = approvalsToSettle(previous?.pending ?? [], input);
+    const mcpHeaders = mcpHeadersOf(req.headers);
+    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp, proxy: this.proxy }) : undefined;
+    ctx.mcpScope = toolSet?.scope;
+
+    recorder.start();
+    const { signal, sink } = run;
+    run.loop = new ToolLoop(
+      {
+        clock: services.clock,
+        drain: () => sink?.drain() ?? Promise.resolve(),
+        round: {
+          pipeline: services.pipeline,
+          clock: services.clock,
+          parent: ctx,
+          signal,
+          accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
+        },
+        tools: { pipeline: services.pipeline, clock: services.clock, parent: ctx, mcpHeaders, signal, responseId: run.response.id },
+      },
+      recorder,
+      { maxToolRounds: services.config.responses.maxToolRounds, deadline: run.deadline },
+    );
+    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
+    recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
+    if (body.store !== false) await this.states.save(run.response.id, { keyId: principal.keyId, model: body.model, messages, pending: result.pending });
+  }
+
+  /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined): void {
+    const totals = run.loop?.totals;
+    const cost = formatCost((totals?.modelCost ?? 0) + (totals?.toolCost ?? 0));
+    const { sink } = run;
+    if (sink?.opened) {
+      if (failure) recorder.fail({ code: failure.code, message: failure.message, param: failure.param }, responsesUsage(totals!.usage, totals!.reasoningTokens));
+      return sink.end(cost);
+    }
+    // refused before any model round started: a plain HTTP error, streaming or not
+    if (failure) return sendError(res, failure, OPENAI_ERRORS);
+    const headers: Record<string, string> = { [COST_HEADER]: cost, ...(totals?.deploymentId ? { [MODEL_ID_HEADER]: totals.deploymentId } : {}) };
+    if (sink) {
+      // a stream whose loop ended before any model round was accepted (e.g. the time limit)
+      sink.open(headers);
+      return sink.end(cost);
+    }
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(200).json(run.response);
+  }
+}
+
+/** One request's state while it runs. */
+interface Run {
+  req: Request;
+  body: ResponsesRequest;
+  startedAt: number;
+  deadline: number;
+  /** aborted when the client goes away or the time limit passes */
+  signal: AbortSignal;
+  sink?: SseSink;
+  response: ResponseObject;
+  loop?: ToolLoop;
+}
+
+/**
+ * The calls waiting for approval that this request settles: those of the previous response (answered or
+ * not: an unanswered one counts as not approved) and approval requests sent back in the input. An answer
+ * to an approval request the gateway does not know is an error.
+ */
+function approvalsToSettle(pending: PendingApproval[], input: TranslatedInput): ApprovalToSettle[] {
+  const known = new Set([...pending.map((p) => p.approvalRequestId), ...input.answered.map((a) => a.pending.approvalRequestId)]);
+  const stray = input.answers.find((a) => !known.has(a.approvalRequestId));
+  if (stray) throw new InvalidRequestError(`No pending approval request with id '${stray.approvalRequestId}'.`, 'approval_request_not_found', { param: 'input' });
+  return [
+    ...pending.map((p) => ({ pending: p, answer: input.answers.find((a) => a.approvalRequestId === p.approvalRequestId) })),
+    ...input.answered.map(({ pending: p, answer, message }) => ({ pending: p, answer, message })),
+  ];
+}
+
+function validateRequest(raw: unknown): ResponsesRequest {
+  const body = requireObjectBody(raw);
+  requireString(body, 'model');
+  optionalBoolean(body, 'stream');
+  optionalNumber(body, 'max_output_tokens');
+  optionalNumber(body, 'temperature');
+  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
+    throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
+  }
+  if (body.tools !== undefined && !Array.isArray(body.tools)) throw new InvalidRequestError("Invalid type for 'tools': expected an array.", 'invalid_type', { param: 'tools' });
+  (body.tools as unknown[] | undefined)?.forEach((tool, i) => {
+    if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) throw new InvalidRequestError(`Invalid type for 'tools[${i}]': expected an object.`, 'invalid_type', { param: `tools[${i}]` });
+  });
+  if (body.instructions != null && typeof body.instructions !== 'string') {
+    throw new InvalidRequestError("Invalid type for 'instructions': expected a string.", 'invalid_type', { param: 'instructions' });
+  }
+  if (body.previous_response_id != null && typeof body.previous_response_id !== 'string') {
+    throw new InvalidRequestError("Invalid type for 'previous_response_id': expected a string.", 'invalid_type', { param: 'previous_response_id' });
+  }
+  return body as ResponsesRequest;
+}
+
+function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObject {
+  return {
+    id: newId('resp'),
+    object: 'response',
+    created_at: createdAt,
+    status: 'in_progress',
+    error: null,
+    incomplete_details: null,
+    instructions: typeof body.instructions === 'string' ? body.instructions : null,
+    max_output_tokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+    model: body.model,
+    output: [],
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    temperature: body.temperature ?? null,
+    top_p: body.top_p ?? null,
+    text: { format: body.text?.format ?? { type: 'text' } },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: body.tools ?? [],
+    usage: null,
+    metadata: body.metadata ?? {},
+    ...(body.user !== undefined ? { user: body.user } : {}),
+  };
+}
+
+/** The `x-mcp-*` request headers: server selection and per-user credentials for MCP servers. */
+function mcpHeadersOf(headers: Request['headers']): InboundHeaders {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  return out;
+}

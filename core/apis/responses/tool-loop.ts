@@ -1,0 +1,213 @@
+/**
+ * The gateway-run tool loop of a Responses request (interface.md §1, first way to consume MCP):
+ *
+ *   list the tools -> settle approvals the client answered -> model round -> run the MCP calls it asked
+ *   for (concurrently) -> feed the results back -> ... until the model answers without tool calls.
+ *
+ * Bounded by `responses.maxToolRounds` (rounds that ran tools) and `responses.timeLimitSeconds`; a bound
+ * that is hit ends the response as `incomplete` with the reason. A call that needs approval, or a client
+ * function call, ends the response so the client can answer (`mcp_approval_response`,
+ * `function_call_output`) in a follow-up request.
+ */
+import type { Clock } from '../../plugins/contracts';
+import type { ChatMessage, ChatRequest, ChatTool, ToolCall } from '../../types/chat';
+import { emptyUsage, type TokenUsage } from '../../types/usage';
+import { newId } from './ids';
+import type { ApprovalAnswer, PendingApproval } from './input-to-messages';
+import { chatToolsOf, needsApproval, type McpToolSet, type OfferedTool } from './mcp-tool-set';
+import { runToolCall, type ToolRunEnvironment } from './mcp-tool-runner';
+import { runModelRound, type RoundEnvironment } from './model-round';
+import type { ChatTemplate } from './request-to-chat';
+import { approvalRequestItem, functionCallItem, mcpCallItem } from './output-items';
+import type { ResponseRecorder, OpenMessage } from './response-recorder';
+import type { IncompleteReason } from './responses-types';
+
+/** An approval the client answered, to settle before the first round. */
+export interface ApprovalToSettle {
+  pending: PendingApproval;
+  answer: ApprovalAnswer | undefined;
+  /** the tool message to fill with the result (already in `messages`); absent: append one */
+  message?: ChatMessage;
+}
+
+export interface LoopInput {
+  /** the chat request without messages (sampling, output cap, format, client function tools) */
+  template: ChatTemplate;
+  instructions: ChatMessage[];
+  /** the conversation so far, without instructions; the loop appends to it */
+  messages: ChatMessage[];
+  /** this request's new input, appended once the answered approvals are settled */
+  newMessages: ChatMessage[];
+  toolSet?: McpToolSet;
+  approvals: ApprovalToSettle[];
+  stream: boolean;
+}
+
+export interface LoopLimits {
+  maxToolRounds: number;
+  /** clock time (ms) after which no new step starts */
+  deadline: number;
+}
+
+export interface LoopTotals {
+  usage: TokenUsage;
+  reasoningTokens: number;
+  /** the model rounds' cost (logged in the response's entry) */
+  modelCost: number;
+  /** tool fees and gateway_proxy model calls (each logged in its own entry) */
+  toolCost: number;
+  rounds: number;
+  toolCalls: number;
+  deploymentId?: string;
+}
+
+export interface LoopResult {
+  pending: PendingApproval[];
+  incomplete?: IncompleteReason;
+}
+
+export interface LoopEnvironment {
+  round: RoundEnvironment;
+  tools: ToolRunEnvironment;
+  clock: Clock;
+  /** wait until the client has taken what was written (streaming back-pressure) */
+  drain(): Promise<void>;
+}
+
+export const DENIED_OUTPUT = 'The user did not approve this tool call.';
+export const TIME_LIMIT_STOP = 'The tool call was stopped: the response reached its time limit.';
+
+/** The abort reason of a request whose `responses.timeLimitSeconds` passed (tells it from a client gone). */
+export class TimeLimitReached extends Error {
+  constructor() {
+    super('The response reached its time limit.');
+    this.name = 'TimeLimitReached';
+  }
+}
+
+export class ToolLoop {
+  readonly totals: LoopTotals = { usage: emptyUsage(), reasoningTokens: 0, modelCost: 0, toolCost: 0, rounds: 0, toolCalls: 0 };
+
+  constructor(private readonly env: LoopEnvironment, private readonly recorder: ResponseRecorder, private readonly limits: LoopLimits) {}
+
+  async run(input: LoopInput): Promise<LoopResult> {
+    const { messages, toolSet } = input;
+    for (const listing of toolSet?.listings ?? []) this.recorder.listTools(listing);
+    await this.settleApprovals(input);
+    messages.push(...input.newMessages);
+
+    const clientFunctions = new Set((input.template.tools ?? []).map((t) => t.function?.name).filter((n): n is string => !!n));
+    const mcpTools: ChatTool[] = toolSet ? chatToolsOf(toolSet) : [];
+    const tools = [...(input.template.tools ?? []), ...mcpTools.filter((t) => !clientFunctions.has(t.function!.name))];
+    // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
+    const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;
+    const roundTemplate = tools.length ? { ...input.template, tools } : withoutToolParams;
+    let toolRounds = 0;
+    while (true) {
+      if (this.env.clock.now() >= this.limits.deadline) return { pending: [], incomplete: 'time_limit' };
+      const round = await this.modelRound({ ...roundTemplate, messages: [...input.instructions, ...messages] }, input.stream);
+      const limited = round.finishReason === 'length' ? 'max_output_tokens' : round.finishReason === 'content_filter' ? 'content_filter' : undefined;
+      if (round.toolCalls.length === 0 || limited) {
+        messages.push({ role: 'assistant', content: round.text });
+        return { pending: [], incomplete: limited };
+      }
+      const calls = round.toolCalls.map((c): ToolCall => ({ ...c, id: c.id || newId('call') }));
+      // without MCP tools every call is the client's (even one of a function it did not declare)
+      const isClients = (c: ToolCall) => !toolSet || clientFunctions.has(c.function.name);
+      const mcpCalls = calls.filter((c) => !isClients(c));
+      if (mcpCalls.length > 0) {
+        const bound = toolRounds >= this.limits.maxToolRounds ? 'max_tool_rounds' : this.env.clock.now() >= this.limits.deadline ? 'time_limit' : undefined;
+        if (bound) {
+          if (round.text) messages.push({ role: 'assistant', content: round.text });
+          return { pending: [], incomplete: bound };
+        }
+        toolRounds++;
+      }
+      messages.push({ role: 'assistant', content: round.text || null, tool_calls: calls });
+      const pending = await this.runCalls(mcpCalls, toolSet, messages);
+      const forClient = calls.filter(isClients);
+      for (const call of forClient) this.recorder.functionCall(functionCallItem(call.id, call.function.name, call.function.arguments));
+      if (pending.length > 0 || forClient.length > 0) return { pending };
+    }
+  }
+
+  /**
+   * The MCP calls of one round: those needing approval become `mcp_approval_request` items (returned as
+   * pending), the others run concurrently; their results are appended in the model's order.
+   */
+  private async runCalls(mcpCalls: ToolCall[], toolSet: McpToolSet | undefined, messages: ChatMessage[]): Promise<PendingApproval[]> {
+    const pending: PendingApproval[] = [];
+    const auto: { call: ToolCall; tool: OfferedTool }[] = [];
+    const results = new Map<string, string>();
+    for (const call of mcpCalls) {
+      const tool = toolSet?.byFunction.get(call.function.name);
+      if (!tool) {
+        results.set(call.id, `Error: unknown tool "${call.function.name}".`);
+      } else if (needsApproval(tool)) {
+        const item = approvalRequestItem(tool.mcpName, call.function.arguments, tool.entry.server_label);
+        this.recorder.approvalRequest(item);
+        pending.push({ approvalRequestId: item.id, toolCallId: call.id, name: tool.mcpName, arguments: call.function.arguments, serverLabel: tool.entry.server_label });
+      } else {
+        auto.push({ call, tool });
+      }
+    }
+    const outputs = await Promise.all(auto.map(({ call, tool }) => this.runTool(tool, call.function.arguments)));
+    auto.forEach(({ call }, i) => results.set(call.id, outputs[i]));
+    for (const call of mcpCalls) if (results.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: results.get(call.id)! });
+    return pending;
+  }
+
+  /** Run (or refuse) the calls the client answered; each approved call is an `mcp_call` item. */
+  private async settleApprovals(input: LoopInput): Promise<void> {
+    const outputs = await Promise.all(
+      input.approvals.map(async ({ pending, answer }) => {
+        if (!answer?.approve) return `${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`;
+        const tool = input.toolSet?.byMcpName.get(pending.name);
+        if (!tool) return `Error: the tool "${pending.name}" is no longer available.`;
+        return this.runTool(tool, pending.arguments, pending.approvalRequestId);
+      }),
+    );
+    input.approvals.forEach(({ pending, message }, i) => {
+      if (message) message.content = outputs[i];
+      else input.messages.push({ role: 'tool', tool_call_id: pending.toolCallId, content: outputs[i] });
+    });
+  }
+
+  /** One tool call, as an `mcp_call` item; returns what the model is told. */
+  private async runTool(tool: OfferedTool, args: string, approvalRequestId?: string): Promise<string> {
+    const item = mcpCallItem(tool.mcpName, args, tool.entry.server_label, approvalRequestId);
+    const index = this.recorder.mcpCallStarted(item);
+    let outcome = await runToolCall(this.env.tools, tool, args);
+    // a call cut by the time limit says so, rather than the transport's abort error
+    if ('error' in outcome && this.env.tools.signal.reason instanceof TimeLimitReached) outcome = { error: TIME_LIMIT_STOP, cost: outcome.cost };
+    this.totals.toolCost += outcome.cost;
+    this.totals.toolCalls++;
+    this.recorder.mcpCallFinished(item, index, outcome);
+    await this.env.drain();
+    return 'output' in outcome ? outcome.output : `Error: ${outcome.error}`;
+  }
+
+  private async modelRound(request: ChatRequest, stream: boolean) {
+    let open: OpenMessage | undefined;
+    let round;
+    try {
+      round = await runModelRound(this.env.round, request, stream, async (delta) => {
+        open ??= this.recorder.openMessage();
+        this.recorder.textDelta(open, delta);
+        await this.env.drain();
+      });
+    } catch (err) {
+      // a round cut short (time limit, upstream failure) leaves its text so far as an incomplete message
+      if (open) this.recorder.closeMessage(open, 'incomplete');
+      throw err;
+    }
+    const t = this.totals;
+    t.rounds++;
+    t.modelCost += round.cost;
+    t.reasoningTokens += round.reasoningTokens;
+    t.deploymentId ??= round.deploymentId;
+    for (const k of Object.keys(t.usage) as (keyof TokenUsage)[]) t.usage[k] += round.usage[k];
+    if (open) this.recorder.closeMessage(open, round.finishReason === 'length' ? 'incomplete' : 'completed');
+    return round;
+  }
+}
