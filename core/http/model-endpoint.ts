@@ -20,7 +20,8 @@ export interface ModelEndpointSpec {
   endpoint: string;
   format: ApiFormat;
   errors: ErrorShape;
-  credential(req: IncomingMessage): string | undefined;
+  /** the credential(s) the request carries; the auth stage checks them (several: the first it knows wins) */
+  credential(req: IncomingMessage): GatewayContext['credential'];
   /** drop a frame the client did not ask for (it has been metered already) */
   skipFrame?(frame: SseFrame, body: any): boolean;
   /** extra headers on every answer of this endpoint (e.g. Deprecation) */

@@ -35,12 +35,20 @@ export class AuthStage implements Stage {
   async signIn(ctx: GatewayContext, adminKeyAllowed: boolean): Promise<Principal> {
     const presented = ctx.credential;
     ctx.credential = undefined;
+    ctx.principal = await this.check(presented, adminKeyAllowed);
+    return ctx.principal;
+  }
+
+  /**
+   * The principal of a credential, or the error to answer: 401 missing or unknown, 403 the admin key
+   * where it may not be used. The management API checks its own role on top of this.
+   */
+  async check(presented: GatewayContext['credential'], adminKeyAllowed: boolean): Promise<Principal> {
     const principal = await this.principalOf(presented);
     if (!principal) throw new AuthenticationError(hasAny(presented) ? 'Invalid API key.' : 'Missing API key.');
     if (principal.role === 'platform_admin' && !adminKeyAllowed) {
       throw new PermissionError('The admin key is for the management API; use a virtual key for model requests.', 'admin_key_not_allowed');
     }
-    ctx.principal = principal;
     return principal;
   }
 
