@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { GATEWAY_PROXY } from '../apis/mcp/gateway-proxy-name';
 import { readFile } from 'node:fs/promises';
 import Ajv, { type ErrorObject } from 'ajv';
 import { createJiti } from 'jiti';
@@ -143,7 +144,8 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
     serverKeys.add(ownerKey);
     return { ...s, name: finalName, alias: 'name' in alias ? alias.name : s.alias, visibility };
   });
-  const serverNames = new Set(mcpServers.flatMap((s) => [s.name, s.alias ?? s.name]));
+  // gateway_proxy, the built-in server of model tools, is a server a key may name like any other
+  const serverNames = new Set([GATEWAY_PROXY, ...mcpServers.flatMap((s) => [s.name, s.alias ?? s.name])]);
 
   (resolved.keys ?? []).forEach((k, i) => {
     if (!orgIds.has(k.org)) errors.push(`keys[${i}].org: unknown organization "${k.org}"`);

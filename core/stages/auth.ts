@@ -21,11 +21,15 @@ export class AuthStage implements Stage {
   ) {}
 
   async run(ctx: GatewayContext): Promise<void> {
-    if (ctx.parent?.principal) {
-      ctx.principal = ctx.parent.principal;
+    const adminKeyAllowed = this.traffic.of(ctx).adminKeyAllowed;
+    const inherited = ctx.parent?.principal;
+    if (!inherited) {
+      await this.signIn(ctx, adminKeyAllowed);
       return;
     }
-    await this.signIn(ctx, this.traffic.of(ctx).adminKeyAllowed);
+    // the admin key may call MCP tools, never models: not through a gateway_proxy tool either
+    if (inherited.role === 'platform_admin' && !adminKeyAllowed) throw adminKeyRefused();
+    ctx.principal = inherited;
   }
 
   /**
@@ -46,9 +50,7 @@ export class AuthStage implements Stage {
   async check(presented: GatewayContext['credential'], adminKeyAllowed: boolean): Promise<Principal> {
     const principal = await this.principalOf(presented);
     if (!principal) throw new AuthenticationError(hasAny(presented) ? 'Invalid API key.' : 'Missing API key.');
-    if (principal.role === 'platform_admin' && !adminKeyAllowed) {
-      throw new PermissionError('The admin key is for the management API; use a virtual key for model requests.', 'admin_key_not_allowed');
-    }
+    if (principal.role === 'platform_admin' && !adminKeyAllowed) throw adminKeyRefused();
     return principal;
   }
 
@@ -71,6 +73,10 @@ export class AuthStage implements Stage {
     if (lastError) throw lastError;
     return undefined;
   }
+}
+
+function adminKeyRefused(): PermissionError {
+  return new PermissionError('The admin key is for the management API; use a virtual key for model requests.', 'admin_key_not_allowed');
 }
 
 function hasAny(presented: GatewayContext['credential']): boolean {

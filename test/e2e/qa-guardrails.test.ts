@@ -34,8 +34,8 @@ describe('QA: guardrails on MCP and model traffic (issue 5)', function () {
       adminKey: ADMIN,
       organizations: [{ id: 'acme' }],
       keys: [
-        { key: KEY, org: 'acme', id: 'qa' },
-        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['house-rules'] },
+        { key: KEY, org: 'acme', id: 'qa', mcp: { servers: ['everything'] } },
+        { key: STRICT, org: 'acme', id: 'strict', guardrails: ['house-rules'], mcp: { servers: ['everything'] } },
       ],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
       models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } }],

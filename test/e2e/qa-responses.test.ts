@@ -29,7 +29,7 @@ describe('QA: Responses endpoint (issue 6)', () => {
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
     gw = await startGateway({
       organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa', mcp: { servers: ['kb'] } }],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
       models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
       mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
@@ -89,7 +89,7 @@ describe('QA: Responses stream events rebuild the same items (SDK accumulator se
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
     gw = await startGateway({
       organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa', mcp: { servers: ['kb'] } }],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
       models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
       mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],
@@ -129,7 +129,7 @@ describe('QA: Responses time limit while a tool runs', () => {
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'late' }] }), 5000)) } } });
     gw = await startGateway({
       organizations: [{ id: 'acme' }],
-      keys: [{ key: KEY, org: 'acme', id: 'qa' }],
+      keys: [{ key: KEY, org: 'acme', id: 'qa', mcp: { servers: ['kb'] } }],
       providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
       models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
       mcpServers: [{ name: 'kb', url: tools.url, org: 'acme' }],

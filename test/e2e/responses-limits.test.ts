@@ -38,7 +38,7 @@ describe('Responses: time limit, failures, guardrails on tool results, other pro
       {
         organizations: [{ id: 'acme' }],
         keys: [
-          { key: KEY, org: 'acme', id: 'limits' },
+          { key: KEY, org: 'acme', id: 'limits', mcp: { servers: ['tools'] } },
           { key: OTHER, org: 'acme', id: 'other' },
         ],
         providers: [

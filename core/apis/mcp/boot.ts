@@ -20,9 +20,12 @@ export const mcpExtension: BootExtension = async (boot) => {
   const transports = await boot.registry.create<McpTransportFactory>('mcp-transport', MCP_TRANSPORT_PLUGIN, {}, boot.pluginDeps(MCP_TRANSPORT_PLUGIN), 'mcpServers');
   const configOrgs = new Set(boot.config.organizations.map((o) => o.id));
   const storedOrgs = store.collection<OrganizationConfig>('organizations');
+  const clock = boot.container.resolve<Clock>(CLOCK);
+  const builtin = new GatewayProxyServer(boot.container.resolve<ModelCatalog>(MODEL_CATALOG), new Date(clock.now()).toISOString());
   const gateway = new McpGateway({
     store,
-    clock: boot.container.resolve<Clock>(CLOCK),
+    clock,
+    builtin,
     transports,
     settings: boot.config.mcp,
     callTimeoutMs: boot.config.timeouts.totalMs,
@@ -31,6 +34,6 @@ export const mcpExtension: BootExtension = async (boot) => {
   });
   await gateway.start(boot.config.mcpServers);
   boot.container.registerInstance(MCP_GATEWAY, gateway);
-  boot.container.registerInstance(GATEWAY_PROXY_SERVER, new GatewayProxyServer(boot.container.resolve<ModelCatalog>(MODEL_CATALOG)));
+  boot.container.registerInstance(GATEWAY_PROXY_SERVER, builtin);
   return () => gateway.stop();
 };

@@ -5,19 +5,18 @@
  * whose call stage runs a child model exchange under the caller's principal (core/apis/mcp/mcp-traffic.ts);
  * its log entry is labelled `MCP: <tool>` like every tool call, with the model's tokens, cost and deployment.
  *
- * Naming beside the upstream servers: model tools keep their plain names (they never take part in the
- * `<alias>-<tool>` prefixing of upstream servers). If an upstream tool already uses a model tool's name, the
- * upstream tool keeps it and the model tool is listed as `gateway_proxy-<name>` (always accepted too).
+ * To the scope stage it is an ordinary public server (alias `gateway_proxy`, always healthy, its catalog
+ * the model tools): a key's server set, its per-tool whitelist and `x-mcp-servers` apply to it like to
+ * any server, and naming follows the interface's rule: `gateway_proxy-<model>` whenever the caller can
+ * reach more than one server, plain names with one. On top of that a key sees only the tools of the chat
+ * models it may use, and a key that may use none does not reach the server at all.
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
-import type { Principal } from '../../auth/principal';
 import type { ChatMessage, ChatRequest } from '../../types/chat';
 import type { ModelCatalog } from '../../routing/model-catalog';
 import { GATEWAY_PROXY } from './gateway-proxy-name';
-import { parseServerHeader } from './scope';
-import type { UpstreamItem } from './discovery';
-import { prefixedToolName } from './naming';
-import type { InboundHeaders } from './upstream-headers';
+import type { UpstreamCatalog } from './discovery';
+import type { McpServerRecord, ToolState } from './server-record';
 
 export { GATEWAY_PROXY };
 
@@ -48,38 +47,64 @@ export function modelToolName(model: string): string {
   return model.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Is `gateway_proxy` part of this request? Yes unless `x-mcp-servers` names servers without it. */
-export function proxySelected(headers: InboundHeaders): boolean {
-  const names = parseServerHeader(headers['x-mcp-servers']);
-  return !names || names.includes(GATEWAY_PROXY);
-}
+/** The built-in server's record id (registry ids are UUIDs or config names, which may not be this). */
+export const GATEWAY_PROXY_ID = 'builtin:gateway_proxy';
 
 export class GatewayProxyServer {
-  /** chat models, tool name -> model, computed once (the catalog is fixed at boot) */
-  private readonly tools: ProxyTool[];
+  /** what the scope stage sees: a public, healthy server whose tools are all enabled */
+  readonly record: McpServerRecord;
+  /** its discovered catalog, fixed at boot (the model catalog is) */
+  readonly catalog: UpstreamCatalog;
+  /** tool name -> tool (names are ours, but a called name comes from the client: a Map) */
+  private readonly tools = new Map<string, ProxyTool>();
 
-  constructor(catalog: ModelCatalog) {
-    const seen = new Set<string>();
-    this.tools = [];
+  constructor(catalog: ModelCatalog, now: string) {
     for (const model of catalog.names()) {
       if (catalog.group(model)?.[0].config.kind !== 'chat') continue;
       const name = modelToolName(model);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      this.tools.push({ name, model, inputSchema: INPUT_SCHEMA, description: `Ask the model ${model} (through the gateway) and get its answer as text.` });
+      if (this.tools.has(name)) continue;
+      this.tools.set(name, { name, model, inputSchema: INPUT_SCHEMA, description: `Ask the model ${model} (through the gateway) and get its answer as text.` });
     }
+    const states: Record<string, ToolState> = Object.create(null);
+    for (const name of this.tools.keys()) states[name] = { status: 'enabled', currentHash: '', firstSeenAt: now, present: true };
+    this.record = {
+      id: GATEWAY_PROXY_ID,
+      name: GATEWAY_PROXY,
+      alias: GATEWAY_PROXY,
+      url: GATEWAY_PROXY,
+      org: null,
+      visibility: 'public',
+      description: 'The gateway\'s own server: one tool per chat model.',
+      authType: 'none',
+      forwardHeaders: [],
+      staticHeaderNames: [],
+      source: 'config',
+      egressRestricted: false,
+      createdAt: now,
+      updatedAt: now,
+      discoveredAt: now,
+      tools: states,
+      notices: [],
+      health: { status: 'healthy', consecutiveFailures: 0 },
+    };
+    this.catalog = {
+      tools: [...this.tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      prompts: [],
+      resources: [],
+      resourceTemplates: [],
+    };
   }
 
-  /** The tools this key sees: the chat models it may use. `taken` are names upstream tools already use. */
-  listTools(principal: Principal, taken: ReadonlySet<string> = new Set()): ProxyTool[] {
-    return this.tools.filter((t) => principal.allowsModel(t.model)).map((t) => (taken.has(t.name) ? { ...t, name: prefixedToolName(GATEWAY_PROXY, t.name) } : t));
+  /** The tools of the chat models this principal may use (empty: the server is out of its scope). */
+  allowedTools(allowsModel: (model: string) => boolean): Set<string> {
+    const allowed = new Set<string>();
+    for (const tool of this.tools.values()) if (allowsModel(tool.model)) allowed.add(tool.name);
+    return allowed;
   }
 
-  /** The tool a called name means for this key (plain or `gateway_proxy-` prefixed), if any. */
-  findTool(principal: Principal, name: string): ProxyTool | undefined {
-    const plain = name.startsWith(`${GATEWAY_PROXY}-`) ? name.slice(GATEWAY_PROXY.length + 1) : name;
-    const tool = this.tools.find((t) => t.name === plain);
-    return tool && principal.allowsModel(tool.model) ? tool : undefined;
+  /** The tool behind an upstream (unprefixed) name the route stage resolved. */
+  tool(name: string): ProxyTool | undefined {
+    return this.tools.get(name);
   }
 }
 
@@ -95,14 +120,4 @@ export function proxyChatRequest(model: string, args: unknown): ChatRequest {
   if (typeof a.system === 'string' && a.system.length > 0) messages.push({ role: 'system', content: a.system });
   messages.push({ role: 'user', content: a.prompt });
   return { model, messages, ...(typeof a.max_tokens === 'number' ? { max_tokens: a.max_tokens } : {}) };
-}
-
-/** tools/list: the upstream tools, then the gateway_proxy model tools this key may use. */
-export function withProxyTools(proxy: GatewayProxyServer, principal: Principal, mcpHeaders: InboundHeaders, upstream: UpstreamItem[]): UpstreamItem[] {
-  if (!proxySelected(mcpHeaders)) return upstream;
-  const taken = new Set(upstream.map((t) => String(t.name)));
-  const models = proxy
-    .listTools(principal, taken)
-    .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  return [...upstream, ...models];
 }

@@ -17,7 +17,7 @@ import type { Outcome } from '../../pipeline/stage';
 import type { LogTarget, TrafficStrategy } from '../../pipeline/traffic';
 import type { Clock } from '../../plugins/contracts';
 import type { ChatResponse } from '../../types/chat';
-import { GATEWAY_PROXY, proxyChatRequest, proxySelected, type GatewayProxyServer } from './gateway-proxy';
+import { proxyChatRequest, type GatewayProxyServer } from './gateway-proxy';
 import type { McpExchange, McpScope } from './mcp-exchange';
 import type { McpGateway } from './mcp-gateway';
 
@@ -43,7 +43,7 @@ export class McpTraffic implements TrafficStrategy {
     const inherited = ctx.parent?.mcpScope;
     if (inherited) return (ctx.mcpScope = inherited);
     const p = ctx.principal;
-    ctx.mcpScope = await this.gateway.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, mcpHeaders);
+    ctx.mcpScope = await this.gateway.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp, allowsModel: (m) => p.allowsModel(m) }, mcpHeaders);
     return ctx.mcpScope;
   }
 
@@ -72,30 +72,17 @@ export class McpTraffic implements TrafficStrategy {
       ex.fee = routed.server.pricePerCall ?? 0;
       return;
     }
-    const proxyTool = this.proxyToolFor(ctx, ex, scope, name);
-    if (proxyTool) {
-      proxyChatRequest(proxyTool.model, ex.arguments); // refuse bad arguments before anything runs
-      ex.proxyTool = proxyTool;
-      ex.serverName = GATEWAY_PROXY;
-      ex.upstreamTool = proxyTool.name;
-      ex.fee = 0;
-      return;
-    }
     const routed = this.gateway.routeTool(scope, name);
     ex.routed = routed;
     ex.serverId = routed.server.id;
     ex.serverName = routed.server.name;
     ex.upstreamTool = routed.upstreamName;
     ex.fee = this.gateway.feeOf(routed);
-  }
-
-  /** A gateway_proxy model tool, unless an upstream tool listed under the same plain name wins. */
-  private proxyToolFor(ctx: AuthedContext, ex: McpExchange, scope: McpScope, name: string) {
-    if (!proxySelected(ex.mcpHeaders)) return undefined;
-    const tool = this.proxy.findTool(ctx.principal, name);
-    if (!tool) return undefined;
-    if (!name.startsWith(`${GATEWAY_PROXY}-`) && this.gateway.view.listTools(scope).some((t) => t.name === name)) return undefined;
-    return tool;
+    // gateway_proxy is an ordinary server up to here; its call runs a model instead of an upstream
+    if (routed.server === this.proxy.record) {
+      ex.proxyTool = this.proxy.tool(routed.upstreamName);
+      proxyChatRequest(ex.proxyTool!.model, ex.arguments); // refuse bad arguments before anything runs
+    }
   }
 
   checkInput(ctx: AuthedContext): Promise<void> {

@@ -16,7 +16,6 @@ import { AuthenticationError, GatewayError, PermissionError, toGatewayError } fr
 import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
-import { GATEWAY_PROXY_SERVER, withProxyTools, type GatewayProxyServer } from './gateway-proxy';
 import type { McpCallMethod } from './mcp-exchange';
 import { McpTraffic, toolErrorResult } from './mcp-traffic';
 import { initializeResult } from './protocol';
@@ -51,7 +50,6 @@ const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: JSONRPC.IN
 export function installMcpRoutes(router: Router, services: GatewayServices): void {
   const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
   const traffic = services.container.resolve(McpTraffic);
-  const proxy = services.container.resolve<GatewayProxyServer>(GATEWAY_PROXY_SERVER);
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
@@ -130,7 +128,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
-    const call: CallContext = { services, mcp, traffic, proxy, res, parent: parent as AuthedContext, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
+    const call: CallContext = { services, mcp, traffic, res, parent: parent as AuthedContext, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
     const replies: RpcReply[] = [];
     for (const message of messages) {
       // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
@@ -160,7 +158,6 @@ interface CallContext {
   services: GatewayServices;
   mcp: McpGateway;
   traffic: McpTraffic;
-  proxy: GatewayProxyServer;
   res: ServerResponse;
   /** the HTTP request, signed in: the parent of each message's exchange */
   parent: AuthedContext;
@@ -204,7 +201,7 @@ async function answer(call: CallContext, method: string, params: Record<string, 
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: withProxyTools(call.proxy, call.parent.principal, call.mcpHeaders, mcp.view.listTools(await scopeOf(call))) };
+      return { tools: mcp.view.listTools(await scopeOf(call)) };
     case 'prompts/list':
       return { prompts: mcp.view.listPrompts(await scopeOf(call)) };
     case 'resources/list':

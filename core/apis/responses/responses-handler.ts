@@ -11,7 +11,6 @@ import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { MODEL_ID_HEADER } from '../../http/model-endpoint';
 import { requireObjectBody, requireString, optionalBoolean, optionalNumber } from '../../http/validate';
-import { GATEWAY_PROXY_SERVER, type GatewayProxyServer } from '../mcp/gateway-proxy';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import type { InboundHeaders } from '../mcp/upstream-headers';
@@ -31,12 +30,10 @@ import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
 export class ResponsesHandler {
   private readonly states: ResponseStateStore;
   private readonly mcp?: McpGateway;
-  private readonly proxy: GatewayProxyServer;
 
   constructor(private readonly services: GatewayServices) {
     this.states = new ResponseStateStore(services.store);
     this.mcp = services.container.isRegistered(MCP_GATEWAY) ? services.container.resolve<McpGateway>(MCP_GATEWAY) : undefined;
-    this.proxy = services.container.resolve<GatewayProxyServer>(GATEWAY_PROXY_SERVER);
   }
 
   /**
@@ -125,7 +122,7 @@ export class ResponsesHandler {
     if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
     const approvals = approvalsToSettle(previous?.pending ?? [], input);
     const mcpHeaders = mcpHeadersOf(req.headers);
-    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp, proxy: this.proxy }) : undefined;
+    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp }) : undefined;
     ctx.mcpScope = toolSet?.scope;
 
     recorder.start();
