@@ -10,7 +10,9 @@ import { NO_GUARDRAILS } from './guardrails/guardrail-runner';
 import { buildApp } from './http/app';
 import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
-import { createLogger } from './logger';
+import { createLogger, scrubbingLogger } from './logger';
+import { configSecretValues } from './config/secret-values';
+import { knownSecrets } from './errors/scrub';
 import { GATEWAY_PROXY_SERVER, type GatewayProxyServer } from './apis/mcp/gateway-proxy';
 import { MCP_GATEWAY, type McpGateway } from './apis/mcp/mcp-gateway';
 import { McpTraffic } from './apis/mcp/mcp-traffic';
@@ -33,6 +35,7 @@ import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
 import { openStore } from './store/open-store';
+import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
 import { UpstreamClient } from './upstream/upstream-client';
@@ -60,10 +63,16 @@ const STAGE_CLASSES = [AuthStage, ScopeStage, RouteStage, PreGuardrailStage, Cal
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const container = rootContainer.createChildContainer();
   const clock: Clock = options.clock ?? { now: () => Date.now() };
-  const logger = options.logger ?? createLogger();
+  // known before anything can fail or log: from here on no configured secret leaves in an error or a log line
+  const configSecrets = knownSecrets.group();
+  configSecrets.replace(configSecretValues(config));
+  const logger = options.logger ? scrubbingLogger(options.logger) : createLogger();
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store.url, () => clock.now()));
-  const disposers: (() => Promise<void>)[] = [];
+  const store = options.store ?? (await openStore(config.store.url, () => clock.now()).catch((err) => {
+    configSecrets.release();
+    throw err;
+  }));
+  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());

@@ -1,17 +1,19 @@
+import { scrubSecrets } from './errors/scrub';
 import type { Logger } from './plugins/contracts';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
 /**
- * JSON lines on stderr (stdout carries only the startup line). Callers pass facts, never secrets:
- * nothing here can know what a secret is, so nothing secret may be handed to it.
+ * JSON lines on stderr (stdout carries only the startup line). Callers pass facts, never secrets; as a
+ * second line of defence every configured secret value is scrubbed from each line (an upstream's error
+ * text, say, may quote one back).
  */
 export function createLogger(level: LogLevel = (process.env.LOG_LEVEL as LogLevel) ?? 'info', bindings: Record<string, unknown> = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger & { child(b: Record<string, unknown>): Logger } {
   const min = LEVELS[level] ?? LEVELS.info;
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < min) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...bindings, ...fields })}\n`);
+    write(`${scrubSecrets(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...bindings, ...fields }))}\n`);
   };
   return {
     debug: (m, f) => emit('debug', m, f),
@@ -20,4 +22,32 @@ export function createLogger(level: LogLevel = (process.env.LOG_LEVEL as LogLeve
     error: (m, f) => emit('error', m, f),
     child: (b) => createLogger(level, { ...bindings, ...b }, write),
   };
+}
+
+type ChildLogger = Logger & { child?(b: Record<string, unknown>): Logger };
+
+/**
+ * A logger handed in by the embedder (not one of ours): the same secret scrubbing on its way in, so
+ * the embedder's sink never sees a configured secret either.
+ */
+export function scrubbingLogger(logger: ChildLogger): ChildLogger {
+  const clean = (fields?: Record<string, unknown>) => (fields === undefined ? undefined : (scrubStrings(fields, 0) as Record<string, unknown>));
+  return {
+    debug: (m, f) => logger.debug(scrubSecrets(m), clean(f)),
+    info: (m, f) => logger.info(scrubSecrets(m), clean(f)),
+    warn: (m, f) => logger.warn(scrubSecrets(m), clean(f)),
+    error: (m, f) => logger.error(scrubSecrets(m), clean(f)),
+    ...(logger.child ? { child: (b: Record<string, unknown>) => scrubbingLogger(logger.child!(b)) } : {}),
+  };
+}
+
+/** The same value with every string in it (in plain objects and arrays, a few levels deep) scrubbed. */
+function scrubStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrubStrings(v, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [k, v] of Object.entries(value)) out[k] = scrubStrings(v, depth + 1);
+  return out;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../config/types';
 import type { Collection, StoreBackend } from '../store/store-backend';
+import { ConfigError } from '../errors/gateway-error';
 import { compileModelPatterns } from './model-patterns';
 import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
 import type { Principal } from './principal';
@@ -12,7 +13,19 @@ export interface StoredKey extends Omit<KeyConfig<string>, 'key'> {
   createdAt: string;
   /** where it came from: config keys cannot be changed through the API */
   source: 'config' | 'api';
+  /** a revoked key stays as a tombstone, so its id is never given out again */
   revoked?: boolean;
+  revokedAt?: string;
+}
+
+/**
+ * Ids the gateway generates: `key_` and 24 random characters (144 bits). Config keys keep their own ids
+ * (declared, or `key_` and 12 hex digits of the digest), and may not take this shape, so the two can never meet.
+ */
+const GENERATED_ID = /^key_[A-Za-z0-9_-]{24}$/;
+
+function generatedId(): string {
+  return `key_${randomBytes(18).toString('base64url')}`;
 }
 
 const DYNAMIC_CACHE_MS = 5_000;
@@ -32,6 +45,7 @@ export class KeyRegistry {
   constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number) {
     this.collection = store.collection<StoredKey>('keys');
     for (const k of configKeys) {
+      if (k.id && GENERATED_ID.test(k.id)) throw new ConfigError('keys', `key id "${k.id}" has the shape of a generated id (key_ and 24 characters); choose another`);
       const digest = hashKey(k.key);
       const { key: _secret, ...rest } = k;
       const stored: StoredKey = { ...rest, id: k.id ?? keyIdFromDigest(digest), digest, createdAt: new Date(0).toISOString(), source: 'config' };
@@ -66,11 +80,17 @@ export class KeyRegistry {
     return principal ?? undefined;
   }
 
-  /** Create a key through the management API; the secret is returned once and stored only as a digest. */
-  async create(input: Omit<StoredKey, 'id' | 'digest' | 'createdAt' | 'source'> & { id?: string }): Promise<{ key: StoredKey; secret: string }> {
+  /**
+   * Create a key through the management API; the secret is returned once and stored only as a digest.
+   * The id is always generated: one that exists (a config key, a live key or a revoked key's tombstone)
+   * is never handed out, so nothing stored under an old id can reach a new key.
+   */
+  async create(input: Omit<StoredKey, 'id' | 'digest' | 'createdAt' | 'source'>): Promise<{ key: StoredKey; secret: string }> {
     const secret = `sk-mg-${randomBytes(24).toString('base64url')}`;
     const digest = hashKey(secret);
-    const key: StoredKey = { ...input, id: input.id ?? keyIdFromDigest(digest), digest, createdAt: new Date(this.now()).toISOString(), source: 'api' };
+    let id = generatedId();
+    while (this.configKeys().some((k) => k.id === id) || (await this.collection.get(id))) id = generatedId();
+    const key: StoredKey = { ...input, id, digest, createdAt: new Date(this.now()).toISOString(), source: 'api' };
     await this.collection.set(key.id, key);
     await this.store.keyv('key-digests').set(digest, key.id);
     return { key, secret };
@@ -81,8 +101,9 @@ export class KeyRegistry {
     this.dynamicCache.delete(key.digest);
   }
 
+  /** The key stops working at once; its record stays as a tombstone (see `create`). */
   async revoke(key: StoredKey): Promise<void> {
-    await this.collection.delete(key.id);
+    await this.collection.set(key.id, { ...key, revoked: true, revokedAt: new Date(this.now()).toISOString() });
     await this.store.keyv('key-digests').delete(key.digest);
     this.dynamicCache.delete(key.digest);
   }

@@ -16,9 +16,8 @@ export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path
   }
   if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`)) as T;
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveEnvRefs(v, environment, path ? `${path}.${k}` : k);
-    return out as T;
+    // fromEntries defines own properties: a `__proto__` key stays a key (and is then an unknown field)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k)])) as T;
   }
   return value;
 }

@@ -169,7 +169,7 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
       bodyLimitBytes: resolved.server?.bodyLimitBytes ?? 10 * 1024 * 1024,
       allowedOrigins: resolved.server?.allowedOrigins ?? [],
     },
-    store: { url: resolved.store?.url ?? 'sqlite://./data/gateway.db' },
+    store: { url: resolved.store?.url ?? 'sqlite://./data/gateway.db', sweepIntervalSeconds: resolved.store?.sweepIntervalSeconds ?? 60 },
     adminKey: resolved.adminKey,
     organizations: resolved.organizations ?? [],
     keys: resolved.keys ?? [],
@@ -190,7 +190,13 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
       idleMs: resolved.timeouts?.idleMs ?? 60_000,
       totalMs: resolved.timeouts?.totalMs ?? 600_000,
     },
-    responses: { maxToolRounds: resolved.responses?.maxToolRounds ?? 10, timeLimitSeconds: resolved.responses?.timeLimitSeconds ?? 300 },
+    responses: {
+      maxToolRounds: resolved.responses?.maxToolRounds ?? 10,
+      timeLimitSeconds: resolved.responses?.timeLimitSeconds ?? 300,
+      maxToolCallsPerRound: resolved.responses?.maxToolCallsPerRound ?? 16,
+      maxToolCalls: resolved.responses?.maxToolCalls ?? 64,
+      maxStoredPerKey: resolved.responses?.maxStoredPerKey ?? 1000,
+    },
     images: resolved.images ?? {},
     baseDir,
   };

@@ -33,7 +33,7 @@ export const configSchema = {
         allowedOrigins: stringList,
       },
     },
-    store: { type: 'object', additionalProperties: false, properties: { url: { type: 'string', minLength: 1 } } },
+    store: { type: 'object', additionalProperties: false, properties: { url: { type: 'string', minLength: 1 }, sweepIntervalSeconds: nonNegative } },
     adminKey: secret,
     organizations: {
       type: 'array',
@@ -188,7 +188,7 @@ export const configSchema = {
     responses: {
       type: 'object',
       additionalProperties: false,
-      properties: { maxToolRounds: positiveInt, timeLimitSeconds: { type: 'number', exclusiveMinimum: 0 } },
+      properties: { maxToolRounds: positiveInt, timeLimitSeconds: { type: 'number', exclusiveMinimum: 0 }, maxToolCallsPerRound: positiveInt, maxToolCalls: positiveInt, maxStoredPerKey: positiveInt },
     },
     images: {
       type: 'object',

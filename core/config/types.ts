@@ -8,7 +8,7 @@ export interface EnvRef { $env: string }
 export type Secret = string | EnvRef;
 
 export interface ServerConfig { host?: string; port?: number; drainSeconds?: number; bodyLimitBytes?: number; allowedOrigins?: string[] }
-export interface StoreConfig { url?: string }
+export interface StoreConfig { url?: string; sweepIntervalSeconds?: number }
 export interface OrganizationConfig { id: string; name?: string; maxBudget?: number; budgetDuration?: string; rpm?: number; tpm?: number }
 
 export interface KeyMcpRestrictions { servers?: string[]; tools?: Record<string, string[]> }
@@ -113,7 +113,7 @@ export interface RoutingConfig {
   cooldown?: { failures?: number; windowSeconds?: number; cooldownSeconds?: number };
 }
 
-export interface ResponsesSettings { maxToolRounds?: number; timeLimitSeconds?: number }
+export interface ResponsesSettings { maxToolRounds?: number; timeLimitSeconds?: number; maxToolCallsPerRound?: number; maxToolCalls?: number; maxStoredPerKey?: number }
 
 /** Image endpoints: multipart limits for edits and how long hosted `url` results live. */
 export interface ImagesSettings {
@@ -151,7 +151,7 @@ export interface GatewayConfigInput<S = Secret> {
 /** The config after secrets are resolved and defaults applied. */
 export interface ResolvedConfig {
   server: Required<Pick<ServerConfig, 'host' | 'port' | 'drainSeconds' | 'bodyLimitBytes'>> & { allowedOrigins: string[] };
-  store: { url: string };
+  store: { url: string; sweepIntervalSeconds: number };
   adminKey?: string;
   organizations: OrganizationConfig[];
   keys: KeyConfig<string>[];

@@ -3,6 +3,8 @@
  * tests assert on; `status` is the HTTP status; `type` is the OpenAI-style error type. Each endpoint
  * family renders these in its own wire shape (see render.ts).
  */
+import { scrubSecrets } from './scrub';
+
 export interface GatewayErrorOptions {
   param?: string | null;
   cause?: unknown;
@@ -20,7 +22,8 @@ export class GatewayError extends Error {
     message: string,
     options: GatewayErrorOptions = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // scrubbed here, once, because some messages reach clients without a renderer (as MCP tool results)
+    super(scrubSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};

@@ -1,8 +1,12 @@
 import { GatewayError } from './gateway-error';
+import { scrubSecrets } from './scrub';
+
+// Every error message a client sees goes through one of these renderers, so this is where configured
+// secret values are scrubbed from them, whoever built the message.
 
 /** `{"error":{"message","type","param","code"}}` on /v1/* and the management API. */
 export function openAiErrorBody(err: GatewayError) {
-  return { error: { message: err.message, type: err.type, param: err.param, code: err.code } };
+  return { error: { message: scrubSecrets(err.message), type: err.type, param: err.param, code: err.code } };
 }
 
 const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
@@ -22,7 +26,7 @@ const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
 /** `{"type":"error","error":{"type","message"}}` on the Messages endpoints. */
 export function anthropicErrorBody(err: GatewayError) {
   const type = ANTHROPIC_TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'api_error' : 'invalid_request_error');
-  return { type: 'error', error: { type, message: err.message } };
+  return { type: 'error', error: { type, message: scrubSecrets(err.message) } };
 }
 
 /** JSON-RPC 2.0 error codes used on /mcp. */
@@ -44,5 +48,5 @@ export function jsonRpcErrorBody(id: string | number | null, err: GatewayError) 
   else if (err.status === 403) code = JSONRPC.FORBIDDEN;
   else if (err.status === 400 || err.status === 404) code = JSONRPC.INVALID_PARAMS;
   else if (err.status >= 502) code = JSONRPC.UPSTREAM_ERROR;
-  return { jsonrpc: '2.0' as const, id, error: { code, message: err.message, data: { code: err.code } } };
+  return { jsonrpc: '2.0' as const, id, error: { code, message: scrubSecrets(err.message), data: { code: err.code } } };
 }

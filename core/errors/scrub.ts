@@ -1,12 +1,88 @@
 /**
- * Remove what must never reach a client or a log from an upstream's error message: URLs (they may
- * carry credentials or internal hosts) and anything shaped like an API key or bearer token.
+ * The one scrubber for text that leaves the gateway: error messages (every wire shape renders through
+ * core/errors/render.ts), log lines (core/logger.ts) and request-log entries.
+ *
+ * Two kinds of scrubbing:
+ * - by value: every secret the gateway was given (provider API keys and static header values, MCP
+ *   credentials and static headers from the config or the management API, the admin key, virtual key
+ *   secrets from the config). An upstream that echoes request headers back can otherwise get any of
+ *   them into a 502 message, whatever they look like.
+ * - by shape, for upstream error messages only: URLs (they may carry credentials or internal hosts) and
+ *   anything shaped like an API key or bearer token we were not told about.
  */
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}/g;
 
+/** Shorter values are not scrubbed: "admin" or "true" would blank out ordinary words everywhere. */
+export const MIN_SECRET_LENGTH = 8;
+const REDACTED = '[redacted]';
+
+/** A set of values someone owns (a gateway's config, an MCP registry), replaced as a whole on change. */
+export interface SecretGroup {
+  replace(values: Iterable<string>): void;
+  release(): void;
+}
+
+/**
+ * The secret values currently known, as groups so each owner can replace or drop its own. One set per
+ * process, not per gateway: the error renderers and the logger are plain functions with no gateway in
+ * reach, and scrubbing another in-process gateway's secret too only ever removes more.
+ */
+export class SecretSet {
+  private readonly groups = new Map<object, string[]>();
+  /** every value and its JSON-escaped form, longest first, so a secret containing another goes whole */
+  private sorted: string[] | undefined = [];
+
+  group(): SecretGroup {
+    const owner = {};
+    this.groups.set(owner, []);
+    return {
+      replace: (values) => {
+        if (!this.groups.has(owner)) return;
+        this.groups.set(owner, [...values].filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH));
+        this.sorted = undefined;
+      },
+      release: () => {
+        this.groups.delete(owner);
+        this.sorted = undefined;
+      },
+    };
+  }
+
+  /** Replace every known secret value in `text`. Linear: one indexOf pass per value. */
+  scrub(text: string): string {
+    const values = this.values();
+    let out = text;
+    for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+    return out;
+  }
+
+  private values(): string[] {
+    if (!this.sorted) {
+      const all = new Set<string>();
+      for (const values of this.groups.values()) {
+        for (const v of values) {
+          all.add(v);
+          all.add(JSON.stringify(v).slice(1, -1)); // as it appears inside a JSON log line or body
+        }
+      }
+      this.sorted = [...all].sort((a, b) => b.length - a.length);
+    }
+    return this.sorted;
+  }
+}
+
+export const knownSecrets = new SecretSet();
+
+/** Scrub configured secret values only (log lines, messages we wrote ourselves). */
+export function scrubSecrets(text: string): string {
+  return knownSecrets.scrub(text);
+}
+
+/** An upstream's error message: known secrets, plus URLs and key-shaped text; capped at 1000 characters. */
 export function scrubMessage(message: string, secrets: readonly string[] = []): string {
-  let out = message.replace(URL_PATTERN, '[url]').replace(KEY_PATTERN, '[redacted]');
-  for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  let out = knownSecrets.scrub(message);
+  for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
+  out = out.replace(URL_PATTERN, '[url]').replace(KEY_PATTERN, REDACTED);
   return out.length > 1000 ? `${out.slice(0, 1000)}…` : out;
 }

@@ -15,8 +15,9 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-gateway-api
  * hop-by-hop and body-framing headers, and per-server MCP credentials (`x-mcp-*`).
  */
 export function providerVisibleHeaders(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {
-  const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) {
+  // header names are the client's: no prototype, so a header named `constructor` is only a header
+  const out: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const name of Object.keys(headers)) {
     if (CREDENTIAL_HEADERS.has(name) || name.startsWith('x-mcp-') || name === 'host' || name === 'content-length' || name === 'connection' || name === 'transfer-encoding') continue;
     out[name] = headers[name];
   }

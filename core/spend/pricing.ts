@@ -1,4 +1,5 @@
 import type { ModelPrice } from '../config/types';
+import { ownValue } from '../lookup/own-keys';
 import type { TokenUsage } from '../types/usage';
 
 /**
@@ -9,7 +10,7 @@ export function priceUsage(price: ModelPrice | undefined, usage: TokenUsage, ima
   if (!price) return 0;
   const input = price.inputPerMTok ?? 0;
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
-  const perImage = (imageSize ? price.perImageBySize?.[imageSize] : undefined) ?? price.perImage ?? 0;
+  const perImage = (imageSize ? ownValue(price.perImageBySize, imageSize) : undefined) ?? price.perImage ?? 0;
   return (
     (uncached * input +
       usage.cacheReadTokens * (price.cacheReadPerMTok ?? input) +

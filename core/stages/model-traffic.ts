@@ -184,10 +184,13 @@ function recordRouting(ctx: AuthedContext, exchange: ModelExchange, served: Depl
  * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
  * largest. Images are counted per frame (one `completed` event per image): add them up.
  */
+const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'images']);
+
 function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
   for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
     const v = add[k];
-    if (typeof v !== 'number') continue;
+    // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged
+    if (typeof v !== 'number' || !USAGE_COUNTERS.has(k)) continue;
     if (k === 'images') into.images += v;
     else if (v > into[k]) into[k] = v;
   }

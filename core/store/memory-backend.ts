@@ -1,5 +1,6 @@
 import Keyv from 'keyv';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 class MemoryCollection<T> implements Collection<T> {
@@ -27,13 +28,14 @@ export class MemoryBackend implements StoreBackend {
   private logs: LogEntry[] = [];
   private logSeq = 0;
   private readonly seqOf = new WeakMap<LogEntry, number>();
+  private readonly recent = new Map<string, { ids: string[]; expiresAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = new Keyv({ namespace });
+      kv = stampExpiry(new Keyv({ namespace }), this.now);
       this.keyvs.set(namespace, kv);
     }
     return kv;
@@ -92,6 +94,36 @@ export class MemoryBackend implements StoreBackend {
 
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
     for (const entry of this.logs) if (!since || entry.time >= since) yield entry;
+  }
+
+  async pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]> {
+    const now = this.now();
+    let entry = this.recent.get(list);
+    if (!entry || entry.expiresAt <= now) this.recent.set(list, (entry = { ids: [], expiresAt: 0 }));
+    entry.ids.push(id);
+    entry.expiresAt = now + ttlMs;
+    return entry.ids.length > keep ? entry.ids.splice(0, entry.ids.length - keep) : [];
+  }
+
+  async sweepExpired(limit: number): Promise<number> {
+    const now = this.now();
+    let removed = 0;
+    for (const kv of this.keyvs.values()) {
+      const map = kv.store as Map<string, unknown>;
+      for (const [key, raw] of map) {
+        if (removed >= limit) return removed;
+        if (keyvExpiry(raw) <= now) (map.delete(key), removed++);
+      }
+    }
+    for (const [list, entry] of this.recent) {
+      if (removed >= limit) return removed;
+      if (entry.expiresAt <= now) (this.recent.delete(list), removed++);
+    }
+    for (const [key, counter] of this.counters) {
+      if (removed >= limit) return removed;
+      if (counter.expiresAt !== undefined && counter.expiresAt <= now) (this.counters.delete(key), removed++);
+    }
+    return removed;
   }
 
   async close(): Promise<void> {}

@@ -14,7 +14,7 @@ export async function openStore(url: string, now: () => number = Date.now): Prom
   }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     try {
-      return await RedisBackend.connect(url);
+      return await RedisBackend.connect(url, now);
     } catch (err) {
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }

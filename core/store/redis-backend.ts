@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -13,10 +14,12 @@ export class RedisBackend implements StoreBackend {
   readonly kind = 'redis' as const;
   private readonly keyvs = new Map<string, Keyv>();
   private readonly prefix = 'mg:';
+  /** where the sweep's SCAN goes on next time ('0': from the start) */
+  private sweepCursor = '0';
 
-  private constructor(private readonly client: RedisClient, private readonly url: string) {}
+  private constructor(private readonly client: RedisClient, private readonly url: string, private readonly now: () => number) {}
 
-  static async connect(url: string): Promise<RedisBackend> {
+  static async connect(url: string, now: () => number = Date.now): Promise<RedisBackend> {
     let connected = false;
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
@@ -29,13 +32,13 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    return new RedisBackend(client as unknown as RedisClient, url);
+    return new RedisBackend(client as unknown as RedisClient, url, now);
   }
 
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` });
+      kv = stampExpiry(new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` }), this.now);
       this.keyvs.set(namespace, kv);
     }
     return kv;
@@ -101,6 +104,37 @@ export class RedisBackend implements StoreBackend {
       const { entry } = JSON.parse(raws[i]) as { entry: LogEntry };
       if (!since || entry.time >= since) yield entry;
     }
+  }
+
+  /** RPUSH, read what is beyond the newest `keep`, trim and set the expiry, in one MULTI. */
+  async pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]> {
+    const key = `${this.prefix}recent:${list}`;
+    const [, dropped] = (await this.client.multi().rPush(key, id).lRange(key, 0, -keep - 1).lTrim(key, -keep, -1).pExpire(key, ttlMs).exec()) as unknown as [number, string[]];
+    return dropped;
+  }
+
+  /**
+   * Redis drops a keyv value when its own TTL passes; this sweep also honours the gateway's clock, which
+   * decides expiry everywhere else. It walks the keyspace with SCAN, examining at most ten batches' worth
+   * of keys per call, and resumes where it stopped on the next call (a step with more expired keys than
+   * the batch has room for is scanned again). Recent lists carry a Redis TTL.
+   */
+  async sweepExpired(limit: number): Promise<number> {
+    let examined = 0;
+    let removed = 0;
+    do {
+      const from = this.sweepCursor;
+      const { cursor, keys } = await this.client.scan(from, { MATCH: `${this.prefix}*`, COUNT: limit, TYPE: 'string' });
+      examined += keys.length;
+      const raws = keys.length ? await this.client.mGet(keys) : [];
+      const now = this.now();
+      const expired = keys.filter((_, i) => keyvExpiry(raws[i]) <= now);
+      const room = limit - removed;
+      if (expired.length) removed += Number(await this.client.del(expired.slice(0, room)));
+      if (expired.length > room) break; // the cursor stays: this step's other expired keys come next time
+      this.sweepCursor = String(cursor);
+    } while (this.sweepCursor !== '0' && examined < 10 * limit && removed < limit);
+    return removed;
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,9 @@ export class SqliteBackend implements StoreBackend {
       CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value REAL NOT NULL, expires_at INTEGER);
       CREATE TABLE IF NOT EXISTS logs (seq INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, entry TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS logs_time ON logs (time);
+      CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE IF NOT EXISTS recent (list TEXT PRIMARY KEY, ids TEXT NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS recent_expires ON recent (expires_at);
     `);
     this.stmt = {
       kvGet: this.db.prepare('SELECT value, expires_at FROM kv WHERE key = ?'),
@@ -41,6 +44,11 @@ export class SqliteBackend implements StoreBackend {
       counterSet: this.db.prepare('INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
       logInsert: this.db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)'),
       logScan: this.db.prepare('SELECT entry FROM logs WHERE time >= ? ORDER BY seq'),
+      recentGet: this.db.prepare('SELECT ids, expires_at FROM recent WHERE list = ?'),
+      recentSet: this.db.prepare('INSERT INTO recent (list, ids, expires_at) VALUES (?, ?, ?) ON CONFLICT(list) DO UPDATE SET ids = excluded.ids, expires_at = excluded.expires_at'),
+      kvSweep: this.db.prepare('DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
+      recentSweep: this.db.prepare('DELETE FROM recent WHERE rowid IN (SELECT rowid FROM recent WHERE expires_at <= ? LIMIT ?)'),
+      counterSweep: this.db.prepare('DELETE FROM counters WHERE rowid IN (SELECT rowid FROM counters WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
     };
   }
 
@@ -143,6 +151,29 @@ export class SqliteBackend implements StoreBackend {
 
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
     for (const row of this.stmt.logScan.iterate(since ?? '') as Iterable<{ entry: string }>) yield JSON.parse(row.entry) as LogEntry;
+  }
+
+  /** Read, append and write inside one immediate transaction, like the counters. */
+  readonly pushRecent = async (list: string, id: string, keep: number, ttlMs: number): Promise<string[]> => {
+    return this.db.transaction(() => {
+      const t = this.now();
+      const row = this.stmt.recentGet.get(list) as { ids: string; expires_at: number } | undefined;
+      const ids = row && row.expires_at > t ? (JSON.parse(row.ids) as string[]) : [];
+      ids.push(id);
+      const dropped = ids.length > keep ? ids.splice(0, ids.length - keep) : [];
+      this.stmt.recentSet.run(list, JSON.stringify(ids), t + ttlMs);
+      return dropped;
+    }).immediate();
+  };
+
+  async sweepExpired(limit: number): Promise<number> {
+    const t = this.now();
+    let removed = 0;
+    // values first (responses, hosted images: the big ones), then recent lists and spent counters
+    for (const sweep of [this.stmt.kvSweep, this.stmt.recentSweep, this.stmt.counterSweep]) {
+      if (removed < limit) removed += sweep.run(t, limit - removed).changes;
+    }
+    return removed;
   }
 
   async close(): Promise<void> {

@@ -28,6 +28,18 @@ export interface StoreBackend {
   queryLogs(query: LogQuery): Promise<LogPage>;
   /** every entry at or after `since`, oldest first, for spend aggregation */
   scanLogs(since?: string): AsyncIterable<LogEntry>;
+  /**
+   * Append `id` to the list named `list` (oldest first), keep its newest `keep` ids and return the ones
+   * pushed out, oldest first. The list expires `ttlMs` after its last append. Atomic on every backend,
+   * so concurrent appends never lose an id (per-owner caps rely on it).
+   */
+  pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]>;
+  /**
+   * Delete at most `limit` values whose TTL has passed by the backend's clock (keyv values and recent
+   * lists); returns how many went. Reading an expired value already misses it; this frees the space of
+   * the ones nobody reads again (see store/sweeper.ts).
+   */
+  sweepExpired(limit: number): Promise<number>;
   close(): Promise<void>;
 }
 

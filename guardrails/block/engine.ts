@@ -3,7 +3,8 @@ import type { GuardrailEngine, GuardrailInput, GuardrailVerdict } from '../../co
 /** A compiled rule: `label` is what a verdict may say about it ("pattern 2", "a blocked word"). */
 export interface BlockRule {
   label: string;
-  regex: RegExp;
+  /** does the rule match anywhere in the text (linear time: see rules.ts) */
+  test(text: string): boolean;
 }
 
 /**
@@ -16,8 +17,7 @@ export class BlockEngine implements GuardrailEngine {
   check(input: GuardrailInput): GuardrailVerdict {
     for (const rule of this.rules) {
       for (const segment of input.segments) {
-        rule.regex.lastIndex = 0;
-        if (rule.regex.test(segment.text)) {
+        if (rule.test(segment.text)) {
           const where = input.phase === 'pre' ? 'The request' : input.traffic === 'mcp' ? 'The tool result' : 'The response';
           return { action: 'block', code: 'guardrail_blocked', reason: `${where} matched ${rule.label} of a content guardrail.` };
         }

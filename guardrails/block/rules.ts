@@ -1,37 +1,58 @@
+import { RE2JS } from 're2js';
 import { PluginError } from '../../core/errors/gateway-error';
 import type { BlockRule } from './engine';
 
 /**
- * Compile each pattern case-insensitively, once, at boot. Patterns get the `u` flag (so `\p{L}` works)
- * when they are valid under it, and plain `i` otherwise, since many everyday patterns (`[\w-.]`) are
- * only valid without it. A pattern valid under neither is a boot error naming its option path.
+ * Operator patterns run on RE2 (re2js), whose time is linear in the text: a pattern such as `(a+)+$`
+ * cannot stall the event loop on crafted input, as it can on JavaScript's backtracking engine. RE2 takes
+ * JavaScript syntax (translated by re2js) except what needs backtracking: lookahead and backreferences.
+ * A pattern it cannot express is a boot error naming its option path.
  */
+const FLAGS = RE2JS.CASE_INSENSITIVE | RE2JS.LOOKBEHINDS;
+
 export function compilePatterns(patterns: readonly string[]): BlockRule[] {
   return patterns.map((source, i) => {
     const label = `pattern ${i + 1}`;
+    const jsError = javascriptError(source);
+    if (jsError) throw new PluginError(`patterns[${i}]`, `invalid regular expression: ${jsError}`);
     try {
-      return { label, regex: new RegExp(source, 'iu') };
-    } catch {
-      try {
-        return { label, regex: new RegExp(source, 'i') };
-      } catch (err) {
-        throw new PluginError(`patterns[${i}]`, `invalid regular expression: ${(err as Error).message}`);
-      }
+      const re = RE2JS.compile(RE2JS.translateRegExp(source), FLAGS);
+      return { label, test: (text: string) => re.test(text) };
+    } catch (err) {
+      throw new PluginError(
+        `patterns[${i}]`,
+        `the linear-time pattern engine (RE2) cannot run this pattern (lookahead and backreferences are not supported): ${(err as Error).message}`,
+      );
     }
   });
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Why JavaScript itself refuses the pattern, if it does (with or without the `u` flag). */
+function javascriptError(source: string): string | undefined {
+  try {
+    new RegExp(source, 'iu');
+    return undefined;
+  } catch {
+    try {
+      new RegExp(source, 'i');
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+}
 
 /**
- * All words in one regex: whole words (no letter, digit or underscore on either side, in any script),
- * case-insensitive; a phrase matches across any run of whitespace.
+ * All words in one pattern: whole words (no letter, digit or underscore on either side, in any script),
+ * case-insensitive; a phrase matches across any run of whitespace. The boundaries are matched as
+ * characters rather than lookarounds, which is the same for a yes/no test.
  */
 export function compileWords(words: readonly string[]): BlockRule[] {
   const alternatives = words
     .map((w) => w.trim())
     .filter((w) => w.length > 0)
-    .map((w) => w.split(/\s+/).map(escape).join('\\s+'));
+    .map((w) => w.split(/\s+/).map(RE2JS.quote).join('\\s+'));
   if (alternatives.length === 0) return [];
-  return [{ label: 'a blocked word', regex: new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}_])`, 'iu') }];
+  const re = RE2JS.compile(`(?:^|[^\\p{L}\\p{N}_])(?:${alternatives.join('|')})(?:$|[^\\p{L}\\p{N}_])`, RE2JS.CASE_INSENSITIVE);
+  return [{ label: 'a blocked word', test: (text: string) => re.test(text) }];
 }

@@ -43,7 +43,8 @@ export function createRequestFetch(options: RequestFetchOptions = {}): RequestFe
       const why = isIP(host) ? refuse(host) : undefined;
       if (why) throw Object.assign(new Error(why), { code: 'EGRESS_REFUSED' });
     }
-    const headers: Record<string, string> = {};
+    // header names are configured by tenants' admins: no prototype, so any name stays a header
+    const headers: Record<string, string> = Object.create(null);
     new Headers(init.headers).forEach((value, name) => {
       headers[name] = value;
     });
@@ -93,11 +94,11 @@ type RawHeaders = Record<string, string | string[] | undefined>;
 class LiteHeaders {
   constructor(private readonly raw: RawHeaders) {}
   get(name: string): string | null {
-    const value = this.raw[name.toLowerCase()];
+    const value = Object.hasOwn(this.raw, name.toLowerCase()) ? this.raw[name.toLowerCase()] : undefined;
     return value === undefined ? null : Array.isArray(value) ? value.join(', ') : String(value);
   }
   has(name: string): boolean {
-    return this.raw[name.toLowerCase()] !== undefined;
+    return this.get(name) !== null;
   }
   forEach(callback: (value: string, name: string) => void): void {
     for (const [name, value] of Object.entries(this.raw)) if (value !== undefined) callback(Array.isArray(value) ? value.join(', ') : String(value), name);

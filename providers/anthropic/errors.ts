@@ -37,7 +37,7 @@ const MAX_MESSAGE = 500;
 export function anthropicError(status: number | undefined, body: unknown, headers: Headers = {}): GatewayError {
   const upstream = (body as { error?: { type?: unknown; message?: unknown } } | null)?.error;
   const upstreamType = typeof upstream?.type === 'string' ? upstream.type : undefined;
-  const effective = status ?? (upstreamType !== undefined ? STATUS_BY_TYPE[upstreamType] : undefined) ?? 500;
+  const effective = status ?? (upstreamType !== undefined && Object.hasOwn(STATUS_BY_TYPE, upstreamType) ? STATUS_BY_TYPE[upstreamType] : undefined) ?? 500;
   const message = scrub(typeof upstream?.message === 'string' ? upstream.message : '');
   const retryAfter = header(headers, 'retry-after');
   const extra = retryAfter !== undefined ? { headers: { 'retry-after': retryAfter } } : {};

@@ -67,7 +67,8 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       const stopReason = event.delta?.stop_reason;
       if (stopReason) out.push(chunk(state, {}, finishReasonFromStopReason(stopReason)));
       // message_delta usage counters are cumulative; a field it leaves out keeps its message_start value
-      for (const [key, value] of Object.entries(event.usage ?? {})) if (value != null) (state.usage as Record<string, unknown>)[key] = value;
+      // keys are the upstream's: define, never assign, so a `__proto__` key cannot replace the prototype
+      for (const [key, value] of Object.entries(event.usage ?? {})) if (value != null) Object.defineProperty(state.usage, key, { value, writable: true, enumerable: true, configurable: true });
       out.push(SseFrame.fromJson({ ...base(state), choices: [], usage: chatUsageFromMessagesUsage(state.usage) } satisfies ChatChunk));
       return out;
     }

@@ -1,4 +1,5 @@
 import { guardrailBench } from '../guardrails/bench/guardrail-bench';
+import { recognizerBench } from '../guardrails/bench/recognizer-bench';
 import { mcpBench } from './mcp-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
 export interface BenchContext {
@@ -12,4 +13,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, mcpBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench];

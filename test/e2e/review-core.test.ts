@@ -55,11 +55,11 @@ describe('review: core runtime defects', () => {
     });
     try {
       const asAcme = { authorization: 'Bearer sk-acme-admin-review', 'content-type': 'application/json' };
-      const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: asAcme, body: JSON.stringify({ id: 'acme-helper' }) });
+      const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: asAcme, body: JSON.stringify({ name: 'acme-helper' }) });
       expect(created.status).to.equal(201);
-      const secret = ((await created.json()) as { key: string }).key;
+      const { key: secret, id: helperId } = (await created.json()) as { key: string; id: string };
 
-      const patched = await fetch(`${gw.url}/admin/v1/keys/acme-helper`, { method: 'PATCH', headers: asAcme, body: JSON.stringify({ role: 'platform_admin' }) });
+      const patched = await fetch(`${gw.url}/admin/v1/keys/${helperId}`, { method: 'PATCH', headers: asAcme, body: JSON.stringify({ role: 'platform_admin' }) });
       expect(patched.status).to.equal(400);
       expect(((await patched.json()) as { error: { param: string } }).error.param).to.equal('role');
 
@@ -67,7 +67,7 @@ describe('review: core runtime defects', () => {
       expect(keys.status).to.equal(403);
       const own = await fetch(`${gw.url}/admin/v1/keys`, { headers: asAcme });
       const ids = ((await own.json()) as { data: { id: string; role?: string }[] }).data.map((k) => [k.id, k.role ?? 'member']);
-      expect(ids).to.deep.equal([['acme-admin', 'admin'], ['acme-helper', 'member']]);
+      expect(ids).to.deep.equal([['acme-admin', 'admin'], [helperId, 'member']]);
     } finally {
       await gw.close();
     }

@@ -57,6 +57,8 @@ export interface FakeResource {
 export interface RecordedRequest {
   method: string;
   headers: http.IncomingHttpHeaders;
+  /** name, value, name, value... as received: node folds names like `constructor` oddly into `headers` */
+  rawHeaders: string[];
   /** the JSON-RPC method(s) in the body, when it had one */
   rpcMethods: string[];
 }
@@ -171,7 +173,7 @@ export class FakeMcpServer {
     try {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const rpcMethods = (Array.isArray(body) ? body : [body]).flatMap((m) => (m && typeof m.method === 'string' ? [m.method] : []));
-      if (this.record) this.requests.push({ method: req.method ?? '', headers: req.headers, rpcMethods });
+      if (this.record) this.requests.push({ method: req.method ?? '', headers: req.headers, rawHeaders: req.rawHeaders, rpcMethods });
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');

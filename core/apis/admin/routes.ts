@@ -97,7 +97,9 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   );
 
   async function findKey(id: string): Promise<StoredKey | undefined> {
-    return services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+    const key = services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+    // a revoked key is only a tombstone that keeps its id from being reused
+    return key?.revoked ? undefined : key;
   }
 
   function visibleTo(admin: ReturnType<typeof adminOf>, key: StoredKey): boolean {
@@ -116,7 +118,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     auth,
     adminHandler(async (_req, res) => {
       const admin = adminOf(res);
-      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => visibleTo(admin, k));
+      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visibleTo(admin, k));
       res.json({ object: 'list', data: keys.map(publicKey) });
     }),
   );
@@ -130,13 +132,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const org = admin.role === 'platform_admin' ? requireString(body, 'org') : (admin.org as string);
       if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
       if (!(await allOrgs()).some((o) => o.id === org)) throw new InvalidRequestError(`Unknown organization "${org}".`, 'unknown_organization', { param: 'org' });
+      // ids are generated, never chosen: a chosen id could claim a revoked key's, or probe other organisations'
+      if (body.id !== undefined) throw new InvalidRequestError("'id' cannot be set: the gateway generates key ids (use 'name' for your own label).", 'invalid_field', { param: 'id' });
       checkRole(body);
       const input: Record<string, unknown> = { org };
       for (const f of KEY_FIELDS) if (body[f] !== undefined) input[f] = body[f];
-      if (typeof body.id === 'string' && body.id) {
-        if (await findKey(body.id)) throw new InvalidRequestError(`Key "${body.id}" already exists.`, 'already_exists', { param: 'id' });
-        input.id = body.id;
-      }
       const { key, secret } = await services.keys.create(input as never);
       // The secret is shown this once; only its digest is stored.
       res.status(201).json({ ...publicKey(key), key: secret });

@@ -60,7 +60,8 @@ export function editUploadOf(body: unknown): EditUpload | undefined {
  * file and discards what the client has not sent yet, on every path.
  */
 export class EditUpload {
-  readonly fields: EditFields = {};
+  /** by the client's form field names: no prototype, so `__proto__` or `constructor` is just a field */
+  readonly fields: EditFields = Object.create(null);
   /** the text fields known when the pipeline started, sent first */
   headFields: string[] = [];
   readonly live = new PartQueue<LivePart>();
@@ -224,7 +225,7 @@ export class EditUpload {
 }
 
 export function addField(fields: EditFields, name: string, value: string): void {
-  const existing = fields[name];
+  const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
   if (existing === undefined) fields[name] = value;
   else if (Array.isArray(existing)) existing.push(value);
   else fields[name] = [String(existing), value];

@@ -14,6 +14,7 @@ import type { UpstreamItem } from './discovery';
 import { prefixedToolName, splitPrefixedToolName } from './naming';
 import type { McpServerRecord } from './server-record';
 import type { McpScope, ScopedServer } from './scope';
+import { toolState } from './tool-states';
 
 export interface RoutedName {
   server: McpServerRecord;
@@ -118,7 +119,7 @@ function listable(scope: McpScope): readonly ScopedServer[] {
 
 /** The one rule for "may this caller see and call this tool". */
 function exposedTool(scoped: ScopedServer, tool: string): boolean {
-  const state = scoped.record.tools[tool];
+  const state = toolState(scoped.record, tool);
   if (!state || state.status !== 'enabled' || !state.present) return false;
   return !scoped.toolWhitelist || scoped.toolWhitelist.has(tool);
 }

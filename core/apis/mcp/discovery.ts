@@ -43,8 +43,8 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
         list('resources/templates/list', 'resourceTemplates', 'resources'),
       ]);
       return {
-        tools: tools.filter((t): t is UpstreamItem & { name: string } => typeof t.name === 'string'),
-        prompts: prompts.filter((p): p is UpstreamItem & { name: string } => typeof p.name === 'string'),
+        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => typeof t.name === 'string')),
+        prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => typeof p.name === 'string')),
         resources: resources.filter((r): r is UpstreamItem & { uri: string } => typeof r.uri === 'string'),
         resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => typeof r.uriTemplate === 'string'),
       };
@@ -78,6 +78,15 @@ async function listAll(client: Client, method: string, key: string, signal: Abor
     if (!cursor) break;
   }
   return items;
+}
+
+/**
+ * One item per name, the first listed. Tool states and pins are per name: a second listing of a pinned
+ * name must not reach clients beside the approved one.
+ */
+function firstByName<T extends { name: string }>(items: T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(item.name) && !!seen.add(item.name));
 }
 
 function isMethodNotFound(err: unknown): boolean {

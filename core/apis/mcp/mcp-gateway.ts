@@ -5,6 +5,7 @@
  */
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError } from '../../errors/gateway-error';
+import { ownValue } from '../../lookup/own-keys';
 import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
 import type { StoreBackend } from '../../store/store-backend';
 import { McpCatalogView, type RoutedName } from './catalog-view';
@@ -90,6 +91,7 @@ export class McpGateway {
     this.health.stop();
     await this.pool.closeAll();
     await this.options.transports.close?.();
+    this.registry.dispose();
   }
 
   /**
@@ -136,7 +138,7 @@ export class McpGateway {
 
   /** The per-call fee of a routed tool: `toolPrices[tool]`, else `pricePerCall`, else 0. */
   feeOf(routed: RoutedName): number {
-    return routed.server.toolPrices?.[routed.upstreamName] ?? routed.server.pricePerCall ?? 0;
+    return ownValue(routed.server.toolPrices, routed.upstreamName) ?? routed.server.pricePerCall ?? 0;
   }
 
   /**

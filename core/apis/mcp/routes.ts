@@ -291,8 +291,8 @@ function gatewayKey(value: string | string[] | undefined): string | undefined {
 
 /** The `x-mcp-*` headers: server selection and per-user credentials, for core/apis/mcp only. */
 function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
-  const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  const out: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
   return out;
 }
 

@@ -17,10 +17,15 @@ export interface ToolState {
   status: ToolStatus;
   hiddenReason?: HiddenReason;
   description?: string;
-  /** hash of the definition (description + input schema) an operator or the first discovery approved */
+  /** hash of the whole definition (every field a client sees, tool-pin.ts) an operator or the first discovery approved */
   approvedHash?: string;
+  /** per-field hashes of the approved definition, to say which fields changed (absent in records from before) */
+  approvedFields?: Record<string, string>;
   /** hash of the definition seen at the latest discovery */
   currentHash: string;
+  currentFields?: Record<string, string>;
+  /** the fields that differ from the approved definition, while they do (e.g. ["annotations"]) */
+  changedFields?: string[];
   firstSeenAt: string;
   /** false when the latest discovery no longer listed it */
   present: boolean;
@@ -55,6 +60,7 @@ export interface McpServerRecord {
   staticHeaderNames: string[];
   allowedTools?: string[];
   pricePerCall?: number;
+  /** by upstream tool name: a null-prototype table, read with `ownValue` */
   toolPrices?: Record<string, number>;
   /** config-file servers are the operator's; api servers may be egress-restricted */
   source: 'config' | 'api';
@@ -64,6 +70,7 @@ export interface McpServerRecord {
   updatedAt: string;
   /** set once a discovery has succeeded; the first one decides the initial tool states */
   discoveredAt?: string;
+  /** by upstream tool name: a null-prototype table, read through `toolState` (tool-states.ts) */
   tools: Record<string, ToolState>;
   /** operator-facing notes: why tools were hidden */
   notices: string[];
@@ -122,6 +129,7 @@ export function toPublicView(record: McpServerRecord) {
         status: t.status,
         enabled: t.status === 'enabled',
         hiddenReason: t.hiddenReason ?? null,
+        changedFields: t.changedFields ?? null,
       })),
     notices: record.notices,
   };

@@ -7,13 +7,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { McpAuthConfig, McpServerConfig } from '../../config/types';
 import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import { knownSecrets } from '../../errors/scrub';
 import type { Clock } from '../../plugins/contracts';
 import type { Collection, StoreBackend } from '../../store/store-backend';
 import { egressViolation, type HostLookup } from '../../upstream/egress';
 import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
-import { disableTool, enableTool } from './tool-states';
+import { lookupFrom } from '../../lookup/own-keys';
+import { disableTool, emptyToolTable, enableTool, reviveToolTables, toolState } from './tool-states';
 import { baseUpstreamHeaders } from './upstream-headers';
 
 /** Who is changing the registry through the management API. */
@@ -36,6 +38,11 @@ export interface RegistryOptions {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * A valid token that fetch's `Headers` (which the MCP transport sends through) silently drops: it builds
+ * its header list in a plain object. Refused, so a configured header is never lost without a word.
+ */
+const UNSENDABLE_HEADERS = new Set(['__proto__']);
 /** headers the gateway or HTTP itself controls; a static or forwarded value may not replace them */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'cookie']);
 
@@ -43,6 +50,7 @@ export class McpServerRegistry {
   private readonly records = new Map<string, McpServerRecord>();
   private readonly secrets = new Map<string, McpServerSecrets>();
   private readonly headerCache = new Map<string, Record<string, string>>();
+  private readonly scrubbedSecrets = knownSecrets.group();
   private readonly recordStore: Collection<McpServerRecord>;
   private readonly secretStore: Collection<McpServerSecrets>;
   /** called after a server's URL, headers or existence changed (the pool drops its connection) */
@@ -97,6 +105,7 @@ export class McpServerRegistry {
     const stored = await this.recordStore.all();
     const seen = new Set<string>();
     for (const record of stored) {
+      reviveToolTables(record);
       seen.add(record.id);
       const before = this.records.get(record.id);
       this.records.set(record.id, record);
@@ -125,7 +134,7 @@ export class McpServerRegistry {
     const stored = await this.recordStore.get(id);
     if (!stored) return local;
     if (JSON.stringify(stored.tools) !== JSON.stringify(local.tools) || stored.updatedAt !== local.updatedAt) {
-      Object.assign(local, stored);
+      reviveToolTables(Object.assign(local, stored));
     }
     return local;
   }
@@ -245,7 +254,7 @@ export class McpServerRegistry {
 
   async setToolEnabled(actor: RegistryActor, idOrName: string, tool: string, enabled: boolean): Promise<McpServerRecord> {
     const record = this.getFor(actor, idOrName);
-    const state = record.tools[tool];
+    const state = toolState(record, tool);
     if (!state) throw new NotFoundError(`MCP server "${record.name}" has no discovered tool "${tool}".`, 'mcp_tool_not_found');
     if (enabled) {
       enableTool(state);
@@ -271,7 +280,14 @@ export class McpServerRegistry {
 
   private changed(id: string): void {
     this.headerCache.delete(id);
+    // every change of a server's secrets passes here: keep the scrubber's copy of them current
+    this.scrubbedSecrets.replace(this.secretValues());
     this.onChange(id);
+  }
+
+  /** The gateway is closing: its servers' secrets no longer need scrubbing. */
+  dispose(): void {
+    this.scrubbedSecrets.release();
   }
 
   private buildRecord(id: string, input: McpServerInput, source: 'config' | 'api', egressRestricted: boolean, existing?: McpServerRecord): McpServerRecord {
@@ -291,13 +307,13 @@ export class McpServerRegistry {
       staticHeaderNames: Object.keys(input.staticHeaders ?? {}).map((h) => h.toLowerCase()),
       allowedTools: input.allowedTools,
       pricePerCall: input.pricePerCall,
-      toolPrices: input.toolPrices,
+      toolPrices: input.toolPrices && lookupFrom(input.toolPrices),
       source,
       egressRestricted,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
       discoveredAt: existing?.discoveredAt,
-      tools: existing?.tools ?? {},
+      tools: existing?.tools ?? emptyToolTable(),
       notices: existing?.notices ?? [],
       health: existing?.health ?? { status: 'unknown', consecutiveFailures: 0 },
     };
@@ -372,7 +388,7 @@ export function configServerId(org: string | null, name: string): string {
 }
 
 function secretsOf(input: McpServerInput): McpServerSecrets {
-  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: { ...(input.staticHeaders ?? {}) } };
+  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: lookupFrom(input.staticHeaders) };
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {
@@ -386,7 +402,7 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
       return;
     case 'api_key':
       str('key');
-      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header))) throw bad('auth.header', 'must be a header name');
+      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header) || UNSENDABLE_HEADERS.has(a.header))) throw bad('auth.header', 'must be a header name');
       return;
     case 'bearer':
       return str('token');
@@ -402,6 +418,7 @@ function validateHeaderNames(names: unknown, param: string, bad: (param: string,
   if (!Array.isArray(names)) throw bad(param, 'must be an array of header names');
   for (const name of names) {
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw bad(param, `"${String(name)}" is not a header name`);
+    if (UNSENDABLE_HEADERS.has(name)) throw bad(param, `"${name}" cannot be sent as a header by the HTTP client; choose another name`);
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw bad(param, `"${name}" is set by the gateway and cannot be configured`);
   }
 }

@@ -5,11 +5,15 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
+import { scrubSecrets } from '../../errors/scrub';
 
 /** The upstream answered with a JSON-RPC error: it is alive, it refused this request. */
 export class UpstreamRpcError extends UpstreamError {
-  constructor(readonly server: string, readonly rpcCode: number, readonly rpcMessage: string, readonly rpcData?: unknown) {
+  /** the upstream's own words, scrubbed of configured secrets (an upstream may echo our headers) */
+  readonly rpcMessage: string;
+  constructor(readonly server: string, readonly rpcCode: number, rpcMessage: string, readonly rpcData?: unknown) {
     super(`MCP server ${server} returned an error: ${rpcMessage}`, 'mcp_upstream_rpc_error');
+    this.rpcMessage = scrubSecrets(rpcMessage);
   }
 }
 

@@ -5,6 +5,7 @@
  * gateway key, no cookies. Later layers win: static < stored credential < per-user forwarded value.
  */
 import type { McpAuthConfig } from '../../config/types';
+import { emptyLookup, ownValue } from '../../lookup/own-keys';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
 
 export type InboundHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -14,7 +15,8 @@ export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, s
     case 'none':
       return {};
     case 'api_key':
-      return { [(auth.header ?? DEFAULT_API_KEY_HEADER).toLowerCase()]: auth.key };
+      // the header name is an operator's (or org admin's) choice: keep it an own property whatever it is
+      return Object.assign(emptyLookup<string>(), { [(auth.header ?? DEFAULT_API_KEY_HEADER).toLowerCase()]: auth.key });
     case 'bearer':
       return { authorization: `Bearer ${auth.token}` };
     case 'basic':
@@ -24,18 +26,19 @@ export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, s
 
 /** The headers every connection to this server carries (built once per server, not per request). */
 export function baseUpstreamHeaders(secrets: McpServerSecrets): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // header names come from operators and org admins: a null-prototype table keeps `__proto__` a header
+  const headers = emptyLookup<string>();
   for (const [name, value] of Object.entries(secrets.staticHeaders)) headers[name.toLowerCase()] = value;
-  return { ...headers, ...credentialHeaders(secrets.auth) };
+  return Object.assign(headers, credentialHeaders(secrets.auth));
 }
 
 /** The per-user headers this request carries for this server only. */
 export function forwardedHeaders(record: Pick<McpServerRecord, 'alias' | 'forwardHeaders'>, inbound: InboundHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = emptyLookup<string>();
   if (record.forwardHeaders.length === 0) return out;
   const prefix = `x-mcp-${record.alias.toLowerCase()}-`;
   for (const name of record.forwardHeaders) {
-    const value = inbound[prefix + name.toLowerCase()];
+    const value = ownValue(inbound, prefix + name.toLowerCase());
     const text = Array.isArray(value) ? value.join(', ') : value;
     if (text !== undefined && text !== '') out[name.toLowerCase()] = text;
   }

@@ -2,6 +2,7 @@
  * Stop reasons between the Messages format and the canonical chat format. Both directions live here so
  * the provider (Anthropic upstream -> chat) and the endpoint adapter (chat -> Messages client) agree.
  */
+import { ownValue } from '../../lookup/own-keys';
 import type { MessagesStopReason } from './types';
 
 const FINISH_BY_STOP_REASON: Record<string, string> = {
@@ -26,10 +27,10 @@ const STOP_REASON_BY_FINISH: Record<string, MessagesStopReason> = {
 /** Anthropic stop_reason -> chat finish_reason (unknown reasons read as a normal stop). */
 export function finishReasonFromStopReason(stopReason: string | null | undefined): string | null {
   if (stopReason === null || stopReason === undefined) return null;
-  return FINISH_BY_STOP_REASON[stopReason] ?? 'stop';
+  return ownValue(FINISH_BY_STOP_REASON, stopReason) ?? 'stop';
 }
 
 /** chat finish_reason -> Anthropic stop_reason (unknown or missing reasons read as end_turn). */
 export function stopReasonFromFinishReason(finishReason: string | null | undefined): MessagesStopReason {
-  return (finishReason && STOP_REASON_BY_FINISH[finishReason]) || 'end_turn';
+  return (finishReason && ownValue(STOP_REASON_BY_FINISH, finishReason)) || 'end_turn';
 }

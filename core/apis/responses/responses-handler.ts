@@ -32,7 +32,7 @@ export class ResponsesHandler {
   private readonly mcp?: McpGateway;
 
   constructor(private readonly services: GatewayServices) {
-    this.states = new ResponseStateStore(services.store);
+    this.states = new ResponseStateStore(services.store, services.clock, services.config.responses.maxStoredPerKey);
     this.mcp = services.container.isRegistered(MCP_GATEWAY) ? services.container.resolve<McpGateway>(MCP_GATEWAY) : undefined;
   }
 
@@ -90,6 +90,7 @@ export class ResponsesHandler {
           responseId: run.response.id,
           rounds: parent.foldedChildren,
           toolCalls: run.loop?.totals.toolCalls ?? 0,
+          ...(run.loop?.totals.toolCallsRefused ? { toolCallsRefused: run.loop.totals.toolCallsRefused } : {}),
           ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
         },
       }),
@@ -113,12 +114,13 @@ export class ResponsesHandler {
     const principal = ctx.principal;
     const template = chatTemplate(body);
     const entries = mcpEntries(body.tools);
-    const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal.keyId) : undefined;
+    const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal) : undefined;
     if (body.previous_response_id && !previous) {
       throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
     }
     const input = inputToMessages(body.input);
     const messages = [...(previous?.messages ?? [])];
+    const continuedLength = messages.length;
     if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
     const approvals = approvalsToSettle(previous?.pending ?? [], input);
     const mcpHeaders = mcpHeadersOf(req.headers);
@@ -141,11 +143,12 @@ export class ResponsesHandler {
         tools: { pipeline: services.pipeline, clock: services.clock, parent: ctx, mcpHeaders, signal, responseId: run.response.id },
       },
       recorder,
-      { maxToolRounds: services.config.responses.maxToolRounds, deadline: run.deadline },
+      { ...services.config.responses, deadline: run.deadline },
     );
     const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
-    if (body.store !== false) await this.states.save(run.response.id, { keyId: principal.keyId, model: body.model, messages, pending: result.pending });
+    // only what this response added: the rest is already stored under the responses it continues
+    if (body.store !== false) await this.states.save(run.response.id, principal, { model: body.model, messages: messages.slice(continuedLength), pending: result.pending }, previous);
   }
 
   /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */
@@ -247,7 +250,7 @@ function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObj
 
 /** The `x-mcp-*` request headers: server selection and per-user credentials for MCP servers. */
 function mcpHeadersOf(headers: Request['headers']): InboundHeaders {
-  const out: Record<string, string | string[] | undefined> = {};
-  for (const name in headers) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  const out: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
   return out;
 }

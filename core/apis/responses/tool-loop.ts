@@ -5,7 +5,10 @@
  *   for (concurrently) -> feed the results back -> ... until the model answers without tool calls.
  *
  * Bounded by `responses.maxToolRounds` (rounds that ran tools) and `responses.timeLimitSeconds`; a bound
- * that is hit ends the response as `incomplete` with the reason. A call that needs approval, or a client
+ * that is hit ends the response as `incomplete` with the reason. The calls themselves are bounded by
+ * `responses.maxToolCallsPerRound` and `responses.maxToolCalls`: a call beyond either is not run, and the
+ * model gets an error result saying which limit (so one request cannot fan out to hundreds of upstream
+ * calls). A call that needs approval, or a client
  * function call, ends the response so the client can answer (`mcp_approval_response`,
  * `function_call_output`) in a follow-up request.
  */
@@ -45,6 +48,10 @@ export interface LoopInput {
 
 export interface LoopLimits {
   maxToolRounds: number;
+  /** MCP calls admitted from one model round (run or sent for approval) */
+  maxToolCallsPerRound: number;
+  /** MCP calls admitted over the whole request, approved ones included */
+  maxToolCalls: number;
   /** clock time (ms) after which no new step starts */
   deadline: number;
 }
@@ -58,6 +65,8 @@ export interface LoopTotals {
   toolCost: number;
   rounds: number;
   toolCalls: number;
+  /** MCP calls answered with an error because a fan-out limit was reached */
+  toolCallsRefused: number;
   deploymentId?: string;
 }
 
@@ -86,7 +95,9 @@ export class TimeLimitReached extends Error {
 }
 
 export class ToolLoop {
-  readonly totals: LoopTotals = { usage: emptyUsage(), reasoningTokens: 0, modelCost: 0, toolCost: 0, rounds: 0, toolCalls: 0 };
+  readonly totals: LoopTotals = { usage: emptyUsage(), reasoningTokens: 0, modelCost: 0, toolCost: 0, rounds: 0, toolCalls: 0, toolCallsRefused: 0 };
+  /** MCP calls admitted so far (counted against `maxToolCalls`) */
+  private admitted = 0;
 
   constructor(private readonly env: LoopEnvironment, private readonly recorder: ResponseRecorder, private readonly limits: LoopLimits) {}
 
@@ -139,8 +150,17 @@ export class ToolLoop {
     const pending: PendingApproval[] = [];
     const auto: { call: ToolCall; tool: OfferedTool }[] = [];
     const results = new Map<string, string>();
+    let inRound = 0;
     for (const call of mcpCalls) {
       const tool = toolSet?.byFunction.get(call.function.name);
+      const refusal = this.refusal(inRound);
+      if (refusal) {
+        this.totals.toolCallsRefused++;
+        results.set(call.id, refusal);
+        continue;
+      }
+      inRound++;
+      this.admitted++;
       if (!tool) {
         results.set(call.id, `Error: unknown tool "${call.function.name}".`);
       } else if (needsApproval(tool)) {
@@ -157,6 +177,14 @@ export class ToolLoop {
     return pending;
   }
 
+  /** Why a call is not admitted, as the model is told, or undefined when it may run. */
+  private refusal(admittedInRound: number): string | undefined {
+    const { maxToolCallsPerRound, maxToolCalls } = this.limits;
+    if (this.admitted >= maxToolCalls) return `Error: tool call not run: this response reached its limit of ${maxToolCalls} tool calls (responses.maxToolCalls).`;
+    if (admittedInRound >= maxToolCallsPerRound) return `Error: tool call not run: at most ${maxToolCallsPerRound} tool calls run per model turn (responses.maxToolCallsPerRound); ask for the others in a later turn.`;
+    return undefined;
+  }
+
   /** Run (or refuse) the calls the client answered; each approved call is an `mcp_call` item. */
   private async settleApprovals(input: LoopInput): Promise<void> {
     const outputs = await Promise.all(
@@ -164,6 +192,9 @@ export class ToolLoop {
         if (!answer?.approve) return `${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`;
         const tool = input.toolSet?.byMcpName.get(pending.name);
         if (!tool) return `Error: the tool "${pending.name}" is no longer available.`;
+        const refusal = this.refusal(0);
+        if (refusal) return (this.totals.toolCallsRefused++, refusal);
+        this.admitted++;
         return this.runTool(tool, pending.arguments, pending.approvalRequestId);
       }),
     );

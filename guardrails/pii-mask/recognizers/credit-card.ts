@@ -5,7 +5,9 @@ import { digitsOf, scan, type Recognizer } from './types';
  * (space or dash), starting with a major-network digit (2-6) and passing the Luhn check. Random digit
  * runs pass Luhn one time in ten, so the grouping and prefix rules matter for precision.
  */
-const CANDIDATE = /(?<![\d.,-])\d{4}(?:[ -]?\d{2,7}){1,5}(?![\d]|[.,-]\d)/g;
+// The first run is unbroken and every later group needs its separator, so a long digit run is read
+// one way only (optional separators between groups would let a backtracking matcher try every split).
+const CANDIDATE = /(?<![\d.,-])\d{4,19}(?:[ -]\d{2,7}){0,5}(?![\d]|[.,-]\d)/g;
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;

@@ -56,7 +56,8 @@ export const ibanRecognizer: Recognizer = {
     const out: PiiMatch[] = [];
     START.lastIndex = 0;
     for (let m = START.exec(text); m !== null; m = START.exec(text)) {
-      const length = IBAN_LENGTHS[m[1].toUpperCase()];
+      const country = m[1].toUpperCase();
+      const length = Object.hasOwn(IBAN_LENGTHS, country) ? IBAN_LENGTHS[country] : undefined;
       if (!length) continue;
       const read = readIban(text, m.index, length);
       if (read && ibanChecksumValid(read.compact)) {

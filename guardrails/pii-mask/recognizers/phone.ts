@@ -10,7 +10,11 @@ import { digitsOf, scan, type Recognizer } from './types';
  * version numbers fail the digit-count, separator and date rules below, and a number that continues a
  * digit group ("5500 0000 0000", the middle of an IBAN) is not read as starting a phone.
  */
-const INTERNATIONAL = /(?<![\w+.-]|\d[ .-])(?:(?:\+|00)[1-9]\d{0,2}|\(\+[1-9]\d{0,2}\))(?:[ .-]?\(0\))?(?:[ .-]?(?:\(\d{1,4}\)|\d{1,6})){1,7}(?![\w]|[.-]\d)/g;
+// Linear time: a digit group may follow the previous one without a separator only after the country
+// code or a closing parenthesis. (Optional separators between groups of \d{1,6} let a backtracking
+// matcher try every split of a long digit run: about 200 ms per KB of crafted digits.) A run longer
+// than E.164 allows still matches here and is then refused by its digit count.
+const INTERNATIONAL = /(?<![\w+.-]|\d[ .-])(?:(?:\+|00)[1-9]\d{0,2}|\(\+[1-9]\d{0,2}\))(?:[ .-]?\(0\))?(?:[ .-]?\(\d{1,4}\)|[ .-]?\d+)(?:[ .-]?\(\d{1,4}\)|[ .-]\d+|(?<=\))\d+){0,6}(?![\w]|[.-]\d)/g;
 // The exchange may start with any digit: real ones never start with 0 or 1, but example numbers
 // ("555-123-4567") do, and they are what people paste; the area code still rules out "123-456-7890".
 const NANP = /(?<![\w+.-]|\d[ .-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?|[2-9]\d{2}[ .-])\d{3}[ .-]\d{4}(?![\w]|[.-]\d)/g;

@@ -2,7 +2,9 @@ import type { PiiMatch, Recognizer } from './types';
 
 /**
  * Credentials: provider API keys and tokens by their documented prefixes, JWTs (checked by decoding the
- * header) and PEM private-key blocks. A private key that is cut off (a truncated paste, or a stream that
+ * header) and PEM private-key blocks. Every pattern is anchored by a literal prefix, has no nested
+ * quantifier over the same characters and ends in a greedy run its lookahead cannot reject, so each
+ * costs time linear in the text. A private key that is cut off (a truncated paste, or a stream that
  * has not reached the END line yet) is masked from its BEGIN line to the end of its base64 body.
  */
 interface SecretRule {
@@ -54,13 +56,40 @@ const RULES: SecretRule[] = [
     pattern: new RegExp(`${HEAD}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${TAIL}`, 'g'),
     validate: jwtHeaderValid,
   },
-  {
-    name: 'private-key',
-    // a complete block, or a BEGIN line followed by base64 lines up to wherever the text stops
-    // (each repetition of the unterminated body consumes a newline, so it cannot backtrack badly)
-    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END \1-----|(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?)*)/g,
-  },
 ];
+
+/**
+ * PEM private keys: a complete block, or a BEGIN line followed by base64 lines up to wherever the text
+ * stops. The END line is found with indexOf rather than a lazy `[\s\S]*?` so that many BEGIN lines
+ * without an END cost one scan of the text, not one per BEGIN line: where a label's END was last found
+ * (or that there is none) is remembered for the rest of the text.
+ */
+const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
+// each repetition consumes a newline and the outer loop never has to give any back, so this is linear
+const PEM_BODY = /(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?)*/y;
+
+function findPrivateKeys(text: string, out: PiiMatch[]): void {
+  const nextEnd = new Map<string, number>(); // END line -> its next position, -1 when there is none
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m !== null; m = PEM_BEGIN.exec(text)) {
+    const after = m.index + m[0].length;
+    const endLine = `-----END ${m[1]}-----`;
+    let end = nextEnd.get(endLine);
+    if (end === undefined || (end >= 0 && end < after)) {
+      end = text.indexOf(endLine, after);
+      nextEnd.set(endLine, end);
+    }
+    let stop: number;
+    if (end >= 0) stop = end + endLine.length;
+    else {
+      PEM_BODY.lastIndex = after;
+      PEM_BODY.exec(text);
+      stop = PEM_BODY.lastIndex;
+    }
+    out.push({ entity: 'SECRET', start: m.index, end: stop });
+    PEM_BEGIN.lastIndex = stop;
+  }
+}
 
 export const secretRecognizer: Recognizer = {
   entity: 'SECRET',
@@ -77,6 +106,7 @@ export const secretRecognizer: Recognizer = {
         out.push({ entity: 'SECRET', start, end: start + value.length });
       }
     }
+    findPrivateKeys(text, out);
     return out;
   },
 };

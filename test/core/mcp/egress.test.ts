@@ -14,6 +14,15 @@ describe('core/mcp/egress', () => {
     }
   });
 
+  it('judges IPv6 forms that carry an IPv4 address by the address inside', () => {
+    for (const a of ['::7f00:1', '::10.0.0.5', '64:ff9b::7f00:1', '64:ff9b:1::808:808', '2002:c0a8:101::1', '2001:0:4136:e378:8000:63bf:f5ff:fffa', '::ffff:0:a00:5', 'fec0::1', 'fe80::1%eth0']) {
+      expect(isInternalAddress(a), a).to.equal(true);
+    }
+    for (const a of ['64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7']) {
+      expect(isInternalAddress(a), a).to.equal(false);
+    }
+  });
+
   it('resolves host names and refuses one that points inside', async () => {
     const lookup = async (host: string) => (host === 'evil.example' ? ['93.184.216.34', '10.0.0.5'] : ['93.184.216.34']);
     expect(await egressViolation('https://evil.example/mcp', lookup)).to.include('loopback, private or link-local');

@@ -95,7 +95,7 @@ describe('core/mcp/health-monitor', () => {
     expect(toolNames()).to.deep.equal([]);
     const view = toPublicView(h.gateway.registry.get(record.id)!);
     expect(view.tools[0]).to.deep.include({ name: 'search', status: 'hidden', hiddenReason: 'definition_changed' });
-    expect(view.notices[0]).to.include('tool "search" is hidden because its description or input schema changed upstream');
+    expect(view.notices[0]).to.include('tool "search" is hidden because its description changed upstream');
 
     await h.gateway.registry.setToolEnabled({ platformAdmin: false, org: 'acme' }, 'docs', 'search', true);
     await h.gateway.health.check(record.id);

@@ -26,11 +26,13 @@ function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
 }
 
 /** The same contract for every backend. */
-function describeBackend(name: string, open: () => Promise<StoreBackend>) {
+function describeBackend(name: string, open: (now: () => number) => Promise<StoreBackend>) {
   describe(`${name} store`, () => {
     let store: StoreBackend;
+    /** the backend's clock: real time plus what a test adds */
+    let offset = 0;
     before(async () => {
-      store = await open();
+      store = await open(() => Date.now() + offset);
     });
     after(async () => store.close());
 
@@ -72,11 +74,33 @@ function describeBackend(name: string, open: () => Promise<StoreBackend>) {
       await new Promise((r) => setTimeout(r, 20));
       expect(await kv.get('short')).to.equal(undefined);
     });
+
+    it('sweeps expired keyv values by its clock, in batches of the size asked for', async () => {
+      const kv = store.keyv(`sweep-${name}`);
+      for (let i = 0; i < 5; i++) await kv.set(`old${i}`, { i }, 60_000);
+      await kv.set('forever', 'kept');
+      await kv.set('later', 'kept', 3_600_000);
+      offset += 120_000;
+      const batches: number[] = [];
+      for (let removed = -1; removed !== 0; ) batches.push((removed = await store.sweepExpired(2)));
+      expect(batches.slice(0, 3)).to.deep.equal([2, 2, 1]);
+      expect(await kv.get('forever')).to.equal('kept');
+      expect(await kv.get('later')).to.equal('kept');
+    });
+
+    it('keeps the newest ids of a recent list and returns the ones pushed out', async () => {
+      const list = `recent-${name}`;
+      const dropped: string[][] = [];
+      for (let i = 0; i < 5; i++) dropped.push(await store.pushRecent(list, `r${i}`, 3, 60_000));
+      expect(dropped).to.deep.equal([[], [], [], ['r0'], ['r1']]);
+      const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => store.pushRecent(`${list}-c`, `c${i}`, 5, 60_000)));
+      expect(concurrent.flat()).to.have.length(15);
+    });
   });
 }
 
-describeBackend('memory', () => openStore('memory://'));
-describeBackend('sqlite', () => openStore(`sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db')}`));
+describeBackend('memory', (now) => openStore('memory://', now));
+describeBackend('sqlite', (now) => openStore(`sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db')}`, now));
 
 describe('redis store (real redis-server)', function () {
   let redis: RedisServer;
@@ -84,7 +108,7 @@ describe('redis store (real redis-server)', function () {
     redis = await startRedis();
   });
   after(async () => redis?.stop());
-  describeBackend('redis', () => openStore(redis.url));
+  describeBackend('redis', (now) => openStore(redis.url, now));
 });
 
 describe('sqlite store survives a restart', () => {

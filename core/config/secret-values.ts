@@ -1,0 +1,23 @@
+import type { McpAuthConfig, ResolvedConfig } from './types';
+
+/** Every secret value in a resolved config, for the scrubber (core/errors/scrub.ts). */
+export function configSecretValues(config: ResolvedConfig): string[] {
+  const values: (string | undefined)[] = [config.adminKey];
+  for (const key of config.keys) values.push(key.key);
+  for (const provider of config.providers) values.push(provider.apiKey, ...Object.values(provider.headers ?? {}));
+  for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));
+  return values.filter((v): v is string => typeof v === 'string' && v.length > 0);
+}
+
+function authValues(auth: McpAuthConfig<string> | undefined): string[] {
+  switch (auth?.type) {
+    case 'api_key':
+      return [auth.key];
+    case 'bearer':
+      return [auth.token];
+    case 'basic':
+      return [auth.username, auth.password];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The periodic sweep: expired stored responses, hosted images, recent lists and counters are otherwise
+ * deleted only when someone reads them, and most are never read again. Every `store.sweepIntervalSeconds`
+ * it deletes in batches of `SWEEP_BATCH`, at most `SWEEP_MAX_BATCHES` per tick, so one tick never holds
+ * the event loop (or a shared Redis) for long; what is left waits for the next tick.
+ */
+import type { Logger } from '../plugins/contracts';
+import type { StoreBackend } from './store-backend';
+
+export const SWEEP_BATCH = 500;
+export const SWEEP_MAX_BATCHES = 20;
+
+/** One tick: returns how many records went. */
+export async function sweepOnce(store: StoreBackend): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
+    const removed = await store.sweepExpired(SWEEP_BATCH);
+    total += removed;
+    if (removed < SWEEP_BATCH) break;
+  }
+  return total;
+}
+
+/** Start the timer (unref'd: it never keeps the process alive); returns what stops it. 0 s: no sweep. */
+export function startSweeper(store: StoreBackend, intervalSeconds: number, logger: Logger): () => Promise<void> {
+  if (intervalSeconds <= 0) return async () => undefined;
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running) return; // a slow tick (a big backlog on Redis) is not run twice at once
+    running = sweepOnce(store)
+      .then((removed) => removed > 0 && logger.debug('store sweep', { removed }))
+      .catch((err: Error) => logger.warn('store sweep failed', { error: err.message }))
+      .finally(() => (running = undefined));
+  }, intervalSeconds * 1000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

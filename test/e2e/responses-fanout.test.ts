@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const KEY = 'sk-fanout-CANARY-61';
+const MCP_TOOL = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
+
+/** A model that asks for `perRound` calls of `ping` in each of its first `rounds` turns, then answers. */
+function fanOut(perRound: number, rounds: number): (req: RecordedRequest) => Script {
+  return (req) => {
+    const done = (req.body.messages as any[]).filter((m) => m.role === 'assistant' && m.tool_calls).length;
+    if (done >= rounds) return { kind: 'json', body: chatCompletion('all done') };
+    const tool_calls = Array.from({ length: perRound }, (_, i) => ({ id: `c${done}_${i}`, type: 'function', function: { name: 'ping', arguments: JSON.stringify({ i }) } }));
+    return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls }, finish_reason: 'tool_calls' }] }) };
+  };
+}
+
+describe('Responses: tool fan-out is bounded (maxToolCallsPerRound, maxToolCalls)', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { ping: { handler: () => ({ content: [{ type: 'text', text: 'pong' }] }) } } });
+    gw = await startGateway({
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: KEY, org: 'acme', id: 'fanout', mcp: { servers: ['tools'] } }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider' }],
+      models: [{ name: 'gpt-test', provider: 'oai', model: 'upstream-model' }],
+      mcpServers: [{ name: 'tools', url: tools.url, org: 'acme', visibility: 'private' }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+    });
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    tools.requests.length = 0;
+  });
+
+  it('runs at most 16 of 500 calls asked for in one round; the model is told why for the others, and the log says how many', async () => {
+    upstream.script = fanOut(500, 1);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'ping everything', tools: MCP_TOOL });
+    expect(data.output_text).to.equal('all done');
+    expect(tools.requestsFor('tools/call')).to.have.length(16);
+    expect(data.output.filter((i) => i.type === 'mcp_call')).to.have.length(16);
+
+    const toolMessages = (upstream.last.body.messages as any[]).filter((m) => m.role === 'tool');
+    expect(toolMessages).to.have.length(500);
+    expect(toolMessages.filter((m) => m.content === 'pong')).to.have.length(16);
+    expect(toolMessages.at(-1).content).to.include('responses.maxToolCallsPerRound');
+
+    const page = await gw.gateway.services.requestLog.query({ limit: 50 });
+    const entry = page.data.find((e) => e.endpoint === 'responses' && (e.details as any).responseId === data.id)!;
+    expect(entry.details).to.deep.include({ toolCalls: 16, toolCallsRefused: 484 });
+  });
+
+  it('runs at most 64 calls across rounds', async () => {
+    upstream.script = fanOut(16, 6);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'keep pinging', tools: MCP_TOOL });
+    expect(data.output_text).to.equal('all done');
+    expect(tools.requestsFor('tools/call')).to.have.length(64);
+    const toolMessages = (upstream.last.body.messages as any[]).filter((m) => m.role === 'tool');
+    expect(toolMessages).to.have.length(96);
+    expect(toolMessages.at(-1).content).to.include('responses.maxToolCalls');
+  });
+});

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { FakeOpenAI } from '../support/fake-openai';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+/**
+ * Canary values in every configured and registered credential. None of them is shaped like an API key,
+ * so only scrubbing by value can catch them; the upstreams echo every request header they get back in
+ * their error bodies, as a careless (or hostile) upstream does.
+ */
+const CANARY = {
+  admin: 'canary.admin.0a1b2c',
+  member: 'canary.member.3d4e5f',
+  providerKey: 'canary.provider.6a7b8c',
+  providerHeader: 'canary.prov-header.9d0e',
+  mcpToken: 'canary.mcp-token.1f2a3b',
+  mcpHeader: 'canary.mcp-header.4c5d',
+  apiUser: 'canary.api-user.6e7f',
+  apiPassword: 'canary.api-pass.8a9b',
+  apiHeader: 'canary.api-header.0c1d',
+};
+
+const echoHeaders = (headers: Record<string, unknown>) => `upstream got ${JSON.stringify(headers)}`;
+
+describe('configured and registered secrets are scrubbed from errors and logs', () => {
+  let model: FakeOpenAI;
+  let mcp: FakeMcpServer;
+  let gw: TestGateway;
+  const seen: string[] = [];
+
+  before(async () => {
+    model = await new FakeOpenAI().start();
+    mcp = await FakeMcpServer.start({ tools: { lookup: { description: 'Look up' } } });
+    gw = await startGateway({
+      adminKey: CANARY.admin,
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: CANARY.member, org: 'acme', id: 'member' }],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${model.url}/v1`, apiKey: CANARY.providerKey, headers: { 'x-tenant': CANARY.providerHeader } }],
+      models: [{ name: 'm', provider: 'oai' }],
+      mcpServers: [{ name: 'cfg', url: mcp.url, org: 'acme', auth: { type: 'bearer', token: CANARY.mcpToken }, staticHeaders: { 'x-cfg': CANARY.mcpHeader } }],
+      mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await mcp.close();
+    await model.stop();
+  });
+
+  async function send(path: string, key: string, body: unknown, headerName = 'authorization') {
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', [headerName]: headerName === 'x-api-key' ? key : `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    seen.push(text);
+    return { status: res.status, text };
+  }
+
+  it('model upstream errors that echo the request headers (OpenAI and Anthropic shapes, JSON and stream)', async () => {
+    const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+    for (const [status, expected] of [[400, 400], [500, 502], [401, 502]] as const) {
+      model.script = (req) => ({ kind: 'json', status, body: { error: { message: echoHeaders(req.headers), type: 'invalid_request_error' } } });
+      const res = await send('/v1/chat/completions', CANARY.member, chat);
+      expect(res.status, res.text).to.equal(expected);
+    }
+    // the upstream did get the secrets, so an echo would have carried them
+    expect(model.last.headers['x-tenant']).to.equal(CANARY.providerHeader);
+    model.script = (req) => ({ kind: 'json', status: 400, body: { error: { message: echoHeaders(req.headers) } } });
+    const stream = await send('/v1/chat/completions', CANARY.member, { ...chat, stream: true });
+    expect(stream.status).to.equal(400);
+    const messages = await send('/native/v1/messages', CANARY.member, { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, 'x-api-key');
+    expect(messages.status).to.equal(400);
+    expect(messages.text).to.include('upstream got');
+    model.script = (req) => ({ kind: 'raw', status: 503, body: echoHeaders(req.headers) });
+    expect((await send('/v1/chat/completions', CANARY.member, chat)).status).to.be.oneOf([502, 503]);
+  });
+
+  it('MCP upstream errors that echo the request headers, for a config server and a registered one', async () => {
+    const registered = await fetch(`${gw.url}/admin/v1/mcp/servers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CANARY.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'api', url: mcp.url, org: 'acme', auth: { type: 'basic', username: CANARY.apiUser, password: CANARY.apiPassword }, staticHeaders: { 'x-api': CANARY.apiHeader } }),
+    });
+    seen.push(await registered.text());
+    expect(registered.status).to.equal(201);
+
+    const rpc = (method: string, params?: unknown) => send('/mcp', CANARY.member, { jsonrpc: '2.0', id: 1, method, params }, 'x-gateway-api-key');
+    const names = (JSON.parse((await rpc('tools/list')).text).result.tools as { name: string }[]).map((t) => t.name).filter((n) => n.endsWith('lookup'));
+    expect(names).to.have.length(2);
+
+    mcp.failWithStatus = 500;
+    mcp.failBody = (headers) => echoHeaders(headers);
+    for (const name of names) await rpc('tools/call', { name, arguments: {} });
+    mcp.failWithStatus = 400;
+    for (const name of names) await rpc('tools/call', { name, arguments: {} });
+    const health = await fetch(`${gw.url}/admin/v1/mcp/servers/api/health`, { method: 'POST', headers: { authorization: `Bearer ${CANARY.admin}` } });
+    seen.push(await health.text());
+    mcp.failWithStatus = undefined;
+    mcp.failBody = undefined;
+    // the upstream got the registered credentials
+    expect(JSON.stringify(mcp.requests.map((r) => r.headers))).to.include(CANARY.apiHeader);
+  });
+
+  it('found no canary in any response, log line or request-log entry', async () => {
+    const requestLog = await gw.gateway.services.requestLog.query({ limit: 100 });
+    const everything = [...seen, JSON.stringify(requestLog), gw.logLines.join('')].join('\n');
+    expect(everything).to.include('[redacted]'); // the echoes did come back, scrubbed
+    for (const [name, value] of Object.entries(CANARY)) expect(everything, name).to.not.include(value);
+  });
+});
