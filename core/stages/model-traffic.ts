@@ -64,7 +64,7 @@ export class ModelTraffic implements TrafficStrategy {
   }
 
   checkInput(ctx: AuthedContext): Promise<void> {
-    return this.guardrails.checkInput(ctx);
+    return this.guardrails.checkModelInput(ctx, ctx.modelExchange);
   }
 
   estimate(ctx: AuthedContext) {
@@ -125,7 +125,7 @@ export class ModelTraffic implements TrafficStrategy {
   }
 
   checkOutput(ctx: AuthedContext): Promise<void> {
-    return this.guardrails.checkOutput(ctx);
+    return this.guardrails.checkModelOutput(ctx, ctx.modelExchange);
   }
 
   /**

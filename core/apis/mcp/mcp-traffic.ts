@@ -86,7 +86,7 @@ export class McpTraffic implements TrafficStrategy {
   }
 
   checkInput(ctx: AuthedContext): Promise<void> {
-    return this.guardrails.checkInput(ctx);
+    return this.guardrails.checkMcpInput(ctx, ctx.mcpExchange);
   }
 
   estimate(ctx: AuthedContext) {
@@ -130,7 +130,7 @@ export class McpTraffic implements TrafficStrategy {
   }
 
   checkOutput(ctx: AuthedContext): Promise<void> {
-    return this.guardrails.checkOutput(ctx);
+    return this.guardrails.checkMcpOutput(ctx, ctx.mcpExchange);
   }
 
   meter(): void {}
