@@ -64,4 +64,26 @@ describe('pipeline engine', () => {
     await pipeline.execute(newContext(), recordingDelivery(events));
     expect(events.filter((e) => e.startsWith('settle:'))).to.have.length(6);
   });
+
+  it('records a request whose client went away as 499 client_abort, and writes nothing to the gone client', async () => {
+    const events: string[] = [];
+    const abort = new AbortController();
+    const stages = recordingStages(events);
+    stages[4] = { ...stages[4], run: async () => { events.push('run:call'); abort.abort(); throw new Error('socket closed'); } };
+    const pipeline = new Pipeline(stages, logger);
+    const outcome = await pipeline.execute(new GatewayContext('mcp', 'mcp', 0, { headers: {} }, abort.signal), recordingDelivery(events));
+    expect(outcome).to.include({ status: 499, reason: 'client_abort' });
+    expect(events.some((e) => e.startsWith('fail:') || e === 'deliver')).to.equal(false);
+    expect(events.filter((e) => e.startsWith('settle:'))).to.deep.equal(['settle:call:client_abort', 'settle:pre-guardrail:client_abort', 'settle:route:client_abort', 'settle:scope:client_abort', 'settle:auth:client_abort']);
+  });
+
+  it('tells an observer every stage run and settle', async () => {
+    const pipeline = new Pipeline(recordingStages([]), logger);
+    const seen: string[] = [];
+    pipeline.observe((_ctx, stage, phase) => seen.push(`${phase}:${stage}`));
+    await pipeline.execute(newContext(), recordingDelivery([]));
+    pipeline.observe(undefined);
+    await pipeline.execute(newContext(), recordingDelivery([]));
+    expect(seen).to.deep.equal([...STAGE_ORDER.map((s) => `run:${s}`), ...[...STAGE_ORDER].reverse().map((s) => `settle:${s}`)]);
+  });
 });
