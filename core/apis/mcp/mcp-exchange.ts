@@ -22,12 +22,8 @@ export interface McpExchange {
   /** the inbound `x-mcp-*` headers (server selection, per-user credentials); never logged */
   mcpHeaders: InboundHeaders;
   // --- route stage ---
-  /** the routed tool or prompt (upstream servers) */
-  routed?: RoutedName;
-  /** the server a resource URI belongs to */
-  resourceServer?: McpServerRecord;
-  /** a gateway_proxy model tool: the call stage runs a child model exchange */
-  proxyTool?: ProxyTool;
+  /** what the call stage asks, and of whom */
+  target?: McpTarget;
   serverId?: string;
   serverName?: string;
   upstreamTool?: string;
@@ -42,5 +38,13 @@ export interface McpExchange {
    */
   failureIsToolResult?: boolean;
 }
+
+/** What the route stage resolved a call to. */
+export type McpTarget =
+  | { kind: 'tool'; routed: RoutedName }
+  | { kind: 'prompt'; routed: RoutedName }
+  | { kind: 'resource'; server: McpServerRecord }
+  /** a gateway_proxy tool: the call stage runs a child model exchange */
+  | { kind: 'model'; routed: RoutedName; tool: ProxyTool };
 
 export type { McpScope };

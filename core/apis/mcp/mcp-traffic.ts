@@ -17,8 +17,8 @@ import type { Outcome } from '../../pipeline/stage';
 import type { LogTarget, TrafficStrategy } from '../../pipeline/traffic';
 import type { Clock } from '../../plugins/contracts';
 import type { ChatResponse } from '../../types/chat';
-import { proxyChatRequest, type GatewayProxyServer } from './gateway-proxy';
-import type { McpExchange, McpScope } from './mcp-exchange';
+import { proxyChatRequest, type GatewayProxyServer, type ProxyTool } from './gateway-proxy';
+import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
 import type { McpGateway } from './mcp-gateway';
 
 export class McpTraffic implements TrafficStrategy {
@@ -51,38 +51,28 @@ export class McpTraffic implements TrafficStrategy {
     await this.scopeOf(ctx, ctx.mcpExchange.mcpHeaders);
   }
 
+  /** The called name (or URI) -> the server and what to ask it; unknown and forbidden look the same. */
   async route(ctx: AuthedContext): Promise<void> {
     const ex = ctx.mcpExchange;
-    const scope = ctx.mcpScope!;
-    if (ex.method === 'resources/read') {
-      const server = this.gateway.routeResource(scope, ex.uri ?? '');
-      ex.resourceServer = server;
-      ex.serverId = server.id;
-      ex.serverName = server.name;
-      ex.fee = server.pricePerCall ?? 0;
-      return;
-    }
-    const name = ex.toolName ?? '';
-    if (ex.method === 'prompts/get') {
-      const routed = this.gateway.routePrompt(scope, name);
-      ex.routed = routed;
-      ex.serverId = routed.server.id;
-      ex.serverName = routed.server.name;
-      ex.upstreamTool = routed.upstreamName;
-      ex.fee = routed.server.pricePerCall ?? 0;
-      return;
-    }
-    const routed = this.gateway.routeTool(scope, name);
-    ex.routed = routed;
-    ex.serverId = routed.server.id;
-    ex.serverName = routed.server.name;
-    ex.upstreamTool = routed.upstreamName;
-    ex.fee = this.gateway.feeOf(routed);
+    const scope = await this.scopeOf(ctx, ex.mcpHeaders);
+    const target = this.targetOf(ex, scope);
+    const server = target.kind === 'resource' ? target.server : target.routed.server;
+    ex.target = target;
+    ex.serverId = server.id;
+    ex.serverName = server.name;
+    if (target.kind !== 'resource') ex.upstreamTool = target.routed.upstreamName;
+    ex.fee = target.kind === 'tool' || target.kind === 'model' ? this.gateway.feeOf(target.routed) : (server.pricePerCall ?? 0);
+    // refuse bad gateway_proxy arguments before anything runs
+    if (target.kind === 'model') proxyChatRequest(target.tool.model, ex.arguments);
+  }
+
+  private targetOf(ex: McpExchange, scope: McpScope): McpTarget {
+    if (ex.method === 'resources/read') return { kind: 'resource', server: this.gateway.routeResource(scope, ex.uri ?? '') };
+    if (ex.method === 'prompts/get') return { kind: 'prompt', routed: this.gateway.routePrompt(scope, ex.toolName ?? '') };
+    const routed = this.gateway.routeTool(scope, ex.toolName ?? '');
     // gateway_proxy is an ordinary server up to here; its call runs a model instead of an upstream
-    if (routed.server === this.proxy.record) {
-      ex.proxyTool = this.proxy.tool(routed.upstreamName);
-      proxyChatRequest(ex.proxyTool!.model, ex.arguments); // refuse bad arguments before anything runs
-    }
+    const tool = routed.server === this.proxy.record ? this.proxy.tool(routed.upstreamName) : undefined;
+    return tool ? { kind: 'model', routed, tool } : { kind: 'tool', routed };
   }
 
   checkInput(ctx: AuthedContext): Promise<void> {
@@ -95,12 +85,22 @@ export class McpTraffic implements TrafficStrategy {
 
   async call(ctx: AuthedContext): Promise<void> {
     const ex = ctx.mcpExchange;
+    const target = ex.target;
+    if (!target) throw new Error('mcp call before route');
     const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal };
-    if (ex.proxyTool) return this.callModel(ctx, ex);
-    if (ex.method === 'resources/read') ex.result = await this.gateway.readResource(ex.resourceServer!, ex.uri!, upstream);
-    else if (ex.method === 'prompts/get') ex.result = await this.gateway.getPrompt(ex.routed!, ex.arguments, upstream);
-    else ex.result = await this.gateway.callTool(ex.routed!, ex.arguments, upstream);
-    if ((ex.result as { isError?: unknown } | undefined)?.isError === true) ctx.logDetails.toolError = true;
+    switch (target.kind) {
+      case 'model':
+        return this.callModel(ctx, ex, target.tool);
+      case 'resource':
+        ex.result = await this.gateway.readResource(target.server, ex.uri ?? '', upstream);
+        break;
+      case 'prompt':
+        ex.result = await this.gateway.getPrompt(target.routed, ex.arguments, upstream);
+        break;
+      case 'tool':
+        ex.result = await this.gateway.callTool(target.routed, ex.arguments, upstream);
+        if ((ex.result as { isError?: unknown }).isError === true) ctx.logDetails.toolError = true;
+    }
   }
 
   /**
@@ -109,8 +109,7 @@ export class McpTraffic implements TrafficStrategy {
    * (guardrail block, upstream error) is a tool-level error result, like an upstream tool's error; a
    * budget or rate limit still fails the call itself.
    */
-  private async callModel(ctx: AuthedContext, ex: McpExchange): Promise<void> {
-    const tool = ex.proxyTool!;
+  private async callModel(ctx: AuthedContext, ex: McpExchange, tool: ProxyTool): Promise<void> {
     const child = ctx.child('model', 'fold', this.clock.now(), ctx.signal);
     child.model = { format: 'chat', body: proxyChatRequest(tool.model, ex.arguments), requestedModel: tool.model, stream: false, candidates: [], attempts: [] };
     let text = '';
@@ -144,11 +143,13 @@ export class McpTraffic implements TrafficStrategy {
   logTarget(ctx: AuthedContext): LogTarget {
     const ex = ctx.mcpExchange;
     const label = ex.method === 'resources/read' ? `resource ${ex.uri ?? ''}` : ex.method === 'prompts/get' ? `prompt ${ex.toolName ?? ''}` : (ex.toolName ?? '');
-    const deploymentId = ex.proxyTool ? (ctx.firstDeploymentId ?? null) : ex.serverName ? `mcp:${ex.serverName}` : null;
+    const model = ex.target?.kind === 'model' ? ex.target.tool.model : undefined;
+    // a gateway_proxy call is logged with the deployment of the model it ran
+    const deploymentId = model !== undefined ? (ctx.firstDeploymentId ?? null) : ex.serverName ? `mcp:${ex.serverName}` : null;
     return {
       model: `MCP: ${label}`,
       deploymentId,
-      details: ex.serverName ? { server: ex.serverName, ...(ex.proxyTool ? { model: ex.proxyTool.model } : {}) } : undefined,
+      details: ex.serverName ? { server: ex.serverName, ...(model !== undefined ? { model } : {}) } : undefined,
     };
   }
 }
