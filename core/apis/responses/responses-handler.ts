@@ -4,6 +4,7 @@
  * every model round and tool call adds up in `x-gateway-response-cost` (a trailer when streaming). The
  * request log gets one entry for the response (the model rounds) plus one per tool call.
  */
+import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { InvalidRequestError, NotFoundError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
@@ -72,6 +73,8 @@ export class ResponsesHandler {
       sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
       response: initialResponse(body, Math.floor(startedAt / 1000)),
     };
+    // the tool calls of one round run at once, each a child exchange following this signal
+    setMaxListeners(services.config.responses.maxToolCallsPerRound + 10, run.signal);
     const recorder = new ResponseRecorder(run.response, run.sink?.listener);
     ctx.parentWork = {
       run: async (authed) => {
