@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { GatewayContext, type AuthedContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
+import type { Delivery } from '../pipeline/delivery';
 import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
@@ -68,28 +69,39 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
   try {
-    await services.pipeline.execute(ctx, {
-      deliver: (authed) => deliverModelResult(authed, spec, req, res),
-      fail: (_ctx, error) => sendError(res, error, spec.errors),
-    });
+    await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
   } finally {
     res.off('close', onClose);
   }
 }
 
-/** JSON, or the SSE stream with the cost trailer; returns how a stream ended. */
-async function deliverModelResult(ctx: AuthedContext, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse): Promise<Outcome | void> {
-  const exchange = ctx.modelExchange;
-  const result = exchange.result!;
-  if (!result.stream && spec.finishResult) await spec.finishResult(ctx, req);
-  res.setHeader(MODEL_ID_HEADER, exchange.deployment!.id);
-  for (const k in ctx.responseHeaders) res.setHeader(k, ctx.responseHeaders[k]);
-  for (const k in result.headers) res.setHeader(k, result.headers[k]);
-  if (result.stream) return writeStream(ctx, spec, res, result.stream, exchange.body, ctx.signal);
-  res.statusCode = result.status;
-  res.setHeader('content-type', 'application/json');
-  res.end(result.rawBody ?? JSON.stringify(result.body));
-  if (result.status !== 200) return { status: result.status, reason: 'ok' };
+/** A model endpoint's answer: JSON, or the SSE stream with the cost trailer; errors in the endpoint's shape. */
+class HttpModelDelivery implements Delivery {
+  constructor(
+    private readonly spec: ModelEndpointSpec,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
+
+  /** Returns how a stream ended (a JSON answer ends as it was sent). */
+  async deliver(ctx: AuthedContext): Promise<Outcome | void> {
+    const { spec, res } = this;
+    const exchange = ctx.modelExchange;
+    const result = exchange.result!;
+    if (!result.stream && spec.finishResult) await spec.finishResult(ctx, this.req);
+    res.setHeader(MODEL_ID_HEADER, exchange.deployment!.id);
+    for (const k of Object.keys(ctx.responseHeaders)) res.setHeader(k, ctx.responseHeaders[k]);
+    for (const k of Object.keys(result.headers)) res.setHeader(k, result.headers[k]);
+    if (result.stream) return writeStream(ctx, spec, res, result.stream, exchange.body, ctx.signal);
+    res.statusCode = result.status;
+    res.setHeader('content-type', 'application/json');
+    res.end(result.rawBody ?? JSON.stringify(result.body));
+    if (result.status !== 200) return { status: result.status, reason: 'ok' };
+  }
+
+  fail(_ctx: GatewayContext, error: GatewayError): void {
+    sendError(this.res, error, this.spec.errors);
+  }
 }
 
 async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: ServerResponse, stream: AsyncIterable<SseFrame>, body: any, signal: AbortSignal): Promise<Outcome> {
