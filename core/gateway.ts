@@ -45,6 +45,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** use this store instead of opening config.store.url (tests sharing one backend) */
   store?: StoreBackend;
+  /** where GATEWAY_SECRET_KEY and GATEWAY_SECRET_KEY_FILE are read; default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Gateway {
@@ -68,7 +70,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   configSecrets.replace(configSecretValues(config));
   const logger = options.logger ? scrubbingLogger(options.logger) : createLogger();
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store.url, () => clock.now()).catch((err) => {
+  const store = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }).catch((err) => {
     configSecrets.release();
     throw err;
   }));

@@ -5,10 +5,12 @@ import { ConfigError } from './errors/gateway-error';
 import { loadConfig } from './config/load-config';
 import { createGateway } from './gateway';
 import { listen } from './server';
+import { rotateSecretKey } from './store/secrets/rotate-secret-key';
 
-const USAGE = 'usage: model-gateway --config FILE [--port N] [--host H]';
+const USAGE = 'usage: model-gateway --config FILE [--port N] [--host H]\n       model-gateway rotate-secret-key --config FILE';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   const { values } = parseArgs({
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
@@ -40,6 +42,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Re-encrypt every stored secret under a new key (core/store/secrets/rotate-secret-key.ts). */
+async function rotateSecretKeyCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
+  const config = await loadConfig(values.config ?? './gateway.config.ts');
+  const result = await rotateSecretKey(config.store.url);
+  process.stdout.write(
+    `model-gateway: re-encrypted ${result.resealed} stored secret record(s) under key id ${result.keyId} (${result.source}); retired key id(s): ${result.retiredKeyIds.join(', ') || 'none'}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

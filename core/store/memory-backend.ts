@@ -1,5 +1,6 @@
 import Keyv from 'keyv';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
@@ -17,6 +18,14 @@ class MemoryCollection<T> implements Collection<T> {
   async all() {
     return [...this.items.values()].map((v) => structuredClone(v));
   }
+  async replace(id: string, expected: T, next: T) {
+    if (!this.items.has(id) || JSON.stringify(this.items.get(id)) !== JSON.stringify(expected)) return false;
+    this.items.set(id, structuredClone(next));
+    return true;
+  }
+  async entries() {
+    return [...this.items].map(([id, v]) => [id, structuredClone(v)] as [string, T]);
+  }
 }
 
 /** `memory://`: everything in process; for tests and throwaway runs. */
@@ -30,7 +39,11 @@ export class MemoryBackend implements StoreBackend {
   private readonly seqOf = new WeakMap<LogEntry, number>();
   private readonly recent = new Map<string, { ids: string[]; expiresAt: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** no file to keep a key in: a random one per process, unless openStore was given a key */
+  constructor(
+    private readonly now: () => number = Date.now,
+    readonly secretBox: SecretBox = SecretBox.ephemeral(),
+  ) {}
 
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);

@@ -1,20 +1,34 @@
 import { ConfigError } from '../errors/gateway-error';
+import type { Logger } from '../plugins/contracts';
 import { MemoryBackend } from './memory-backend';
 import { RedisBackend } from './redis-backend';
+import type { SecretBox } from './secrets/secret-box';
+import { loadSecretBox } from './secrets/secret-key-source';
 import { SqliteBackend } from './sqlite-backend';
 import type { StoreBackend } from './store-backend';
 
+export interface OpenStoreOptions {
+  /** where GATEWAY_SECRET_KEY and GATEWAY_SECRET_KEY_FILE are read; default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** told once when a key file is created */
+  logger?: Logger;
+  /** this key ring instead of the one the environment names (key rotation) */
+  secretBox?: SecretBox;
+}
+
 /** `memory://`, `sqlite://PATH` (relative to the working directory) or `redis://HOST:PORT[/DB]`. */
-export async function openStore(url: string, now: () => number = Date.now): Promise<StoreBackend> {
-  if (url === 'memory://' || url === 'memory') return new MemoryBackend(now);
+export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {
+  const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
+  if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets());
   if (url.startsWith('sqlite://')) {
     const file = url.slice('sqlite://'.length);
     if (!file) throw new ConfigError('store.url', 'sqlite:// needs a file path, e.g. sqlite://./data/gateway.db');
-    return new SqliteBackend(file, now);
+    return new SqliteBackend(file, now, secrets());
   }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
+    const box = secrets();
     try {
-      return await RedisBackend.connect(url, now);
+      return await RedisBackend.connect(url, now, box);
     } catch (err) {
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }

@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 
@@ -17,9 +18,14 @@ export class RedisBackend implements StoreBackend {
   /** where the sweep's SCAN goes on next time ('0': from the start) */
   private sweepCursor = '0';
 
-  private constructor(private readonly client: RedisClient, private readonly url: string, private readonly now: () => number) {}
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly url: string,
+    private readonly now: () => number,
+    readonly secretBox: SecretBox,
+  ) {}
 
-  static async connect(url: string, now: () => number = Date.now): Promise<RedisBackend> {
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox()): Promise<RedisBackend> {
     let connected = false;
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
@@ -32,7 +38,7 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    return new RedisBackend(client as unknown as RedisClient, url, now);
+    return new RedisBackend(client as unknown as RedisClient, url, now, secretBox);
   }
 
   keyv(namespace: string): Keyv {
@@ -61,6 +67,15 @@ export class RedisBackend implements StoreBackend {
       async all() {
         const map = await client.hGetAll(key);
         return Object.values(map).map((raw) => JSON.parse(raw) as T);
+      },
+      async replace(id, expected, next) {
+        // compare and set in one server-side step
+        const done = await client.eval(HASH_REPLACE, { keys: [key], arguments: [id, JSON.stringify(expected), JSON.stringify(next)] });
+        return done === 1;
+      },
+      async entries() {
+        const map = await client.hGetAll(key);
+        return Object.entries(map).map(([id, raw]) => [id, JSON.parse(raw) as T] as [string, T]);
       },
     };
   }
@@ -144,6 +159,9 @@ export class RedisBackend implements StoreBackend {
     else if (this.client.isOpen) this.client.destroy();
   }
 }
+
+/** HSET a field only if it still holds the expected value. */
+const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";
 
 /** INCRBYFLOAT, and set the expiry only when the counter was just created (NX), in one round trip. */
 async function incrByFloatWithTtl(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {

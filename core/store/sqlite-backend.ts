@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
+import { ensureParentDir, makePrivate, tightenIfPresent } from './private-file';
+import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import type { Collection, StoreBackend } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 
@@ -15,8 +15,18 @@ export class SqliteBackend implements StoreBackend {
   private readonly keyvs = new Map<string, Keyv>();
   private readonly stmt;
 
-  constructor(file: string, private readonly now: () => number = Date.now) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  constructor(
+    file: string,
+    private readonly now: () => number = Date.now,
+    readonly secretBox: SecretBox = new NoSecretBox(),
+  ) {
+    if (file !== ':memory:') {
+      // Owner-only from the first byte: SQLite gives the WAL, shared-memory and journal files the mode of
+      // the database file, and a file an older version created 0644 is tightened before it is opened.
+      ensureParentDir(file);
+      makePrivate(file);
+      tightenIfPresent(['-wal', '-shm', '-journal'].map((suffix) => file + suffix));
+    }
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -40,6 +50,8 @@ export class SqliteBackend implements StoreBackend {
       recSet: this.db.prepare('INSERT INTO records (collection, id, value) VALUES (?, ?, ?) ON CONFLICT(collection, id) DO UPDATE SET value = excluded.value'),
       recDelete: this.db.prepare('DELETE FROM records WHERE collection = ? AND id = ?'),
       recAll: this.db.prepare('SELECT value FROM records WHERE collection = ? ORDER BY rowid'),
+      recEntries: this.db.prepare('SELECT id, value FROM records WHERE collection = ? ORDER BY rowid'),
+      recReplace: this.db.prepare('UPDATE records SET value = ? WHERE collection = ? AND id = ? AND value = ?'),
       counterGet: this.db.prepare('SELECT value, expires_at FROM counters WHERE key = ?'),
       counterSet: this.db.prepare('INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
       logInsert: this.db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)'),
@@ -105,6 +117,12 @@ export class SqliteBackend implements StoreBackend {
       },
       async all() {
         return (stmt.recAll.all(name) as { value: string }[]).map((r) => JSON.parse(r.value) as T);
+      },
+      async replace(id, expected, next) {
+        return stmt.recReplace.run(JSON.stringify(next), name, id, JSON.stringify(expected)).changes > 0;
+      },
+      async entries() {
+        return (stmt.recEntries.all(name) as { id: string; value: string }[]).map((r) => [r.id, JSON.parse(r.value) as T] as [string, T]);
       },
     };
   }

@@ -1,5 +1,6 @@
 import type Keyv from 'keyv';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import type { SecretBox } from './secrets/secret-box';
 
 /**
  * A named set of records (keys, MCP servers, tool states...). Listing is a native operation of each
@@ -10,6 +11,14 @@ export interface Collection<T> {
   set(id: string, value: T): Promise<void>;
   delete(id: string): Promise<boolean>;
   all(): Promise<T[]>;
+  /** every record with its id */
+  entries(): Promise<[string, T][]>;
+  /**
+   * Write `next` only if the record still equals `expected` (as stored JSON), atomically on every
+   * backend; false if it changed meanwhile (or is gone). For background rewrites that must not undo a
+   * concurrent change, e.g. re-encryption under a new key.
+   */
+  replace(id: string, expected: T, next: T): Promise<boolean>;
 }
 
 /**
@@ -21,6 +30,8 @@ export interface StoreBackend {
   /** plain values, with optional TTL; namespaced per user of it */
   keyv(namespace: string): Keyv;
   collection<T>(name: string): Collection<T>;
+  /** the key ring that seals collections of secrets (secrets/sealed-collection.ts) */
+  readonly secretBox: SecretBox;
   /** atomically add `amount` to a counter and return the new value (float) */
   incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number>;
   getCounter(key: string): Promise<number>;

@@ -56,6 +56,8 @@ export interface FakeResource {
 
 export interface RecordedRequest {
   method: string;
+  /** path and query as received */
+  url: string;
   headers: http.IncomingHttpHeaders;
   /** name, value, name, value... as received: node folds names like `constructor` oddly into `headers` */
   rawHeaders: string[];
@@ -173,7 +175,7 @@ export class FakeMcpServer {
     try {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const rpcMethods = (Array.isArray(body) ? body : [body]).flatMap((m) => (m && typeof m.method === 'string' ? [m.method] : []));
-      if (this.record) this.requests.push({ method: req.method ?? '', headers: req.headers, rawHeaders: req.rawHeaders, rpcMethods });
+      if (this.record) this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, rpcMethods });
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');

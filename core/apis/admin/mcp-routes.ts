@@ -17,6 +17,7 @@
  */
 import type { Response, Router } from 'express';
 import type { Principal } from '../../auth/principal';
+import { droppedMessage } from '../mcp/credential-binding';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { toPublicView } from '../mcp/server-record';
 import type { RegistryActor } from '../mcp/server-registry';
@@ -70,9 +71,11 @@ export function installAdminMcpRoutes(router: Router, services: GatewayServices)
     `${BASE}/:id`,
     auth,
     adminHandler(async (req, res) => {
-      const record = await mcp.registry.update(actorOf(res), String(req.params.id), requireObjectBody(req.body) as never);
+      const { record, droppedSecrets } = await mcp.registry.update(actorOf(res), String(req.params.id), requireObjectBody(req.body) as never);
       const checked = (await mcp.health.check(record.id)) ?? record;
-      res.json(view(checked));
+      // credentials are bound to their origin: say when a URL change dropped them (credential-binding.ts)
+      const dropped = droppedSecrets.length > 0 ? { credentialsDropped: true, droppedCredentials: droppedSecrets, message: droppedMessage(droppedSecrets) } : { credentialsDropped: false };
+      res.json({ ...view(checked), ...dropped });
     }),
   );
 

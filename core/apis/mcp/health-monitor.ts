@@ -60,7 +60,7 @@ export class McpHealthMonitor {
     return {
       id: record.id,
       name: record.name,
-      url: record.url,
+      url: this.registry.upstreamUrl(record.id),
       headers: this.registry.upstreamHeaders(record.id),
       beforeConnect: record.egressRestricted ? () => this.registry.egressCheck(record.id) : undefined,
       publicOnly: this.registry.publicOnly(record),

@@ -81,6 +81,8 @@ export interface McpServerRecord {
 export interface McpServerSecrets {
   auth: McpAuthConfig<string>;
   staticHeaders: Record<string, string>;
+  /** the full URL when it carries a password or query values (the record holds it redacted) */
+  url?: string;
 }
 
 export const DEFAULT_API_KEY_HEADER = 'x-api-key';

@@ -9,11 +9,13 @@ import type { McpAuthConfig, McpServerConfig } from '../../config/types';
 import { ConfigError, GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
 import { knownSecrets } from '../../errors/scrub';
 import type { Clock } from '../../plugins/contracts';
+import { sealedCollection, type SealedCollection } from '../../store/secrets/sealed-collection';
 import type { Collection, StoreBackend } from '../../store/store-backend';
+import { bindSecretsToOrigin, droppedMessage, DROPPED_NOTICE_PREFIX, type BoundSecret } from './credential-binding';
 import { egressViolation, type HostLookup } from '../../upstream/egress';
 import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
-import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
+import { DEFAULT_API_KEY_HEADER, redactUrl, type McpServerRecord, type McpServerSecrets } from './server-record';
 import { lookupFrom } from '../../lookup/own-keys';
 import { disableTool, emptyToolTable, enableTool, reviveToolTables, toolState } from './tool-states';
 import { baseUpstreamHeaders } from './upstream-headers';
@@ -52,7 +54,10 @@ export class McpServerRegistry {
   private readonly headerCache = new Map<string, Record<string, string>>();
   private readonly scrubbedSecrets = knownSecrets.group();
   private readonly recordStore: Collection<McpServerRecord>;
-  private readonly secretStore: Collection<McpServerSecrets>;
+  /** encrypted at rest (store/secrets): the backend never holds a credential in clear */
+  private readonly secretStore: SealedCollection<McpServerSecrets>;
+  /** servers whose stored secrets the loaded key cannot decrypt: calls to them fail with this */
+  private readonly unreadable = new Map<string, Error>();
   /** called after a server's URL, headers or existence changed (the pool drops its connection) */
   onChange: (id: string) => void = () => undefined;
 
@@ -62,12 +67,15 @@ export class McpServerRegistry {
     private readonly options: RegistryOptions,
   ) {
     this.recordStore = store.collection<McpServerRecord>('mcp_servers');
-    this.secretStore = store.collection<McpServerSecrets>('mcp_server_secrets');
+    this.secretStore = sealedCollection<McpServerSecrets>(store, 'mcp_server_secrets');
   }
 
   /** Boot: load what the store holds, then upsert the config file's servers (secrets in memory only). */
   async init(configServers: McpServerConfig<string>[]): Promise<void> {
-    await this.reload();
+    // At boot a secret the key cannot open stops the start with the reason (wrong or missing key).
+    await this.reload(true);
+    // secrets an older version stored in clear are encrypted now
+    await this.secretStore.sealUnsealed();
     const configIds = new Set<string>();
     for (const [i, server] of configServers.entries()) {
       const id = configServerId(server.org ?? null, server.name);
@@ -100,8 +108,11 @@ export class McpServerRegistry {
     }
   }
 
-  /** Re-read records and API secrets from the store (another instance may have changed them). */
-  async reload(): Promise<void> {
+  /**
+   * Re-read records and API secrets from the store (another instance may have changed them). A secret
+   * that does not decrypt fails the boot (`strict`); later it makes calls to that server fail instead.
+   */
+  async reload(strict = false): Promise<void> {
     const stored = await this.recordStore.all();
     const seen = new Set<string>();
     for (const record of stored) {
@@ -110,8 +121,17 @@ export class McpServerRegistry {
       const before = this.records.get(record.id);
       this.records.set(record.id, record);
       if (record.source === 'api' && (!before || before.updatedAt !== record.updatedAt || !this.secrets.has(record.id))) {
-        const secrets = await this.secretStore.get(record.id);
-        if (secrets) this.secrets.set(record.id, secrets);
+        try {
+          const secrets = await this.secretStore.get(record.id);
+          // header names come from outside: a null-prototype table again after the JSON round trip
+          if (secrets) this.secrets.set(record.id, { ...secrets, staticHeaders: lookupFrom(secrets.staticHeaders) });
+          this.unreadable.delete(record.id);
+        } catch (err) {
+          if (strict) throw err;
+          // never keep the old secrets for a record that changed: its URL may have moved
+          this.secrets.delete(record.id);
+          this.unreadable.set(record.id, err as Error);
+        }
         this.changed(record.id);
       }
     }
@@ -162,6 +182,7 @@ export class McpServerRegistry {
 
   /** Stored credential and static headers of a server, resolved: for upstream calls only. */
   upstreamHeaders(id: string): Record<string, string> {
+    this.throwIfUnreadable(id);
     let headers = this.headerCache.get(id);
     if (!headers) {
       const secrets = this.secrets.get(id) ?? { auth: { type: 'none' as const }, staticHeaders: {} };
@@ -169,6 +190,11 @@ export class McpServerRegistry {
       this.headerCache.set(id, headers);
     }
     return headers;
+  }
+
+  /** The URL to connect to: the full one when the record shows it redacted. */
+  upstreamUrl(id: string): string {
+    return this.secrets.get(id)?.url ?? this.records.get(id)?.url ?? '';
   }
 
   /** Every stored secret value, so tests and log scrubbing can check none leaks. */
@@ -179,6 +205,7 @@ export class McpServerRegistry {
       if (s.auth.type === 'api_key') values.push(s.auth.key);
       if (s.auth.type === 'bearer') values.push(s.auth.token);
       if (s.auth.type === 'basic') values.push(s.auth.username, s.auth.password);
+      if (s.url) values.push(...urlSecrets(s.url));
     }
     return values.filter((v) => v.length > 0);
   }
@@ -206,22 +233,31 @@ export class McpServerRegistry {
     return record;
   }
 
-  async update(actor: RegistryActor, idOrName: string, patch: Partial<McpServerInput>): Promise<McpServerRecord> {
+  /**
+   * Change a server. Credentials are bound to the URL's origin (credential-binding.ts): moving the server
+   * to another origin drops its stored credential and static header values unless the patch sets them,
+   * and `droppedSecrets` says what went.
+   */
+  async update(actor: RegistryActor, idOrName: string, patch: Partial<McpServerInput>): Promise<{ record: McpServerRecord; droppedSecrets: BoundSecret[] }> {
     const existing = this.getFor(actor, idOrName);
     if (existing.source === 'config') {
       throw new InvalidRequestError(`MCP server "${existing.name}" is defined in the config file; change it there.`, 'mcp_server_from_config');
     }
+    // an update that would keep secrets the key cannot read must not overwrite them with nothing
+    if (patch.auth === undefined || patch.staticHeaders === undefined) this.throwIfUnreadable(existing.id);
     const current = this.secrets.get(existing.id) ?? { auth: { type: 'none' as const }, staticHeaders: {} };
+    const kept = bindSecretsToOrigin(existing.url, patch as Parameters<typeof bindSecretsToOrigin>[1], current);
     const merged: McpServerInput = {
       name: patch.name ?? existing.name,
       alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
-      url: patch.url ?? existing.url,
+      // the record holds the URL redacted; the full one (password, query values) is kept with the secrets
+      url: patch.url ?? current.url ?? existing.url,
       org: existing.org ?? undefined,
       visibility: patch.visibility ?? existing.visibility,
       description: patch.description ?? existing.description,
-      // write-only values: absent in the patch means "keep what is stored"
-      auth: patch.auth ?? current.auth,
-      staticHeaders: patch.staticHeaders ?? current.staticHeaders,
+      // write-only values: absent in the patch means "keep what is stored" (on the same origin only)
+      auth: kept.auth,
+      staticHeaders: kept.staticHeaders,
       forwardHeaders: patch.forwardHeaders ?? existing.forwardHeaders,
       allowedTools: patch.allowedTools ?? existing.allowedTools,
       pricePerCall: patch.pricePerCall ?? existing.pricePerCall,
@@ -232,15 +268,18 @@ export class McpServerRegistry {
     // The egress rule follows whoever set the URL: an organisation admin's URL is checked, the platform admin's trusted.
     const egressRestricted = patch.url !== undefined && patch.url !== existing.url ? !actor.platformAdmin : existing.egressRestricted;
     const record = this.buildRecord(existing.id, normalized, 'api', egressRestricted, existing);
+    if (patch.auth !== undefined || patch.staticHeaders !== undefined) record.notices = record.notices.filter((n) => !n.startsWith(DROPPED_NOTICE_PREFIX));
+    if (kept.dropped.length > 0) record.notices = [...record.notices, `${DROPPED_NOTICE_PREFIX} ${droppedMessage(kept.dropped)}`];
     if (patch.allowedTools) {
       const allowed = new Set(patch.allowedTools);
       for (const [name, state] of Object.entries(record.tools)) allowed.has(name) ? enableTool(state) : disableTool(state);
     }
     this.secrets.set(record.id, secretsOf(normalized));
+    this.unreadable.delete(record.id);
     await this.secretStore.set(record.id, secretsOf(normalized));
     this.changed(record.id);
     await this.save(record);
-    return record;
+    return { record, droppedSecrets: kept.dropped };
   }
 
   async remove(actor: RegistryActor, idOrName: string): Promise<McpServerRecord> {
@@ -273,9 +312,23 @@ export class McpServerRegistry {
   private async delete(id: string): Promise<void> {
     this.records.delete(id);
     this.secrets.delete(id);
+    this.unreadable.delete(id);
     await this.recordStore.delete(id);
     await this.secretStore.delete(id);
     this.changed(id);
+  }
+
+  private throwIfUnreadable(id: string): void {
+    const unreadable = this.unreadable.get(id);
+    if (!unreadable) return;
+    const name = this.records.get(id)?.name ?? id;
+    throw new GatewayError(
+      500,
+      'server_error',
+      'mcp_secret_unreadable',
+      `The stored credentials of MCP server "${name}" cannot be decrypted with the gateway's secret key; the operator must load the key they were stored with (GATEWAY_SECRET_KEY or the key file).`,
+      { cause: unreadable },
+    );
   }
 
   private changed(id: string): void {
@@ -297,7 +350,7 @@ export class McpServerRegistry {
       id,
       name: input.name,
       alias: input.alias ?? input.name,
-      url: input.url,
+      url: redactUrl(input.url),
       org: input.org ?? null,
       visibility: input.visibility ?? (input.org ? 'private' : 'public'),
       description: input.description,
@@ -388,7 +441,16 @@ export function configServerId(org: string | null, name: string): string {
 }
 
 function secretsOf(input: McpServerInput): McpServerSecrets {
-  return { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: lookupFrom(input.staticHeaders) };
+  const secrets: McpServerSecrets = { auth: (input.auth ?? { type: 'none' }) as McpAuthConfig<string>, staticHeaders: lookupFrom(input.staticHeaders) };
+  // a password or query values in the URL (some hosted servers take a token there) are secrets too
+  if (redactUrl(input.url) !== input.url) secrets.url = input.url;
+  return secrets;
+}
+
+/** The parts of a URL that reads show as `***`: the password and every query value. */
+function urlSecrets(url: string): string[] {
+  const u = new URL(url);
+  return [decodeURIComponent(u.password), ...u.searchParams.values()];
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {

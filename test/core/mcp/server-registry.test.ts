@@ -127,11 +127,11 @@ describe('core/mcp/server-registry', () => {
     const r = registry();
     const created = await r.register(platform, { name: 'local', url: 'http://127.0.0.1:8080/mcp', org: 'acme' });
     const edited = await r.update(acmeAdmin, created.id, { description: 'edited by the org admin' });
-    expect(edited.egressRestricted).to.equal(false);
+    expect(edited.record.egressRestricted).to.equal(false);
     expect(await r.egressCheck(created.id)).to.equal(undefined);
     expect((await rejection(r.update(acmeAdmin, created.id, { url: 'http://10.0.0.8/mcp' }))).param).to.equal('url');
     const moved = await r.update(acmeAdmin, created.id, { url: 'https://public.example/mcp' });
-    expect(moved.egressRestricted).to.equal(true);
+    expect(moved.record.egressRestricted).to.equal(true);
   });
 
   it('keeps write-only values on update unless the patch replaces them', async () => {
@@ -174,6 +174,41 @@ describe('core/mcp/server-registry', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('encrypts, at the next start, secrets an older version stored in clear, and still uses them', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-registry-'));
+    const url = `sqlite://${path.join(dir, 'gw.db')}`;
+    try {
+      let store = await openStore(url);
+      const first = registry(store);
+      await first.init([]);
+      const created = await first.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp' });
+      // what a version without encryption at rest left in the store
+      await store.collection('mcp_server_secrets').set(created.id, { auth: { type: 'bearer', token: CANARY }, staticHeaders: {} });
+      await store.close();
+
+      store = await openStore(url);
+      const second = registry(store);
+      await second.init([]);
+      expect(second.upstreamHeaders(created.id)).to.deep.equal({ authorization: `Bearer ${CANARY}` });
+      const raw = JSON.stringify(await store.collection('mcp_server_secrets').all());
+      expect(raw).to.include('aes-256-gcm').and.not.include(CANARY);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a token in the URL with the secrets: the record shows it redacted, connections and the secret list get it whole', async () => {
+    const r = registry();
+    const created = await r.register(acmeAdmin, { name: 'docs', url: `https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q` });
+    expect(created.url).to.equal('https://svc:***@a.example/mcp?token=***');
+    expect(r.upstreamUrl(created.id)).to.equal(`https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q`);
+    expect(r.secretValues()).to.include.members([`${CANARY}-pw`, `${CANARY}-q`]);
+    // a same-origin patch of other fields keeps the full URL
+    await r.update(acmeAdmin, created.id, { description: 'Docs' });
+    expect(r.upstreamUrl(created.id)).to.equal(`https://svc:${CANARY}-pw@a.example/mcp?token=${CANARY}-q`);
   });
 
   it('drops a config server that was removed from the config file', async () => {

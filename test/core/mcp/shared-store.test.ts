@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
@@ -77,6 +78,24 @@ describe('core/mcp with two gateway instances on one Redis store', () => {
     await waitFor(() => b.gateway.registry.get(record.id) === undefined);
     expect(names(b)).to.deep.equal([]);
     expect(b.gateway.cache.get(record.id)).to.equal(undefined);
+  });
+
+  it('never calls a server without the credential another instance stored under a key this one lacks, and says why', async () => {
+    const keyed = await openStore(redis.url, Date.now, { env: { GATEWAY_SECRET_KEY: randomBytes(32).toString('hex') } });
+    const c = await startMcpHarness({ store: keyed });
+    try {
+      const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'bearer', token: 'shared-secret' } });
+      await a.gateway.health.check(record.id);
+      const seenBefore = upstream.requests.length;
+      c.timer.fire();
+      await waitFor(() => c.gateway.registry.get(record.id)?.health.lastError !== undefined);
+      expect(c.gateway.registry.get(record.id)!.health.lastError).to.match(/cannot be decrypted with the gateway's secret key/);
+      expect(upstream.requests.length).to.equal(seenBefore);
+      expect(() => c.gateway.registry.upstreamHeaders(record.id)).to.throw(/cannot be decrypted/);
+    } finally {
+      await c.gateway.stop();
+      await keyed.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sealedCollection } from '../../../core/store/secrets/sealed-collection';
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
@@ -45,6 +46,23 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect((await servers.all()).map((s) => s.id).sort()).to.deep.equal(['a', 'b']);
       expect(await servers.delete('b')).to.equal(true);
       expect(await servers.get('b')).to.equal(undefined);
+    });
+
+    it('replaces a record only while it still holds the value read, in the secrets collection too', async () => {
+      const plain = store.collection<{ v: string }>(`cas-${name}`);
+      const sealed = sealedCollection<{ v: string }>(store, 'mcp_server_secrets');
+      for (const c of [plain, sealed]) {
+        await c.set('x', { v: 'read' });
+        const seen = (await c.get('x'))!;
+        await c.set('x', { v: 'written meanwhile' });
+        expect(await c.replace('x', seen, { v: 'stale rewrite' })).to.equal(false);
+        expect(await c.get('x')).to.deep.equal({ v: 'written meanwhile' });
+        expect(await c.replace('x', { v: 'written meanwhile' }, { v: 'rewrite' })).to.equal(true);
+        expect(await c.get('x')).to.deep.equal({ v: 'rewrite' });
+        expect(await c.replace('gone', { v: 'read' }, { v: 'x' })).to.equal(false);
+        await c.delete('x');
+      }
+      expect(JSON.stringify(await store.collection('mcp_server_secrets').entries())).to.not.include('rewrite');
     });
 
     it('adds to counters atomically under concurrency', async () => {
