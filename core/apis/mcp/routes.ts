@@ -248,11 +248,12 @@ async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, 
     },
     fail(failed, error) {
       const asResult = method === 'tools/call' && (error.code === 'guardrail_blocked' || failed.mcp?.failureIsToolResult === true);
-      body = asResult ? { jsonrpc: '2.0', id, result: toolErrorResult(error) } : rpcError(id, error, call);
+      // the driver has logged an internal error already
+      body = asResult ? { jsonrpc: '2.0', id, result: toolErrorResult(error) } : jsonRpcErrorBody(id, error);
     },
   });
   // a client that went away gets no answer (the outcome is logged as client_abort)
-  return { body: body ?? rpcError(id, new GatewayError(499, 'api_error', 'client_closed', 'The client closed the request.'), call) };
+  return { body: body ?? jsonRpcErrorBody(id, new GatewayError(499, 'api_error', 'client_closed', 'The client closed the request.')) };
 }
 
 function rpcError(id: RpcId, err: GatewayError, call?: CallContext) {
