@@ -6,18 +6,24 @@ function isEnvRef(value: unknown): value is { $env: string } {
 
 /**
  * Replace every `{ "$env": "NAME" }` marker with the variable's value. A missing variable is a config
- * error naming the field's path (never a value).
+ * error naming the field's path (never a value): pushed to `problems` when given (so every missing
+ * variable is reported in one pass), thrown otherwise.
  */
-export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = ''): T {
+export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[]): T {
   if (isEnvRef(value)) {
     const resolved = environment[value.$env];
-    if (resolved === undefined || resolved === '') throw new ConfigError(path, `environment variable ${value.$env} is not set`);
+    if (resolved === undefined || resolved === '') {
+      const message = `environment variable ${value.$env} is not set`;
+      if (!problems) throw new ConfigError(path, message);
+      problems.push(`${path}: ${message}`);
+      return '' as T;
+    }
     return resolved as T;
   }
-  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`)) as T;
+  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems)) as T;
   if (typeof value === 'object' && value !== null) {
     // fromEntries defines own properties: a `__proto__` key stays a key (and is then an unknown field)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems)])) as T;
   }
   return value;
 }

@@ -1,207 +1,301 @@
 /**
- * JSON schema of the config file (contracts.md §2): the first validation pass. Unknown fields are errors
- * everywhere. Plugin options are checked in the second pass, against each plugin's own schema.
+ * The one description of the config file (contracts.md §2) and of the management API's bodies
+ * (contracts.md §3). The TypeScript types are derived from these schemas (types.ts), the loader and the
+ * admin routes validate with validators compiled from them (validators.ts), and defaults are declared
+ * here (`default`) and applied by ajv, so the file, the API and the code cannot disagree.
+ *
+ * Two rules keep the compiled validators honest:
+ * - every object refuses unknown fields (`additionalProperties: false`);
+ * - only section-level settings carry defaults. Entity shapes (a key, a server) carry none, because the
+ *   patch bodies derived from them must not fill in a default the caller did not send.
  */
-const secret = {
-  oneOf: [
-    { type: 'string' },
-    { type: 'object', properties: { $env: { type: 'string', minLength: 1 } }, required: ['$env'], additionalProperties: false },
-  ],
-};
-const nonNegative = { type: 'number', minimum: 0 };
-const positiveInt = { type: 'integer', minimum: 1 };
-const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };
-const timeouts = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { connectMs: positiveInt, firstByteMs: positiveInt, idleMs: positiveInt, totalMs: positiveInt },
-};
-const duration = { type: 'string', pattern: '^[0-9]+(s|m|h|d)$' };
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 
-export const configSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    server: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        host: { type: 'string', minLength: 1 },
-        port: { type: 'integer', minimum: 0, maximum: 65535 },
-        drainSeconds: nonNegative,
-        bodyLimitBytes: positiveInt,
-        allowedOrigins: stringList,
-      },
-    },
-    store: { type: 'object', additionalProperties: false, properties: { url: { type: 'string', minLength: 1 }, sweepIntervalSeconds: nonNegative } },
-    adminKey: secret,
-    organizations: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id'],
-        properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string' }, maxBudget: nonNegative, budgetDuration: duration, rpm: positiveInt, tpm: positiveInt },
-      },
-    },
-    keys: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['key', 'org'],
-        properties: {
-          key: secret,
-          org: { type: 'string', minLength: 1 },
-          id: { type: 'string', minLength: 1 },
-          name: { type: 'string' },
-          role: { enum: ['member', 'admin'] },
-          models: stringList,
-          mcp: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { servers: stringList, tools: { type: 'object', additionalProperties: stringList } },
-          },
-          maxBudget: nonNegative,
-          budgetDuration: duration,
-          rpm: positiveInt,
-          tpm: positiveInt,
-          guardrails: stringList,
-        },
-      },
-    },
-    providers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'type'],
-        properties: {
-          id: { type: 'string', minLength: 1 },
-          type: { type: 'string', minLength: 1 },
-          baseUrl: { type: 'string', minLength: 1 },
-          apiKey: secret,
-          headers: { type: 'object', additionalProperties: secret },
-          options: { type: 'object' },
-        },
-      },
-    },
-    models: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name', 'provider'],
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          provider: { type: 'string', minLength: 1 },
-          model: { type: 'string', minLength: 1 },
-          id: { type: 'string', minLength: 1 },
-          kind: { enum: ['chat', 'embedding', 'image'] },
-          price: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              inputPerMTok: nonNegative,
-              outputPerMTok: nonNegative,
-              cacheReadPerMTok: nonNegative,
-              cacheWritePerMTok: nonNegative,
-              perImage: nonNegative,
-              perImageBySize: { type: 'object', additionalProperties: nonNegative },
-            },
-          },
-          weight: { type: 'number', exclusiveMinimum: 0 },
-          fallbacks: stringList,
-          timeouts,
-        },
-      },
-    },
-    mcpServers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name', 'url'],
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          alias: { type: 'string', minLength: 1 },
-          url: { type: 'string', minLength: 1 },
-          transport: { type: 'string', minLength: 1 },
-          org: { type: 'string', minLength: 1 },
-          visibility: { enum: ['private', 'public'] },
-          description: { type: 'string' },
-          auth: {
-            oneOf: [
-              { type: 'object', additionalProperties: false, required: ['type'], properties: { type: { const: 'none' } } },
-              { type: 'object', additionalProperties: false, required: ['type', 'key'], properties: { type: { const: 'api_key' }, header: { type: 'string', minLength: 1 }, key: secret } },
-              { type: 'object', additionalProperties: false, required: ['type', 'token'], properties: { type: { const: 'bearer' }, token: secret } },
-              { type: 'object', additionalProperties: false, required: ['type', 'username', 'password'], properties: { type: { const: 'basic' }, username: secret, password: secret } },
-            ],
-          },
-          allowedTools: stringList,
-          forwardHeaders: stringList,
-          staticHeaders: { type: 'object', additionalProperties: secret },
-          pricePerCall: nonNegative,
-          toolPrices: { type: 'object', additionalProperties: nonNegative },
-        },
-      },
-    },
-    guardrails: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'engine'],
-        properties: {
-          id: { type: 'string', minLength: 1 },
-          engine: { type: 'string', minLength: 1 },
-          phase: { enum: ['pre', 'post'] },
-          on: { type: 'array', items: { enum: ['chat', 'mcp'] }, minItems: 1 },
-          default: { type: 'boolean' },
-          onError: { enum: ['block', 'allow'] },
-          mode: { enum: ['enforce', 'audit'] },
-          timeoutMs: { type: 'number', exclusiveMinimum: 0 },
-          options: { type: 'object' },
-        },
-      },
-    },
-    plugins: stringList,
-    mcp: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { healthCheckIntervalSeconds: nonNegative, discoveryTimeoutSeconds: { type: 'number', exclusiveMinimum: 0 }, allowPrivateUpstreams: { type: 'boolean' } },
-    },
-    routing: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        strategy: { enum: ['weighted', 'least-busy', 'latency'] },
-        retries: { type: 'integer', minimum: 0, maximum: 10 },
-        cooldown: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { failures: positiveInt, windowSeconds: { type: 'number', exclusiveMinimum: 0 }, cooldownSeconds: { type: 'number', exclusiveMinimum: 0 } },
-        },
-      },
-    },
-    timeouts,
-    responses: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { maxToolRounds: positiveInt, timeLimitSeconds: { type: 'number', exclusiveMinimum: 0 }, maxToolCallsPerRound: positiveInt, maxToolCalls: positiveInt, maxStoredPerKey: positiveInt },
-    },
-    images: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        maxFileBytes: positiveInt,
-        maxFiles: positiveInt,
-        maxFields: positiveInt,
-        maxFieldBytes: positiveInt,
-        urlTtlSeconds: positiveInt,
-        tempDir: { type: 'string', minLength: 1 },
-        publicBaseUrl: { type: 'string', pattern: '^https?://' },
-      },
-    },
+/** Objects refuse fields they do not declare. */
+function Strict<T extends TProperties>(properties: T, options: { default?: unknown; hint?: string } = {}): TObject<T> {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+// ---- building blocks -------------------------------------------------------------------------------
+
+const Id = Type.String({ minLength: 1 });
+const NonNegative = Type.Number({ minimum: 0 });
+const PositiveInt = Type.Integer({ minimum: 1 });
+const Positive = Type.Number({ exclusiveMinimum: 0 });
+const StringList = Type.Array(Type.String({ minLength: 1 }));
+const Duration = Type.String({ pattern: '^[0-9]+(s|m|h|d)$', hint: 'must be a number followed by s, m, h or d (e.g. "30d")' });
+const HttpUrl = Type.String({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', hint: 'must be an http(s) URL' });
+/**
+ * Server names and aliases: `-` separates the alias from the tool name in `<alias>-<tool>`, so it is
+ * refused (contracts.md §2). Spaces are allowed here and become `_` when the name is normalised.
+ */
+const ServerName = Type.String({ minLength: 1, pattern: '^[^-]*$', hint: '{value} contains "-"; use "_" instead' });
+
+/** `{ "$env": "NAME" }`: a secret read from the environment when the config file is loaded. */
+export const EnvRefSchema = Strict({ $env: Type.String({ minLength: 1 }) });
+/** A secret in the config file: literal, or an env marker. */
+const FileSecret = Type.Union([Type.String(), EnvRefSchema], { hint: 'must be a string or an env() marker ({ "$env": "NAME" })' });
+/** A secret in a management-API body: always the literal value (an env marker would read the gateway's environment). */
+const BodySecret = Type.String();
+
+// ---- entities (config entries and management-API bodies) ---------------------------------------------
+
+const budgetFields = {
+  maxBudget: Type.Optional(NonNegative),
+  budgetDuration: Type.Optional(Duration),
+  rpm: Type.Optional(PositiveInt),
+  tpm: Type.Optional(PositiveInt),
+};
+
+export const OrganizationSchema = Strict({
+  id: Id,
+  name: Type.Optional(Type.String()),
+  ...budgetFields,
+});
+
+export const KeyMcpRestrictionsSchema = Strict({
+  servers: Type.Optional(StringList),
+  tools: Type.Optional(Type.Record(Type.String(), StringList)),
+});
+
+/** What a key may do: the same fields in a config entry, a create body and a patch body. */
+const keyRestrictionFields = {
+  name: Type.Optional(Type.String()),
+  role: Type.Optional(Type.Union([Type.Literal('member'), Type.Literal('admin')])),
+  /** model names; `*` matches any run of characters */
+  models: Type.Optional(StringList),
+  mcp: Type.Optional(KeyMcpRestrictionsSchema),
+  ...budgetFields,
+  guardrails: Type.Optional(StringList),
+};
+
+export const KeyConfigSchema = Strict({
+  key: FileSecret,
+  org: Id,
+  id: Type.Optional(Id),
+  ...keyRestrictionFields,
+});
+
+const priceSchema = Strict({
+  inputPerMTok: Type.Optional(NonNegative),
+  outputPerMTok: Type.Optional(NonNegative),
+  cacheReadPerMTok: Type.Optional(NonNegative),
+  cacheWritePerMTok: Type.Optional(NonNegative),
+  perImage: Type.Optional(NonNegative),
+  /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
+  perImageBySize: Type.Optional(Type.Record(Type.String(), NonNegative)),
+});
+
+export const TimeoutsSchema = Strict({
+  connectMs: Type.Optional(PositiveInt),
+  firstByteMs: Type.Optional(PositiveInt),
+  idleMs: Type.Optional(PositiveInt),
+  totalMs: Type.Optional(PositiveInt),
+});
+
+export const ModelKindSchema = Type.Union([Type.Literal('chat'), Type.Literal('embedding'), Type.Literal('image')]);
+
+export const ModelConfigSchema = Strict({
+  name: Id,
+  provider: Id,
+  /** upstream model name; default: `name` */
+  model: Type.Optional(Id),
+  /** deployment id; default: `<provider>/<model>` */
+  id: Type.Optional(Id),
+  kind: Type.Optional(Type.Union(ModelKindSchema.anyOf, { default: 'chat' })),
+  price: Type.Optional(priceSchema),
+  weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 1 })),
+  fallbacks: Type.Optional(StringList),
+  timeouts: Type.Optional(TimeoutsSchema),
+});
+
+export const ProviderConfigSchema = Strict({
+  id: Id,
+  type: Id,
+  baseUrl: Type.Optional(Id),
+  apiKey: Type.Optional(FileSecret),
+  headers: Type.Optional(Type.Record(Type.String(), FileSecret)),
+  /** validated by the provider plugin's own schema */
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+function mcpAuthSchema<S extends TSchema>(secret: S) {
+  return Type.Union(
+    [
+      Strict({ type: Type.Literal('none') }),
+      Strict({ type: Type.Literal('api_key'), header: Type.Optional(Type.String({ minLength: 1 })), key: secret }),
+      Strict({ type: Type.Literal('bearer'), token: secret }),
+      Strict({ type: Type.Literal('basic'), username: secret, password: secret }),
+    ],
+    { hint: 'must be one of { type: "none" }, { type: "api_key", header?, key }, { type: "bearer", token }, { type: "basic", username, password }' },
+  );
+}
+
+function mcpServerSchema<S extends TSchema>(secret: S) {
+  return Strict({
+    name: ServerName,
+    /** default: derived from name */
+    alias: Type.Optional(ServerName),
+    url: HttpUrl,
+    /** only streamable HTTP is accepted; the loader says so in words */
+    transport: Type.Optional(Id),
+    org: Type.Optional(Id),
+    visibility: Type.Optional(Type.Union([Type.Literal('private'), Type.Literal('public')])),
+    description: Type.Optional(Type.String()),
+    auth: Type.Optional(mcpAuthSchema(secret)),
+    allowedTools: Type.Optional(StringList),
+    forwardHeaders: Type.Optional(StringList),
+    staticHeaders: Type.Optional(Type.Record(Type.String(), secret)),
+    pricePerCall: Type.Optional(NonNegative),
+    toolPrices: Type.Optional(Type.Record(Type.String(), NonNegative)),
+  });
+}
+
+export const McpAuthConfigSchema = mcpAuthSchema(FileSecret);
+export const McpServerConfigSchema = mcpServerSchema(FileSecret);
+
+export const GuardrailConfigSchema = Strict({
+  id: Id,
+  engine: Id,
+  phase: Type.Optional(Type.Union([Type.Literal('pre'), Type.Literal('post')])),
+  on: Type.Optional(Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('mcp')]), { minItems: 1 })),
+  default: Type.Optional(Type.Boolean()),
+  onError: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('allow')])),
+  mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('audit')])),
+  /** how long an engine may take on one check before it counts as failed (onError decides); default 10000 */
+  timeoutMs: Type.Optional(Positive),
+  /** validated by the engine's own schema */
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+// ---- sections with defaults ------------------------------------------------------------------------
+
+export const ServerSettingsSchema = Strict(
+  {
+    host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 4000 })),
+    drainSeconds: Type.Optional(Type.Number({ minimum: 0, default: 10 })),
+    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 })),
+    allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { default: [] })),
   },
+  { default: {} },
+);
+
+export const StoreSettingsSchema = Strict(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })),
+    /** seconds between sweeps of expired stored records (responses, hosted images) */
+    sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+  },
+  { default: {} },
+);
+
+export const McpSettingsSchema = Strict(
+  {
+    /** seconds between periodic health checks; 0 turns them off */
+    healthCheckIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+    discoveryTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30 })),
+    /** let organisation admins register servers on loopback/private addresses */
+    allowPrivateUpstreams: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { default: {} },
+);
+
+export const RoutingConfigSchema = Strict(
+  {
+    strategy: Type.Optional(Type.Union([Type.Literal('weighted'), Type.Literal('least-busy'), Type.Literal('latency')])),
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    cooldown: Type.Optional(Strict({ failures: Type.Optional(PositiveInt), windowSeconds: Type.Optional(Positive), cooldownSeconds: Type.Optional(Positive) })),
+  },
+  { default: {} },
+);
+
+const TimeoutsSettingsSchema = Strict(
+  {
+    connectMs: Type.Optional(Type.Integer({ minimum: 1, default: 10_000 })),
+    firstByteMs: Type.Optional(Type.Integer({ minimum: 1, default: 120_000 })),
+    idleMs: Type.Optional(Type.Integer({ minimum: 1, default: 60_000 })),
+    totalMs: Type.Optional(Type.Integer({ minimum: 1, default: 600_000 })),
+  },
+  { default: {} },
+);
+
+export const ResponsesSettingsSchema = Strict(
+  {
+    maxToolRounds: Type.Optional(Type.Integer({ minimum: 1, default: 10 })),
+    timeLimitSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 300 })),
+    /** tool calls run per model round; calls beyond it get an error result the model sees */
+    maxToolCallsPerRound: Type.Optional(Type.Integer({ minimum: 1, default: 16 })),
+    /** tool calls run per request, over all rounds */
+    maxToolCalls: Type.Optional(Type.Integer({ minimum: 1, default: 64 })),
+    /** stored responses kept per key */
+    maxStoredPerKey: Type.Optional(Type.Integer({ minimum: 1, default: 1000 })),
+  },
+  { default: {} },
+);
+
+/** Image endpoints: multipart limits for edits and how long hosted `url` results live. */
+export const ImagesSettingsSchema = Strict(
+  {
+    maxFileBytes: Type.Optional(PositiveInt),
+    /** file parts per edit request (images plus mask) */
+    maxFiles: Type.Optional(PositiveInt),
+    maxFields: Type.Optional(PositiveInt),
+    maxFieldBytes: Type.Optional(PositiveInt),
+    /** seconds a gateway-hosted image URL stays valid */
+    urlTtlSeconds: Type.Optional(PositiveInt),
+    /** where edit uploads that arrive before `model`/`prompt` are spooled (default: the OS temp dir) */
+    tempDir: Type.Optional(Type.String({ minLength: 1 })),
+    /** absolute base of hosted image URLs, e.g. https://gateway.example.com (default: from the request) */
+    publicBaseUrl: Type.Optional(HttpUrl),
+  },
+  { default: {} },
+);
+
+// ---- the config file -------------------------------------------------------------------------------
+
+const list = <T extends TSchema>(item: T) => Type.Optional(Type.Array(item, { default: [] }));
+
+export const GatewayConfigSchema = Strict({
+  server: Type.Optional(ServerSettingsSchema),
+  store: Type.Optional(StoreSettingsSchema),
+  adminKey: Type.Optional(FileSecret),
+  organizations: list(OrganizationSchema),
+  keys: list(KeyConfigSchema),
+  providers: list(ProviderConfigSchema),
+  models: list(ModelConfigSchema),
+  mcpServers: list(McpServerConfigSchema),
+  guardrails: list(GuardrailConfigSchema),
+  plugins: list(Type.String({ minLength: 1 })),
+  mcp: Type.Optional(McpSettingsSchema),
+  routing: Type.Optional(RoutingConfigSchema),
+  timeouts: Type.Optional(TimeoutsSettingsSchema),
+  responses: Type.Optional(ResponsesSettingsSchema),
+  images: Type.Optional(ImagesSettingsSchema),
+});
+
+// ---- management-API bodies -------------------------------------------------------------------------
+
+/** POST /admin/v1/organizations */
+export const OrganizationCreateBody = OrganizationSchema;
+/** PATCH /admin/v1/organizations/{id}: every field optional; `id` may not change. */
+export const OrganizationPatchBody = Type.Partial(Type.Omit(OrganizationSchema, ['id']), { additionalProperties: false });
+
+/**
+ * POST /admin/v1/keys: the config entry without the secret and the id (the gateway makes both, so a
+ * revoked key's id is never reused); `org` defaults to an organisation admin's own.
+ */
+export const KeyCreateBody = Strict({ org: Type.Optional(Id), ...keyRestrictionFields });
+/** PATCH /admin/v1/keys/{id}: the restrictions only; the owner, id and secret may not change. */
+export const KeyPatchBody = Type.Partial(Strict(keyRestrictionFields), { additionalProperties: false });
+
+/** POST /admin/v1/mcp/servers: the config entry with secrets as plain strings. */
+export const McpServerCreateBody = mcpServerSchema(BodySecret);
+/** PATCH /admin/v1/mcp/servers/{id}: every field optional (absent write-only values are kept). */
+export const McpServerPatchBody = Type.Partial(McpServerCreateBody, { additionalProperties: false });
+
+/** Fields a patch body may name but not change; each is refused with its own message. */
+export const READ_ONLY_FIELDS = {
+  organization: ['id'],
+  key: ['id', 'org', 'key'],
 } as const;

@@ -1,157 +1,53 @@
 /**
- * The config file's shape (contracts.md §2). Secrets may be written as `{ $env: NAME }` markers
- * (see env.ts); after loading, `ResolvedConfig` holds plain strings.
+ * The config file's types, derived from its schema (schema.ts): the shape is written once. Secrets may
+ * be written as `{ $env: NAME }` markers (see env.ts); after loading, `ResolvedConfig` holds plain
+ * strings. A type parameter `S = string` picks the resolved form of a shape that holds secrets.
  */
+import type { Static } from '@sinclair/typebox';
+import type * as S from './schema';
 
-export interface EnvRef { $env: string }
+export type EnvRef = Static<typeof S.EnvRefSchema>;
 /** A value that may be given literally or as an env() marker. */
 export type Secret = string | EnvRef;
 
-export interface ServerConfig { host?: string; port?: number; drainSeconds?: number; bodyLimitBytes?: number; allowedOrigins?: string[] }
-export interface StoreConfig { url?: string; sweepIntervalSeconds?: number }
-export interface OrganizationConfig { id: string; name?: string; maxBudget?: number; budgetDuration?: string; rpm?: number; tpm?: number }
+/** The same shape with every env() marker replaced by the string it resolves to. */
+export type Resolved<T> = T extends EnvRef ? string : T extends (infer U)[] ? Resolved<U>[] : T extends object ? { [K in keyof T]: Resolved<T[K]> } : T;
+/** `Shape<string>` is the resolved form, `Shape` (or `Shape<Secret>`) the form written in the file. */
+type WithSecrets<T, Form> = [Form] extends [string] ? Resolved<T> : T;
 
-export interface KeyMcpRestrictions { servers?: string[]; tools?: Record<string, string[]> }
+type Input = Static<typeof S.GatewayConfigSchema>;
 
-export interface KeyConfig<S = Secret> {
-  key: S;
-  org: string;
-  id?: string;
-  name?: string;
-  role?: 'member' | 'admin';
-  models?: string[];
-  mcp?: KeyMcpRestrictions;
-  maxBudget?: number;
-  budgetDuration?: string;
-  rpm?: number;
-  tpm?: number;
-  guardrails?: string[];
-}
+export type ServerConfig = Static<typeof S.ServerSettingsSchema>;
+export type StoreConfig = Static<typeof S.StoreSettingsSchema>;
+export type OrganizationConfig = Static<typeof S.OrganizationSchema>;
+export type KeyMcpRestrictions = Static<typeof S.KeyMcpRestrictionsSchema>;
+export type KeyConfig<Form = Secret> = WithSecrets<Static<typeof S.KeyConfigSchema>, Form>;
+export type ProviderConfig<Form = Secret> = WithSecrets<Static<typeof S.ProviderConfigSchema>, Form>;
+export type ModelConfig = Static<typeof S.ModelConfigSchema>;
+export type ModelPrice = NonNullable<ModelConfig['price']>;
+export type ModelKind = Static<typeof S.ModelKindSchema>;
+export type TimeoutsConfig = Static<typeof S.TimeoutsSchema>;
+export type McpAuthConfig<Form = Secret> = WithSecrets<Static<typeof S.McpAuthConfigSchema>, Form>;
+export type McpServerConfig<Form = Secret> = WithSecrets<Static<typeof S.McpServerConfigSchema>, Form>;
+export type GuardrailConfig = Static<typeof S.GuardrailConfigSchema>;
+export type McpSettings = Static<typeof S.McpSettingsSchema>;
+export type RoutingConfig = Static<typeof S.RoutingConfigSchema>;
+export type ResponsesSettings = Static<typeof S.ResponsesSettingsSchema>;
+export type ImagesSettings = Static<typeof S.ImagesSettingsSchema>;
+export type GatewayConfigInput<Form = Secret> = WithSecrets<Input, Form>;
 
-export interface ProviderConfig<S = Secret> {
-  id: string;
-  type: string;
-  baseUrl?: string;
-  apiKey?: S;
-  headers?: Record<string, S>;
-  /** options validated by the provider plugin's own schema */
-  options?: Record<string, unknown>;
-}
+/** Management-API bodies. */
+export type OrganizationCreateBody = Static<typeof S.OrganizationCreateBody>;
+export type OrganizationPatchBody = Static<typeof S.OrganizationPatchBody>;
+export type KeyCreateBody = Static<typeof S.KeyCreateBody>;
+export type KeyPatchBody = Static<typeof S.KeyPatchBody>;
+export type McpServerCreateBody = Static<typeof S.McpServerCreateBody>;
+export type McpServerPatchBody = Static<typeof S.McpServerPatchBody>;
 
-export interface ModelPrice {
-  inputPerMTok?: number;
-  outputPerMTok?: number;
-  cacheReadPerMTok?: number;
-  cacheWritePerMTok?: number;
-  perImage?: number;
-  /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
-  perImageBySize?: Record<string, number>;
-}
-
-export type ModelKind = 'chat' | 'embedding' | 'image';
-
-export interface TimeoutsConfig { connectMs?: number; firstByteMs?: number; idleMs?: number; totalMs?: number }
-
-export interface ModelConfig {
-  name: string;
-  provider: string;
-  model?: string;
-  id?: string;
-  kind?: ModelKind;
-  price?: ModelPrice;
-  weight?: number;
-  fallbacks?: string[];
-  timeouts?: TimeoutsConfig;
-}
-
-export type McpAuthConfig<S = Secret> =
-  | { type: 'none' }
-  | { type: 'api_key'; header?: string; key: S }
-  | { type: 'bearer'; token: S }
-  | { type: 'basic'; username: S; password: S };
-
-export interface McpServerConfig<S = Secret> {
-  name: string;
-  alias?: string;
-  url: string;
-  transport?: string;
-  org?: string;
-  visibility?: 'private' | 'public';
-  description?: string;
-  auth?: McpAuthConfig<S>;
-  allowedTools?: string[];
-  forwardHeaders?: string[];
-  staticHeaders?: Record<string, S>;
-  pricePerCall?: number;
-  toolPrices?: Record<string, number>;
-}
-
-export interface GuardrailConfig {
-  id: string;
-  engine: string;
-  phase?: 'pre' | 'post';
-  on?: ('chat' | 'mcp')[];
-  default?: boolean;
-  onError?: 'block' | 'allow';
-  mode?: 'enforce' | 'audit';
-  /** how long an engine may take on one check before it counts as failed (onError decides); default 10000 */
-  timeoutMs?: number;
-  options?: Record<string, unknown>;
-}
-
-export interface McpSettings {
-  /** seconds between periodic health checks; 0 turns them off */
-  healthCheckIntervalSeconds?: number;
-  discoveryTimeoutSeconds?: number;
-  /** let organisation admins register servers on loopback/private addresses */
-  allowPrivateUpstreams?: boolean;
-}
-
-export interface RoutingConfig {
-  strategy?: 'weighted' | 'least-busy' | 'latency';
-  retries?: number;
-  cooldown?: { failures?: number; windowSeconds?: number; cooldownSeconds?: number };
-}
-
-export interface ResponsesSettings { maxToolRounds?: number; timeLimitSeconds?: number; maxToolCallsPerRound?: number; maxToolCalls?: number; maxStoredPerKey?: number }
-
-/** Image endpoints: multipart limits for edits and how long hosted `url` results live. */
-export interface ImagesSettings {
-  maxFileBytes?: number;
-  /** file parts per edit request (images plus mask) */
-  maxFiles?: number;
-  maxFields?: number;
-  maxFieldBytes?: number;
-  /** seconds a gateway-hosted image URL stays valid */
-  urlTtlSeconds?: number;
-  /** where edit uploads that arrive before `model`/`prompt` are spooled (default: the OS temp dir) */
-  tempDir?: string;
-  /** absolute base of hosted image URLs, e.g. https://gateway.example.com (default: from the request) */
-  publicBaseUrl?: string;
-}
-
-export interface GatewayConfigInput<S = Secret> {
-  server?: ServerConfig;
-  store?: StoreConfig;
-  adminKey?: S;
-  organizations?: OrganizationConfig[];
-  keys?: KeyConfig<S>[];
-  providers?: ProviderConfig<S>[];
-  models?: ModelConfig[];
-  mcpServers?: McpServerConfig<S>[];
-  guardrails?: GuardrailConfig[];
-  plugins?: string[];
-  mcp?: McpSettings;
-  routing?: RoutingConfig;
-  timeouts?: TimeoutsConfig;
-  responses?: ResponsesSettings;
-  images?: ImagesSettings;
-}
-
-/** The config after secrets are resolved and defaults applied. */
+/** The config after secrets are resolved and defaults applied (the schema's defaults fill every section). */
 export interface ResolvedConfig {
-  server: Required<Pick<ServerConfig, 'host' | 'port' | 'drainSeconds' | 'bodyLimitBytes'>> & { allowedOrigins: string[] };
-  store: { url: string; sweepIntervalSeconds: number };
+  server: Required<Omit<ServerConfig, 'allowedOrigins'>> & { allowedOrigins: string[] };
+  store: Required<StoreConfig>;
   adminKey?: string;
   organizations: OrganizationConfig[];
   keys: KeyConfig<string>[];

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import Ajv, { type ValidateFunction } from 'ajv';
 import { createJiti } from 'jiti';
 import { PluginError } from '../errors/gateway-error';
-import { describeAjvError } from '../config/load-config';
+import { compileSchema, type SchemaValidator } from '../config/validators';
 import type { PluginDefinition, PluginDeps, PluginKind } from './contracts';
 
 const KINDS: readonly PluginKind[] = ['provider', 'guardrail', 'mcp-transport'];
@@ -11,16 +10,16 @@ const PLUGIN_ID = /^[a-z0-9][a-z0-9-]*$/;
 
 interface Entry {
   definition: PluginDefinition;
-  validate: ValidateFunction;
+  validate: SchemaValidator;
   source: string;
 }
 
 /**
  * Every plugin the gateway knows, validated once at boot: known kind, supported apiVersion, unique id,
- * an options schema that ajv compiles. Options are checked against it before `create` is called.
+ * an options schema that compiles (with the same strict ajv as the config file, so defaults and error
+ * messages work alike). Options are checked against it before `create` is called.
  */
 export class PluginRegistry {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
   private readonly entries = new Map<string, Entry>();
 
   register(candidate: unknown, source: string): void {
@@ -33,9 +32,9 @@ export class PluginRegistry {
     const key = `${def.kind}:${def.id}`;
     const existing = this.entries.get(key);
     if (existing) throw new PluginError(source, `duplicate ${def.kind} plugin id "${def.id}" (already registered by ${existing.source})`);
-    let validate: ValidateFunction;
+    let validate: SchemaValidator;
     try {
-      validate = this.ajv.compile(def.optionsSchema ?? {});
+      validate = compileSchema(def.optionsSchema ?? {});
     } catch (err) {
       throw new PluginError(source, `plugin "${def.id}" has an invalid optionsSchema: ${(err as Error).message}`);
     }
@@ -58,9 +57,9 @@ export class PluginRegistry {
     const entry = this.entries.get(`${kind}:${id}`);
     if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
     const value = structuredClone(options ?? {});
-    if (!entry.validate(value)) {
-      throw new PluginError(optionsPath, (entry.validate.errors ?? []).map((e) => describeAjvError(e, optionsPath).replace(`${optionsPath}: `, '')).join('; '));
-    }
+    const problems = entry.validate.check(value, optionsPath);
+    // the error already starts with optionsPath: a problem with the options object itself is not named twice
+    if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));
     try {
       return (await entry.definition.create(value, deps)) as I;
     } catch (err) {

@@ -23,7 +23,9 @@ import { toPublicView } from '../mcp/server-record';
 import type { RegistryActor } from '../mcp/server-registry';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
-import { requireObjectBody } from '../../http/validate';
+import type { McpServerCreateBody, McpServerPatchBody } from '../../config/types';
+import { validators } from '../../config/validators';
+import { validateBody } from '../../http/validate';
 
 const BASE = '/admin/v1/mcp/servers';
 
@@ -53,7 +55,9 @@ export function installAdminMcpRoutes(router: Router, services: GatewayServices)
     BASE,
     auth,
     adminHandler(async (req, res) => {
-      const record = await mcp.registry.register(actorOf(res), requireObjectBody(req.body) as never);
+      // the config file's server schema (secrets as plain strings); the registry adds ownership, egress and uniqueness
+      const body = validateBody<McpServerCreateBody>(validators.mcpServerCreate, req.body);
+      const record = await mcp.registry.register(actorOf(res), body);
       const checked = (await mcp.health.check(record.id)) ?? record;
       res.status(201).json(view(checked));
     }),
@@ -71,7 +75,8 @@ export function installAdminMcpRoutes(router: Router, services: GatewayServices)
     `${BASE}/:id`,
     auth,
     adminHandler(async (req, res) => {
-      const { record, droppedSecrets } = await mcp.registry.update(actorOf(res), String(req.params.id), requireObjectBody(req.body) as never);
+      const body = validateBody<McpServerPatchBody>(validators.mcpServerPatch, req.body);
+      const { record, droppedSecrets } = await mcp.registry.update(actorOf(res), String(req.params.id), body);
       const checked = (await mcp.health.check(record.id)) ?? record;
       // credentials are bound to their origin: say when a URL change dropped them (credential-binding.ts)
       const dropped = droppedSecrets.length > 0 ? { credentialsDropped: true, droppedCredentials: droppedSecrets, message: droppedMessage(droppedSecrets) } : { credentialsDropped: false };

@@ -1,18 +1,16 @@
 import type { Router } from 'express';
 import { InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
 import type { StoredKey } from '../../auth/key-registry';
-import type { OrganizationConfig } from '../../config/types';
+import { keyReferenceProblems } from '../../config/references';
+import { READ_ONLY_FIELDS } from '../../config/schema';
+import type { KeyCreateBody, KeyPatchBody, OrganizationConfig, OrganizationPatchBody } from '../../config/types';
+import { validators } from '../../config/validators';
+import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
-import { requireObjectBody, requireString } from '../../http/validate';
+import { validateBody, validatePatch } from '../../http/validate';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
-const KEY_FIELDS = ['name', 'role', 'models', 'mcp', 'maxBudget', 'budgetDuration', 'rpm', 'tpm', 'guardrails'] as const;
-
-/** Keys may be created or changed to these roles only: a stored 'platform_admin' role would open every organisation. */
-function checkRole(body: Record<string, unknown>): void {
-  if (body.role !== undefined && body.role !== 'member' && body.role !== 'admin') throw new InvalidRequestError("role must be 'member' or 'admin'.", 'invalid_value', { param: 'role' });
-}
 
 /** A key as the API shows it: never the secret, never its digest. */
 function publicKey(k: StoredKey) {
@@ -86,15 +84,44 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     auth,
     adminHandler(async (req, res) => {
       if (adminOf(res).role !== 'platform_admin') throw new PermissionError('Only the platform admin can create organizations.', 'not_platform_admin');
-      const body = requireObjectBody(req.body);
-      const id = requireString(body, 'id');
+      // the config file's organization schema: the API cannot store what the file would refuse
+      const body = validateBody<OrganizationConfig>(validators.organizationCreate, req.body);
+      const id = body.id;
       if ((await allOrgs()).some((o) => o.id === id)) throw new InvalidRequestError(`Organization "${id}" already exists.`, 'already_exists', { param: 'id' });
-      const org: OrganizationConfig = { id, name: typeof body.name === 'string' ? body.name : id };
-      for (const f of ['maxBudget', 'rpm', 'tpm', 'budgetDuration'] as const) if (body[f] !== undefined) (org as unknown as Record<string, unknown>)[f] = body[f];
+      const org: OrganizationConfig = { ...body, name: body.name ?? id };
       await orgs.set(id, org);
       res.status(201).json(org);
     }),
   );
+
+  router.patch(
+    '/admin/v1/organizations/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      if (adminOf(res).role !== 'platform_admin') throw new PermissionError('Only the platform admin can change organizations.', 'not_platform_admin');
+      const id = String(req.params.id);
+      if (services.config.organizations.some((o) => o.id === id)) throw new InvalidRequestError('This organization is defined in the config file; change it there.', 'config_organization_read_only');
+      const existing = await orgs.get(id);
+      if (!existing) throw new NotFoundError(`No organization "${id}".`, 'organization_not_found');
+      const patch = validatePatch<OrganizationPatchBody>(validators.organizationPatch, req.body, READ_ONLY_FIELDS.organization);
+      const org: OrganizationConfig = { ...existing, ...patch.set };
+      for (const field of patch.clear) delete (org as Record<string, unknown>)[field];
+      await orgs.set(id, org);
+      res.json(org);
+    }),
+  );
+
+  /** A key's organisation, guardrails and MCP servers must exist, as in the config file. */
+  async function checkKeyReferences(body: KeyCreateBody | KeyPatchBody): Promise<void> {
+    const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
+    const problems = keyReferenceProblems(body as Record<string, unknown>, {
+      orgs: new Set((await allOrgs()).map((o) => o.id)),
+      guardrails: new Set(services.config.guardrails.map((g) => g.id)),
+      servers: new Set(mcp.registry.list().flatMap((r) => [r.name, r.alias])),
+    });
+    const first = problems[0];
+    if (first) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), first.path === 'org' ? 'unknown_organization' : 'unknown_reference', { param: first.path });
+  }
 
   async function findKey(id: string): Promise<StoredKey | undefined> {
     const key = services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
@@ -128,16 +155,17 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     auth,
     adminHandler(async (req, res) => {
       const admin = adminOf(res);
-      const body = requireObjectBody(req.body);
-      const org = admin.role === 'platform_admin' ? requireString(body, 'org') : (admin.org as string);
-      if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
-      if (!(await allOrgs()).some((o) => o.id === org)) throw new InvalidRequestError(`Unknown organization "${org}".`, 'unknown_organization', { param: 'org' });
       // ids are generated, never chosen: a chosen id could claim a revoked key's, or probe other organisations'
-      if (body.id !== undefined) throw new InvalidRequestError("'id' cannot be set: the gateway generates key ids (use 'name' for your own label).", 'invalid_field', { param: 'id' });
-      checkRole(body);
-      const input: Record<string, unknown> = { org };
-      for (const f of KEY_FIELDS) if (body[f] !== undefined) input[f] = body[f];
-      const { key, secret } = await services.keys.create(input as never);
+      if (typeof req.body === 'object' && req.body !== null && Object.hasOwn(req.body, 'id')) {
+        throw new InvalidRequestError("'id' cannot be set: the gateway generates key ids (use 'name' for your own label).", 'invalid_field', { param: 'id' });
+      }
+      // the config file's key schema, without the secret and the id (the gateway makes both)
+      const body = validateBody<KeyCreateBody>(validators.keyCreate, req.body);
+      if (admin.role === 'platform_admin' && body.org === undefined) throw new InvalidRequestError("Missing required parameter: 'org'.", 'missing_required_parameter', { param: 'org' });
+      if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
+      const input = { ...body, org: body.org ?? (admin.org as string) };
+      await checkKeyReferences(input);
+      const { key, secret } = await services.keys.create(input);
       // The secret is shown this once; only its digest is stored.
       res.status(201).json({ ...publicKey(key), key: secret });
     }),
@@ -158,10 +186,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const key = await visibleKey(String(req.params.id), adminOf(res));
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
-      const body = requireObjectBody(req.body);
-      for (const f of Object.keys(body)) if (!(KEY_FIELDS as readonly string[]).includes(f)) throw new InvalidRequestError(`Unknown or read-only field '${f}'.`, 'invalid_field', { param: f });
-      checkRole(body);
-      const updated = { ...key, ...body } as StoredKey;
+      // `null` removes a field: no budget, no rate limit, every model
+      const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
+      await checkKeyReferences(patch.set);
+      const updated = { ...key, ...patch.set } as StoredKey;
+      for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
       res.json(publicKey(updated));
     }),

@@ -30,7 +30,7 @@ describe('config loading and validation', () => {
 
   it('rejects unknown fields at every level, with their paths', () => {
     const msg = errorOf(() => resolveConfig({ ...base, colour: 'red', models: [{ name: 'a', provider: 'oai', prize: 1 }] }, {}));
-    expect(msg.split('\n')).to.have.members(['colour: unknown field', 'models[0].prize: unknown field']);
+    expect(msg.split('\n')).to.have.members(['colour: unknown field', 'models[0].prize: unknown field (did you mean "price"?)']);
   });
 
   it('reports every error at once', () => {

@@ -26,6 +26,13 @@ describe('plugin registry', () => {
     expect(() => registry.register(guardrail('z', { optionsSchema: { type: 'nonsense' } }), 'p')).to.throw(PluginError, 'invalid optionsSchema');
   });
 
+  it('compiles option schemas strictly, like the config schema: a misspelt keyword is an error at registration', () => {
+    const registry = new PluginRegistry();
+    // "propertes" would otherwise be ignored, and every option accepted unchecked
+    const sloppy = { type: 'object', propertes: { words: { type: 'array' } } };
+    expect(() => registry.register(guardrail('sloppy', { optionsSchema: sloppy }), 'plugins[0]')).to.throw(PluginError, 'plugins[0]: plugin "sloppy" has an invalid optionsSchema: strict mode: unknown keyword: "propertes"');
+  });
+
   it('validates options against the plugin schema and names the option path', async () => {
     const registry = new PluginRegistry();
     registry.register(guardrail('words'), 'a');

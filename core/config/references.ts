@@ -1,0 +1,119 @@
+/**
+ * The config rules a schema cannot express: references that must resolve (a model's provider, a key's
+ * organisation, guardrails and MCP servers), unique ids, server-name normalisation. They run even when the
+ * shape has errors, so one load reports every problem; each check skips entries whose shape is wrong
+ * (the schema already named them).
+ */
+import { GATEWAY_PROXY } from '../apis/mcp/gateway-proxy-name';
+import { normalizeServerName } from '../apis/mcp/naming';
+import type { ValidationProblem } from './validators';
+
+/** Names a key may refer to. */
+export interface KnownNames {
+  orgs: ReadonlySet<string>;
+  guardrails: ReadonlySet<string>;
+  /** MCP server names and aliases */
+  servers: ReadonlySet<string>;
+}
+
+type Entry = Record<string, unknown>;
+
+const problem = (path: string, text: string): ValidationProblem => ({ path, message: `${path}: ${text}` });
+const isEntry = (v: unknown): v is Entry => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): v is string => typeof v === 'string';
+
+/** The entries of a list with their indexes (a list that is not an array has none). */
+function entries(list: unknown): [number, Entry][] {
+  return Array.isArray(list) ? list.map((v, i) => [i, v] as [number, unknown]).filter((e): e is [number, Entry] => isEntry(e[1])) : [];
+}
+
+function strings(list: unknown): [number, string][] {
+  return Array.isArray(list) ? list.map((v, i) => [i, v] as [number, unknown]).filter((e): e is [number, string] => str(e[1])) : [];
+}
+
+/** A key's references: the same rule for a config entry and a management-API body (`at` = "" there). */
+export function keyReferenceProblems(key: Entry, known: KnownNames, at = ''): ValidationProblem[] {
+  const p = (field: string) => (at ? `${at}.${field}` : field);
+  const out: ValidationProblem[] = [];
+  if (str(key.org) && !known.orgs.has(key.org)) out.push(problem(p('org'), `unknown organization "${key.org}"`));
+  for (const [j, g] of strings(key.guardrails)) if (!known.guardrails.has(g)) out.push(problem(`${p('guardrails')}[${j}]`, `unknown guardrail "${g}"`));
+  const mcp = isEntry(key.mcp) ? key.mcp : {};
+  // gateway_proxy, the built-in server of model tools, is a server a key may name like any other
+  const knownServer = (s: string) => s === GATEWAY_PROXY || known.servers.has(s);
+  for (const [j, s] of strings(mcp.servers)) if (!knownServer(s)) out.push(problem(`${p('mcp.servers')}[${j}]`, `unknown MCP server "${s}"`));
+  if (isEntry(mcp.tools)) for (const s of Object.keys(mcp.tools)) if (!knownServer(s)) out.push(problem(`${p('mcp.tools')}.${s}`, `unknown MCP server "${s}"`));
+  return out;
+}
+
+function duplicates(list: unknown, field: string, section: string, what: string): ValidationProblem[] {
+  const seen = new Set<string>();
+  const out: ValidationProblem[] = [];
+  for (const [i, e] of entries(list)) {
+    const id = e[field];
+    if (!str(id)) continue;
+    if (seen.has(id)) out.push(problem(`${section}[${i}].${field}`, `duplicate ${what} "${id}"`));
+    seen.add(id);
+  }
+  return out;
+}
+
+/** Normalised MCP server entries (name and alias rules, defaults that depend on other fields). */
+export interface NormalizedServer {
+  index: number;
+  name: string;
+  alias: string;
+  visibility: 'private' | 'public';
+}
+
+/** Every reference and uniqueness problem of a config (already env-resolved), plus the normalised servers. */
+export function configReferenceProblems(config: Entry): { problems: ValidationProblem[]; servers: NormalizedServer[] } {
+  const problems: ValidationProblem[] = [
+    ...duplicates(config.organizations, 'id', 'organizations', 'organization'),
+    ...duplicates(config.providers, 'id', 'providers', 'provider'),
+    ...duplicates(config.guardrails, 'id', 'guardrails', 'guardrail'),
+  ];
+  const idsOf = (list: unknown) => new Set(entries(list).map(([, e]) => e.id).filter(str));
+  const orgs = idsOf(config.organizations);
+  const providers = idsOf(config.providers);
+
+  const modelNames = new Set(entries(config.models).map(([, m]) => m.name).filter(str));
+  const deploymentIds = new Set<string>();
+  for (const [i, m] of entries(config.models)) {
+    if (str(m.provider) && !providers.has(m.provider)) problems.push(problem(`models[${i}].provider`, `unknown provider "${m.provider}"`));
+    const id = str(m.id) ? m.id : `${String(m.provider)}/${String(m.model ?? m.name)}`;
+    if (str(m.id) && deploymentIds.has(id)) problems.push(problem(`models[${i}].id`, `duplicate deployment id "${id}"`));
+    deploymentIds.add(id);
+    for (const [j, f] of strings(m.fallbacks)) if (!modelNames.has(f)) problems.push(problem(`models[${i}].fallbacks[${j}]`, `unknown model "${f}"`));
+  }
+
+  const servers: NormalizedServer[] = [];
+  const owners = new Set<string>();
+  for (const [i, s] of entries(config.mcpServers)) {
+    const at = `mcpServers[${i}]`;
+    if (!str(s.name)) continue;
+    const name = normalizeServerName(s.name);
+    if ('error' in name) problems.push(problem(`${at}.name`, name.error));
+    const alias = normalizeServerName(str(s.alias) ? s.alias : s.name);
+    if ('error' in alias) problems.push(problem(`${at}.alias`, alias.error));
+    const org = str(s.org) ? s.org : undefined;
+    const visibility = s.visibility === 'private' || s.visibility === 'public' ? s.visibility : org ? 'private' : 'public';
+    if (org && !orgs.has(org)) problems.push(problem(`${at}.org`, `unknown organization "${org}"`));
+    if (!org && visibility === 'private') problems.push(problem(`${at}.org`, 'a private server needs an owning organization'));
+    if (str(s.transport) && s.transport !== 'streamable-http') {
+      problems.push(problem(`${at}.transport`, `"${s.transport}" is not supported; upstream MCP servers must use streamable HTTP (stdio and the old SSE transport are not accepted)`));
+    }
+    const finalName = 'name' in name ? name.name : s.name;
+    const owner = `${org ?? '(platform)'}/${finalName}`;
+    if (owners.has(owner)) problems.push(problem(`${at}.name`, `duplicate server name "${finalName}" in organization ${org ?? '(platform)'}`));
+    owners.add(owner);
+    servers.push({ index: i, name: finalName, alias: 'name' in alias ? alias.name : str(s.alias) ? s.alias : finalName, visibility });
+  }
+
+  const known: KnownNames = {
+    orgs,
+    guardrails: idsOf(config.guardrails),
+    servers: new Set(servers.flatMap((s) => [s.name, s.alias])),
+  };
+  for (const [i, k] of entries(config.keys)) problems.push(...keyReferenceProblems(k, known, `keys[${i}]`));
+  return { problems, servers };
+}

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, resolveConfig } from '../../../core/config/load-config';
+import { ConfigError } from '../../../core/errors/gateway-error';
+import { startGateway } from '../../support/start-gateway';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-errors-'));
+
+/** Write `config` as a JSON config file, load it, and return the lines of the boot error. */
+async function bootErrors(config: unknown, environment: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const file = path.join(dir, `gateway-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  const err = await loadConfig(file, environment).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).to.be.instanceOf(ConfigError);
+  return (err as Error).message.split('\n');
+}
+
+const base = {
+  organizations: [{ id: 'acme' }],
+  providers: [{ id: 'oai', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }],
+  models: [{ name: 'gpt', provider: 'oai' }],
+};
+
+describe('config errors: the management API refusals, as boot errors with paths', () => {
+  it('refuses in a config file what the management API refuses, each field by its path', async () => {
+    const lines = await bootErrors({
+      ...base,
+      organizations: [{ id: 'acme', maxBudget: -1 }],
+      keys: [
+        { key: 'k1', org: 'acme', models: 'gpt-*' },
+        { key: 'k2', org: 'acme', maxBudget: 'lots', rpm: -5, tpm: 1.5, role: 'platform_admin' },
+      ],
+      mcpServers: [{ name: 'docs', alias: 'my-docs', url: 'ftp://docs.example.com/mcp', org: 'acme' }],
+    });
+    expect(lines).to.include.members([
+      'organizations[0].maxBudget: must be >= 0',
+      'keys[0].models: must be array',
+      'keys[1].maxBudget: must be number',
+      'keys[1].rpm: must be >= 1',
+      'keys[1].tpm: must be integer',
+      'keys[1].role: must be one of "member", "admin"',
+      'mcpServers[0].alias: "my-docs" contains "-"; use "_" instead',
+      'mcpServers[0].url: must be an http(s) URL',
+    ]);
+  });
+
+  it('reports every kind of mistake in one pass: unknown fields, missing env vars, bad references, wrong types', async () => {
+    const lines = await bootErrors({
+      organizations: [{ id: 'acme' }],
+      providers: [{ id: 'oai', type: 'openai', apiKey: { $env: 'MISSING_OAI_KEY' } }],
+      models: [{ name: 'gpt', provider: 'oai2', pirce: { inputPerMTok: 1 } }],
+      keys: [{ key: { $env: 'MISSING_KEY' }, org: 'globex', guardrails: ['nope'], mcp: { servers: ['ghost'] }, rpm: 0 }],
+      guardrails: [{ id: 'g', engine: 'block', phase: 'during' }],
+      sever: { port: 1 },
+    });
+    expect(lines).to.have.members([
+      'models[0].pirce: unknown field (did you mean "price"?)',
+      'sever: unknown field (did you mean "server"?)',
+      'keys[0].rpm: must be >= 1',
+      'guardrails[0].phase: must be one of "pre", "post"',
+      'providers[0].apiKey: environment variable MISSING_OAI_KEY is not set',
+      'keys[0].key: environment variable MISSING_KEY is not set',
+      'models[0].provider: unknown provider "oai2"',
+      'keys[0].org: unknown organization "globex"',
+      'keys[0].guardrails[0]: unknown guardrail "nope"',
+      'keys[0].mcp.servers[0]: unknown MCP server "ghost"',
+    ]);
+  });
+
+  it('suggests the field a misspelt name was meant to be, at any depth', () => {
+    const lines = (() => {
+      try {
+        resolveConfig({ ...base, models: [{ name: 'gpt', provider: 'oai', pirce: {} }], mcp: { helthCheckIntervalSeconds: 5 }, responses: { maxToolRunds: 3 } }, {});
+      } catch (err) {
+        return (err as Error).message.split('\n');
+      }
+      return [];
+    })();
+    expect(lines).to.have.members([
+      'models[0].pirce: unknown field (did you mean "price"?)',
+      'mcp.helthCheckIntervalSeconds: unknown field (did you mean "healthCheckIntervalSeconds"?)',
+      'responses.maxToolRunds: unknown field (did you mean "maxToolRounds"?)',
+    ]);
+  });
+
+  it('checks plugin options with the same validator: a misspelt option is a boot error with its path and a suggestion', async () => {
+    const err = await startGateway({
+      ...base,
+      guardrails: [{ id: 'no-secrets', engine: 'block', options: { paterns: ['secret'] } }],
+    }).then(
+      (gw) => gw.close(),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).to.match(/^guardrails\[0\]\.options: /);
+    expect(message).to.include('guardrails[0].options.paterns: unknown field (did you mean "patterns"?)');
+    expect(message).to.include('needs one of "patterns", "words"');
+  });
+});

@@ -1,0 +1,138 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ADMIN = 'sk-admin-SCHEMA-7731';
+
+async function api(gw: TestGateway, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+type Case = [what: string, body: Record<string, unknown>, param: string, message: string];
+
+/** Every case answers 400 in the OpenAI error shape, `param` naming the field and the message saying why. */
+async function expectRefused(gw: TestGateway, method: string, path: string, cases: Case[], key = ADMIN): Promise<void> {
+  for (const [what, body, param, message] of cases) {
+    const res = await api(gw, method, path, key, body);
+    expect(res.status, `${what}: ${res.text}`).to.equal(400);
+    expect(res.body.error, what).to.include({ type: 'invalid_request_error', param });
+    expect(res.body.error.message, what).to.include(message);
+  }
+}
+
+describe('management API input is checked by the config file schemas', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }],
+      keys: [{ key: 'sk-acme-admin-SCHEMA', org: 'acme', id: 'acme-admin', role: 'admin' }],
+      providers: [{ id: 'echo', type: 'echo' }],
+      models: [{ name: 'echo', provider: 'echo' }],
+    });
+  });
+  after(() => gw.close());
+
+  it('refuses bad key fields on create with a 400 naming the field, and stores nothing', async () => {
+    await expectRefused(gw, 'POST', '/admin/v1/keys', [
+      ['models as a string', { org: 'acme', models: 'gpt-*' }, 'models', 'models: must be array'],
+      ['a budget that is not a number', { org: 'acme', maxBudget: 'lots' }, 'maxBudget', 'maxBudget: must be number'],
+      ['a negative rpm', { org: 'acme', rpm: -5 }, 'rpm', 'rpm: must be >= 1'],
+      ['a fractional tpm', { org: 'acme', tpm: 1.5 }, 'tpm', 'tpm: must be integer'],
+      ['a negative budget', { org: 'acme', maxBudget: -1 }, 'maxBudget', 'maxBudget: must be >= 0'],
+      ['a budget duration without a unit', { org: 'acme', budgetDuration: 'monthly' }, 'budgetDuration', 'must be a number followed by s, m, h or d'],
+      ['a role that would open every organisation', { org: 'acme', role: 'platform_admin' }, 'role', 'role: must be one of "member", "admin"'],
+      ['a non-string model pattern', { org: 'acme', models: ['echo', 7] }, 'models[1]', 'models[1]: must be string'],
+      ['an unknown field', { org: 'acme', colour: 'red' }, 'colour', 'colour: unknown field'],
+      ['a misspelt field', { org: 'acme', mdoels: ['echo'] }, 'mdoels', 'mdoels: unknown field (did you mean "models"?)'],
+      ['mcp servers as a string', { org: 'acme', mcp: { servers: 'docs' } }, 'mcp.servers', 'mcp.servers: must be array'],
+      ['a guardrail that does not exist', { org: 'acme', guardrails: ['nope'] }, 'guardrails[0]', 'guardrails[0]: unknown guardrail "nope"'],
+      ['an MCP server that does not exist', { org: 'acme', mcp: { servers: ['nope'] } }, 'mcp.servers[0]', 'mcp.servers[0]: unknown MCP server "nope"'],
+    ]);
+    const list = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
+    expect(list.body.data.map((k: { id: string }) => k.id)).to.deep.equal(['acme-admin']);
+  });
+
+  it('refuses bad key fields on update, keeps the key as it was, and the key keeps working', async () => {
+    const created = await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'acme', name: 'bot', models: ['echo'], rpm: 100 });
+    expect(created.status).to.equal(201);
+    const path = `/admin/v1/keys/${created.body.id}`;
+    await expectRefused(gw, 'PATCH', path, [
+      ['models as a string', { models: 'gpt-*' }, 'models', 'models: must be array'],
+      ['a budget that is not a number', { maxBudget: 'lots' }, 'maxBudget', 'maxBudget: must be number'],
+      ['a negative rpm', { rpm: -5 }, 'rpm', 'rpm: must be >= 1'],
+      ['a zero tpm', { tpm: 0 }, 'tpm', 'tpm: must be >= 1'],
+      ['a move to another organisation', { org: 'globex' }, 'org', 'org: cannot be changed'],
+      ['a new id', { id: 'other' }, 'id', 'id: cannot be changed'],
+      ['an unknown field', { rmp: 5 }, 'rmp', 'rmp: unknown field (did you mean "rpm"?)'],
+    ]);
+    const read = await api(gw, 'GET', path, ADMIN);
+    expect(read.body).to.include({ org: 'acme', name: 'bot', rpm: 100 });
+    expect(read.body.models).to.deep.equal(['echo']);
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: created.body.key, maxRetries: 0 });
+    const answer = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'still here' }] });
+    expect(answer.choices[0].message.content).to.equal('still here');
+
+    const good = await api(gw, 'PATCH', path, ADMIN, { rpm: 5, models: ['ech*'] });
+    expect(good.status).to.equal(200);
+    expect(good.body).to.include({ rpm: 5 });
+    // null removes a restriction; it is not stored as a value the key would then trip over
+    const cleared = await api(gw, 'PATCH', path, ADMIN, { rpm: null, models: null });
+    expect(cleared.status).to.equal(200);
+    expect(cleared.body).to.not.have.any.keys('rpm', 'models');
+    expect((await api(gw, 'GET', path, ADMIN)).body).to.not.have.any.keys('rpm', 'models');
+    await expectRefused(gw, 'PATCH', path, [
+      ['null for an unknown field', { colour: null }, 'colour', 'colour: unknown field'],
+      ['null for the organisation', { org: null }, 'org', 'org: cannot be changed'],
+    ]);
+  });
+
+  it('applies the same rules to an organisation admin', async () => {
+    await expectRefused(gw, 'POST', '/admin/v1/keys', [['a negative rpm', { rpm: -5 }, 'rpm', 'rpm: must be >= 1']], 'sk-acme-admin-SCHEMA');
+  });
+
+  it('refuses bad organisation fields on create and update', async () => {
+    await expectRefused(gw, 'POST', '/admin/v1/organizations', [
+      ['a negative budget', { id: 'o1', maxBudget: -1 }, 'maxBudget', 'maxBudget: must be >= 0'],
+      ['an rpm that is not a number', { id: 'o1', rpm: 'many' }, 'rpm', 'rpm: must be integer'],
+      ['an unknown field', { id: 'o1', budjet: 5 }, 'budjet', 'budjet: unknown field'],
+      ['no id', { name: 'Nameless' }, 'id', 'id: is required'],
+    ]);
+    expect((await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech', maxBudget: 10 })).status).to.equal(201);
+    await expectRefused(gw, 'PATCH', '/admin/v1/organizations/initech', [
+      ['a negative rpm', { rpm: -5 }, 'rpm', 'rpm: must be >= 1'],
+      ['a new id', { id: 'x' }, 'id', 'id: cannot be changed'],
+    ]);
+    const changed = await api(gw, 'PATCH', '/admin/v1/organizations/initech', ADMIN, { rpm: 60, name: 'Initech' });
+    expect(changed.status).to.equal(200);
+    expect(changed.body).to.deep.equal({ id: 'initech', name: 'Initech', maxBudget: 10, rpm: 60 });
+    const fromFile = await api(gw, 'PATCH', '/admin/v1/organizations/acme', ADMIN, { rpm: 60 });
+    expect(fromFile.status).to.equal(400);
+    expect(fromFile.body.error.code).to.equal('config_organization_read_only');
+  });
+
+  it('refuses bad MCP server fields on register and update', async () => {
+    const server = { name: 'docs', url: 'https://docs.example.com/mcp' };
+    await expectRefused(gw, 'POST', '/admin/v1/mcp/servers', [
+      ['a dash in the alias', { ...server, alias: 'my-docs' }, 'alias', '"my-docs" contains "-"'],
+      ['a dash in the name', { ...server, name: 'docs-search' }, 'name', '"docs-search" contains "-"'],
+      ['a misspelt field', { ...server, transprt: 'streamable-http' }, 'transprt', 'transprt: unknown field (did you mean "transport"?)'],
+      ['a description that is not text', { ...server, description: 5 }, 'description', 'description: must be string'],
+      ['a visibility that does not exist', { ...server, visibility: 'secret' }, 'visibility', 'visibility: must be one of "private", "public"'],
+      ['a negative price', { ...server, pricePerCall: -1 }, 'pricePerCall', 'pricePerCall: must be >= 0'],
+      ['an env marker as a secret (it would read the gateway environment)', { ...server, auth: { type: 'bearer', token: { $env: 'HOME' } } }, 'auth', 'auth: must be one of'],
+      ['a URL that is not http', { ...server, url: 'ftp://docs.example.com/mcp' }, 'url', 'url: must be an http(s) URL'],
+    ]);
+    await expectRefused(gw, 'PATCH', '/admin/v1/mcp/servers/nope', [['an unknown field', { colour: 'red' }, 'colour', 'colour: unknown field']]);
+    // the refusal names the field, never echoes a value that may hold a credential
+    const withPassword = await api(gw, 'POST', '/admin/v1/mcp/servers', ADMIN, { ...server, url: 'ftp://user:CANARY-pw-991@docs.example.com/mcp' });
+    expect(withPassword.status).to.equal(400);
+    expect(withPassword.text).to.not.include('CANARY-pw-991');
+  });
+});
