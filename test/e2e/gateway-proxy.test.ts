@@ -10,6 +10,7 @@ const KEY = 'sk-proxy-client-CANARY-41';
 const NARROW_KEY = 'sk-proxy-narrow-CANARY-42';
 const DOCS_ONLY_KEY = 'sk-proxy-docs-only-CANARY-43';
 const ONE_MODEL_KEY = 'sk-proxy-one-model-CANARY-44';
+const ADMIN = 'sk-proxy-admin-CANARY-45';
 
 describe('gateway_proxy: the gateway models as MCP tools', () => {
   let upstream: FakeOpenAI;
@@ -20,6 +21,7 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     upstream = await new FakeOpenAI().start();
     docs = await FakeMcpServer.start({ toolsOnly: true, tools: { search: { description: 'Search the docs' } } });
     gw = await startGateway({
+      adminKey: ADMIN,
       organizations: [{ id: 'acme' }],
       keys: [
         { key: KEY, org: 'acme', id: 'proxy-user' },
@@ -125,6 +127,19 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     const err = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
     expect(err?.message).to.include('Unknown tool');
     expect(upstream.requests).to.have.length(0);
+    await client.close();
+  });
+
+  it('takes gateway_proxy as a server name in a key made through the management API', async () => {
+    const res = await fetch(`${gw.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ org: 'acme', name: 'models-only', mcp: { servers: ['gateway_proxy'] } }),
+    });
+    const created = (await res.json()) as { key: string };
+    expect(res.status, JSON.stringify(created)).to.equal(201);
+    const client = await mcpClient(created.key);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['gpt_4o_mini', 'team_claude_v2']);
     await client.close();
   });
 
