@@ -3,6 +3,12 @@ import type { GatewayServices } from '../http/gateway-services';
 import { installAdminRoutes } from './admin/routes';
 import { installAdminDeploymentRoutes } from './admin/deployment-routes';
 import { installAdminMcpRoutes } from './admin/mcp-routes';
+import { installAdminUsageRoutes } from './admin/usage-routes';
+import { installAdminBudgetRoutes } from './admin/budget-routes';
+import { installAdminSessionRoutes } from './admin/session-routes';
+import { installAdminToolTesterRoutes } from './admin/tool-tester-routes';
+import { installAdminModelViewRoutes } from './admin/model-view-routes';
+import { installAdminGuardrailViewRoutes } from './admin/guardrail-view-routes';
 import { installChatRoutes } from './chat/routes';
 import { installEmbeddingsRoutes } from './embeddings/routes';
 import { installHealthRoutes } from '../http/health-routes';
@@ -28,5 +34,11 @@ export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installMcpRoutes,
   installAdminMcpRoutes,
   installAdminDeploymentRoutes,
+  installAdminUsageRoutes,
+  installAdminBudgetRoutes,
+  installAdminSessionRoutes,
+  installAdminToolTesterRoutes,
+  installAdminModelViewRoutes,
+  installAdminGuardrailViewRoutes,
   installUiRoutes,
 ];

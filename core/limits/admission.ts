@@ -3,7 +3,7 @@ import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Clock } from '../plugins/contracts';
 import { formatCost } from '../spend/pricing';
 import type { StoreBackend } from '../store/store-backend';
-import { formatResetDuration, periodAt, type Period } from './duration';
+import { formatResetDuration, parseDuration, periodAt, type Period } from './duration';
 import type { UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
@@ -17,12 +17,22 @@ import { RateLimitHeaders } from './rate-limit-headers';
 export interface Admission {
   admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void>;
   settle(ctx: GatewayContext): Promise<void>;
+  /** what a key or organisation has used of its budget in the current period (for the management API) */
+  budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
 }
 
 /** What a request reserved, kept on its context until it settles. */
 export interface LimitTicket {
   readonly tokens: Charge[];
   readonly budget: Charge[];
+}
+
+export interface BudgetUsage {
+  /** the budget counter: settled costs plus the estimates of requests still running */
+  spent: number;
+  /** the current period, or null for a budget that never resets */
+  periodStart: string | null;
+  periodEnd: string | null;
 }
 
 /** rpm and tpm count in fixed one-minute windows aligned to the minute (UTC), shared through the store. */
@@ -145,6 +155,19 @@ export class LimitsAdmission implements Admission {
       throw error;
     }
     ticket.budget.push(charge);
+  }
+
+  /** Reads the same counter checkBudget adds to, without changing it. */
+  async budgetUsage(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage> {
+    const now = this.clock.now();
+    const periodMs = parseDuration(budgetDuration);
+    const period = periodMs ? periodAt(now, periodMs) : undefined;
+    const base = `limits:budget:${kind}:${id}${period ? `:${periodMs}` : ''}`;
+    return {
+      spent: await this.store.getCounter(counterFor(base, period, now).key),
+      periodStart: period ? new Date(period.startsAt).toISOString() : null,
+      periodEnd: period ? new Date(period.endsAt).toISOString() : null,
+    };
   }
 
   /** Add to a counter atomically and remember it, so a refusal can take it back. */

@@ -30,6 +30,13 @@ export interface LogQuery {
   model?: string;
   /** ISO time; only entries at or after it */
   since?: string;
+  /** ISO time; only entries before it */
+  until?: string;
+  /** only entries whose HTTP status is within [statusMin, statusMax] */
+  statusMin?: number;
+  statusMax?: number;
+  /** one entry by its id (the request id) */
+  id?: string;
   limit: number;
   /** opaque, from a previous page */
   cursor?: string;
@@ -45,5 +52,9 @@ export function matchesLogQuery(entry: LogEntry, query: LogQuery): boolean {
   if (query.org && entry.org !== query.org) return false;
   if (query.model && entry.model !== query.model) return false;
   if (query.since && entry.time < query.since) return false;
+  if (query.until && entry.time >= query.until) return false;
+  if (query.statusMin !== undefined && entry.status < query.statusMin) return false;
+  if (query.statusMax !== undefined && entry.status > query.statusMax) return false;
+  if (query.id && entry.id !== query.id) return false;
   return true;
 }

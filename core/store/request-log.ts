@@ -25,9 +25,14 @@ export class RequestLog {
     return this.store.queryLogs(query);
   }
 
-  async spend(groupBy: 'key' | 'org' | 'model' | 'day', since?: string, org?: string): Promise<SpendRow[]> {
+  /** every entry in [since, until), oldest first (the store scans from `since`; `until` is checked here) */
+  async *scan(since?: string, until?: string): AsyncIterable<LogEntry> {
+    for await (const e of this.store.scanLogs(since)) if (!until || e.time < until) yield e;
+  }
+
+  async spend(groupBy: 'key' | 'org' | 'model' | 'day', since?: string, org?: string, until?: string): Promise<SpendRow[]> {
     const rows = new Map<string, SpendRow>();
-    for await (const e of this.store.scanLogs(since)) {
+    for await (const e of this.scan(since, until)) {
       if (org && e.org !== org) continue;
       const group = groupKey(e, groupBy);
       const row = rows.get(group) ?? { group, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };

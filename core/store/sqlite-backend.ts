@@ -158,6 +158,11 @@ export class SqliteBackend implements StoreBackend {
     if (query.org) (where.push('org = ?'), params.push(query.org));
     if (query.model) (where.push('model = ?'), params.push(query.model));
     if (query.since) (where.push('time >= ?'), params.push(query.since));
+    if (query.until) (where.push('time < ?'), params.push(query.until));
+    // status and id are not columns of their own: read from the stored JSON (SQLite's JSON1 functions)
+    if (query.statusMin !== undefined) (where.push("json_extract(entry, '$.status') >= ?"), params.push(query.statusMin));
+    if (query.statusMax !== undefined) (where.push("json_extract(entry, '$.status') <= ?"), params.push(query.statusMax));
+    if (query.id) (where.push("json_extract(entry, '$.id') = ?"), params.push(query.id));
     const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
     const rows = this.db.prepare(sql).all(...params, query.limit + 1) as { seq: number; entry: string }[];
     const page = rows.slice(0, query.limit);

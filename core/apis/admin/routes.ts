@@ -9,6 +9,7 @@ import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { validateBody, validatePatch } from '../../http/validate';
+import { optionalString, parseLimit, parseRange, parseStatus } from './query-params';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 
@@ -16,20 +17,6 @@ const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 function publicKey(k: StoredKey) {
   const { digest: _digest, ...rest } = k;
   return { object: 'key', ...rest };
-}
-
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return 50;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequestError('limit must be an integer from 1 to 1000.', 'invalid_value', { param: 'limit' });
-  return n;
-}
-
-function parseSince(raw: unknown): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const t = Date.parse(String(raw));
-  if (Number.isNaN(t)) throw new InvalidRequestError('since must be an ISO-8601 date or time.', 'invalid_value', { param: 'since' });
-  return new Date(t).toISOString();
 }
 
 export function installAdminRoutes(router: Router, services: GatewayServices): void {
@@ -42,14 +29,27 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const admin = adminOf(res);
       const page = await services.requestLog.query({
-        key: typeof req.query.key === 'string' ? req.query.key : undefined,
+        key: optionalString(req.query.key),
         org: orgFilter(admin, req.query.org),
-        model: typeof req.query.model === 'string' ? req.query.model : undefined,
-        since: parseSince(req.query.since),
+        model: optionalString(req.query.model),
+        ...parseRange(req.query),
+        ...parseStatus(req.query.status),
         limit: parseLimit(req.query.limit),
         cursor: typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined,
       });
       res.json({ object: 'list', data: page.data, next_cursor: page.nextCursor, has_more: page.nextCursor !== null });
+    }),
+  );
+
+  // one entry with every recorded field; another organisation's entry answers like a missing one
+  router.get(
+    '/admin/v1/logs/:id',
+    auth,
+    adminHandler(async (req, res) => {
+      const id = String(req.params.id);
+      const page = await services.requestLog.query({ id, org: orgFilter(adminOf(res), undefined), limit: 1 });
+      if (!page.data.length) throw new NotFoundError(`No log entry "${id}".`, 'log_entry_not_found');
+      res.json({ object: 'log_entry', ...page.data[0] });
     }),
   );
 
@@ -59,7 +59,8 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const groupBy = String(req.query.groupBy ?? 'key');
       if (!SPEND_GROUPS.has(groupBy)) throw new InvalidRequestError('groupBy must be one of key, org, model, day.', 'invalid_value', { param: 'groupBy' });
-      const rows = await services.requestLog.spend(groupBy as 'key', parseSince(req.query.since), orgFilter(adminOf(res), req.query.org));
+      const { since, until } = parseRange(req.query);
+      const rows = await services.requestLog.spend(groupBy as 'key', since, orgFilter(adminOf(res), req.query.org), until);
       const total = rows.reduce((sum, r) => sum + r.cost, 0);
       res.json({ object: 'list', group_by: groupBy, data: rows, total_cost: total });
     }),

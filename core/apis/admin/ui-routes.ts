@@ -3,9 +3,9 @@ import type { GatewayServices } from '../../http/gateway-services';
 import { buildUiAssets, UI_ASSET_PREFIX } from './ui/ui-assets';
 
 /**
- * The management web page (contracts.md §3): `GET /ui` answers the page without a key (its data comes from
- * the management API, which needs one); `/ui/assets/<name>` serves its script and stylesheet. Strict CSP:
- * only same-origin script, style and fetch; no inline code, no framing.
+ * The admin console (contracts.md §3): `GET /ui` answers the page without a key (its data comes from the
+ * management API, which needs one); `/ui/assets/<name>` serves its scripts, stylesheets and uPlot (see
+ * ui/ui-assets.ts). Strict CSP: only same-origin script, style and fetch; no inline code, no framing.
  */
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",

@@ -84,6 +84,24 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(byKey.data.map((e) => e.id)).to.deep.equal(['r5', 'r3', 'r1']);
     });
 
+    it('filters the request log by status range, time range and entry id, paging within the filter', async () => {
+      const org = `status-${name}`;
+      const statuses = [200, 429, 500, 200, 403, 502, 200];
+      for (let i = 0; i < statuses.length; i++) await store.appendLog(entry(i, { org, id: `s${name}${i}`, status: statuses[i] }));
+      const ids = async (q: Partial<Parameters<StoreBackend['queryLogs']>[0]>) => (await store.queryLogs({ org, limit: 10, ...q })).data.map((e) => e.id.slice(-1));
+      expect(await ids({ statusMin: 400, statusMax: 599 })).to.deep.equal(['5', '4', '2', '1']);
+      expect(await ids({ statusMin: 500, statusMax: 599 })).to.deep.equal(['5', '2']);
+      expect(await ids({ statusMin: 200, statusMax: 200 })).to.deep.equal(['6', '3', '0']);
+      // since inclusive, until exclusive
+      expect(await ids({ since: entry(2).time, until: entry(5).time })).to.deep.equal(['4', '3', '2']);
+      expect(await ids({ id: `s${name}4` })).to.deep.equal(['4']);
+      expect(await ids({ id: 'nope' })).to.deep.equal([]);
+      const page = await store.queryLogs({ org, statusMin: 400, statusMax: 599, limit: 2 });
+      expect(page.data.map((e) => e.status)).to.deep.equal([502, 403]);
+      const next = await store.queryLogs({ org, statusMin: 400, statusMax: 599, limit: 2, cursor: page.nextCursor! });
+      expect(next.data.map((e) => e.status)).to.deep.equal([500, 429]);
+    });
+
     it('keeps keyv values with a TTL', async () => {
       const kv = store.keyv(`ns-${name}`);
       await kv.set('a', { x: 1 });

@@ -1,32 +1,43 @@
 import { createHash } from 'node:crypto';
-import { APP_JS } from './app-js';
-import { INDEX_HTML } from './index-html';
-import { STYLE_CSS } from './style-css';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface UiAsset {
   contentType: string;
   body: Buffer;
 }
 
-const SOURCES: Record<string, { contentType: string; text: string }> = {
-  'app.js': { contentType: 'text/javascript; charset=utf-8', text: APP_JS },
-  'style.css': { contentType: 'text/css; charset=utf-8', text: STYLE_CSS },
-};
-
 export const UI_ASSET_PREFIX = '/ui/assets/';
 
 /**
- * The page and its assets, encoded once. The HTML names each asset with a content hash (`?v=`), so the
- * assets can be cached for long and a new gateway version still reaches browsers at once.
+ * The console's files: plain HTML, CSS and browser JavaScript in `web/` next to this module's source (the
+ * compiled module lives in dist/, five folders down from the package root; package.json ships `web/` too),
+ * and uPlot's browser build from node_modules, served by the gateway itself (no CDN).
+ */
+const WEB_DIR = path.resolve(__dirname, '..', '..', '..', '..', '..', 'core', 'apis', 'admin', 'ui', 'web');
+const VENDOR: Record<string, string> = {
+  'uplot.js': require.resolve('uplot/dist/uPlot.iife.min.js'),
+  'uplot.css': require.resolve('uplot/dist/uPlot.min.css'),
+};
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
+
+/**
+ * The page and its assets, read and encoded once at boot. The HTML names each asset with a content hash
+ * (`{{name}}` becomes `/ui/assets/name?v=<hash>`), so assets can be cached for long and a new gateway
+ * version still reaches browsers at once.
  */
 export function buildUiAssets(): { html: Buffer; assets: Map<string, UiAsset> } {
+  const files = new Map<string, string>(Object.entries(VENDOR));
+  for (const name of readdirSync(WEB_DIR)) if (TYPES[path.extname(name)]) files.set(name, path.join(WEB_DIR, name));
   const assets = new Map<string, UiAsset>();
-  let html = INDEX_HTML;
-  for (const [name, { contentType, text }] of Object.entries(SOURCES)) {
-    const body = Buffer.from(text, 'utf8');
+  let html = readFileSync(path.join(WEB_DIR, 'index.html'), 'utf8');
+  for (const [name, file] of files) {
+    const body = readFileSync(file);
     const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
-    assets.set(name, { contentType, body });
+    assets.set(name, { contentType: TYPES[path.extname(name)], body });
     html = html.replaceAll(`{{${name}}}`, `${UI_ASSET_PREFIX}${name}?v=${version}`);
   }
+  const missing = /\{\{([^}]+)\}\}/.exec(html);
+  if (missing) throw new Error(`web UI: index.html names an asset that does not exist: ${missing[1]}`);
   return { html: Buffer.from(html, 'utf8'), assets };
 }

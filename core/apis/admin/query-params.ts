@@ -1,0 +1,56 @@
+/**
+ * Query parameters the management API's read routes share: times, page sizes and the log's status filter.
+ * Each bad value is a 400 naming the parameter.
+ */
+import { InvalidRequestError } from '../../errors/gateway-error';
+
+export function parseLimit(raw: unknown): number {
+  if (raw === undefined) return 50;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidRequestError('limit must be an integer from 1 to 1000.', 'invalid_value', { param: 'limit' });
+  return n;
+}
+
+/** An ISO-8601 date or time, normalised to a UTC ISO string (how log entries store `time`). */
+export function parseTime(raw: unknown, param: string): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const t = Date.parse(String(raw));
+  if (Number.isNaN(t)) throw new InvalidRequestError(`${param} must be an ISO-8601 date or time.`, 'invalid_value', { param });
+  return new Date(t).toISOString();
+}
+
+export function parseSince(raw: unknown): string | undefined {
+  return parseTime(raw, 'since');
+}
+
+/** `since` must come before `until` when both are given. */
+export function parseRange(query: Record<string, unknown>): { since?: string; until?: string } {
+  const since = parseSince(query.since);
+  const until = parseTime(query.until, 'until');
+  if (since && until && since >= until) throw new InvalidRequestError('since must be before until.', 'invalid_value', { param: 'until' });
+  return { since, until };
+}
+
+const STATUS_CLASSES = new Map([
+  ['success', [200, 399]],
+  ['error', [400, 599]],
+]);
+
+/**
+ * `status=200` (one code), `status=4xx` (a class) or `status=success|error` (below 400, 400 and up): the
+ * bounds the store filters on.
+ */
+export function parseStatus(raw: unknown): { statusMin?: number; statusMax?: number } {
+  if (raw === undefined || raw === '') return {};
+  const s = String(raw).toLowerCase();
+  const named = STATUS_CLASSES.get(s);
+  if (named) return { statusMin: named[0], statusMax: named[1] };
+  if (/^[1-5]xx$/.test(s)) return { statusMin: Number(s[0]) * 100, statusMax: Number(s[0]) * 100 + 99 };
+  if (/^[1-5][0-9][0-9]$/.test(s)) return { statusMin: Number(s), statusMax: Number(s) };
+  throw new InvalidRequestError('status must be a code (e.g. 429), a class (e.g. 5xx), success or error.', 'invalid_value', { param: 'status' });
+}
+
+/** A string filter, or undefined when absent or empty. */
+export function optionalString(raw: unknown): string | undefined {
+  return typeof raw === 'string' && raw ? raw : undefined;
+}

@@ -1,0 +1,142 @@
+/**
+ * Spend and requests per calendar day in one time zone, split into series (by key, organisation, model or
+ * MCP tool), for the usage charts. One pass over the log entries of the range.
+ */
+import type { LogEntry } from './log-entry';
+
+export type UsageSplit = 'none' | 'key' | 'org' | 'model' | 'tool';
+
+export interface UsageSeries {
+  group: string;
+  /** one value per day of `days` */
+  cost: number[];
+  requests: number[];
+}
+
+export interface UsageTotals {
+  cost: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface UsageByDay {
+  days: string[];
+  series: UsageSeries[];
+  totals: UsageTotals;
+  /** the biggest spenders of the range, whatever the split */
+  top: { keys: TopRow[]; models: TopRow[] };
+}
+
+export interface TopRow {
+  group: string;
+  cost: number;
+  requests: number;
+}
+
+/** Series beyond this many (by cost) are summed into one `(other)` series: a chart stays readable. */
+export const MAX_SERIES = 8;
+const TOP_ROWS = 5;
+const MCP_PREFIX = 'MCP: ';
+
+/** Every time zone's offset is a whole number of quarter hours, so one quarter hour lies within one day. */
+const QUARTER_HOUR_MS = 900_000;
+
+/**
+ * `YYYY-MM-DD` of an instant in a time zone (en-CA formats dates that way). Formatting is the slow part of
+ * a scan, so each quarter hour is formatted once.
+ */
+export function dayFormatter(timeZone: string): (t: number) => string {
+  const f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const byQuarter = new Map<number, string>();
+  return (t) => {
+    const q = Math.floor(t / QUARTER_HOUR_MS);
+    let day = byQuarter.get(q);
+    if (day === undefined) byQuarter.set(q, (day = f.format(q * QUARTER_HOUR_MS)));
+    return day;
+  };
+}
+
+/** Every day from `since` to `until` (exclusive) in the zone; steps of 6 hours never skip a day, even across DST. */
+export function daysBetween(since: number, until: number, dayOf: (t: number) => string): string[] {
+  const days: string[] = [];
+  for (let t = since; t < until; t += 6 * 3600_000) {
+    const d = dayOf(t);
+    if (days[days.length - 1] !== d) days.push(d);
+  }
+  const last = dayOf(until - 1);
+  if (days[days.length - 1] !== last) days.push(last);
+  return days;
+}
+
+function groupOf(e: LogEntry, split: UsageSplit): string | undefined {
+  switch (split) {
+    case 'none':
+      return 'all';
+    case 'key':
+      return e.keyId ?? '(none)';
+    case 'org':
+      return e.org ?? '(none)';
+    case 'model':
+      return e.model ?? '(none)';
+    case 'tool':
+      // only MCP tool calls have a tool; model traffic is not part of this split
+      return e.model?.startsWith(MCP_PREFIX) ? e.model.slice(MCP_PREFIX.length) : undefined;
+  }
+}
+
+function addTop(rows: Map<string, TopRow>, group: string, e: LogEntry): void {
+  const row = rows.get(group) ?? { group, cost: 0, requests: 0 };
+  row.cost += e.cost;
+  row.requests += 1;
+  rows.set(group, row);
+}
+
+const byCost = (a: { cost: number }, b: { cost: number }) => b.cost - a.cost;
+
+export async function usageByDay(
+  entries: AsyncIterable<LogEntry>,
+  opts: { since: number; until: number; timeZone: string; split: UsageSplit; org?: string },
+): Promise<UsageByDay> {
+  const dayOf = dayFormatter(opts.timeZone);
+  const days = daysBetween(opts.since, opts.until, dayOf);
+  const dayIndex = new Map(days.map((d, i) => [d, i]));
+  const groups = new Map<string, UsageSeries & { total: number }>();
+  const totals: UsageTotals = { cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
+  const topKeys = new Map<string, TopRow>();
+  const topModels = new Map<string, TopRow>();
+  for await (const e of entries) {
+    if (opts.org && e.org !== opts.org) continue;
+    const i = dayIndex.get(dayOf(Date.parse(e.time)));
+    if (i === undefined) continue;
+    totals.cost += e.cost;
+    totals.requests += 1;
+    totals.promptTokens += e.promptTokens;
+    totals.completionTokens += e.completionTokens;
+    addTop(topKeys, e.keyId ?? '(none)', e);
+    addTop(topModels, e.model ?? '(none)', e);
+    const group = groupOf(e, opts.split);
+    if (group === undefined) continue;
+    let s = groups.get(group);
+    if (!s) groups.set(group, (s = { group, cost: days.map(() => 0), requests: days.map(() => 0), total: 0 }));
+    s.cost[i] += e.cost;
+    s.requests[i] += 1;
+    s.total += e.cost;
+  }
+  const ranked = [...groups.values()].sort((a, b) => b.total - a.total || b.requests.reduce((x, y) => x + y, 0) - a.requests.reduce((x, y) => x + y, 0));
+  const series: UsageSeries[] = ranked.slice(0, MAX_SERIES).map(({ group, cost, requests }) => ({ group, cost, requests }));
+  const rest = ranked.slice(MAX_SERIES);
+  if (rest.length) {
+    series.push({
+      group: '(other)',
+      cost: days.map((_, i) => rest.reduce((sum, s) => sum + s.cost[i], 0)),
+      requests: days.map((_, i) => rest.reduce((sum, s) => sum + s.requests[i], 0)),
+    });
+  }
+  return {
+    days,
+    series,
+    totals,
+    top: { keys: [...topKeys.values()].sort(byCost).slice(0, TOP_ROWS), models: [...topModels.values()].sort(byCost).slice(0, TOP_ROWS) },
+  };
+}

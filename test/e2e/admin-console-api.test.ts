@@ -1,0 +1,184 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ADMIN = 'sk-admin-API-1';
+const ACME_ADMIN = 'sk-acme-admin-API-2';
+const ACME_DEV = 'sk-acme-dev-API-3';
+const ACME_STRICT = 'sk-acme-strict-API-4';
+const GLOBEX_BOT = 'sk-globex-bot-API-5';
+
+/** The management API reads the console is built on: who am I, log filters and detail, daily spend, models, guardrails, the tool tester. */
+describe('management API for the admin console', function () {
+  this.timeout(30_000);
+  let upstream: FakeOpenAI;
+  let mcp: FakeMcpServer;
+  let gw: TestGateway;
+
+  async function api(key: string, method: string, path: string, body?: unknown) {
+    const res = await fetch(`${gw.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, body: JSON.parse(text) as any };
+  }
+  const chat = (key: string, content: string) =>
+    new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content }] }).catch((e: unknown) => e);
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('hi', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    mcp = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: { description: 'Fetch' } } });
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme' }, { id: 'globex', maxBudget: 10 }],
+      keys: [
+        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin', name: 'Acme ops' },
+        { key: ACME_DEV, org: 'acme', id: 'acme-dev', maxBudget: 1, budgetDuration: '1d' },
+        { key: ACME_STRICT, org: 'acme', id: 'acme-strict', guardrails: ['house-rules'] },
+        { key: GLOBEX_BOT, org: 'globex', id: 'globex-bot', guardrails: ['house-rules'] },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-SECRET-9' }],
+      models: [{ name: 'gpt', provider: 'oai', model: 'up', id: 'gpt-1', price: { inputPerMTok: 1, outputPerMTok: 2 }, fallbacks: [] }],
+      mcpServers: [{ name: 'docs', url: mcp.url, org: 'acme', allowedTools: ['search'] }],
+      mcp: { healthCheckIntervalSeconds: 0 },
+      guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['falcon'] } }],
+    });
+    await chat(ACME_DEV, 'hello');
+    await chat(ACME_STRICT, 'falcon plans');
+    await chat(GLOBEX_BOT, 'falcon too');
+    await chat(GLOBEX_BOT, 'hello');
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await mcp.close();
+  });
+
+  it('says who the management key is', async () => {
+    expect((await api(ADMIN, 'GET', '/admin/v1/me')).body).to.deep.include({ role: 'platform_admin', org: null });
+    expect((await api(ACME_ADMIN, 'GET', '/admin/v1/me')).body).to.deep.include({ role: 'admin', org: 'acme', keyId: 'acme-admin', keyName: 'Acme ops' });
+    expect((await api(ACME_DEV, 'GET', '/admin/v1/me')).status).to.equal(403);
+  });
+
+  it('filters the log by status and time range and reads one entry, scoped to the organisation', async () => {
+    const errors = (await api(ADMIN, 'GET', '/admin/v1/logs?status=error')).body.data;
+    expect(errors.map((e: any) => e.keyId).sort()).to.deep.equal(['acme-strict', 'globex-bot']);
+    expect((await api(ADMIN, 'GET', '/admin/v1/logs?status=4xx')).body.data).to.have.length(2);
+    expect((await api(ADMIN, 'GET', '/admin/v1/logs?status=200')).body.data).to.have.length(2);
+    expect((await api(ACME_ADMIN, 'GET', '/admin/v1/logs?status=error')).body.data.map((e: any) => e.keyId)).to.deep.equal(['acme-strict']);
+    const all = (await api(ADMIN, 'GET', '/admin/v1/logs')).body.data;
+    const oldest = all[all.length - 1];
+    const before = (await api(ADMIN, 'GET', `/admin/v1/logs?until=${encodeURIComponent(all[0].time)}`)).body.data;
+    expect(before.every((e: any) => e.time < all[0].time)).to.equal(true);
+    expect((await api(ADMIN, 'GET', `/admin/v1/logs?since=${encodeURIComponent(oldest.time)}&until=${encodeURIComponent(oldest.time)}`)).status).to.equal(400);
+    for (const bad of ['status=ok', 'status=600', 'until=yesterday']) {
+      const r = await api(ADMIN, 'GET', `/admin/v1/logs?${bad}`);
+      expect(r.status, bad).to.equal(400);
+      expect(r.body.error.param, bad).to.equal(bad.split('=')[0]);
+    }
+
+    const blocked = errors.find((e: any) => e.keyId === 'globex-bot');
+    const read = await api(ADMIN, 'GET', `/admin/v1/logs/${blocked.id}`);
+    expect(read.body).to.deep.include({ object: 'log_entry', id: blocked.id, keyId: 'globex-bot', status: blocked.status });
+    expect(read.body.details.guardrails[0]).to.deep.include({ id: 'house-rules', verdict: 'block' });
+    const hidden = await api(ACME_ADMIN, 'GET', `/admin/v1/logs/${blocked.id}`);
+    expect(hidden.status).to.equal(404);
+    expect(hidden.body.error.code).to.equal('log_entry_not_found');
+  });
+
+  it('answers spend by day with totals equal to /admin/v1/spend over the same range', async () => {
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const range = `since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`;
+    const daily = (await api(ADMIN, 'GET', `/admin/v1/spend/daily?${range}&splitBy=org&tz=Pacific/Auckland`)).body;
+    const spend = (await api(ADMIN, 'GET', `/admin/v1/spend?groupBy=org&${range}`)).body;
+    expect(daily).to.deep.include({ object: 'spend_by_day', split_by: 'org', time_zone: 'Pacific/Auckland' });
+    expect(daily.totals.cost).to.be.closeTo(spend.total_cost, 1e-12);
+    expect(daily.totals.requests).to.equal(4);
+    for (const row of spend.data) {
+      const series = daily.series.find((s: any) => s.group === row.group);
+      expect(series.cost.reduce((a: number, b: number) => a + b, 0), row.group).to.be.closeTo(row.cost, 1e-12);
+    }
+    // an organisation admin sees its own organisation only
+    const acme = (await api(ACME_ADMIN, 'GET', `/admin/v1/spend/daily?${range}&splitBy=key`)).body;
+    expect(acme.series.map((s: any) => s.group).sort()).to.deep.equal(['acme-dev', 'acme-strict']);
+    expect(acme.top.keys.map((k: any) => k.group)).to.not.include('globex-bot');
+    for (const [query, param] of [['tz=Mars/Olympus', 'tz'], ['splitBy=server', 'splitBy'], ['since=2020-01-01', 'since']]) {
+      const r = await api(ADMIN, 'GET', `/admin/v1/spend/daily?${query}`);
+      expect(r.status, query).to.equal(400);
+      expect(r.body.error.param, query).to.equal(param);
+    }
+  });
+
+  it('lists models with deployments, prices and live health, and never the provider URL or key', async () => {
+    const r = await api(ACME_ADMIN, 'GET', '/admin/v1/models');
+    expect(r.status).to.equal(200);
+    expect(r.body.data[0]).to.deep.include({ name: 'gpt', kind: 'chat' });
+    expect(r.body.data[0].deployments[0]).to.deep.include({ id: 'gpt-1', provider: 'oai', providerType: 'openai', upstreamModel: 'up', weight: 1, share: 1, price: { inputPerMTok: 1, outputPerMTok: 2 } });
+    expect(r.body.data[0].deployments[0].health).to.deep.include({ state: 'healthy', requests: 2 });
+    expect(r.text).to.not.include('sk-provider-SECRET-9').and.not.include(upstream.url);
+  });
+
+  it('lists guardrails with the keys they apply to and verdict counts, per organisation', async () => {
+    const all = (await api(ADMIN, 'GET', '/admin/v1/guardrails')).body.data[0];
+    expect(all).to.deep.include({ id: 'house-rules', engine: 'block', phases: ['pre', 'post'], traffic: ['chat', 'mcp'], mode: 'enforce', default: false });
+    expect(all.keys.map((k: any) => k.id)).to.deep.equal(['acme-strict', 'globex-bot']);
+    expect(all.verdicts.block).to.equal(2);
+    expect(all).to.not.have.property('options');
+    const acme = (await api(ACME_ADMIN, 'GET', '/admin/v1/guardrails')).body.data[0];
+    expect(acme.keys.map((k: any) => k.id)).to.deep.equal(['acme-strict']);
+    expect(acme.verdicts.block).to.equal(1);
+  });
+
+  it('shows what each key and organisation used of its budget this period, from the counter the gateway checks', async () => {
+    const all = (await api(ADMIN, 'GET', '/admin/v1/budgets')).body.data;
+    expect(all.map((b: any) => `${b.kind}:${b.id}`)).to.deep.equal(['key:acme-dev', 'org:globex']);
+    const dev = all[0];
+    const logged = (await api(ADMIN, 'GET', '/admin/v1/logs?key=acme-dev&model=gpt')).body.data;
+    expect(dev.spent).to.be.greaterThan(0);
+    expect(dev.spent).to.be.closeTo(logged.reduce((sum: number, e: any) => sum + e.cost, 0), 1e-12);
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    expect(dev).to.deep.include({ maxBudget: 1, budgetDuration: '1d', periodStart: new Date(day).toISOString(), periodEnd: new Date(day + 86_400_000).toISOString() });
+    expect(all[1].spent).to.be.closeTo((await api(ADMIN, 'GET', '/admin/v1/spend?groupBy=org')).body.data.find((r: any) => r.group === 'globex').cost, 1e-12);
+    expect((await api(ACME_ADMIN, 'GET', '/admin/v1/budgets')).body.data.map((b: any) => b.id)).to.deep.equal(['acme-dev']);
+  });
+
+  it('clears a key field with null', async () => {
+    const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'tmp', maxBudget: 5, rpm: 10 })).body;
+    const patched = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { maxBudget: null, rpm: 20, role: null });
+    expect(patched.status).to.equal(200);
+    expect(patched.body).to.not.have.property('maxBudget');
+    expect(patched.body.rpm).to.equal(20);
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body).to.not.have.property('maxBudget');
+  });
+
+  it('runs the tool tester through /mcp with the pasted key, and explains what it cannot run', async () => {
+    const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
+    const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });
+    expect(ok.status).to.equal(200);
+    // the key reaches docs and the built-in gateway_proxy: names carry the alias
+    expect(ok.body).to.deep.include({ object: 'tool_test', tool: 'docs-search', status: 200, error: null });
+    expect(ok.body.result.content[0].text).to.include('"q":"x"');
+    expect(ok.body.log_entry).to.deep.include({ id: ok.body.request_id, keyId: 'acme-dev', model: 'MCP: docs-search', endpoint: 'mcp' });
+    expect(ok.text).to.not.include(ACME_DEV);
+    expect(mcp.requestsFor('tools/call')).to.have.length(1);
+
+    const wrongKey = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: 'sk-not-a-key-API' });
+    expect(wrongKey.status).to.equal(400);
+    expect(wrongKey.body.error.code).to.equal('invalid_test_key');
+    expect(wrongKey.text).to.not.include('sk-not-a-key-API');
+    const hidden = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/fetch/call`, { key: ACME_DEV });
+    expect(hidden.body.error.code).to.equal('tool_not_visible');
+    expect(hidden.body.error.message).to.include('enable it first');
+    const missing = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/nope/call`, { key: ACME_DEV });
+    expect(missing.status).to.equal(404);
+    expect((await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: [1] })).body.error.param).to.equal('arguments');
+    expect(mcp.requestsFor('tools/call')).to.have.length(1);
+    expect(gw.logLines.join('\n')).to.not.include('sk-not-a-key-API');
+  });
+});

@@ -1,0 +1,433 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, SCREENSHOT_DIR } from '../support/browser';
+import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+
+const ADMIN = 'sk-admin-CONSOLE-1';
+const ACME_ADMIN = 'sk-acme-admin-CONSOLE-2';
+const ACME_DEV = 'sk-acme-dev-CONSOLE-3';
+const ACME_STRICT = 'sk-acme-strict-CONSOLE-4';
+const GLOBEX_ADMIN = 'sk-globex-admin-CONSOLE-5';
+const GLOBEX_BOT = 'sk-globex-bot-CONSOLE-6';
+/** the browser's globals, inside page.evaluate callbacks (this project compiles without the DOM lib) */
+declare const document: any;
+declare const NodeFilter: any;
+
+const BROWSER_TZ = 'Pacific/Kiritimati'; // UTC+14 all year: its date is never the UTC date at 10:00 UTC or later
+const PAGES = ['usage', 'keys', 'orgs', 'models', 'mcp', 'guardrails', 'logs'] as const;
+
+/**
+ * The admin console in a real browser (Debian's chromium, driven by playwright-core) against a gateway with
+ * fake upstreams: sign-in as platform admin and organisation admin, keys, MCP servers and the tool tester,
+ * log filters and details, usage charts, layout at 1400 and 390 px (screenshots in test-screenshots/).
+ */
+describe('admin console in a browser', function () {
+  this.timeout(60_000);
+  let upstream: FakeOpenAI;
+  let mcp: FakeMcpServer;
+  let gw: TestGateway;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+  const pageErrors: string[] = [];
+
+  async function api(key: string, method: string, p: string, body?: unknown) {
+    const res = await fetch(`${gw.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  async function chat(key: string, model: string, content: string) {
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    return client.chat.completions.create({ model, messages: [{ role: 'user', content }] }).catch((e: unknown) => e);
+  }
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    // the "flaky" deployment always fails: gpt-test then falls back to gpt-backup (attempts in the log)
+    upstream.script = (req) =>
+      req.body?.model === 'flaky-upstream'
+        ? { kind: 'json', status: 500, body: { error: { message: 'upstream broke', type: 'server_error' } } }
+        : { kind: 'json', body: chatCompletion('Hello from upstream', { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 }) };
+    mcp = await FakeMcpServer.start({ tools: { search: { description: 'Search the team documents by keyword' }, fetch: { description: 'Fetch one document' } } });
+    gw = await startGateway({
+      adminKey: ADMIN,
+      organizations: [{ id: 'acme', name: 'Acme Corp' }, { id: 'globex', name: 'Globex' }],
+      keys: [
+        { key: ACME_ADMIN, org: 'acme', role: 'admin', id: 'acme-admin', name: 'Acme ops' },
+        { key: ACME_DEV, org: 'acme', id: 'acme-dev', name: 'Acme dev' },
+        { key: ACME_STRICT, org: 'acme', id: 'acme-strict', name: 'Acme strict', guardrails: ['house-rules'] },
+        { key: GLOBEX_ADMIN, org: 'globex', role: 'admin', id: 'globex-admin', name: 'Globex ops' },
+        { key: GLOBEX_BOT, org: 'globex', id: 'globex-bot', name: 'Globex bot' },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-provider-secret' }],
+      models: [
+        // a price small enough that one request costs well under a cent
+        { name: 'gpt-test', provider: 'oai', model: 'flaky-upstream', id: 'gpt-test-flaky', price: { inputPerMTok: 0.5, outputPerMTok: 1.5 }, fallbacks: ['gpt-backup'] },
+        { name: 'gpt-backup', provider: 'oai', model: 'backup-upstream', id: 'gpt-backup-1', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 3 },
+        { name: 'gpt-backup', provider: 'oai', model: 'backup-upstream-2', id: 'gpt-backup-2', price: { inputPerMTok: 0.25, outputPerMTok: 1 }, weight: 1 },
+      ],
+      routing: { retries: 0 },
+      mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+      guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['project falcon'] } }],
+    });
+    // traffic of both organisations: successes, a fallback, a guardrail block
+    await chat(ACME_DEV, 'gpt-backup', 'hello');
+    await chat(ACME_DEV, 'gpt-test', 'hello with a fallback');
+    await chat(ACME_STRICT, 'gpt-backup', 'tell me about project falcon');
+    await chat(GLOBEX_BOT, 'gpt-backup', 'globex says hi');
+    await chat(GLOBEX_BOT, 'gpt-backup', 'globex says hi again');
+    // a zone far from the server's UTC: the console must show days and times in the browser's zone
+    browser = await launchBrowser({ timezoneId: BROWSER_TZ });
+    context = browser.context;
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.close();
+    await upstream?.stop();
+    await mcp?.close();
+  });
+  afterEach(() => {
+    const errors = pageErrors.splice(0);
+    expect(errors, 'browser console errors').to.deep.equal([]);
+  });
+
+  async function signIn(key: string, width = 1400): Promise<Page> {
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height: 900 });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => (m.type() === 'error' ? pageErrors.push(m.text()) : undefined));
+    await page.goto(`${gw.url}/ui`);
+    await page.fill('#signin-key', key);
+    await page.press('#signin-key', 'Enter');
+    await page.waitForSelector('#tabs:not([hidden])');
+    return page;
+  }
+
+  async function openPage(page: Page, name: string): Promise<void> {
+    await page.click(`#tabs button[data-tab="${name}"]`);
+    await page.waitForSelector(`#tab-${name}:not([hidden])`);
+    // loaded: the section shows a table, a card or an empty note (or, for usage, the totals)
+    await page.waitForFunction((n) => {
+      const s = document.getElementById(`tab-${n}`)!;
+      return n === 'usage' ? !!document.getElementById('usage-total-cost') : !!s.querySelector('.out > *');
+    }, name);
+  }
+
+  /** Words in table cells that the browser broke across lines (one word with client rects on two lines). */
+  async function wordsBrokenInCells(page: Page): Promise<string[]> {
+    return page.evaluate(() => {
+      const broken: string[] = [];
+      for (const td of Array.from(document.querySelectorAll('main section:not([hidden]) td, dialog[open] td'))) {
+        const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          const re = /\S+/g;
+          for (let m = re.exec(text); m; m = re.exec(text)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const tops = new Set(Array.from(range.getClientRects()).filter((r: any) => r.width > 0).map((r: any) => Math.round(r.top)));
+            if (tops.size > 1) broken.push(m[0]);
+          }
+        }
+      }
+      return broken;
+    });
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  }
+
+  it('signs in as platform admin; every page renders at 1400 and 390 px without breaking a word in a table cell', async () => {
+    for (const width of [1400, 390]) {
+      const page = await signIn(ADMIN, width);
+      expect(await page.textContent('#session-who')).to.equal('Platform admin');
+      for (const name of PAGES) {
+        await openPage(page, name);
+        await screenshot(page, `platform-${name}-${width}`);
+        expect(await wordsBrokenInCells(page), `${name} at ${width}px`).to.deep.equal([]);
+        // nothing sticks out of the viewport but scrolling tables
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${name} at ${width}px scrolls sideways`).to.be.at.most(0);
+      }
+      await page.close();
+    }
+  });
+
+  it('shows usage charts whose data match the daily API and whose totals match /admin/v1/spend', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'usage');
+    await page.selectOption('#usage-form select[name=splitBy]', 'key');
+    await page.click('#usage-form button[type=submit]');
+    await page.waitForFunction(() => (document.getElementById('usage-cost-chart') as any).mgData?.series.length > 1);
+    const chart = await page.evaluate(() => {
+      const box = document.getElementById('usage-cost-chart') as any;
+      const u = box.mgChart;
+      return { series: box.mgData.series, days: box.mgData.days, plotted: u.data.slice(1), canvas: !!box.querySelector('canvas'), labels: u.series.slice(1).map((s: any) => s.label) };
+    });
+    expect(chart.canvas).to.equal(true);
+    const spend = await api(ADMIN, 'GET', '/admin/v1/spend?groupBy=key');
+    // every request happened today: the chart's last day holds each key's whole spend
+    const lastDay = chart.days.length - 1;
+    const plottedByKey = new Map<string, number>(chart.series.map((s: any, i: number) => [s.group, chart.plotted[i][lastDay]]));
+    for (const row of spend.body.data) expect(plottedByKey.get(row.group), row.group).to.be.closeTo(row.cost, 1e-12);
+    expect(chart.labels).to.include('Acme dev (acme-dev)');
+    // the last day is today in the browser's zone (en-CA writes dates as YYYY-MM-DD)
+    expect(chart.days[lastDay]).to.equal(new Intl.DateTimeFormat('en-CA', { timeZone: BROWSER_TZ }).format(new Date()));
+    expect(await page.textContent('#tab-usage .msg')).to.include(`(${BROWSER_TZ})`);
+    // the totals line agrees with /admin/v1/spend, and a sub-cent cost is not shown as $0.00
+    const shown = await page.textContent('#usage-total-cost');
+    expect(spend.body.total_cost).to.be.greaterThan(0).and.lessThan(0.01);
+    expect(Number(shown!.replace('$', ''))).to.be.closeTo(spend.body.total_cost, spend.body.total_cost / 50);
+    expect(await page.getAttribute('#usage-totals', 'data-spend-total')).to.equal(String(spend.body.total_cost));
+    expect(await page.textContent('#usage-total-requests')).to.equal('5');
+    await page.close();
+  });
+
+  it('registers an MCP server with every field, enables a tool, and runs the tool tester through /mcp', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'mcp');
+    await page.click('#mcp-new');
+    await page.waitForSelector('#mcp-dialog[open]');
+    await page.fill('#mcp-form input[name=name]', 'Team Docs');
+    await page.fill('#mcp-form input[name=url]', mcp.url);
+    await page.selectOption('#mcp-form select[name=org]', 'acme');
+    await page.fill('#mcp-form input[name=description]', 'Team documents');
+    await page.selectOption('#mcp-form select[name=authType]', 'bearer');
+    await page.fill('#mcp-form input[name=authSecret]', 'upstream-token-CONSOLE');
+    await page.fill('#mcp-form input[name=forwardHeaders]', 'x-user');
+    await page.fill('#mcp-form textarea[name=staticHeaders]', 'X-Team: docs-team-CONSOLE');
+    await page.fill('#mcp-form input[name=allowedTools]', 'search');
+    await page.fill('#mcp-form input[name=pricePerCall]', '0.002');
+    await page.fill('#mcp-form textarea[name=toolPrices]', 'fetch: 0.005');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Registered Team_Docs: healthy'));
+    const server = (await api(ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data.find((s: any) => s.name === 'Team_Docs');
+    expect(server).to.deep.include({ org: 'acme', description: 'Team documents', auth: { type: 'bearer' }, forwardHeaders: ['x-user'], staticHeaders: ['x-team'], pricePerCall: 0.002, toolPrices: { fetch: 0.005 } });
+    expect(mcp.requestsFor('tools/list').at(-1)!.headers.authorization).to.equal('Bearer upstream-token-CONSOLE');
+    expect(await page.textContent('main')).to.not.include('upstream-token-CONSOLE').and.not.include('docs-team-CONSOLE');
+
+    // "fetch" is hidden (not in allowed tools) and says why; enable it
+    const card = page.locator('article[data-server="Team_Docs"]');
+    const fetchRow = card.locator('tr', { hasText: 'Fetch one document' });
+    expect(await fetchRow.textContent()).to.include('hidden').and.include('not in allowed tools');
+    await fetchRow.getByRole('button', { name: 'Enable' }).click();
+    await page.waitForFunction(() => document.querySelector('article[data-server="Team_Docs"]')!.textContent!.includes('Disable'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${server.id}`)).body.tools.find((t: any) => t.name === 'fetch').status).to.equal('enabled');
+
+    // the tester: the operator pastes a member key; the call goes through /mcp and shows its log entry
+    await page.locator('article[data-server="Team_Docs"] tr', { hasText: 'Fetch one document' }).getByRole('button', { name: 'Try' }).click();
+    await page.waitForSelector('#tester-dialog[open]');
+    await page.fill('#tester-form input[name=key]', ACME_DEV);
+    await page.fill('#tester-form textarea[name=arguments]', '{"id": "doc-42"}');
+    await page.click('#tester-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tester-out .tester-result') || document.querySelector('#tester-dialog .msg').textContent);
+    expect(await page.textContent('#tester-dialog .msg')).to.equal('');
+    await screenshot(page, 'platform-tool-tester-1400');
+    const out = (await page.textContent('#tester-out'))!;
+    expect(out).to.include('"id":"doc-42"'); // the fake tool echoes its arguments
+    // the key reaches Team_Docs and the built-in gateway_proxy: names carry the alias
+    expect(out).to.include('Called Team_Docs-fetch ·').and.include('Acme dev (acme-dev)').and.include('MCP: Team_Docs-fetch').and.include('$0.005');
+    const call = mcp.requestsFor('tools/call').at(-1)!;
+    expect(call.headers['x-team']).to.equal('docs-team-CONSOLE');
+    expect(out).to.not.include(ACME_DEV);
+    const logged = (await api(ADMIN, 'GET', '/admin/v1/logs?model=MCP%3A%20Team_Docs-fetch')).body.data;
+    expect(logged).to.have.length(1);
+    expect(logged[0]).to.deep.include({ keyId: 'acme-dev', org: 'acme', endpoint: 'mcp', status: 200 });
+    await page.keyboard.press('Escape');
+
+    // edit: a new description; the credential left empty is kept
+    await page.locator('article[data-server="Team_Docs"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    expect(await page.inputValue('#mcp-form input[name=forwardHeaders]')).to.equal('x-user');
+    await page.fill('#mcp-form input[name=description]', 'Team documents, v2');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved Team_Docs'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${server.id}`)).body).to.deep.include({ description: 'Team documents, v2', auth: { type: 'bearer' } });
+    expect(mcp.requestsFor('tools/list').at(-1)!.headers.authorization).to.equal('Bearer upstream-token-CONSOLE');
+
+    // the upstream changes a tool's description: after a health check it is hidden, and the row says which field changed
+    mcp.setTool('search', { description: 'Search EVERYTHING, including secrets' });
+    await page.locator('article[data-server="Team_Docs"]').getByRole('button', { name: 'Check health now' }).click();
+    await page.waitForFunction(() => document.querySelector('article[data-server="Team_Docs"]')!.textContent!.includes('definition changed upstream'));
+    const searchRow = (await page.locator('article[data-server="Team_Docs"] tr', { hasText: 'Search EVERYTHING' }).textContent())!;
+    expect(searchRow).to.include('hidden').and.include('definition changed upstream (description)');
+    await screenshot(page, 'platform-mcp-after-register-1400');
+    await page.close();
+  });
+
+  // after the MCP test: a key may only name servers that exist
+  it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'keys');
+    await page.click('#key-new');
+    await page.waitForSelector('#key-dialog[open]');
+    await page.selectOption('#key-form select[name=org]', 'acme');
+    await page.fill('#key-form input[name=name]', 'Batch jobs');
+    await page.fill('#key-form input[name=models]', 'gpt-backup, gpt-test');
+    await page.fill('#key-form input[name=mcpServers]', 'Team_Docs');
+    await page.fill('#key-form input[name=mcpTools]', 'Team_Docs: search');
+    await page.fill('#key-form input[name=maxBudget]', '25');
+    await page.fill('#key-form input[name=budgetDuration]', '30d');
+    await page.fill('#key-form input[name=rpm]', '60');
+    await page.fill('#key-form input[name=tpm]', '90000');
+    await page.check('#key-guardrails input[value=house-rules]');
+    await screenshot(page, 'platform-key-dialog-1400');
+    await page.press('#key-form input[name=tpm]', 'Enter'); // the keyboard submits the form
+    await page.waitForSelector('#secret:not([hidden])');
+    const secret = await page.textContent('#secret-value');
+    expect(secret).to.match(/^sk-mg-/);
+    const created = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: any) => k.name === 'Batch jobs');
+    expect(created).to.deep.include({ org: 'acme', models: ['gpt-backup', 'gpt-test'], maxBudget: 25, budgetDuration: '30d', rpm: 60, tpm: 90000, guardrails: ['house-rules'] });
+    expect(created.mcp).to.deep.equal({ servers: ['Team_Docs'], tools: { Team_Docs: ['search'] } });
+    // the secret works, and is not shown again once dismissed
+    expect(((await chat(secret!, 'gpt-backup', 'hi')) as any).choices?.[0].message.content).to.equal('Hello from upstream');
+    await page.click('#secret-close');
+    expect(await page.textContent('main')).to.not.include(secret!);
+
+    // the table shows the budget used this period (the request just made), and the limits
+    await page.click('#tabs button[data-tab="keys"]');
+    const row = page.locator('#tab-keys tr', { hasText: 'Batch jobs' });
+    await page.waitForFunction(() => /\$0\.0000\d+ \/ \$25\.00 per 30d/.test(document.querySelector('#tab-keys tbody')!.textContent!));
+    expect(await row.textContent()).to.include('60').and.include('90,000');
+
+    // edit: raise rpm, drop the budget
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#key-dialog[open]');
+    expect(await page.inputValue('#key-form input[name=rpm]')).to.equal('60');
+    await page.fill('#key-form input[name=rpm]', '120');
+    await page.fill('#key-form input[name=maxBudget]', '');
+    await page.fill('#key-form input[name=budgetDuration]', '');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.startsWith('Saved key Batch jobs'));
+    const edited = (await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body;
+    expect(edited.rpm).to.equal(120);
+    expect(edited).to.not.have.property('maxBudget');
+    expect(edited).to.not.have.property('budgetDuration');
+    expect(edited.tpm).to.equal(90000);
+
+    // revoke: a dismissed confirmation keeps the key, an accepted one revokes it
+    page.once('dialog', (d) => void d.dismiss());
+    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(200);
+    page.once('dialog', (d) => void d.accept());
+    await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.includes('revoked'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).status).to.equal(404);
+    expect(await page.locator('#tab-keys tr', { hasText: 'Batch jobs' }).count()).to.equal(0);
+    await page.close();
+  });
+
+  it('filters the log by status, key and time, pages on, and opens a detail view with attempts and guardrail verdicts', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'logs');
+    const rowCount = () => page.locator('#tab-logs tbody tr').count();
+    expect(await rowCount()).to.be.greaterThan(5);
+
+    await page.selectOption('#log-form select[name=status]', 'error');
+    await page.click('#log-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 1);
+    expect(await page.textContent('#tab-logs tbody')).to.include('Acme strict (acme-strict)').and.include('Acme Corp (acme)');
+
+    // its detail: the guardrail verdict
+    await page.click('#tab-logs tbody tr button');
+    await page.waitForSelector('#log-dialog[open]');
+    const blocked = (await page.textContent('#log-detail'))!;
+    expect(blocked).to.include('Guardrail verdicts').and.include('house-rules').and.include('block');
+    await page.keyboard.press('Escape');
+
+    // the fallback request: its detail shows both attempts
+    await page.selectOption('#log-form select[name=status]', '');
+    await page.selectOption('#log-form select[name=key]', 'acme-dev');
+    await page.fill('#log-form input[name=model]', 'gpt-test');
+    await page.click('#log-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 1);
+    await page.click('#tab-logs tbody tr button');
+    await page.waitForSelector('#log-dialog[open]');
+    const detail = (await page.textContent('#log-detail'))!;
+    await screenshot(page, 'platform-log-detail-1400');
+    expect(detail).to.include('Attempts and fallbacks').and.include('gpt-test-flaky').and.include('gpt-backup-');
+    expect(detail).to.include('Acme dev (acme-dev)');
+    const entry = (await api(ADMIN, 'GET', '/admin/v1/logs?key=acme-dev&model=gpt-test')).body.data[0];
+    expect(detail).to.include(entry.id).and.include(`${entry.latencyMs} ms`);
+    // its time in the browser's zone, beside the stored UTC time
+    const shownHour = new Intl.DateTimeFormat('en-US', { timeZone: BROWSER_TZ, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(entry.time));
+    expect(detail).to.include(shownHour).and.include(entry.time);
+    await page.keyboard.press('Escape');
+
+    // a time range in the future matches nothing
+    await page.fill('#log-form input[name=model]', '');
+    await page.selectOption('#log-form select[name=key]', '');
+    // (an hour from now on the browser's clock, written as its datetime-local input takes it)
+    const later = new Date(Date.now() + 3600_000);
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', { timeZone: BROWSER_TZ, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+        .formatToParts(later)
+        .map((p) => [p.type, p.value]),
+    );
+    await page.fill('#log-form input[name=since]', `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`);
+    await page.click('#log-form button[type=submit]');
+    await page.waitForSelector('#tab-logs .out .empty');
+    await page.fill('#log-form input[name=since]', '');
+
+    // cursor paging: 50 per page, More appends the rest
+    for (let i = 0; i < 50; i++) await chat(GLOBEX_BOT, 'gpt-backup', `page filler ${i}`);
+    await page.click('#log-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 50);
+    const total = (await api(ADMIN, 'GET', '/admin/v1/logs?limit=1000')).body.data.length;
+    await page.click('#log-more');
+    await page.waitForFunction((n) => document.querySelectorAll('#tab-logs tbody tr').length === n, total);
+    expect(await page.isHidden('#log-more')).to.equal(true);
+    await page.close();
+  });
+
+  it('shows models with deployments, prices, weights, fallbacks and health, and guardrails with verdict counts', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'models');
+    const test = (await page.textContent('article[data-model="gpt-test"]'))!;
+    expect(test).to.include('gpt-test-flaky').and.include('flaky-upstream').and.include('in $0.5/MTok').and.include('out $1.50/MTok').and.include('gpt-backup');
+    const backup = (await page.textContent('article[data-model="gpt-backup"]'))!;
+    expect(backup).to.include('3 (75%)').and.include('1 (25%)').and.include('healthy');
+    await openPage(page, 'guardrails');
+    const row = (await page.locator('#tab-guardrails tr', { hasText: 'house-rules' }).textContent())!;
+    expect(row).to.include('block').and.include('Acme strict (acme-strict)').and.include('pre, post').and.include('chat, mcp');
+    const cells = await page.locator('#tab-guardrails tr', { hasText: 'house-rules' }).locator('td').allTextContents();
+    const headers = await page.locator('#tab-guardrails th').allTextContents();
+    expect(cells[headers.indexOf('block')]).to.equal('1');
+    await page.close();
+  });
+
+  it('signs in as an organisation admin and never shows another organisation', async () => {
+    for (const width of [1400, 390]) {
+      const page = await signIn(ACME_ADMIN, width);
+      expect(await page.textContent('#session-who')).to.include('Acme Corp');
+      for (const name of PAGES) {
+        await openPage(page, name);
+        if (name === 'logs') await page.waitForSelector('#tab-logs tbody tr');
+        await screenshot(page, `org-admin-${name}-${width}`);
+        const text = (await page.textContent(`#tab-${name}`))!.toLowerCase();
+        expect(text, name).to.not.include('globex');
+        expect(await wordsBrokenInCells(page), `${name} at ${width}px`).to.deep.equal([]);
+      }
+      // the org filter is the platform admin's only; the key filter lists acme keys only
+      expect(await page.isHidden('#log-form select[name=org]')).to.equal(true);
+      const keyOptions = await page.locator('#log-form select[name=key] option').allTextContents();
+      expect(keyOptions.some((o) => o.includes('Acme dev'))).to.equal(true);
+      expect(keyOptions.some((o) => o.toLowerCase().includes('globex'))).to.equal(false);
+      await page.close();
+    }
+    // and the API behind it refuses another organisation
+    expect((await api(ACME_ADMIN, 'GET', '/admin/v1/spend/daily?org=globex')).status).to.equal(403);
+    const entry = (await api(ADMIN, 'GET', '/admin/v1/logs?key=globex-bot&limit=1')).body.data[0];
+    expect((await api(ACME_ADMIN, 'GET', `/admin/v1/logs/${entry.id}`)).status).to.equal(404);
+    expect((await api(ADMIN, 'GET', `/admin/v1/logs/${entry.id}`)).status).to.equal(200);
+  });
+});
