@@ -10,10 +10,16 @@ import { NO_GUARDRAILS } from './guardrails/guardrail-runner';
 import { buildApp } from './http/app';
 import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
+import { createLogger, scrubbingLogger } from './logger';
 import { configSecretValues } from './config/secret-values';
 import { knownSecrets } from './errors/scrub';
-import { createLogger, scrubbingLogger } from './logger';
-import { NO_MCP } from './apis/mcp/mcp-stage-handlers';
+import { GATEWAY_PROXY_SERVER, type GatewayProxyServer } from './apis/mcp/gateway-proxy';
+import { MCP_GATEWAY, type McpGateway } from './apis/mcp/mcp-gateway';
+import { McpTraffic } from './apis/mcp/mcp-traffic';
+import { ParentTraffic } from './pipeline/parent-traffic';
+import { TrafficStrategies } from './pipeline/traffic';
+import type { GuardrailRunner } from './guardrails/guardrail-runner';
+import { ModelTraffic } from './stages/model-traffic';
 import { Pipeline } from './pipeline/run-pipeline';
 import type { Stage } from './pipeline/stage';
 import { BUILTIN_PLUGINS } from './plugins/builtins';
@@ -98,7 +104,6 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     container.registerInstance(T.MODEL_CATALOG, catalog);
     container.registerInstance(T.UPSTREAM_CLIENT, upstream);
     container.registerInstance(T.REQUEST_LOG, requestLog);
-    container.registerInstance(T.MCP_STAGE_HANDLERS, NO_MCP);
     container.registerInstance(T.GUARDRAIL_RUNNER, NO_GUARDRAILS);
 
     const boot: BootContext = { container, config, registry, pluginDeps };
@@ -107,12 +112,28 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (dispose) disposers.push(dispose);
     }
 
+    // one strategy per kind of traffic; the stages delegate to the context's (core/pipeline/traffic.ts)
+    const traffic = new TrafficStrategies();
+    container.registerInstance(T.TRAFFIC, traffic);
+    traffic.set('model', container.resolve(ModelTraffic));
+    const mcpTraffic = new McpTraffic(
+      container.resolve<McpGateway>(MCP_GATEWAY),
+      container.resolve<GatewayProxyServer>(GATEWAY_PROXY_SERVER),
+      container.resolve<GuardrailRunner>(T.GUARDRAIL_RUNNER),
+      clock,
+      () => pipeline,
+    );
+    traffic.set('mcp', mcpTraffic);
+    container.registerInstance(McpTraffic, mcpTraffic);
+    traffic.set('responses', new ParentTraffic());
+
     const stages: Stage[] = STAGE_CLASSES.map((cls) => container.resolve<Stage>(cls as never));
-    const pipeline = new Pipeline(stages, logger);
+    const pipeline: Pipeline = new Pipeline(stages, logger);
     container.registerInstance(T.PIPELINE, pipeline);
+    const auth = stages[0] as AuthStage;
 
     const fastRoutes = new FastJsonRoutes(config.server.bodyLimitBytes);
-    const services: GatewayServices = { config, keys, catalog, pipeline, requestLog, store, clock, logger, container, fastRoutes, lifecycle: { ready: false, draining: false } };
+    const services: GatewayServices = { config, keys, auth, catalog, pipeline, requestLog, store, clock, logger, container, fastRoutes, lifecycle: { ready: false, draining: false } };
     const app = buildApp(services);
     services.lifecycle.ready = true;
     return {

@@ -4,6 +4,7 @@
  * shape has errors, so one load reports every problem; each check skips entries whose shape is wrong
  * (the schema already named them).
  */
+import { GATEWAY_PROXY } from '../apis/mcp/gateway-proxy-name';
 import { normalizeServerName } from '../apis/mcp/naming';
 import type { ValidationProblem } from './validators';
 
@@ -37,8 +38,10 @@ export function keyReferenceProblems(key: Entry, known: KnownNames, at = ''): Va
   if (str(key.org) && !known.orgs.has(key.org)) out.push(problem(p('org'), `unknown organization "${key.org}"`));
   for (const [j, g] of strings(key.guardrails)) if (!known.guardrails.has(g)) out.push(problem(`${p('guardrails')}[${j}]`, `unknown guardrail "${g}"`));
   const mcp = isEntry(key.mcp) ? key.mcp : {};
-  for (const [j, s] of strings(mcp.servers)) if (!known.servers.has(s)) out.push(problem(`${p('mcp.servers')}[${j}]`, `unknown MCP server "${s}"`));
-  if (isEntry(mcp.tools)) for (const s of Object.keys(mcp.tools)) if (!known.servers.has(s)) out.push(problem(`${p('mcp.tools')}.${s}`, `unknown MCP server "${s}"`));
+  // gateway_proxy, the built-in server of model tools, is a server a key may name like any other
+  const knownServer = (s: string) => s === GATEWAY_PROXY || known.servers.has(s);
+  for (const [j, s] of strings(mcp.servers)) if (!knownServer(s)) out.push(problem(`${p('mcp.servers')}[${j}]`, `unknown MCP server "${s}"`));
+  if (isEntry(mcp.tools)) for (const s of Object.keys(mcp.tools)) if (!knownServer(s)) out.push(problem(`${p('mcp.tools')}.${s}`, `unknown MCP server "${s}"`));
   return out;
 }
 

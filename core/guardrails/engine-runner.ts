@@ -1,4 +1,5 @@
-import type { GatewayContext } from '../pipeline/context';
+import type { AuthedContext, GatewayContext, ModelExchange } from '../pipeline/context';
+import type { McpExchange } from '../apis/mcp/mcp-exchange';
 import { formatAdapter } from '../formats/registry';
 import { priceUsage } from '../spend/pricing';
 import type { Logger } from '../plugins/contracts';
@@ -22,33 +23,33 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     private readonly streamOptions: StreamWindowOptions = {},
   ) {}
 
-  async checkInput(ctx: GatewayContext): Promise<void> {
-    const list = this.set.select(ctx.principal, trafficOf(ctx), 'pre');
+  async checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> {
+    const list = this.set.select(ctx.principal, 'chat', 'pre');
     if (list.length === 0) return;
-    if (ctx.traffic === 'model') {
-      const exchange = ctx.modelExchange;
-      await runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre'), ctx.guardrails);
-      return;
-    }
-    const mcp = ctx.mcp;
-    if (!mcp || mcp.method !== 'tools/call') return;
-    const masked = await runGuardrails(list, mcpRequestSlots(mcp.arguments), this.scope(ctx, 'pre'), ctx.guardrails);
-    if (masked && mcp.params && typeof mcp.params === 'object') mcp.params.arguments = mcp.arguments;
+    await runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre', 'chat', exchange.requestedModel), ctx.guardrails);
   }
 
-  async checkOutput(ctx: GatewayContext): Promise<void> {
-    const list = this.set.select(ctx.principal, trafficOf(ctx), 'post');
+  async checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {
+    if (exchange.method !== 'tools/call') return;
+    const list = this.set.select(ctx.principal, 'mcp', 'pre');
     if (list.length === 0) return;
-    const scope = this.scope(ctx, 'post');
-    if (ctx.traffic === 'mcp') {
-      const mcp = ctx.mcp;
-      if (!mcp || mcp.method !== 'tools/call' || mcp.result === undefined) return;
-      await runGuardrails(list, mcpResponseSlots(mcp.result), scope, ctx.guardrails);
-      return;
-    }
-    const exchange = ctx.modelExchange;
+    // masked text is written back into `exchange.arguments`, which the call stage sends
+    await runGuardrails(list, mcpRequestSlots(exchange.arguments), this.scope(ctx, 'pre', 'mcp', mcpTarget(exchange)), ctx.guardrails);
+  }
+
+  async checkMcpOutput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {
+    if (exchange.result === undefined) return;
+    const list = this.set.select(ctx.principal, 'mcp', 'post');
+    if (list.length === 0) return;
+    await runGuardrails(list, mcpResponseSlots(exchange.result, exchange.method), this.scope(ctx, 'post', 'mcp', mcpTarget(exchange)), ctx.guardrails);
+  }
+
+  async checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> {
     const result = exchange.result;
     if (!result) return;
+    const list = this.set.select(ctx.principal, 'chat', 'post');
+    if (list.length === 0) return;
+    const scope = this.scope(ctx, 'post', 'chat', exchange.requestedModel);
     if (result.stream) {
       const records = new Map<string, GuardrailRecord>();
       for (const g of list) {
@@ -74,10 +75,14 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     if (masked) result.rawBody = undefined;
   }
 
-  private scope(ctx: GatewayContext, phase: GuardrailPhase): CheckScope {
-    const target = ctx.traffic === 'model' ? ctx.modelExchange.requestedModel : `${ctx.mcp?.serverName ?? ''}/${ctx.mcp?.upstreamTool ?? ctx.mcp?.toolName ?? ''}`;
-    return { phase, traffic: trafficOf(ctx), target, signal: ctx.signal, logger: this.logger };
+  private scope(ctx: AuthedContext, phase: GuardrailPhase, traffic: GuardrailTraffic, target: string): CheckScope {
+    return { phase, traffic, target, signal: ctx.signal, logger: this.logger };
   }
+}
+
+/** What an MCP guardrail sees as the target: `<server>/<tool, prompt or resource>`. */
+function mcpTarget(exchange: McpExchange): string {
+  return `${exchange.serverName ?? ''}/${exchange.upstreamTool ?? exchange.toolName ?? exchange.uri ?? ''}`;
 }
 
 /** The spend stage never runs for an answer blocked here, so record its usage and cost for the log. */
@@ -88,5 +93,3 @@ function chargeBlockedAnswer(ctx: GatewayContext): void {
   ctx.usage = { ...ctx.usage, ...usage };
   ctx.cost = priceUsage(exchange.deployment?.config.price, ctx.usage);
 }
-
-const trafficOf = (ctx: GatewayContext): GuardrailTraffic => (ctx.traffic === 'mcp' ? 'mcp' : 'chat');

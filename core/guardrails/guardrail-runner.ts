@@ -1,16 +1,25 @@
-import type { GatewayContext } from '../pipeline/context';
+import type { AuthedContext, ModelExchange } from '../pipeline/context';
+import type { McpExchange } from '../apis/mcp/mcp-exchange';
 
 /**
- * Applies the guardrails attached to a request (core/guardrails). `checkInput` may rewrite the request
- * (masking) or throw GuardrailBlockedError; `checkOutput` may rewrite the result, wrap its stream, or throw.
+ * Applies the guardrails attached to a request (core/guardrails), one method per kind of traffic and
+ * phase: each traffic strategy calls its own pair, so nothing here asks which kind it is looking at.
+ * An input check may rewrite the request (masking) or throw GuardrailBlockedError; an output check may
+ * rewrite the result, wrap its stream, or throw.
  */
 export interface GuardrailRunner {
-  checkInput(ctx: GatewayContext): Promise<void>;
-  checkOutput(ctx: GatewayContext): Promise<void>;
+  checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void>;
+  checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void>;
+  /** tool arguments (prompts/get and resources/read have no text input to inspect) */
+  checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void>;
+  /** a tool result, a prompt's messages, a resource's text */
+  checkMcpOutput(ctx: AuthedContext, exchange: McpExchange): Promise<void>;
 }
 
 /** No guardrails configured: nothing to do, nothing allocated on the hot path. */
 export const NO_GUARDRAILS: GuardrailRunner = {
-  async checkInput() {},
-  async checkOutput() {},
+  async checkModelInput() {},
+  async checkModelOutput() {},
+  async checkMcpInput() {},
+  async checkMcpOutput() {},
 };

@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config/types';
 import type { KeyRegistry } from '../auth/key-registry';
+import type { AuthStage } from '../stages/auth';
 import type { Clock, Logger } from '../plugins/contracts';
 import type { ModelCatalog } from '../routing/model-catalog';
 import type { Pipeline } from '../pipeline/run-pipeline';
@@ -12,6 +13,8 @@ import type { FastJsonRoutes } from './fast-json-routes';
 export interface GatewayServices {
   readonly config: ResolvedConfig;
   readonly keys: KeyRegistry;
+  /** the auth stage: the one place a credential is checked (endpoints that list things sign in with it) */
+  readonly auth: AuthStage;
   readonly catalog: ModelCatalog;
   readonly pipeline: Pipeline;
   readonly requestLog: RequestLog;

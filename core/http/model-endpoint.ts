@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
-import { GatewayContext } from '../pipeline/context';
+import { GatewayContext, type AuthedContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
+import type { Delivery } from '../pipeline/delivery';
 import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
@@ -9,7 +10,6 @@ import type { SseFrame } from '../streaming/sse-frame';
 import { ClientAbortError } from '../upstream/upstream-client';
 import { providerVisibleHeaders } from './credentials';
 import { sendError, type ErrorShape } from './error-shapes';
-import { scrubMessage } from '../errors/scrub';
 import type { GatewayServices } from './gateway-services';
 import { requestIdOf } from './request-id';
 
@@ -21,7 +21,8 @@ export interface ModelEndpointSpec {
   endpoint: string;
   format: ApiFormat;
   errors: ErrorShape;
-  credential(req: IncomingMessage): string | undefined;
+  /** the credential(s) the request carries; the auth stage checks them (several: the first it knows wins) */
+  credential(req: IncomingMessage): GatewayContext['credential'];
   /** drop a frame the client did not ask for (it has been metered already) */
   skipFrame?(frame: SseFrame, body: any): boolean;
   /** extra headers on every answer of this endpoint (e.g. Deprecation) */
@@ -54,8 +55,8 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
 
 /**
  * Run one model request through the pipeline and write the answer: JSON, or SSE passed through frame by
- * frame with the cost as a trailer. `settle` always runs with how it ended; a client that goes away
- * aborts the upstream request.
+ * frame with the cost as a trailer. The driver settles with how it ended; a client that goes away aborts
+ * the upstream request.
  */
 export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any): Promise<void> {
   const abort = new AbortController();
@@ -67,32 +68,39 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   ctx.credential = spec.credential(req);
   ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
-
-  let outcome: Outcome = { status: 200, reason: 'ok' };
   try {
-    await services.pipeline.run(ctx);
-    const result = ctx.model.result!;
-    if (!result.stream && spec.finishResult) await spec.finishResult(ctx, req);
-    res.setHeader(MODEL_ID_HEADER, ctx.model.deployment!.id);
-    for (const [k, v] of Object.entries(ctx.responseHeaders)) res.setHeader(k, v);
-    for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-    if (result.stream) {
-      outcome = await writeStream(ctx, spec, res, result.stream, body, abort.signal);
-    } else {
-      res.statusCode = result.status;
-      res.setHeader('content-type', 'application/json');
-      res.end(result.rawBody ?? JSON.stringify(result.body));
-      outcome = { status: result.status, reason: 'ok' };
-    }
-  } catch (err) {
-    const error = toGatewayError(err);
-    if (error.status === 500) services.logger.error('request failed', { requestId: ctx.requestId, error: describeCause(err) });
-    const aborted = error instanceof ClientAbortError || abort.signal.aborted;
-    outcome = { status: aborted ? 499 : error.status, error, reason: aborted ? 'client_abort' : 'error' };
-    if (!aborted) sendError(res, error, spec.errors);
+    await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
   } finally {
     res.off('close', onClose);
-    await services.pipeline.settle(ctx, outcome);
+  }
+}
+
+/** A model endpoint's answer: JSON, or the SSE stream with the cost trailer; errors in the endpoint's shape. */
+class HttpModelDelivery implements Delivery {
+  constructor(
+    private readonly spec: ModelEndpointSpec,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
+
+  /** Returns how a stream ended (a JSON answer ends as it was sent). */
+  async deliver(ctx: AuthedContext): Promise<Outcome | void> {
+    const { spec, res } = this;
+    const exchange = ctx.modelExchange;
+    const result = exchange.result!;
+    if (!result.stream && spec.finishResult) await spec.finishResult(ctx, this.req);
+    res.setHeader(MODEL_ID_HEADER, exchange.deployment!.id);
+    for (const k of Object.keys(ctx.responseHeaders)) res.setHeader(k, ctx.responseHeaders[k]);
+    for (const k of Object.keys(result.headers)) res.setHeader(k, result.headers[k]);
+    if (result.stream) return writeStream(ctx, spec, res, result.stream, exchange.body, ctx.signal);
+    res.statusCode = result.status;
+    res.setHeader('content-type', 'application/json');
+    res.end(result.rawBody ?? JSON.stringify(result.body));
+    if (result.status !== 200) return { status: result.status, reason: 'ok' };
+  }
+
+  fail(_ctx: GatewayContext, error: GatewayError): void {
+    sendError(this.res, error, this.spec.errors);
   }
 }
 
@@ -171,10 +179,4 @@ class FrameBatcher {
   get backpressure(): Promise<void> | undefined {
     return this.drain;
   }
-}
-
-function describeCause(err: unknown): string {
-  const e = err as Error & { cause?: unknown };
-  const cause = e?.cause as Error | undefined;
-  return scrubMessage(`${e?.name}: ${e?.message}${cause ? ` (cause: ${cause.name}: ${cause.message})` : ''}`);
 }

@@ -1,23 +1,30 @@
 import { BudgetExceededError, RateLimitError } from '../errors/gateway-error';
-import type { GatewayContext } from '../pipeline/context';
-import type { Outcome } from '../pipeline/stage';
+import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Clock } from '../plugins/contracts';
 import { formatCost } from '../spend/pricing';
 import type { StoreBackend } from '../store/store-backend';
 import { formatResetDuration, parseDuration, periodAt, type Period } from './duration';
-import { estimateModelRequest, type UsageEstimate } from './estimate';
+import type { UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
 
 /**
- * Budget and rate-limit admission, run by the route stage for every endpoint (model and MCP traffic)
- * once the target, and so the price, is known; settled when the request ends.
+ * Budget and rate-limit admission, run by the call stage for every exchange its traffic strategy limits
+ * (model and MCP traffic; a Responses parent is limited through its children), just before the work that
+ * costs: the target and so the price are known. Settled by the call stage when the request ends, after
+ * the spend stage has the real cost (settle runs in reverse).
  */
 export interface Admission {
-  admit(ctx: GatewayContext): Promise<void>;
-  settle(ctx: GatewayContext, outcome: Outcome): Promise<void>;
+  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void>;
+  settle(ctx: GatewayContext): Promise<void>;
   /** what a key or organisation has used of its budget in the current period (for the management API) */
   budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
+}
+
+/** What a request reserved, kept on its context until it settles. */
+export interface LimitTicket {
+  readonly tokens: Charge[];
+  readonly budget: Charge[];
 }
 
 export interface BudgetUsage {
@@ -57,10 +64,6 @@ interface Charge {
   readonly amount: number;
 }
 
-interface Ticket {
-  readonly tokens: Charge[];
-  readonly budget: Charge[];
-}
 
 /**
  * Every check adds first and compares after, with the backend's atomic increment (SQLite immediate
@@ -72,44 +75,38 @@ interface Ticket {
  * estimated tokens and settles to the real usage; rpm counts the request.
  */
 export class LimitsAdmission implements Admission {
-  private readonly tickets = new WeakMap<GatewayContext, Ticket>();
-
   constructor(
     private readonly subjects: LimitSubjects,
     private readonly store: StoreBackend,
     private readonly clock: Clock,
-    /** the fee an MCP call will cost if it succeeds (the MCP handlers' own `fee`) */
-    private readonly mcpFee: (ctx: GatewayContext) => number,
   ) {}
 
-  async admit(ctx: GatewayContext): Promise<void> {
-    if (!ctx.principal) return;
+  async admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> {
     const subjects = await this.subjects.of(ctx.principal);
     if (!subjects.length) return;
     const now = this.clock.now();
-    const estimate: UsageEstimate = ctx.traffic === 'model' ? estimateModelRequest(ctx.modelExchange) : { tokens: 0, cost: this.mcpFee(ctx) };
     const applied: Charge[] = [];
-    const ticket: Ticket = { tokens: [], budget: [] };
+    const ticket: LimitTicket = { tokens: [], budget: [] };
     const headers = new RateLimitHeaders();
     try {
       for (const subject of subjects) {
         if (subject.rpm !== undefined) await this.checkRequests(subject, subject.rpm, now, applied, headers);
-        if (subject.tpm !== undefined && ctx.traffic === 'model') await this.checkTokens(subject, subject.tpm, estimate.tokens, now, applied, ticket, headers);
+        if (subject.tpm !== undefined && estimate.countsTokens) await this.checkTokens(subject, subject.tpm, estimate.tokens, now, applied, ticket, headers);
         if (subject.maxBudget !== undefined) await this.checkBudget(subject, subject.maxBudget, estimate.cost, now, applied, ticket);
       }
     } catch (err) {
       await this.undo(applied);
       throw err;
     }
-    this.tickets.set(ctx, ticket);
+    ctx.limits = ticket;
     Object.assign(ctx.responseHeaders, headers.toHeaders());
     if (estimate.cost > 0 && ticket.budget.length) ctx.logDetails.budgetReserved = estimate.cost;
   }
 
   async settle(ctx: GatewayContext): Promise<void> {
-    const ticket = this.tickets.get(ctx);
+    const ticket = ctx.limits;
     if (!ticket) return;
-    this.tickets.delete(ctx);
+    ctx.limits = undefined;
     const tokens = ctx.usage.inputTokens + ctx.usage.outputTokens;
     const now = this.clock.now();
     for (const charge of ticket.tokens) await this.adjust(charge, tokens, now);
@@ -130,7 +127,7 @@ export class LimitsAdmission implements Admission {
     headers.requests(limit, limit - count, resetMs);
   }
 
-  private async checkTokens(subject: LimitSubject, limit: number, tokens: number, now: number, applied: Charge[], ticket: Ticket, headers: RateLimitHeaders): Promise<void> {
+  private async checkTokens(subject: LimitSubject, limit: number, tokens: number, now: number, applied: Charge[], ticket: LimitTicket, headers: RateLimitHeaders): Promise<void> {
     const window = periodAt(now, RATE_WINDOW_MS);
     const { total, charge } = await this.charge(applied, counterFor(`limits:tpm:${subject.kind}:${subject.id}`, window, now), tokens);
     const resetMs = window.endsAt - now;
@@ -145,7 +142,7 @@ export class LimitsAdmission implements Admission {
     headers.tokens(limit, limit - total, resetMs);
   }
 
-  private async checkBudget(subject: LimitSubject, maxBudget: number, cost: number, now: number, applied: Charge[], ticket: Ticket): Promise<void> {
+  private async checkBudget(subject: LimitSubject, maxBudget: number, cost: number, now: number, applied: Charge[], ticket: LimitTicket): Promise<void> {
     const period = subject.budgetPeriodMs ? periodAt(now, subject.budgetPeriodMs) : undefined;
     // the period length is part of the name, so changing budgetDuration starts a fresh count
     const base = `limits:budget:${subject.kind}:${subject.id}${period ? `:${subject.budgetPeriodMs}` : ''}`;

@@ -6,10 +6,15 @@ import { emptyUsage } from '../types/usage';
 import type { Deployment } from '../routing/deployment';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
-import type { McpExchange } from '../apis/mcp/mcp-exchange';
-import type { LogEntry } from '../store/log-entry';
+import type { McpExchange, McpScope } from '../apis/mcp/mcp-exchange';
+import type { LimitTicket } from '../limits/admission';
+import type { ParentWork } from './parent-traffic';
 
-export type Traffic = 'model' | 'mcp';
+/**
+ * The kind of work a context carries; it picks the traffic strategy every stage delegates to
+ * (core/pipeline/traffic.ts). `responses` is a parent exchange whose call runs child exchanges.
+ */
+export type Traffic = 'model' | 'mcp' | 'responses';
 
 /** The model response in the client's format: a JSON body or a stream of SSE frames. */
 export interface ModelResult {
@@ -39,15 +44,26 @@ export interface ModelExchange {
 }
 
 /**
+ * How a child's log entry is written. `own`: the child has an entry of its own (a tool call, `MCP: <tool>`);
+ * `fold`: the child's usage, cost and guardrail records are added to its parent's entry (a Responses
+ * model round), so the request log has one entry for the response.
+ */
+export type ChildLog = 'own' | 'fold';
+
+/**
  * The typed state of one request as it crosses the pipeline. Each stage fills its own slot; nothing is
- * an untyped bag.
+ * an untyped bag, and no state between stages lives outside the context.
  */
 export class GatewayContext {
-  /** the raw credential the endpoint found (key header); cleared once auth has checked it */
-  credential: string | undefined;
+  /** the raw credential(s) the endpoint found, first known one wins; cleared once auth has checked them */
+  credential: string | readonly (string | undefined)[] | undefined;
   principal?: Principal;
   model?: ModelExchange;
   mcp?: McpExchange;
+  /** the MCP servers and tools the principal may reach (scope stage); children inherit it */
+  mcpScope?: McpScope;
+  /** a parent exchange's own work (a Responses request: the tool loop), run by its call stage */
+  parentWork?: ParentWork;
   usage: TokenUsage = emptyUsage();
   cost = 0;
   guardrails: GuardrailRecord[] = [];
@@ -55,12 +71,27 @@ export class GatewayContext {
   readonly logDetails: Record<string, unknown> = {};
   /** headers the stages want on the response */
   readonly responseHeaders: Record<string, string> = {};
-  /**
-   * Set by an endpoint that makes several pipeline passes for one client request (the Responses tool
-   * loop): the spend stage hands its log entry here instead of writing it, and the endpoint writes one
-   * entry for the whole request.
-   */
-  logCollector?: (entry: LogEntry) => void;
+
+  /** the exchange this one runs for (a Responses round or tool call, the model call behind gateway_proxy) */
+  parent?: GatewayContext;
+  /** how this child's log entry is written (children only) */
+  childLog: ChildLog = 'own';
+  /** fold children: how many folded into this entry (a Responses parent's `rounds`) */
+  foldedChildren = 0;
+  /** the deployment of the first folded child (a Responses parent's entry names it) */
+  firstDeploymentId?: string;
+
+  // --- pipeline bookkeeping (core/pipeline/run-pipeline.ts) ---
+  /** how many stages' `run` started; settle walks them back */
+  stagesStarted = 0;
+  /** counted among the pipeline's unsettled requests */
+  counted = false;
+
+  // --- slots that carry state from a stage's run to its settle ---
+  /** ends the serving deployment's in-flight count (call stage) */
+  endInFlight?: () => void;
+  /** budget and rate-limit reservations to settle to the real figures (call stage, core/limits) */
+  limits?: LimitTicket;
 
   constructor(
     readonly traffic: Traffic,
@@ -74,9 +105,29 @@ export class GatewayContext {
     readonly requestId: string = randomUUID(),
   ) {}
 
+  /**
+   * A child exchange: it inherits this context's principal (the auth stage signs it in without a second
+   * credential check) and, for MCP, its scope; its own stages run in full.
+   */
+  child(traffic: Traffic, childLog: ChildLog, startedAt: number, signal: AbortSignal, requestId: string = randomUUID()): GatewayContext {
+    const child = new GatewayContext(traffic, this.endpoint, startedAt, this.inbound, signal, requestId);
+    child.parent = this;
+    child.childLog = childLog;
+    return child;
+  }
+
   /** The model exchange; throws if a stage runs on the wrong kind of traffic (a programming error). */
   get modelExchange(): ModelExchange {
     if (!this.model) throw new Error(`${this.endpoint}: no model exchange on this context`);
     return this.model;
   }
+
+  /** The MCP exchange; throws if a stage runs on the wrong kind of traffic (a programming error). */
+  get mcpExchange(): McpExchange {
+    if (!this.mcp) throw new Error(`${this.endpoint}: no MCP exchange on this context`);
+    return this.mcp;
+  }
 }
+
+/** A context after the auth stage: the principal is known (stages after auth take this type). */
+export type AuthedContext = GatewayContext & { readonly principal: Principal };

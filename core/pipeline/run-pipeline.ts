@@ -1,16 +1,27 @@
-import { STAGE_ORDER, type Outcome, type Stage } from './stage';
-import type { GatewayContext } from './context';
+import { toGatewayError } from '../errors/gateway-error';
+import { scrubMessage } from '../errors/scrub';
 import type { Logger } from '../plugins/contracts';
+import { ClientAbortError } from '../upstream/upstream-client';
+import type { AuthedContext, GatewayContext } from './context';
+import type { Delivery } from './delivery';
+import { STAGE_ORDER, type Outcome, type Stage, type StageName } from './stage';
+
+/** Called as each stage of each context runs and settles: for tests and debugging; nothing by default. */
+export type StageObserver = (ctx: GatewayContext, stage: StageName, phase: 'run' | 'settle') => void;
+
+const OK: Outcome = Object.freeze({ status: 200, reason: 'ok' });
 
 /**
- * Runs the stages in the card's order; `settle` runs in reverse for every stage that started,
- * whatever happened (design.md §2). Endpoints call `run`, send the response (or consume the stream),
- * then `settle` with the outcome.
+ * The one driver (design.md §2): runs the stages in the card's order, hands the result to the endpoint's
+ * `deliver`, and settles every started stage in reverse with how the request ended, whatever happened.
+ * Every request kind goes through `execute`: model endpoints, MCP methods, a Responses request (a
+ * parent) and the child exchanges it runs.
  */
 export class Pipeline {
   /** requests whose `run` started and whose `settle` has not finished (shutdown waits for their log entries) */
   private unsettled = 0;
   private settledWaiters: (() => void)[] = [];
+  private observer: StageObserver | undefined;
 
   constructor(private readonly stages: readonly Stage[], private readonly logger: Logger) {
     const names = stages.map((s) => s.name);
@@ -19,38 +30,69 @@ export class Pipeline {
     }
   }
 
+  /** Watch every stage run and settle (one observer; `undefined` removes it). */
+  observe(observer: StageObserver | undefined): void {
+    this.observer = observer;
+  }
+
+  /**
+   * Run the stages, deliver, settle. Resolves with how the request ended; never rejects for a failure of
+   * the request itself (the endpoint's `fail` has written it), only if `fail` itself throws.
+   */
+  async execute(ctx: GatewayContext, delivery: Delivery): Promise<Outcome> {
+    let outcome = OK;
+    try {
+      await this.run(ctx);
+      outcome = (await delivery.deliver(ctx as AuthedContext)) ?? OK;
+    } catch (err) {
+      const error = toGatewayError(err);
+      const aborted = error instanceof ClientAbortError || ctx.signal.aborted;
+      if (error.status === 500 && !aborted) this.logger.error('request failed', { requestId: ctx.requestId, endpoint: ctx.endpoint, error: describeCause(err) });
+      outcome = aborted ? { status: 499, error, reason: 'client_abort' } : { status: error.status, error, reason: 'error' };
+      if (!aborted) await delivery.fail(ctx, error);
+    } finally {
+      await this.settle(ctx, outcome);
+    }
+    return outcome;
+  }
+
   /** Run every stage in order. On a failure the error propagates; `settle` still covers the started ones. */
-  async run(ctx: GatewayContext): Promise<void> {
-    const started = startedStages(ctx);
-    if (!COUNTED.has(ctx)) {
-      COUNTED.add(ctx);
+  private async run(ctx: GatewayContext): Promise<void> {
+    if (!ctx.counted) {
+      ctx.counted = true;
       this.unsettled++;
     }
-    for (const [i, stage] of this.stages.entries()) {
-      started.push(stage);
-      try {
-        await stage.run(ctx);
-      } catch (err) {
-        for (const later of this.stages.slice(i + 1)) if (later.settlesUnstarted) started.push(later);
-        throw err;
-      }
+    const { stages, observer } = this;
+    for (let i = 0; i < stages.length; i++) {
+      ctx.stagesStarted = i + 1;
+      if (observer) observer(ctx, stages[i].name, 'run');
+      // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext
+      await stages[i].run(ctx as AuthedContext);
     }
   }
 
-  /** Settle the started stages in reverse order. A failing settle is logged; the others still run. */
-  async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
-    const started = startedStages(ctx);
-    for (let i = started.length - 1; i >= 0; i--) {
-      const stage = started[i];
-      if (!stage.settle) continue;
+  /**
+   * Settle the started stages in reverse order (and those that settle unstarted, like spend, once auth
+   * has run). A failing settle is logged; the others still run.
+   */
+  private async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
+    const started = ctx.stagesStarted;
+    const { stages, observer } = this;
+    for (let i = stages.length - 1; i >= 0; i--) {
+      const stage = stages[i];
+      if (!stage.settle || !(i < started || (stage.settlesUnstarted && started > 0))) continue;
+      if (observer) observer(ctx, stage.name, 'settle');
       try {
         await stage.settle(ctx, outcome);
       } catch (err) {
         this.logger.error('stage settle failed', { stage: stage.name, requestId: ctx.requestId, error: (err as Error).message });
       }
     }
-    started.length = 0;
-    if (COUNTED.delete(ctx) && --this.unsettled === 0) this.settledWaiters.splice(0).forEach((w) => w());
+    ctx.stagesStarted = 0;
+    if (ctx.counted) {
+      ctx.counted = false;
+      if (--this.unsettled === 0) this.settledWaiters.splice(0).forEach((w) => w());
+    }
   }
 
   /**
@@ -73,14 +115,8 @@ export class Pipeline {
   }
 }
 
-const COUNTED = new WeakSet<GatewayContext>();
-
-const STARTED = new WeakMap<GatewayContext, Stage[]>();
-function startedStages(ctx: GatewayContext): Stage[] {
-  let list = STARTED.get(ctx);
-  if (!list) {
-    list = [];
-    STARTED.set(ctx, list);
-  }
-  return list;
+function describeCause(err: unknown): string {
+  const e = err as Error & { cause?: unknown };
+  const cause = e?.cause as Error | undefined;
+  return scrubMessage(`${e?.name}: ${e?.message}${cause ? ` (cause: ${cause.name}: ${cause.message})` : ''}`);
 }

@@ -1,4 +1,4 @@
-import type { GatewayContext } from './context';
+import type { AuthedContext, GatewayContext } from './context';
 import type { GatewayError } from '../errors/gateway-error';
 
 /** The card's lifecycle, in order. The runner refuses at boot any other list (design.md §2). */
@@ -14,9 +14,13 @@ export interface Outcome {
   reason?: 'ok' | 'error' | 'client_abort' | 'upstream_cut' | 'stream_error';
 }
 
+/**
+ * One stage. Every stage but auth runs on an authenticated context (`ctx.principal` is set): the auth
+ * stage runs first and either signs the request in or throws.
+ */
 export interface Stage {
   readonly name: StageName;
-  run(ctx: GatewayContext): Promise<void>;
+  run(ctx: AuthedContext): Promise<void>;
   /** Runs at the end, whatever happened, for every stage whose `run` started. */
   settle?(ctx: GatewayContext, outcome: Outcome): Promise<void>;
   /** Settle even when an earlier stage failed before this one ran (spend logs a blocked request too). */

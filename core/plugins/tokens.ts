@@ -10,8 +10,8 @@ export const UPSTREAM_CLIENT = Symbol('UpstreamClient');
 export const REQUEST_LOG = Symbol('RequestLog');
 export const PIPELINE = Symbol('Pipeline');
 export const STAGES = Symbol('Stage[]');
-/** MCP traffic handlers for the scope, route and call stages (core/apis/mcp). */
-export const MCP_STAGE_HANDLERS = Symbol('McpStageHandlers');
+/** The traffic strategies the stages delegate to, by kind (core/pipeline/traffic.ts). */
+export const TRAFFIC = Symbol('TrafficStrategies');
 /** Guardrail runner used by the pre- and post-guardrail stages (core/guardrails). */
 export const GUARDRAIL_RUNNER = Symbol('GuardrailRunner');
 /** Budget and rate-limit admission (core/limits). */

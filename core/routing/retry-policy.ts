@@ -1,6 +1,6 @@
 import { GatewayError, toGatewayError } from '../errors/gateway-error';
 import { ClientAbortError } from '../upstream/upstream-client';
-import { failureIsFinal, upstreamAnswerOf } from '../upstream/call-deployment';
+import { AttemptError } from '../upstream/call-deployment';
 
 /** One failed attempt, judged. */
 export interface AttemptFailure {
@@ -32,9 +32,10 @@ const RETRYABLE_TRANSPORT_CODES = new Set([
  * translate, nor one whose body was streamed from the client (it cannot be sent twice).
  */
 export function classifyFailure(err: unknown, now: number): AttemptFailure {
-  const error = toGatewayError(err);
-  if (error instanceof ClientAbortError || failureIsFinal(err)) return { error, retryable: false };
-  const answer = upstreamAnswerOf(err);
+  const attempt = err instanceof AttemptError ? err : undefined;
+  const error = toGatewayError(attempt ? attempt.failure : err);
+  if (error instanceof ClientAbortError || attempt?.final) return { error, retryable: false };
+  const answer = attempt?.answer;
   if (answer) {
     const status = answer.status;
     const retryable = status === 408 || status === 429 || status >= 500;

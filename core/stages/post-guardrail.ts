@@ -1,16 +1,16 @@
 import { inject, injectable } from 'tsyringe';
-import { GUARDRAIL_RUNNER } from '../plugins/tokens';
-import type { GuardrailRunner } from '../guardrails/guardrail-runner';
-import type { GatewayContext } from '../pipeline/context';
+import { TRAFFIC } from '../plugins/tokens';
+import type { AuthedContext } from '../pipeline/context';
 import type { Stage } from '../pipeline/stage';
+import type { TrafficStrategies } from '../pipeline/traffic';
 
-/** Inspects the output (model answers, streams included, and MCP tool results) before the client sees it. */
+/** Inspects the output (model answers, streams included; MCP tool results, prompts, resources) before the client sees it. */
 @injectable()
 export class PostGuardrailStage implements Stage {
   readonly name = 'post-guardrail' as const;
-  constructor(@inject(GUARDRAIL_RUNNER) private readonly guardrails: GuardrailRunner) {}
+  constructor(@inject(TRAFFIC) private readonly traffic: TrafficStrategies) {}
 
-  async run(ctx: GatewayContext): Promise<void> {
-    await this.guardrails.checkOutput(ctx);
+  run(ctx: AuthedContext): Promise<void> {
+    return this.traffic.of(ctx).checkOutput(ctx);
   }
 }

@@ -1,22 +1,20 @@
 import { inject, injectable } from 'tsyringe';
-import { CLOCK, MCP_STAGE_HANDLERS, REQUEST_LOG } from '../plugins/tokens';
+import { CLOCK, REQUEST_LOG, TRAFFIC } from '../plugins/tokens';
 import type { Clock } from '../plugins/contracts';
 import { RequestLog } from '../store/request-log';
 import type { LogEntry } from '../store/log-entry';
-import type { McpStageHandlers } from '../apis/mcp/mcp-stage-handlers';
-import type { GatewayContext } from '../pipeline/context';
+import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';
-import { formatAdapter } from '../formats/registry';
-import { formatCost, priceUsage, roundCost } from '../spend/pricing';
-import type { SseFrame } from '../streaming/sse-frame';
-import type { TokenUsage } from '../types/usage';
+import type { TrafficStrategies } from '../pipeline/traffic';
+import { roundCost } from '../spend/pricing';
 
 export const COST_HEADER = 'x-gateway-response-cost';
 
 /**
- * Usage x price, the cost header, and one log entry per request (success, error, cut stream, abort).
- * For a stream the usage arrives in its last frames, so the stream is wrapped (never buffered) and the
- * cost is final only when it ends: the endpoint sends it as a trailer.
+ * Usage x price (the traffic strategy meters the result), and the only writer of request-log entries:
+ * one per request (success, error, cut stream, abort) and one per child tool call. A child that folds
+ * into its parent (a Responses model round) adds its tokens, cost and guardrail records to the parent's
+ * entry instead, which the parent's own spend stage writes.
  */
 @injectable()
 export class SpendStage implements Stage {
@@ -26,55 +24,39 @@ export class SpendStage implements Stage {
   constructor(
     @inject(REQUEST_LOG) private readonly log: RequestLog,
     @inject(CLOCK) private readonly clock: Clock,
-    @inject(MCP_STAGE_HANDLERS) private readonly mcp: McpStageHandlers,
+    @inject(TRAFFIC) private readonly traffic: TrafficStrategies,
   ) {}
 
-  async run(ctx: GatewayContext): Promise<void> {
-    if (ctx.traffic !== 'model') return;
-    const exchange = ctx.modelExchange;
-    const result = exchange.result!;
-    const adapter = formatAdapter(exchange.format);
-    const price = exchange.deployment?.config.price;
-    if (result.stream) {
-      if (adapter.usageOfFrame) result.stream = this.meterStream(ctx, result.stream, adapter.usageOfFrame, price);
-      return;
-    }
-    const usage = adapter.usageOf(result.body);
-    if (usage) mergeUsage(ctx.usage, usage);
-    ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(exchange.body));
-    ctx.responseHeaders[COST_HEADER] = formatCost(ctx.cost);
-  }
-
-  private async *meterStream(
-    ctx: GatewayContext,
-    stream: AsyncIterable<SseFrame>,
-    usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
-    price: Parameters<typeof priceUsage>[0],
-  ): AsyncGenerator<SseFrame> {
-    try {
-      for await (const frame of stream) {
-        const usage = usageOfFrame(frame);
-        if (usage) mergeUsage(ctx.usage, usage);
-        yield frame;
-      }
-    } finally {
-      ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
-    }
+  async run(ctx: AuthedContext): Promise<void> {
+    this.traffic.of(ctx).meter(ctx);
   }
 
   async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
     if (!ctx.principal) return;
-    if (ctx.traffic === 'mcp') ctx.cost = roundCost(this.mcp.fee?.(ctx, outcome) ?? ctx.cost);
-    const exchange = ctx.model;
+    const authed = ctx as AuthedContext;
+    const strategy = this.traffic.of(ctx);
+    strategy.finalCost?.(authed, outcome);
+    ctx.cost = roundCost(ctx.cost);
+    const target = strategy.logTarget(authed);
+    const parent = ctx.parent;
+    if (parent && ctx.childLog === 'fold') {
+      parent.usage.inputTokens += ctx.usage.inputTokens;
+      parent.usage.outputTokens += ctx.usage.outputTokens;
+      parent.cost = roundCost(parent.cost + ctx.cost);
+      parent.foldedChildren++;
+      parent.firstDeploymentId ??= target.deploymentId ?? undefined;
+      if (ctx.guardrails.length) parent.guardrails.push(...ctx.guardrails);
+      return;
+    }
     const entry: LogEntry = {
       id: ctx.requestId,
       requestId: ctx.requestId,
       time: new Date(ctx.startedAt).toISOString(),
-      keyId: ctx.principal?.keyId ?? null,
-      org: ctx.principal?.org ?? null,
+      keyId: ctx.principal.keyId,
+      org: ctx.principal.org,
       endpoint: ctx.endpoint,
-      model: exchange ? exchange.requestedModel : ctx.mcp?.toolName ? `MCP: ${ctx.mcp.toolName}` : null,
-      deploymentId: exchange?.deployment?.id ?? (ctx.mcp?.serverName ? `mcp:${ctx.mcp.serverName}` : null),
+      model: target.model,
+      deploymentId: target.deploymentId,
       promptTokens: ctx.usage.inputTokens,
       completionTokens: ctx.usage.outputTokens,
       cost: ctx.cost,
@@ -84,33 +66,10 @@ export class SpendStage implements Stage {
       outcome: outcome.reason ?? 'ok',
       details: {
         ...ctx.logDetails,
-        ...(exchange && exchange.attempts.length > 1 ? { attempts: exchange.attempts } : {}),
+        ...target.details,
         ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
-        ...(ctx.mcp?.serverName ? { server: ctx.mcp.serverName } : {}),
       },
     };
-    if (ctx.logCollector) ctx.logCollector(entry);
-    else await this.log.record(entry);
+    await this.log.record(entry);
   }
-}
-
-/**
- * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
- * largest. Images are counted per frame (one `completed` event per image): add them up.
- */
-const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'images']);
-
-function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
-  for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
-    const v = add[k];
-    // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged
-    if (typeof v !== 'number' || !USAGE_COUNTERS.has(k)) continue;
-    if (k === 'images') into.images += v;
-    else if (v > into[k]) into[k] = v;
-  }
-}
-
-function imageSizeOf(body: unknown): string | undefined {
-  const size = (body as { size?: unknown } | undefined)?.size;
-  return typeof size === 'string' ? size : undefined;
 }

@@ -15,25 +15,25 @@ export interface UpstreamAnswer {
   retryAfter?: string;
 }
 
-const UPSTREAM_ANSWERS = new WeakMap<object, UpstreamAnswer>();
-
-const FINAL = new WeakSet<object>();
-
-function markFinal(err: unknown): void {
-  if (typeof err === 'object' && err !== null) FINAL.add(err);
-}
-
 /**
- * Must this failure end the request? True when the provider could not build the upstream request (that
- * will not change on another try) or when the attempt used up a request body that cannot be sent again.
+ * A failed attempt with what the retry decision needs beside the error itself: whether the upstream
+ * answered (its status and Retry-After), and whether another attempt could help at all (not when the
+ * provider could not build the request, nor when the attempt used up a request body that cannot be sent
+ * again). The retry policy unwraps it (core/routing/retry-policy.ts); the client sees `failure`.
  */
-export function failureIsFinal(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && FINAL.has(err);
-}
+export class AttemptError extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly final: boolean,
+    readonly answer?: UpstreamAnswer,
+  ) {
+    super('upstream attempt failed');
+  }
 
-/** The upstream status behind an error thrown by `callDeployment`, if the upstream answered at all. */
-export function upstreamAnswerOf(err: unknown): UpstreamAnswer | undefined {
-  return typeof err === 'object' && err !== null ? UPSTREAM_ANSWERS.get(err) : undefined;
+  /** the same failure, now final */
+  static final(err: unknown): AttemptError {
+    return err instanceof AttemptError ? new AttemptError(err.failure, true, err.answer) : new AttemptError(err, true);
+  }
 }
 
 /**
@@ -82,14 +82,13 @@ async function invoke(
   try {
     request = op.toUpstream(body, target, inbound);
   } catch (err) {
-    markFinal(err);
-    throw err;
+    throw AttemptError.final(err);
   }
   try {
     return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
   } catch (err) {
     // a request body streamed from the client (an image edit's files) was used up by this attempt
-    if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) markFinal(err);
+    if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) throw AttemptError.final(err);
     throw err;
   }
 }
@@ -111,8 +110,7 @@ async function send(
     const errorBody = await readErrorBody(response.body);
     const error = provider.toError(response.status, errorBody, response.headers);
     const retryAfter = response.headers['retry-after'];
-    UPSTREAM_ANSWERS.set(error, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
-    throw error;
+    throw new AttemptError(error, false, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
   }
   const contentType = String(response.headers['content-type'] ?? '');
   if (stream && contentType.includes('text/event-stream')) {

@@ -163,9 +163,10 @@ describe('management API for the admin console', function () {
     const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
     const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });
     expect(ok.status).to.equal(200);
-    expect(ok.body).to.deep.include({ object: 'tool_test', tool: 'search', status: 200, error: null });
+    // the key reaches docs and the built-in gateway_proxy: names carry the alias
+    expect(ok.body).to.deep.include({ object: 'tool_test', tool: 'docs-search', status: 200, error: null });
     expect(ok.body.result.content[0].text).to.include('"q":"x"');
-    expect(ok.body.log_entry).to.deep.include({ id: ok.body.request_id, keyId: 'acme-dev', model: 'MCP: search', endpoint: 'mcp' });
+    expect(ok.body.log_entry).to.deep.include({ id: ok.body.request_id, keyId: 'acme-dev', model: 'MCP: docs-search', endpoint: 'mcp' });
     expect(ok.text).to.not.include(ACME_DEV);
     expect(mcp.requestsFor('tools/call')).to.have.length(1);
 

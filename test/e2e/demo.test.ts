@@ -78,7 +78,8 @@ describe('the demo (npm start)', function () {
     });
     const call = response.output.find((item) => item.type === 'mcp_call') as { name: string; arguments: string; output: string } | undefined;
     expect(call, JSON.stringify(response.output)).to.not.equal(undefined);
-    expect(call!.name).to.equal('calc');
+    // two servers reach the key (demo and gateway_proxy), so tool names carry the server: `demo-calc`
+    expect(call!.name).to.equal('demo-calc');
     expect(JSON.parse(call!.arguments)).to.deep.equal({ expr: '2+2*3' });
     expect(call!.output).to.equal('8');
     expect(response.output_text).to.equal('8');
@@ -89,17 +90,17 @@ describe('the demo (npm start)', function () {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': 'Bearer sk-demo-key' } } }));
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).to.include.members(['time', 'calc', 'lookup']);
-      const result = (await client.callTool({ name: 'calc', arguments: { expr: '(1+2)^2' } })) as { content: { type: string; text: string }[]; isError?: boolean };
+      expect(names).to.include.members(['demo-time', 'demo-calc', 'demo-lookup']);
+      const result = (await client.callTool({ name: 'demo-calc', arguments: { expr: '(1+2)^2' } })) as { content: { type: string; text: string }[]; isError?: boolean };
       expect(result.isError ?? false).to.equal(false);
       expect(result.content[0].text).to.equal('9');
       // the parser refuses code: never eval
-      const refused = (await client.callTool({ name: 'calc', arguments: { expr: 'process.exit(1)' } })) as { content: { text: string }[]; isError?: boolean };
+      const refused = (await client.callTool({ name: 'demo-calc', arguments: { expr: 'process.exit(1)' } })) as { content: { text: string }[]; isError?: boolean };
       expect(refused.isError).to.equal(true);
       expect(refused.content[0].text).to.match(/^calc: unexpected "p"/);
-      const fact = (await client.callTool({ name: 'lookup', arguments: { topic: 'mcp' } })) as { content: { text: string }[] };
+      const fact = (await client.callTool({ name: 'demo-lookup', arguments: { topic: 'mcp' } })) as { content: { text: string }[] };
       expect(fact.content[0].text).to.match(/Model Context Protocol/);
-      const time = (await client.callTool({ name: 'time', arguments: {} })) as { content: { text: string }[] };
+      const time = (await client.callTool({ name: 'demo-time', arguments: {} })) as { content: { text: string }[] };
       expect(Math.abs(Date.parse(time.content[0].text) - Date.now())).to.be.below(3_600_000);
     } finally {
       await client.close();

@@ -9,6 +9,9 @@ import { testConfig } from '../support/test-config';
 
 const KEY = 'sk-proxy-client-CANARY-41';
 const NARROW_KEY = 'sk-proxy-narrow-CANARY-42';
+const DOCS_ONLY_KEY = 'sk-proxy-docs-only-CANARY-43';
+const ONE_MODEL_KEY = 'sk-proxy-one-model-CANARY-44';
+const ADMIN = 'sk-proxy-admin-CANARY-45';
 
 describe('gateway_proxy: the gateway models as MCP tools', () => {
   let upstream: FakeOpenAI;
@@ -21,12 +24,14 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     gw = await testConfig()
       .withKey(KEY, { id: 'proxy-user' })
       .withKey(NARROW_KEY, { id: 'narrow', models: ['gpt-4o-mini'] })
+      .withKey(DOCS_ONLY_KEY, { id: 'docs-only', mcp: { servers: ['docs'], tools: { docs: ['search'] } } })
+      .withKey(ONE_MODEL_KEY, { id: 'one-model', mcp: { tools: { gateway_proxy: ['team_claude_v2'] } } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-4o-mini', { model: 'upstream-mini', price: { inputPerMTok: 1, outputPerMTok: 2 } })
       .withModel('team/claude.v2', { model: 'upstream-claude' })
       .withModel('embed', { kind: 'embedding' })
       .withMcpServer('docs', docs.url, { org: 'acme', visibility: 'private' })
-      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 } })
       .start();
   });
   after(async () => {
@@ -45,28 +50,28 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     return client;
   }
 
-  it('lists one tool per chat model the key may use, named after the model, beside the upstream tools', async () => {
+  it('lists one tool per chat model the key may use, named gateway_proxy-<model> beside another server', async () => {
     const client = await mcpClient(KEY);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).to.deep.equal(['search', 'gpt_4o_mini', 'team_claude_v2']);
-    const mini = tools.find((t) => t.name === 'gpt_4o_mini')!;
+    expect(tools.map((t) => t.name)).to.deep.equal(['docs-search', 'gateway_proxy-gpt_4o_mini', 'gateway_proxy-team_claude_v2']);
+    const mini = tools.find((t) => t.name === 'gateway_proxy-gpt_4o_mini')!;
     expect(mini.inputSchema).to.deep.include({ type: 'object', required: ['prompt'] });
     expect(Object.keys(mini.inputSchema.properties!)).to.deep.equal(['prompt', 'system', 'max_tokens']);
     await client.close();
 
     const narrow = await mcpClient(NARROW_KEY);
-    expect((await narrow.listTools()).tools.map((t) => t.name)).to.deep.equal(['search', 'gpt_4o_mini']);
+    expect((await narrow.listTools()).tools.map((t) => t.name)).to.deep.equal(['docs-search', 'gateway_proxy-gpt_4o_mini']);
     await narrow.close();
   });
 
   it('calls a model tool through the model pipeline under the caller key: answer as text, priced and logged', async () => {
     const client = await mcpClient(KEY);
-    const result = await client.callTool({ name: 'gpt_4o_mini', arguments: { prompt: 'Hello?', system: 'Be kind.', max_tokens: 30 } });
+    const result = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: { prompt: 'Hello?', system: 'Be kind.', max_tokens: 30 } });
     expect(result).to.deep.equal({ content: [{ type: 'text', text: 'upstream-mini says: Hello?' }] });
     expect(upstream.last.body).to.deep.equal({ model: 'upstream-mini', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hello?' }], max_tokens: 30 });
     await client.close();
     const page = await gw.gateway.services.requestLog.query({ limit: 10, key: 'proxy-user' });
-    const entry = page.data.find((e) => e.model === 'MCP: gpt_4o_mini')!;
+    const entry = page.data.find((e) => e.model === 'MCP: gateway_proxy-gpt_4o_mini')!;
     expect(entry).to.deep.include({ endpoint: 'mcp', promptTokens: 10, completionTokens: 5, status: 200, deploymentId: 'oai/upstream-mini' });
     expect(entry.details).to.deep.include({ server: 'gateway_proxy', model: 'gpt-4o-mini' });
     expect(entry.cost).to.be.closeTo(0.00002, 1e-12);
@@ -74,13 +79,13 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
 
   it('refuses a model the key may not use like an unknown tool', async () => {
     const narrow = await mcpClient(NARROW_KEY);
-    const err = await narrow.callTool({ name: 'team_claude_v2', arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
+    const err = await narrow.callTool({ name: 'gateway_proxy-team_claude_v2', arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
     expect(err?.message).to.include('Unknown tool');
     expect(upstream.requests).to.have.length(0);
     await narrow.close();
   });
 
-  it('x-mcp-servers: gateway_proxy selects only the model tools; naming only docs hides them', async () => {
+  it('x-mcp-servers: gateway_proxy selects only the model tools (one server: plain names); naming only docs hides them', async () => {
     const onlyModels = await mcpClient(KEY, { 'x-mcp-servers': 'gateway_proxy' });
     expect((await onlyModels.listTools()).tools.map((t) => t.name)).to.deep.equal(['gpt_4o_mini', 'team_claude_v2']);
     await onlyModels.close();
@@ -91,8 +96,45 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
 
   it('rejects arguments without a prompt', async () => {
     const client = await mcpClient(KEY);
-    const err = await client.callTool({ name: 'gpt_4o_mini', arguments: { system: 'x' } }).then(() => undefined, (e) => e);
+    const err = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: { system: 'x' } }).then(() => undefined, (e) => e);
     expect(err?.message).to.include('prompt');
+    await client.close();
+  });
+
+  it("is out of scope for a key whose server set leaves it out: it neither lists nor calls model tools", async () => {
+    const client = await mcpClient(DOCS_ONLY_KEY);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['search']);
+    for (const name of ['gpt_4o_mini', 'gateway_proxy-gpt_4o_mini']) {
+      const err = await client.callTool({ name, arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
+      expect(err?.message).to.include('Unknown tool');
+    }
+    const named = await mcpClient(DOCS_ONLY_KEY, { 'x-mcp-servers': 'gateway_proxy' });
+    const err = await named.listTools().then(() => undefined, (e) => e);
+    expect(err?.message).to.include('no MCP server named "gateway_proxy"');
+    expect(upstream.requests).to.have.length(0);
+    await client.close();
+    await named.close();
+  });
+
+  it("applies a key's per-tool whitelist to gateway_proxy like to any server", async () => {
+    const client = await mcpClient(ONE_MODEL_KEY);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['docs-search', 'gateway_proxy-team_claude_v2']);
+    const err = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: { prompt: 'x' } }).then(() => undefined, (e) => e);
+    expect(err?.message).to.include('Unknown tool');
+    expect(upstream.requests).to.have.length(0);
+    await client.close();
+  });
+
+  it('takes gateway_proxy as a server name in a key made through the management API', async () => {
+    const res = await fetch(`${gw.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ org: 'acme', name: 'models-only', mcp: { servers: ['gateway_proxy'] } }),
+    });
+    const created = (await res.json()) as { key: string };
+    expect(res.status, JSON.stringify(created)).to.equal(201);
+    const client = await mcpClient(created.key);
+    expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['gpt_4o_mini', 'team_claude_v2']);
     await client.close();
   });
 
@@ -120,8 +162,8 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
   });
 });
 
-describe('gateway_proxy: a model tool whose name an upstream tool already uses', () => {
-  it('leaves the plain name to the upstream tool and lists the model as gateway_proxy-<name>', async () => {
+describe('gateway_proxy: a model tool whose name an upstream tool also uses', () => {
+  it('never clashes: with two servers reachable both are prefixed with their alias (the organization\'s own server first)', async () => {
     const upstream = await new FakeOpenAI().start();
     upstream.script = { kind: 'json', body: chatCompletion('model answer') };
     const clash = await FakeMcpServer.start({ toolsOnly: true, tools: { summarize: { handler: () => ({ content: [{ type: 'text', text: 'upstream tool' }] }) } } });
@@ -135,8 +177,8 @@ describe('gateway_proxy: a model tool whose name an upstream tool already uses',
     try {
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));
-      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['summarize', 'gateway_proxy-summarize']);
-      expect(await client.callTool({ name: 'summarize', arguments: {} })).to.deep.equal({ content: [{ type: 'text', text: 'upstream tool' }] });
+      expect((await client.listTools()).tools.map((t) => t.name)).to.deep.equal(['tools-summarize', 'gateway_proxy-summarize']);
+      expect(await client.callTool({ name: 'tools-summarize', arguments: {} })).to.deep.equal({ content: [{ type: 'text', text: 'upstream tool' }] });
       expect(await client.callTool({ name: 'gateway_proxy-summarize', arguments: { prompt: 'x' } })).to.deep.equal({ content: [{ type: 'text', text: 'model answer' }] });
       await client.close();
     } finally {

@@ -32,8 +32,8 @@ describe('guardrails on MCP and model traffic with server-everything', function 
     everything = await startEverythingServer();
     upstream = await new FakeOpenAI().start();
     gw = await testConfig()
-      .withKey(KEY, { id: 'qa' })
-      .withKey(STRICT, { id: 'strict', guardrails: ['house-rules'] })
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['everything'] } })
+      .withKey(STRICT, { id: 'strict', guardrails: ['house-rules'], mcp: { servers: ['everything'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
       .withMcpServer('everything', everything.url, { org: 'acme', pricePerCall: 0.25 })

@@ -187,9 +187,9 @@ describe('gateway_proxy beside an upstream server that went down', () => {
     await model.stop();
   });
 
-  it('calls what tools/list shows: the model tool keeps its plain name while the clashing upstream is unhealthy', async () => {
+  it('calls what tools/list shows: names stay prefixed while the other server is unhealthy (it is still in scope)', async () => {
     const before = await post(gw, { jsonrpc: '2.0', id: 0, method: 'tools/list' });
-    expect(before.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['summarize', 'gateway_proxy-summarize']);
+    expect(before.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['tools-summarize', 'gateway_proxy-summarize']);
     await clash.close();
     const admin = { authorization: `Bearer ${ADMIN}` };
     const servers = (await (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: admin })).json()) as any;
@@ -197,8 +197,8 @@ describe('gateway_proxy beside an upstream server that went down', () => {
     const checked = (await (await fetch(`${gw.url}/admin/v1/mcp/servers/${id}/health`, { method: 'POST', headers: admin })).json()) as any;
     expect(checked.health.status).to.equal('unhealthy');
     const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['summarize']);
-    const call = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'summarize', arguments: { prompt: 'x' } } });
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['gateway_proxy-summarize']);
+    const call = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'gateway_proxy-summarize', arguments: { prompt: 'x' } } });
     expect(call.body).to.deep.equal({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'model answer' }] } });
   });
 });

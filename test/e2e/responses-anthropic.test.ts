@@ -54,17 +54,18 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
         return { json: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'text', text: `Claude read: ${text}` }], stop_reason: 'end_turn', stop_sequence: null, usage } };
       }
       return {
-        json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'llamas' } }], stop_reason: 'tool_use', stop_sequence: null, usage },
+        json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'tool_use', id: 'toolu_1', name: 'docs-search', input: { q: 'llamas' } }], stop_reason: 'tool_use', stop_sequence: null, usage },
       };
     });
     const { data, response } = await client.responses.create({ model: 'claude-test', input: 'llamas?', instructions: 'Be brief.', tools: MCP_TOOL }).withResponse();
     expect(data.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
-    expect(data.output[1]).to.deep.include({ name: 'search', arguments: '{"q":"llamas"}', output: 'found llamas' });
+    expect(data.output[1]).to.deep.include({ name: 'docs-search', arguments: '{"q":"llamas"}', output: 'found llamas' });
     expect(data.output_text).to.equal('Claude read: found llamas');
     const first = upstream.requests[0].body;
     expect(first.system).to.satisfy((s: unknown) => JSON.stringify(s).includes('Be brief.'));
-    // the upstream server's tool, and the gateway_proxy tool of the model itself (every key sees its models)
-    expect(first.tools.map((t: any) => t.name)).to.deep.equal(['search', 'claude_test']);
+    // the upstream server's tool, and the gateway_proxy tool of the model itself (every key sees its
+    // models); two servers reachable, so both carry their alias
+    expect(first.tools.map((t: any) => t.name)).to.deep.equal(['docs-search', 'gateway_proxy-claude_test']);
     // 2 rounds x (50 x $3 + 10 x $15)/M
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0006');
   });
@@ -85,7 +86,7 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
             { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
           ]
         : [
-            { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_s', name: 'search', input: {} } } },
+            { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_s', name: 'docs-search', input: {} } } },
             { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"q":' } } },
             { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"yaks"}' } } },
             { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
@@ -96,7 +97,7 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
     const events: any[] = [];
     for await (const e of stream) events.push(e);
     const call = events.find((e) => e.type === 'response.output_item.done' && e.item.type === 'mcp_call').item;
-    expect(call).to.deep.include({ name: 'search', arguments: '{"q":"yaks"}', output: 'found yaks', status: 'completed' });
+    expect(call).to.deep.include({ name: 'docs-search', arguments: '{"q":"yaks"}', output: 'found yaks', status: 'completed' });
     expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta)).to.deep.equal(['Streamed ', 'answer']);
     const final = events.at(-1);
     expect(final.type).to.equal('response.completed');

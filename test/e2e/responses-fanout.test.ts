@@ -28,7 +28,7 @@ describe('Responses: tool fan-out is bounded (maxToolCallsPerRound, maxToolCalls
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { ping: { handler: () => ({ content: [{ type: 'text', text: 'pong' }] }) } } });
     gw = await testConfig()
-      .withKey(KEY, { id: 'fanout' })
+      .withKey(KEY, { id: 'fanout', mcp: { servers: ['tools'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model' })
       .withMcpServer('tools', tools.url, { org: 'acme', visibility: 'private' })

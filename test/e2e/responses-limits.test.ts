@@ -36,7 +36,7 @@ describe('Responses: time limit, failures, guardrails on tool results, other pro
       },
     });
     gw = await testConfig()
-      .withKey(KEY, { id: 'limits' })
+      .withKey(KEY, { id: 'limits', mcp: { servers: ['tools'] } })
       .withKey(OTHER, { id: 'other' })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withProvider({ id: 'local', type: 'echo' })

@@ -29,7 +29,7 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
     gw = await testConfig()
-      .withKey(KEY, { id: 'qa' })
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model' })
       .withMcpServer('kb', tools.url, { org: 'acme' })
@@ -87,7 +87,7 @@ describe('Responses stream events rebuild the same items (SDK accumulator semant
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
     gw = await testConfig()
-      .withKey(KEY, { id: 'qa' })
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model' })
       .withMcpServer('kb', tools.url, { org: 'acme' })
@@ -126,7 +126,7 @@ describe('Responses time limit while a tool runs', () => {
     upstream = await new FakeOpenAI().start();
     tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'late' }] }), 5000)) } } });
     gw = await testConfig()
-      .withKey(KEY, { id: 'qa' })
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model' })
       .withMcpServer('kb', tools.url, { org: 'acme' })

@@ -88,7 +88,8 @@ describe('security: names from outside never reach a prototype', () => {
       .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
       // key ids are names from outside too
       .withKey(ACME_MEMBER, { id: '__proto__' })
-      .withKey(GLOBEX_MEMBER, { org: 'globex', id: 'constructor' })
+      // names its one server, so its tools keep their plain (dangerous) names beside gateway_proxy
+      .withKey(GLOBEX_MEMBER, { org: 'globex', id: 'constructor', mcp: { servers: ['wiki'] } })
       .withProvider({ id: 'fake', type: 'openai', baseUrl: models.url, apiKey: 'sk-upstream-names' })
       .withModel('gpt-test', { model: 'gpt-test' })
       .withModel('toString', { model: 'upstream-tostring' })

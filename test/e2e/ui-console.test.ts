@@ -234,11 +234,12 @@ describe('admin console in a browser', function () {
     await screenshot(page, 'platform-tool-tester-1400');
     const out = (await page.textContent('#tester-out'))!;
     expect(out).to.include('"id":"doc-42"'); // the fake tool echoes its arguments
-    expect(out).to.include('Called fetch ·').and.include('Acme dev (acme-dev)').and.include('MCP: fetch').and.include('$0.005');
+    // the key reaches Team_Docs and the built-in gateway_proxy: names carry the alias
+    expect(out).to.include('Called Team_Docs-fetch ·').and.include('Acme dev (acme-dev)').and.include('MCP: Team_Docs-fetch').and.include('$0.005');
     const call = mcp.requestsFor('tools/call').at(-1)!;
     expect(call.headers['x-team']).to.equal('docs-team-CONSOLE');
     expect(out).to.not.include(ACME_DEV);
-    const logged = (await api(ADMIN, 'GET', '/admin/v1/logs?model=MCP%3A%20fetch')).body.data;
+    const logged = (await api(ADMIN, 'GET', '/admin/v1/logs?model=MCP%3A%20Team_Docs-fetch')).body.data;
     expect(logged).to.have.length(1);
     expect(logged[0]).to.deep.include({ keyId: 'acme-dev', org: 'acme', endpoint: 'mcp', status: 200 });
     await page.keyboard.press('Escape');

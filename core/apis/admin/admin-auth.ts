@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AuthenticationError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import { PermissionError, toGatewayError } from '../../errors/gateway-error';
 import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
@@ -12,8 +12,8 @@ import type { GatewayServices } from '../../http/gateway-services';
 export function adminAuth(services: GatewayServices) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await services.keys.authenticate(bearerToken(req.headers.authorization));
-      if (!principal) throw new AuthenticationError(req.headers.authorization ? 'Invalid API key.' : 'Missing API key.');
+      // the auth stage's own check (the one place a credential is checked), then the management API's role
+      const principal = await services.auth.check(bearerToken(req.headers.authorization), true);
       if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
       res.locals.admin = principal;
       next();

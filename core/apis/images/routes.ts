@@ -72,8 +72,9 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
       discardBody(req);
       return sendError(res, uploadErrors.notMultipart(), OPENAI_ERRORS);
     }
-    // Nothing of an upload is read (or spooled) for a caller without a valid key: the auth stage answers.
-    if (!(await services.keys.authenticate(credential(req)))) {
+    // Nothing of an upload is read (or spooled) for a caller without a valid key: the auth stage's check
+    // decides before the upload is read, and the pipeline's auth stage answers in the usual way.
+    if (!(await services.auth.principalOf(credential(req)).catch(() => undefined))) {
       discardBody(req);
       return runModelRequest(services, EDITS, req, res, {});
     }

@@ -1,14 +1,16 @@
 /**
- * Boot: create every MCP transport plugin (a server's `transport` names one), the MCP gateway (registry from config and store,
- * discovery in the background, periodic health checks) and register the stage handlers the pipeline's
- * scope, route, call and spend stages use for MCP traffic.
+ * Boot: create every MCP transport plugin (a server's `transport` names one), the MCP gateway (registry
+ * from config and store, discovery in the background, periodic health checks) and the built-in
+ * gateway_proxy server. The MCP traffic strategy the stages use is built from them once the pipeline
+ * exists (core/gateway.ts).
  */
 import type { BootExtension } from '../../boot/extensions';
 import type { OrganizationConfig } from '../../config/types';
 import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
-import { CLOCK, LOGGER, MCP_STAGE_HANDLERS, STORE } from '../../plugins/tokens';
+import { CLOCK, LOGGER, MODEL_CATALOG, STORE } from '../../plugins/tokens';
+import type { ModelCatalog } from '../../routing/model-catalog';
 import type { StoreBackend } from '../../store/store-backend';
-import { GatewayMcpStageHandlers } from './gateway-stage-handlers';
+import { GATEWAY_PROXY_SERVER, GatewayProxyServer } from './gateway-proxy';
 import { MCP_GATEWAY, McpGateway } from './mcp-gateway';
 
 export const mcpExtension: BootExtension = async (boot) => {
@@ -22,9 +24,12 @@ export const mcpExtension: BootExtension = async (boot) => {
   }
   const configOrgs = new Set(boot.config.organizations.map((o) => o.id));
   const storedOrgs = store.collection<OrganizationConfig>('organizations');
+  const clock = boot.container.resolve<Clock>(CLOCK);
+  const builtin = new GatewayProxyServer(boot.container.resolve<ModelCatalog>(MODEL_CATALOG), new Date(clock.now()).toISOString());
   const gateway = new McpGateway({
     store,
-    clock: boot.container.resolve<Clock>(CLOCK),
+    clock,
+    builtin,
     transports,
     settings: boot.config.mcp,
     callTimeoutMs: boot.config.timeouts.totalMs,
@@ -33,6 +38,6 @@ export const mcpExtension: BootExtension = async (boot) => {
   });
   await gateway.start(boot.config.mcpServers);
   boot.container.registerInstance(MCP_GATEWAY, gateway);
-  boot.container.registerInstance(MCP_STAGE_HANDLERS, new GatewayMcpStageHandlers(gateway));
+  boot.container.registerInstance(GATEWAY_PROXY_SERVER, builtin);
   return () => gateway.stop();
 };

@@ -19,6 +19,7 @@ import { UpstreamRpcError } from './upstream-errors';
 import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import type { McpTransports } from './transports';
 import { McpUpstreamPool } from './upstream-pool';
+import type { GatewayProxyServer } from './gateway-proxy';
 
 /** DI token of the instance's MCP gateway (routes resolve it from the container). */
 export const MCP_GATEWAY = Symbol('McpGateway');
@@ -35,6 +36,8 @@ export interface McpGatewayOptions {
   timer?: Timer;
   lookup?: HostLookup;
   orgExists?: (org: string) => boolean | Promise<boolean>;
+  /** the built-in gateway_proxy server: in every scope like a public upstream server (gateway-proxy.ts) */
+  builtin?: GatewayProxyServer;
 }
 
 export interface UpstreamCallContext {
@@ -71,6 +74,7 @@ export class McpGateway {
       options.logger,
     );
     this.view = new McpCatalogView(this.cache);
+    if (options.builtin) this.cache.set(options.builtin.record.id, options.builtin.catalog);
     // An upstream that announces a changed list is rediscovered at once (new tools stay hidden as usual).
     this.pool.onListChanged = (id) => void this.health.check(id);
   }
@@ -116,9 +120,16 @@ export class McpGateway {
     return (await this.ensureDiscovered(scope)) ? this.scope(caller, inbound) : scope;
   }
 
-  /** The servers and tools this request may reach (auth already done; `x-mcp-servers` applied). */
+  /**
+   * The servers and tools this request may reach (auth already done; `x-mcp-servers` applied). The
+   * built-in gateway_proxy is one of them when the key may use at least one chat model.
+   */
   scope(caller: McpCaller, inbound: InboundHeaders): McpScope {
-    return resolveMcpScope(this.registry.list(), caller, parseServerHeader(inbound['x-mcp-servers']));
+    const requested = parseServerHeader(inbound['x-mcp-servers']);
+    const builtin = this.options.builtin;
+    const models = builtin && caller.allowsModel ? builtin.allowedTools(caller.allowsModel) : undefined;
+    if (!builtin || !models?.size) return resolveMcpScope(this.registry.list(), caller, requested);
+    return resolveMcpScope([...this.registry.list(), builtin.record], caller, requested, new Map([[builtin.record.id, models]]));
   }
 
   /** Route a called tool name; a tool the caller may not use is "unknown", like one that does not exist. */

@@ -14,11 +14,10 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Router } from 'express';
 import { AuthenticationError, GatewayError, PermissionError, toGatewayError } from '../../errors/gateway-error';
 import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
-import type { Principal } from '../../auth/principal';
-import { GatewayContext } from '../../pipeline/context';
-import type { Outcome } from '../../pipeline/stage';
+import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
-import { callProxyTool, withProxyTools } from './gateway-proxy';
+import type { McpCallMethod } from './mcp-exchange';
+import { McpTraffic, toolErrorResult } from './mcp-traffic';
 import { initializeResult } from './protocol';
 import { childSignal } from '../../upstream/child-signal';
 import type { InboundHeaders } from './upstream-headers';
@@ -31,8 +30,6 @@ import { requestIdOf } from '../../http/request-id';
 type RpcId = string | number | null;
 interface RpcReply {
   body?: unknown;
-  /** work to do after the answer is written (the pipeline's settle: spend, log) */
-  after?: () => Promise<void>;
 }
 
 /** Body-reading failures (the fast JSON router reads the body) in JSON-RPC shape: -32700, or -32600 over the limit. */
@@ -52,6 +49,7 @@ const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: JSONRPC.IN
 
 export function installMcpRoutes(router: Router, services: GatewayServices): void {
   const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
+  const traffic = services.container.resolve(McpTraffic);
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
@@ -110,20 +108,27 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       return;
     }
 
+    const abort = new AbortController();
+    // The HTTP request is the parent of its messages: signed in once by the auth stage (the admin key
+    // may use MCP), its scope resolved once; each tools/call, prompts/get, resources/read is a child
+    // exchange that runs the stages under that principal.
+    const parent = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
     const credential = gatewayKey(req.headers['x-gateway-api-key']);
-    const principal = await services.keys.authenticate(credential).catch(() => undefined);
-    if (!principal) {
+    parent.credential = credential;
+    try {
+      await services.auth.signIn(parent, true);
+    } catch {
+      // a store failure is answered like an unknown key: the client can only retry
       const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key>.');
       writeJson(res, 401, rpcError(firstId, err));
       return;
     }
 
-    const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
-    const call: CallContext = { services, mcp, req, res, principal, credential: credential!, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
+    const call: CallContext = { services, mcp, traffic, res, parent: parent as AuthedContext, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
     const replies: RpcReply[] = [];
     for (const message of messages) {
       // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
@@ -146,17 +151,16 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else {
       writeJson(res, 200, Array.isArray(body) ? bodies : bodies[0]);
     }
-    for (const reply of replies) if (reply.after) await reply.after();
   });
 }
 
 interface CallContext {
   services: GatewayServices;
   mcp: McpGateway;
-  req: IncomingMessage;
+  traffic: McpTraffic;
   res: ServerResponse;
-  principal: Principal;
-  credential: string;
+  /** the HTTP request, signed in: the parent of each message's exchange */
+  parent: AuthedContext;
   mcpHeaders: InboundHeaders;
   signal: AbortSignal;
 }
@@ -179,7 +183,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
   }
   const params = (m.params ?? {}) as Record<string, unknown>;
   try {
-    if (m.method === 'tools/call') return await callTool(call, id, params);
+    if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params);
     const result = await answer(call, m.method, params);
     if (result === undefined) return { body: rpcErrorRaw(id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`) };
     return { body: { jsonrpc: '2.0', id, result } };
@@ -188,7 +192,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
   }
 }
 
-/** Every method but tools/call. `undefined` = method not found. */
+/** The methods answered by the gateway itself: the lists run the scope (cached discovery), nothing upstream. `undefined` = method not found. */
 async function answer(call: CallContext, method: string, params: Record<string, unknown>): Promise<unknown> {
   const { mcp } = call;
   switch (method) {
@@ -197,69 +201,59 @@ async function answer(call: CallContext, method: string, params: Record<string, 
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: withProxyTools(call.services, call.principal, call.mcpHeaders, mcp.view.listTools(await scopeOf(call))) };
+      return { tools: mcp.view.listTools(await scopeOf(call)) };
     case 'prompts/list':
       return { prompts: mcp.view.listPrompts(await scopeOf(call)) };
-    case 'prompts/get': {
-      const name = requireStringParam(params, 'name');
-      const routed = mcp.routePrompt(await scopeOf(call), name);
-      return mcp.getPrompt(routed, params.arguments, { inbound: call.mcpHeaders, signal: call.signal });
-    }
     case 'resources/list':
       return { resources: mcp.view.listResources(await scopeOf(call)) };
     case 'resources/templates/list':
       return { resourceTemplates: mcp.view.listResourceTemplates(await scopeOf(call)) };
-    case 'resources/read': {
-      const uri = requireStringParam(params, 'uri');
-      const server = mcp.routeResource(await scopeOf(call), uri);
-      return mcp.readResource(server, uri, { inbound: call.mcpHeaders, signal: call.signal });
-    }
     default:
       return undefined;
   }
 }
 
 function scopeOf(call: CallContext) {
-  const p = call.principal;
-  return call.mcp.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp }, call.mcpHeaders);
+  return call.traffic.scopeOf(call.parent, call.mcpHeaders);
 }
 
-/** tools/call through the pipeline; the pipeline's settle (spend, log) runs after the answer is sent. */
-async function callTool(call: CallContext, id: RpcId, params: Record<string, unknown>): Promise<RpcReply> {
-  const { services, req, res } = call;
-  const ctx = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, call.signal, requestIdOf(res));
-  ctx.credential = call.credential;
-  const name = typeof params.name === 'string' ? params.name : '';
+/**
+ * tools/call, prompts/get, resources/read: a child exchange through every stage. A guardrail block (and
+ * a gateway_proxy model call that failed) is a tool error the model can read; its reason never quotes
+ * the blocked text.
+ */
+async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, params: Record<string, unknown>): Promise<RpcReply> {
+  const { services, parent } = call;
+  const ctx = parent.child('mcp', 'own', services.clock.now(), call.signal, parent.requestId);
   const args = params.arguments;
+  const name = typeof params.name === 'string' ? params.name : '';
   ctx.mcp = {
-    method: 'tools/call',
-    toolName: name,
-    arguments: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
-    params,
+    method,
+    toolName: method === 'resources/read' ? undefined : name,
+    uri: method === 'resources/read' && typeof params.uri === 'string' ? params.uri : undefined,
+    arguments: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : method === 'tools/call' ? {} : undefined,
     mcpHeaders: call.mcpHeaders,
   };
-  let outcome: Outcome = { status: 200, reason: 'ok' };
-  let body: unknown;
-  try {
-    if (!name) throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.name must be the name of a tool.', { param: 'name' });
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
-    }
-    // the built-in gateway_proxy model tools run the model pipeline instead (core/apis/mcp/gateway-proxy.ts)
-    const proxied = await callProxyTool(services, { ...call, inbound: ctx.inbound }, name, args);
-    if (proxied) return { body: { jsonrpc: '2.0', id, result: proxied } };
-    await services.pipeline.run(ctx);
-    const result = ctx.mcp.result as Record<string, unknown>;
-    if (result?.isError === true) ctx.logDetails.toolError = true;
-    body = { jsonrpc: '2.0', id, result };
-  } catch (err) {
-    const error = toGatewayError(err);
-    const aborted = call.signal.aborted;
-    outcome = { status: aborted ? 499 : error.status, error, reason: aborted ? 'client_abort' : 'error' };
-    // a guardrail block is a tool error the model can read (its reason never quotes the blocked text)
-    body = error.code === 'guardrail_blocked' ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: error.message }], isError: true } } : rpcError(id, error, call);
+  // parse and validate before anything runs: a malformed call is a JSON-RPC error, not a pipeline run
+  if (method === 'resources/read') requireStringParam(params, 'uri');
+  else if (method === 'prompts/get') requireStringParam(params, 'name');
+  else if (!name) throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.name must be the name of a tool.', { param: 'name' });
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
   }
-  return { body, after: () => services.pipeline.settle(ctx, outcome) };
+  let body: unknown;
+  await services.pipeline.execute(ctx, {
+    async deliver(done) {
+      body = { jsonrpc: '2.0', id, result: done.mcpExchange.result };
+    },
+    fail(failed, error) {
+      const asResult = method === 'tools/call' && (error.code === 'guardrail_blocked' || failed.mcp?.failureIsToolResult === true);
+      // the driver has logged an internal error already
+      body = asResult ? { jsonrpc: '2.0', id, result: toolErrorResult(error) } : jsonRpcErrorBody(id, error);
+    },
+  });
+  // a client that went away gets no answer (the outcome is logged as client_abort)
+  return { body: body ?? jsonRpcErrorBody(id, new GatewayError(499, 'api_error', 'client_closed', 'The client closed the request.')) };
 }
 
 function rpcError(id: RpcId, err: GatewayError, call?: CallContext) {

@@ -14,13 +14,14 @@
 import type { KeyMcpRestrictions } from '../../config/types';
 import { InvalidRequestError } from '../../errors/gateway-error';
 import type { McpServerRecord } from './server-record';
-import { GATEWAY_PROXY } from './gateway-proxy-name';
 
 export interface McpCaller {
   keyId: string | null;
   /** null for a caller outside every organisation (the platform admin) */
   org: string | null;
   restrictions?: KeyMcpRestrictions;
+  /** the models the key may use (gateway_proxy offers only their tools); absent: no gateway_proxy */
+  allowsModel?: (model: string) => boolean;
 }
 
 export interface ScopedServer {
@@ -51,7 +52,11 @@ export function parseServerHeader(value: string | string[] | undefined): string[
 
 const matches = (record: McpServerRecord, name: string) => record.name === name || record.alias === name;
 
-export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpCaller, requested?: string[]): McpScope {
+/**
+ * `limits`: tool sets a server offers this caller at most, by record id, whatever the key's whitelist
+ * says (the gateway_proxy tools of the models the key may use).
+ */
+export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpCaller, requested?: string[], limits?: ReadonlyMap<string, ReadonlySet<string>>): McpScope {
   // 1. visibility, own organisation first so it wins alias clashes (resolved once narrowed, below)
   let reachable = [...records]
     .filter((r) => isVisibleTo(r, caller.org))
@@ -61,10 +66,9 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
   const keyServers = caller.restrictions?.servers;
   if (keyServers && keyServers.length > 0) reachable = reachable.filter((r) => keyServers.some((n) => matches(r, n)));
 
-  // 4. the request header (`gateway_proxy` names the built-in server of models, not an upstream one)
+  // 4. the request header
   if (requested) {
-    const upstream = requested.filter((n) => n !== GATEWAY_PROXY);
-    const unknown = upstream.filter((n) => !reachable.some((r) => matches(r, n)));
+    const unknown = requested.filter((n) => !reachable.some((r) => matches(r, n)));
     if (unknown.length > 0) {
       throw new InvalidRequestError(
         `x-mcp-servers: no MCP server named ${unknown.map((n) => `"${n}"`).join(', ')} is available to this key.`,
@@ -72,7 +76,7 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
         { param: 'x-mcp-servers' },
       );
     }
-    reachable = reachable.filter((r) => upstream.some((n) => matches(r, n)));
+    reachable = reachable.filter((r) => requested.some((n) => matches(r, n)));
   }
 
   // an alias must name one server: the organisation's own wins over a public one. Compared without case:
@@ -85,8 +89,10 @@ export function resolveMcpScope(records: Iterable<McpServerRecord>, caller: McpC
   const whitelist = caller.restrictions?.tools ?? {};
   const servers = reachable.map((record): ScopedServer => {
     const entries = Object.entries(whitelist).filter(([n]) => matches(record, n));
-    if (entries.length === 0) return { record };
-    return { record, toolWhitelist: new Set(entries.flatMap(([, tools]) => tools)) };
+    const limit = limits?.get(record.id);
+    if (entries.length === 0) return limit ? { record, toolWhitelist: limit } : { record };
+    const listed = entries.flatMap(([, tools]) => tools);
+    return { record, toolWhitelist: new Set(limit ? listed.filter((t) => limit.has(t)) : listed) };
   });
   return { servers, prefixed: servers.length > 1 };
 }

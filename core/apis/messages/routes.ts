@@ -27,24 +27,17 @@ function xApiKey(req: IncomingMessage): string | undefined {
   return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
 }
 
-function messagesKey(req: IncomingMessage): string | undefined {
-  return xApiKey(req) ?? bearerToken(req.headers.authorization);
-}
-
 /**
- * A client may send both headers with different keys: the SDK 1.x sends its `apiKey` as a Bearer token,
- * while an `x-api-key` set beside it (defaultHeaders, or Claude Code with ANTHROPIC_API_KEY left in its
- * environment) often holds the user's own Anthropic key. Then the one the gateway knows is the
- * credential. Only this rare case costs a second key lookup; otherwise the spec is used as it is.
+ * `x-api-key`, else the Bearer token. A client may send both with different keys: the SDK 1.x sends its
+ * `apiKey` as a Bearer token, while an `x-api-key` set beside it (defaultHeaders, or Claude Code with
+ * ANTHROPIC_API_KEY left in its environment) often holds the user's own Anthropic key. Then both are
+ * candidates and the auth stage signs in with the one the gateway knows (x-api-key first).
  */
-async function withKnownKey(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage): Promise<ModelEndpointSpec> {
+function messagesKey(req: IncomingMessage): string | readonly string[] | undefined {
   const apiKey = xApiKey(req);
-  const bearer = apiKey === undefined ? undefined : bearerToken(req.headers.authorization);
-  if (bearer === undefined || bearer === apiKey) return spec;
-  // a failed lookup leaves the choice to the auth stage, which answers it in the usual way
-  const knowsApiKey = await services.keys.authenticate(apiKey).then(Boolean, () => true);
-  if (knowsApiKey) return spec;
-  return { ...spec, credential: () => bearer };
+  const bearer = bearerToken(req.headers.authorization);
+  if (apiKey === undefined) return bearer;
+  return bearer === undefined || bearer === apiKey ? apiKey : [apiKey, bearer];
 }
 
 /** What a deprecated alias adds to every answer: a Deprecation header and a Link to its successor. */
@@ -97,7 +90,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
         if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
         return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
       }
-      await runModelRequest(services, await withKnownKey(services, spec, req), req, res, body);
+      await runModelRequest(services, spec, req, res, body);
     }, spec.headers);
   }
 }

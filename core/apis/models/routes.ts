@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { AuthenticationError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import { toGatewayError } from '../../errors/gateway-error';
 import { modelNotFound } from '../../routing/model-errors';
 import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
@@ -15,10 +15,8 @@ export function installModelRoutes(router: Router, services: GatewayServices): v
   const created = Math.floor(services.clock.now() / 1000);
 
   async function principalOf(req: Request): Promise<Principal> {
-    const principal = await services.keys.authenticate(bearerToken(req.headers.authorization));
-    if (!principal) throw new AuthenticationError(req.headers.authorization ? 'Invalid API key.' : 'Missing API key.');
-    if (principal.role === 'platform_admin') throw new PermissionError('The admin key is for the management API; use a virtual key.', 'admin_key_not_allowed');
-    return principal;
+    // the auth stage's own check: the one place a credential is checked
+    return services.auth.check(bearerToken(req.headers.authorization), false);
   }
 
   const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {

@@ -1,17 +1,13 @@
 /**
- * Runs one tool call the model asked for. Upstream tools go through the MCP pipeline (auth, scope, route,
- * guardrails on arguments and result, the upstream call, fee and a `MCP: <tool>` log entry), exactly like
- * a `tools/call` on `/mcp`; `gateway_proxy` model tools run the model pipeline under the same key.
- * Failures are reported to the model (and the client) as the call's error, never thrown.
+ * Runs one tool call the model asked for: an MCP exchange, child of the response, through every stage
+ * (scope inherited from the response, route, guardrails on arguments and result, the upstream call or,
+ * for a `gateway_proxy` tool, a child model exchange, fee and a `MCP: <tool>` log entry), exactly like a
+ * `tools/call` on `/mcp`. Failures are reported to the model (and the client) as the call's error, never
+ * thrown.
  */
-import { randomUUID } from 'node:crypto';
-import { toGatewayError } from '../../errors/gateway-error';
-import type { GatewayProxyServer } from '../mcp/gateway-proxy';
-import { GatewayContext } from '../../pipeline/context';
+import type { GatewayContext } from '../../pipeline/context';
 import type { Pipeline } from '../../pipeline/run-pipeline';
-import type { Outcome } from '../../pipeline/stage';
-import type { Clock, InboundInfo } from '../../plugins/contracts';
-import type { Principal } from '../../auth/principal';
+import type { Clock } from '../../plugins/contracts';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import { childSignal } from '../../upstream/child-signal';
 import type { OfferedTool } from './mcp-tool-set';
@@ -21,16 +17,12 @@ export type ToolOutcome = ({ output: string } | { error: string }) & { cost: num
 export interface ToolRunEnvironment {
   pipeline: Pipeline;
   clock: Clock;
-  proxy: GatewayProxyServer;
-  credential: string | undefined;
-  /** the request's headers without credentials (what /mcp tool calls and model calls see too) */
-  inbound: InboundInfo;
+  /** the response's exchange: each tool call is its child */
+  parent: GatewayContext;
   /** x-mcp-* headers for upstream calls */
   mcpHeaders: InboundHeaders;
   signal: AbortSignal;
   responseId: string;
-  /** the caller (MCP guardrails inspect gateway_proxy calls under it) */
-  principal?: Principal;
 }
 
 export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, rawArguments: string): Promise<ToolOutcome> {
@@ -40,45 +32,22 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   } catch {
     return { error: 'The tool arguments are not valid JSON.', cost: 0 };
   }
-  if (tool.proxy) {
-    const step = childSignal(env.signal);
-    try {
-      const { result, cost } = await env.proxy.callTool(tool.proxy, args, { credential: env.credential, inbound: env.inbound, signal: step.signal, endpoint: 'responses', calledAs: tool.mcpName, logDetails: { responseId: env.responseId }, principal: env.principal });
-      const text = resultText(result);
-      return result.isError ? { error: text, cost } : { output: text, cost };
-    } catch (err) {
-      return { error: toGatewayError(err).message, cost: 0 };
-    } finally {
-      step.release();
-    }
-  }
-
   const step = childSignal(env.signal);
-  const ctx = new GatewayContext('mcp', 'responses', env.clock.now(), env.inbound, step.signal, randomUUID());
-  ctx.credential = env.credential;
-  ctx.mcp = {
-    method: 'tools/call',
-    toolName: tool.mcpName,
-    arguments: args as Record<string, unknown>,
-    params: { name: tool.mcpName, arguments: args },
-    mcpHeaders: env.mcpHeaders,
-  };
+  const ctx = env.parent.child('mcp', 'own', env.clock.now(), step.signal);
+  ctx.mcp = { method: 'tools/call', toolName: tool.mcpName, arguments: args as Record<string, unknown>, mcpHeaders: env.mcpHeaders };
   ctx.logDetails.responseId = env.responseId;
-  let outcome: Outcome = { status: 200, reason: 'ok' };
-  let answer: { output: string } | { error: string };
-  try {
-    await env.pipeline.run(ctx);
-    const result = ctx.mcp.result as { isError?: boolean } | undefined;
-    const text = resultText(result);
-    answer = result?.isError ? { error: text } : { output: text };
-  } catch (err) {
-    const error = toGatewayError(err);
-    outcome = { status: error.status, error, reason: 'error' };
-    answer = { error: error.message };
-  }
-  // the fee is known once the spend stage has settled
-  await env.pipeline.settle(ctx, outcome);
+  let answer: { output: string } | { error: string } = { error: '' };
+  const outcome = await env.pipeline.execute(ctx, {
+    async deliver(done) {
+      const result = done.mcpExchange.result as { isError?: boolean } | undefined;
+      const text = resultText(result);
+      answer = result?.isError ? { error: text } : { output: text };
+    },
+    fail() {},
+  });
   step.release();
+  if (outcome.error) answer = { error: outcome.error.message };
+  // settled: the fee (and a gateway_proxy call's model cost) is known
   return { ...answer, cost: ctx.cost };
 }
 

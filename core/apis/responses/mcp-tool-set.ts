@@ -1,7 +1,7 @@
 /**
  * The MCP tools one Responses request offers the model: for each `mcp` tool entry (which must name the
  * gateway's own server, `server_url: "gateway_proxy"`), the tools the key may reach through the gateway
- * (upstream servers in its scope, narrowed by `x-mcp-servers`, plus the `gateway_proxy` model tools),
+ * (the servers in its scope, `gateway_proxy`'s model tools among them, narrowed by `x-mcp-servers`),
  * filtered by the entry's `allowed_tools`.
  *
  * Empty resolution fails loudly: an `x-mcp-servers` naming a server the key cannot reach is a 400 that
@@ -9,9 +9,9 @@
  */
 import type { Principal } from '../../auth/principal';
 import { InvalidRequestError } from '../../errors/gateway-error';
-import { GATEWAY_PROXY, proxySelected, type GatewayProxyServer, type ProxyTool } from '../mcp/gateway-proxy';
+import { GATEWAY_PROXY } from '../mcp/gateway-proxy';
 import type { McpGateway } from '../mcp/mcp-gateway';
-import { parseServerHeader } from '../mcp/scope';
+import { parseServerHeader, type McpScope } from '../mcp/scope';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import type { ChatTool } from '../../types/chat';
 import { toFunctionName } from './function-names';
@@ -26,8 +26,6 @@ export interface OfferedTool {
   description?: string;
   inputSchema: Record<string, unknown>;
   entry: McpToolEntry;
-  /** set for a `gateway_proxy` model tool */
-  proxy?: ProxyTool;
 }
 
 export interface McpToolSet {
@@ -36,12 +34,13 @@ export interface McpToolSet {
   listings: McpListToolsItem[];
   /** the headers MCP calls carry (x-mcp-servers, per-user credentials) */
   callHeaders: InboundHeaders;
+  /** the MCP scope the tools were listed from: the tool calls (children of the response) inherit it */
+  scope?: McpScope;
 }
 
 export interface ToolSources {
   /** absent when the gateway has no MCP gateway (no upstream servers at all) */
   mcp?: McpGateway;
-  proxy: GatewayProxyServer;
 }
 
 export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
@@ -69,26 +68,24 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
 
 export async function resolveMcpTools(entries: McpToolEntry[], principal: Principal, mcpHeaders: InboundHeaders, sources: ToolSources): Promise<McpToolSet> {
   const upstream: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: unknown }[] = [];
+  let scope: McpScope | undefined;
   if (sources.mcp) {
     // throws a 400 naming the servers when x-mcp-servers names one the key cannot reach
-    const scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp }, mcpHeaders);
+    scope = await sources.mcp.discoveredScope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp, allowsModel: (m) => principal.allowsModel(m) }, mcpHeaders);
     for (const tool of sources.mcp.view.listTools(scope)) {
       upstream.push({ name: String(tool.name), description: tool.description as string | undefined, inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' }, annotations: tool.annotations });
     }
   } else {
-    const named = parseServerHeader(mcpHeaders['x-mcp-servers'])?.filter((n) => n !== GATEWAY_PROXY);
+    const named = parseServerHeader(mcpHeaders['x-mcp-servers']);
     if (named?.length) throw new InvalidRequestError(`x-mcp-servers: no MCP server named ${named.map((n) => `"${n}"`).join(', ')} is available to this key.`, 'mcp_server_not_found', { param: 'x-mcp-servers' });
   }
-  const taken = new Set(upstream.map((t) => t.name));
-  const proxyTools = proxySelected(mcpHeaders) ? sources.proxy.listTools(principal, taken) : [];
 
-  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders };
+  const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders, scope };
   for (const entry of entries) {
     const allowed = allowedNames(entry);
-    const offered: OfferedTool[] = [
-      ...upstream.map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry })),
-      ...proxyTools.map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry, proxy: t })),
-    ].filter((t) => !allowed || allowed.has(t.mcpName));
+    const offered: OfferedTool[] = upstream
+      .map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry }))
+      .filter((t) => !allowed || allowed.has(t.mcpName));
     set.listings.push({
       id: newId('mcpl'),
       type: 'mcp_list_tools',

@@ -1,16 +1,13 @@
 /**
- * One model round of a Responses request: a canonical chat request run through the whole model pipeline
- * (auth, scope, route, guardrails, call, spend), so every provider works and each round is priced. The
- * spend stage hands its log entry to the collector instead of writing it: the endpoint writes one entry
- * for the whole response.
+ * One model round of a Responses request: a canonical chat request run as a child exchange of the
+ * response through all seven stages (so every provider works and each round is scoped, guarded, limited
+ * and priced) under the response's principal. The round folds into the response's log entry: the
+ * request log has one entry for the whole response.
  */
-import { GatewayContext } from '../../pipeline/context';
+import type { GatewayContext } from '../../pipeline/context';
 import type { Pipeline } from '../../pipeline/run-pipeline';
-import type { Outcome } from '../../pipeline/stage';
-import type { Clock, InboundInfo } from '../../plugins/contracts';
-import { toGatewayError } from '../../errors/gateway-error';
+import type { Clock } from '../../plugins/contracts';
 import { childSignal } from '../../upstream/child-signal';
-import type { LogEntry } from '../../store/log-entry';
 import type { ChatChunk, ChatRequest, ChatResponse, ToolCall } from '../../types/chat';
 import type { TokenUsage } from '../../types/usage';
 
@@ -27,11 +24,9 @@ export interface RoundResult {
 export interface RoundEnvironment {
   pipeline: Pipeline;
   clock: Clock;
-  credential: string | undefined;
-  inbound: InboundInfo;
+  /** the response's exchange: each round is its child */
+  parent: GatewayContext;
   signal: AbortSignal;
-  /** receives each round's log entry (instead of the request log) */
-  collect(entry: LogEntry): void;
   /** called once the first round's pipeline has accepted the request (the SSE answer may start) */
   accepted(deploymentId: string): void;
 }
@@ -41,24 +36,25 @@ export type TextSink = (delta: string) => void | Promise<void>;
 
 export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, onText: TextSink): Promise<RoundResult> {
   const step = childSignal(env.signal);
-  const ctx = new GatewayContext('model', 'responses', env.clock.now(), env.inbound, step.signal);
-  ctx.credential = env.credential;
-  ctx.logCollector = env.collect;
+  const ctx = env.parent.child('model', 'fold', env.clock.now(), step.signal);
   const body: ChatRequest = stream ? { ...request, stream: true, stream_options: { include_usage: true } } : request;
   ctx.model = { format: 'chat', body, requestedModel: request.model, stream, candidates: [], attempts: [] };
-  let outcome: Outcome = { status: 200, reason: 'ok' };
+  let round: RoundResult | undefined;
   try {
-    await env.pipeline.run(ctx);
-    env.accepted(ctx.model.deployment!.id);
-    const result = ctx.model.result!;
-    const partial = result.stream ? await readStream(result.stream, onText) : await readBody(result.body as ChatResponse, onText);
-    return { ...partial, usage: { ...ctx.usage }, cost: ctx.cost, deploymentId: ctx.model.deployment!.id };
-  } catch (err) {
-    const error = toGatewayError(err);
-    outcome = { status: env.signal.aborted ? 499 : error.status, error, reason: env.signal.aborted ? 'client_abort' : 'error' };
-    throw error;
+    const outcome = await env.pipeline.execute(ctx, {
+      async deliver(done) {
+        const exchange = done.modelExchange;
+        const deploymentId = exchange.deployment!.id;
+        env.accepted(deploymentId);
+        const result = exchange.result!;
+        const partial = result.stream ? await readStream(result.stream, onText) : await readBody(result.body as ChatResponse, onText);
+        round = { ...partial, usage: { ...done.usage }, cost: done.cost, deploymentId };
+      },
+      fail() {},
+    });
+    if (outcome.error || !round) throw outcome.error;
+    return round;
   } finally {
-    await env.pipeline.settle(ctx, outcome);
     step.release();
   }
 }

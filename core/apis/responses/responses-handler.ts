@@ -4,21 +4,19 @@
  * every model round and tool call adds up in `x-gateway-response-cost` (a trailer when streaming). The
  * request log gets one entry for the response (the model rounds) plus one per tool call.
  */
-import { roundCost } from '../../spend/pricing';
+import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
-import { AuthenticationError, InvalidRequestError, NotFoundError, PermissionError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
+import { InvalidRequestError, NotFoundError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { MODEL_ID_HEADER } from '../../http/model-endpoint';
 import { requireObjectBody, requireString, optionalBoolean, optionalNumber } from '../../http/validate';
-import { gatewayProxyFor } from '../mcp/gateway-proxy';
+import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import type { InboundHeaders } from '../mcp/upstream-headers';
-import type { Principal } from '../../auth/principal';
 import { COST_HEADER } from '../../stages/spend';
 import { formatCost } from '../../spend/pricing';
-import type { LogEntry } from '../../store/log-entry';
 import { newId } from './ids';
 import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
 import { mcpEntries, resolveMcpTools } from './mcp-tool-set';
@@ -39,10 +37,14 @@ export class ResponsesHandler {
     this.mcp = services.container.isRegistered(MCP_GATEWAY) ? services.container.resolve<McpGateway>(MCP_GATEWAY) : undefined;
   }
 
+  /**
+   * The response is a parent exchange: signed in once by the auth stage, its call stage runs the tool
+   * loop, whose model rounds and tool calls are child exchanges through every stage; its spend stage
+   * writes the one entry the rounds add up to (each tool call has its own).
+   */
   async handle(req: Request, res: Response): Promise<void> {
     const { services } = this;
     const startedAt = services.clock.now();
-    const requestId = res.locals.requestId as string;
     let body: ResponsesRequest;
     try {
       body = validateRequest(req.body);
@@ -60,42 +62,59 @@ export class ResponsesHandler {
     const timer = setTimeout(() => timeUp.abort(new TimeLimitReached()), limitMs);
     timer.unref?.();
 
+    const ctx = new GatewayContext('responses', 'responses', startedAt, { headers: providerVisibleHeaders(req.headers) }, abort.signal, res.locals.requestId as string);
+    ctx.credential = bearerToken(req.headers.authorization);
     const run: Run = {
       req,
       body,
       startedAt,
       deadline: startedAt + limitMs,
       signal: AbortSignal.any([abort.signal, timeUp.signal]),
-      collected: [],
       sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
       response: initialResponse(body, Math.floor(startedAt / 1000)),
     };
+    // the tool calls of one round run at once, each a child exchange following this signal
+    setMaxListeners(services.config.responses.maxToolCallsPerRound + 10, run.signal);
     const recorder = new ResponseRecorder(run.response, run.sink?.listener);
-    let failure: GatewayError | undefined;
+    ctx.parentWork = {
+      run: async (authed) => {
+        try {
+          await this.runLoop(authed, run, recorder);
+        } catch (err) {
+          // the time limit ends the response as incomplete, with what it has so far
+          if (!(timeUp.signal.aborted && !abort.signal.aborted && run.loop)) throw err;
+          recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), 'time_limit');
+        }
+      },
+      logTarget: (parent) => ({
+        model: body.model,
+        deploymentId: parent.firstDeploymentId ?? null,
+        details: {
+          responseId: run.response.id,
+          rounds: parent.foldedChildren,
+          toolCalls: run.loop?.totals.toolCalls ?? 0,
+          ...(run.loop?.totals.toolCallsRefused ? { toolCallsRefused: run.loop.totals.toolCallsRefused } : {}),
+          ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
+        },
+      }),
+    };
     try {
-      await this.runLoop(run, recorder);
-    } catch (err) {
-      if (timeUp.signal.aborted && !abort.signal.aborted && run.loop) {
-        recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), 'time_limit');
-      } else {
-        failure = toGatewayError(err);
-        if (failure.status === 500) services.logger.error('responses request failed', { requestId, error: (err as Error)?.message });
-      }
+      const outcome = await services.pipeline.execute(ctx, {
+        deliver: async () => this.answer(res, run, recorder, undefined),
+        fail: (_ctx, error) => this.answer(res, run, recorder, error),
+      });
+      if (outcome.reason === 'client_abort') res.end();
     } finally {
       clearTimeout(timer);
       res.off('close', onClose);
     }
-    const aborted = abort.signal.aborted;
-    this.answer(res, run, recorder, failure, aborted);
-    await this.writeLog(requestId, run, aborted ? 499 : failure ? failure.status : 200, failure, aborted);
   }
 
-  /** Authenticate, gather the conversation and the tools, and run the loop (throws what fails). */
-  private async runLoop(run: Run, recorder: ResponseRecorder): Promise<void> {
+  /** Gather the conversation and the tools, and run the loop (throws what fails). */
+  private async runLoop(ctx: AuthedContext, run: Run, recorder: ResponseRecorder): Promise<void> {
     const { services } = this;
     const { req, body } = run;
-    const credential = bearerToken(req.headers.authorization);
-    const principal = (run.principal = await this.authenticate(credential));
+    const principal = ctx.principal;
     const template = chatTemplate(body);
     const entries = mcpEntries(body.tools);
     const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal) : undefined;
@@ -108,11 +127,10 @@ export class ResponsesHandler {
     if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
     const approvals = approvalsToSettle(previous?.pending ?? [], input);
     const mcpHeaders = mcpHeadersOf(req.headers);
-    const proxy = gatewayProxyFor(services);
-    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp, proxy }) : undefined;
+    const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp }) : undefined;
+    ctx.mcpScope = toolSet?.scope;
 
     recorder.start();
-    const inbound = { headers: providerVisibleHeaders(req.headers) };
     const { signal, sink } = run;
     run.loop = new ToolLoop(
       {
@@ -121,13 +139,11 @@ export class ResponsesHandler {
         round: {
           pipeline: services.pipeline,
           clock: services.clock,
-          credential,
-          inbound,
+          parent: ctx,
           signal,
-          collect: (entry) => run.collected.push(entry),
           accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
         },
-        tools: { pipeline: services.pipeline, clock: services.clock, proxy, credential, inbound, mcpHeaders, signal, responseId: run.response.id, principal },
+        tools: { pipeline: services.pipeline, clock: services.clock, parent: ctx, mcpHeaders, signal, responseId: run.response.id },
       },
       recorder,
       { ...services.config.responses, deadline: run.deadline },
@@ -139,10 +155,9 @@ export class ResponsesHandler {
   }
 
   /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */
-  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, aborted: boolean): void {
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined): void {
     const totals = run.loop?.totals;
     const cost = formatCost((totals?.modelCost ?? 0) + (totals?.toolCost ?? 0));
-    if (aborted) return void res.end();
     const { sink } = run;
     if (sink?.opened) {
       if (failure) recorder.fail({ code: failure.code, message: failure.message, param: failure.param }, responsesUsage(totals!.usage, totals!.reasoningTokens));
@@ -159,44 +174,6 @@ export class ResponsesHandler {
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(200).json(run.response);
   }
-
-  private async authenticate(credential: string | undefined): Promise<Principal> {
-    const principal = await this.services.keys.authenticate(credential);
-    if (!principal) throw new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key.');
-    if (principal.role === 'platform_admin') throw new PermissionError('The admin key is for the management API; use a virtual key for model requests.', 'admin_key_not_allowed');
-    return principal;
-  }
-
-  /** One entry for the response: the model rounds summed (each tool call has its own entry). */
-  private async writeLog(requestId: string, run: Run, status: number, failure: GatewayError | undefined, aborted: boolean): Promise<void> {
-    const rounds = run.collected;
-    const guardrails = rounds.flatMap((r) => (r.details?.guardrails as unknown[]) ?? []);
-    await this.services.requestLog.record({
-      id: requestId,
-      requestId,
-      time: new Date(run.startedAt).toISOString(),
-      keyId: run.principal?.keyId ?? null,
-      org: run.principal?.org ?? null,
-      endpoint: 'responses',
-      model: run.body.model,
-      deploymentId: rounds.find((r) => r.deploymentId)?.deploymentId ?? null,
-      promptTokens: rounds.reduce((n, r) => n + r.promptTokens, 0),
-      completionTokens: rounds.reduce((n, r) => n + r.completionTokens, 0),
-      cost: roundCost(rounds.reduce((n, r) => n + r.cost, 0)),
-      status,
-      latencyMs: Math.max(0, this.services.clock.now() - run.startedAt),
-      errorCode: failure?.code ?? null,
-      outcome: aborted ? 'client_abort' : failure ? 'error' : 'ok',
-      details: {
-        responseId: run.response.id,
-        rounds: rounds.length,
-        toolCalls: run.loop?.totals.toolCalls ?? 0,
-        ...(run.loop?.totals.toolCallsRefused ? { toolCallsRefused: run.loop.totals.toolCallsRefused } : {}),
-        ...(run.response.status === 'incomplete' ? { incomplete: run.response.incomplete_details?.reason } : {}),
-        ...(guardrails.length ? { guardrails } : {}),
-      },
-    });
-  }
 }
 
 /** One request's state while it runs. */
@@ -207,11 +184,8 @@ interface Run {
   deadline: number;
   /** aborted when the client goes away or the time limit passes */
   signal: AbortSignal;
-  /** the model rounds' log entries */
-  collected: LogEntry[];
   sink?: SseSink;
   response: ResponseObject;
-  principal?: Principal;
   loop?: ToolLoop;
 }
 

@@ -2,7 +2,7 @@ import type { ApiFormat } from '../../plugins/contracts';
 import { SlotCollector, type TextSlot } from '../text-slots';
 import { chatRequestSlots, chatResponseSlots } from '../../apis/chat/guardrail-text';
 import { messagesRequestSlots, messagesResponseSlots } from '../../apis/messages/guardrail-text';
-import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpResultSlots } from './other';
+import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
 
 type Extractor = (body: any, c: SlotCollector) => void;
 
@@ -32,4 +32,10 @@ export const modelRequestSlots = (format: ApiFormat, body: unknown) => collect(R
 /** The text of a JSON model response (embeddings and images responses carry none). */
 export const modelResponseSlots = (format: ApiFormat, body: unknown) => collect(RESPONSE[format], body);
 export const mcpRequestSlots = (args: Record<string, unknown> | undefined) => collect(mcpArgumentsSlots as Extractor, args);
-export const mcpResponseSlots = (result: unknown) => collect(mcpResultSlots, result);
+const MCP_RESULT = new Map<string, Extractor>([
+  ['tools/call', mcpResultSlots],
+  ['prompts/get', mcpPromptSlots],
+  ['resources/read', mcpResourceSlots],
+]);
+/** The text of an MCP result: a tool result, a prompt's messages, a resource's text contents. */
+export const mcpResponseSlots = (result: unknown, method = 'tools/call') => collect(MCP_RESULT.get(method), result);

@@ -29,3 +29,21 @@ export function mcpResultSlots(result: any, c: SlotCollector): void {
   });
   if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
 }
+
+/** MCP `prompts/get` result: the text of each message (text content and embedded text resources). */
+export function mcpPromptSlots(result: any, c: SlotCollector): void {
+  const messages = Array.isArray(result?.messages) ? result.messages : [];
+  messages.forEach((message: any, i: number) => {
+    const item = message?.content;
+    if (item?.type === 'text') c.field(item, 'text', `messages[${i}].content.text`);
+    else if (item?.type === 'resource') c.field(item.resource, 'text', `messages[${i}].content.resource.text`);
+  });
+}
+
+/** MCP `resources/read` result: the text of each content item (binary `blob`s carry none). */
+export function mcpResourceSlots(result: any, c: SlotCollector): void {
+  const contents = Array.isArray(result?.contents) ? result.contents : [];
+  contents.forEach((item: any, i: number) => {
+    if (typeof item?.text === 'string') c.field(item, 'text', `contents[${i}].text`);
+  });
+}

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError, toGatewayError } from '../../../core/errors/gateway-error';
 import { classifyFailure, parseRetryAfter, retryDelayMs } from '../../../core/routing/retry-policy';
 import { ClientAbortError } from '../../../core/upstream/upstream-client';
+import { AttemptError } from '../../../core/upstream/call-deployment';
 import { sequence } from './routing-fixtures';
 
 describe('retry policy', () => {
@@ -28,6 +29,16 @@ describe('retry policy', () => {
   it('retries a provider error raised from a rate-limited or overloaded stream', () => {
     expect(classifyFailure(new RateLimitError('slow down', 'upstream_rate_limited'), now).retryable).to.equal(true);
     expect(classifyFailure(new UpstreamError('overloaded', 'overloaded_error', { status: 529 }), now).retryable).to.equal(true);
+  });
+
+  it('reads an attempt\'s upstream answer and finality from the attempt, and hands on the upstream\'s own error', () => {
+    const busy = new UpstreamError('busy', 'upstream_error', { status: 503 });
+    const retried = classifyFailure(new AttemptError(busy, false, { status: 503, retryAfter: '2' }), now);
+    expect(retried).to.deep.include({ error: busy, retryable: true, upstreamStatus: 503, retryAfterMs: 2000 });
+    const refused = new InvalidRequestError('bad field');
+    expect(classifyFailure(new AttemptError(refused, false, { status: 400 }), now)).to.deep.include({ error: refused, retryable: false, upstreamStatus: 400 });
+    // a body streamed from the client was used up: never again, whatever the upstream said
+    expect(classifyFailure(AttemptError.final(new AttemptError(busy, false, { status: 503 })), now)).to.deep.include({ error: busy, retryable: false });
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {

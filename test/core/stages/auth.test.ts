@@ -4,6 +4,8 @@ import { GatewayError } from '../../../core/errors/gateway-error';
 import { GatewayContext, type Traffic } from '../../../core/pipeline/context';
 import { AuthStage } from '../../../core/stages/auth';
 import { MemoryBackend } from '../../../core/store/memory-backend';
+import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+import { mcpTraffic, modelTraffic, strategies } from './traffic-fixtures';
 
 const KEY = 'sk-stage-auth-CANARY-3333';
 const ADMIN = 'sk-stage-admin-CANARY-4444';
@@ -21,8 +23,19 @@ async function failure(run: Promise<unknown>): Promise<GatewayError> {
   );
 }
 
-describe('core/stages/auth', () => {
-  const stage = new AuthStage(new KeyRegistry([{ key: KEY, org: 'acme', id: 'bot' }], ADMIN, new MemoryBackend(), Date.now));
+describe('core/stages/auth (real key registry, real model and MCP traffic strategies)', () => {
+  let harness: McpHarness;
+  let stage: AuthStage;
+
+  before(async () => {
+    // whether the admin key may be used is the traffic strategy's to say (model: no, MCP: yes)
+    harness = await startMcpHarness();
+    const traffic = strategies({ model: await modelTraffic(), mcp: await mcpTraffic(harness.gateway) });
+    stage = new AuthStage(new KeyRegistry([{ key: KEY, org: 'acme', id: 'bot' }], ADMIN, new MemoryBackend(), Date.now), traffic);
+  });
+  after(async () => {
+    await harness.gateway.stop();
+  });
 
   it('puts the principal in the context and drops the raw credential', async () => {
     const ctx = context('model', KEY);

@@ -1,18 +1,21 @@
 import { expect } from 'chai';
-import { NO_MCP } from '../../../core/apis/mcp/mcp-stage-handlers';
 import { resolveConfig } from '../../../core/config/load-config';
 import type { GatewayError } from '../../../core/errors/gateway-error';
-import { GatewayContext } from '../../../core/pipeline/context';
-import { DeploymentHealth, cooldownSettings } from '../../../core/routing/deployment-health';
+import { GatewayContext, type AuthedContext } from '../../../core/pipeline/context';
 import type { ModelCatalog } from '../../../core/routing/model-catalog';
-import { RoutingPolicy } from '../../../core/routing/routing-policy';
 import { CallStage } from '../../../core/stages/call';
+import { RouteStage } from '../../../core/stages/route';
+import type { OrganizationConfig } from '../../../core/config/types';
 import { UpstreamClient } from '../../../core/upstream/upstream-client';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 import { testConfig } from '../../support/test-config';
-import { catalogOf, principal, sequence } from '../routing/routing-fixtures';
+import { LimitsAdmission } from '../../../core/limits/admission';
+import { LimitSubjects } from '../../../core/limits/limit-subjects';
+import { MemoryBackend } from '../../../core/store/memory-backend';
+import { catalogOf, echoCatalog, principal } from '../routing/routing-fixtures';
+import { modelTraffic, routingPolicy, signedIn, strategies } from './traffic-fixtures';
 
-describe('core/stages/call (openai provider, undici, fake upstreams on loopback)', () => {
+describe('core/stages/call (model traffic strategy, openai provider, undici, fake upstreams on loopback)', () => {
   let primary: FakeOpenAI;
   let backup: FakeOpenAI;
   let client: UpstreamClient;
@@ -35,10 +38,11 @@ describe('core/stages/call (openai provider, undici, fake upstreams on loopback)
     catalog = await catalogOf(config);
     client = new UpstreamClient(config.timeouts);
   });
-  beforeEach(() => {
-    const all = catalog.names().flatMap((n) => catalog.group(n)!);
-    const routing = { retries: 0 };
-    stage = new CallStage(client, NO_MCP, new RoutingPolicy(routing, new DeploymentHealth(all, cooldownSettings(routing), Date.now), { now: Date.now }, sequence(0.1)));
+  beforeEach(async () => {
+    const store = new MemoryBackend();
+    // no organisation limits: admission lets every request through
+    const admission = new LimitsAdmission(new LimitSubjects([{ id: 'acme' }], store, Date.now), store, { now: Date.now });
+    stage = new CallStage(strategies({ model: await modelTraffic({ catalog, routing: routingPolicy(catalog), client }) }), admission);
     primary.requests.length = 0;
     backup.requests.length = 0;
   });
@@ -48,9 +52,8 @@ describe('core/stages/call (openai provider, undici, fake upstreams on loopback)
     await backup.stop();
   });
 
-  function context(): GatewayContext {
-    const ctx = new GatewayContext('model', 'chat', Date.now(), { headers: {} }, new AbortController().signal);
-    ctx.principal = principal();
+  function context(): AuthedContext {
+    const ctx = signedIn(new GatewayContext('model', 'chat', Date.now(), { headers: {} }, new AbortController().signal), principal());
     const candidates = [catalog.group('main')![0], catalog.group('spare')![0]];
     ctx.model = { format: 'chat', body: { model: 'main', messages: [{ role: 'user', content: 'hi' }] }, requestedModel: 'main', stream: false, candidates, deployment: candidates[0], attempts: [] };
     return ctx;
@@ -84,5 +87,45 @@ describe('core/stages/call (openai provider, undici, fake upstreams on loopback)
     );
     expect(err.status).to.equal(400);
     expect(backup.requests).to.have.length(0);
+  });
+});
+
+describe('core/stages/call: budgets (real catalog of echo deployments, real admission on a memory store)', () => {
+  // Moved here from the route stage's test: the call stage now owns budget and rate-limit admission.
+  const now = 1_000_000;
+
+  async function setup(orgs: OrganizationConfig[]) {
+    const catalog = await echoCatalog([
+      { name: 'main', id: 'main-1', fallbacks: ['spare'], price: { inputPerMTok: 1_000_000, outputPerMTok: 0 } },
+      { name: 'main', id: 'main-2' },
+      { name: 'spare', id: 'spare-1' },
+    ]);
+    const traffic = strategies({ model: await modelTraffic({ catalog, routing: routingPolicy(catalog, () => now) }) });
+    const store = new MemoryBackend(() => now);
+    const admission = new LimitsAdmission(new LimitSubjects(orgs, store, () => now), store, { now: () => now });
+    return { route: new RouteStage(traffic), call: new CallStage(traffic, admission) };
+  }
+
+  function context(model: string): AuthedContext {
+    const ctx = signedIn(new GatewayContext('model', 'chat', now, { headers: {} }, new AbortController().signal), principal());
+    ctx.model = { format: 'chat', body: { model, messages: [{ role: 'user', content: 'hi' }] }, requestedModel: model, stream: false, candidates: [], attempts: [] };
+    return ctx;
+  }
+
+  it("admits requests against the organisation's budget and refuses the next once it is spent (429 budget_exceeded)", async () => {
+    const { route, call } = await setup([{ id: 'acme', maxBudget: 0.5 }]);
+    const first = context('main');
+    await route.run(first);
+    await call.run(first);
+    expect(first.logDetails.budgetReserved, 'the estimated cost is reserved at admission').to.be.greaterThan(0);
+    first.cost = 1; // what the spend stage found it cost
+    await call.settle(first);
+    const second = context('main');
+    await route.run(second);
+    const err = await call.run(second).then(
+      () => expect.fail('the stage should have refused the request'),
+      (e: GatewayError) => e,
+    );
+    expect([err.status, err.code]).to.deep.equal([429, 'budget_exceeded']);
   });
 });

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { GatewayMcpStageHandlers } from '../../../core/apis/mcp/gateway-stage-handlers';
-import { NO_MCP } from '../../../core/apis/mcp/mcp-stage-handlers';
 import { KeyRegistry } from '../../../core/auth/key-registry';
 import { GatewayError } from '../../../core/errors/gateway-error';
-import { GatewayContext } from '../../../core/pipeline/context';
+import { GatewayContext, type AuthedContext } from '../../../core/pipeline/context';
+import { RouteStage } from '../../../core/stages/route';
 import { ScopeStage } from '../../../core/stages/scope';
 import { MemoryBackend } from '../../../core/store/memory-backend';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
+import { mcpTraffic, modelTraffic, signedIn, strategies } from './traffic-fixtures';
 
 const KEYS = new KeyRegistry(
   [
@@ -20,16 +20,14 @@ const KEYS = new KeyRegistry(
   Date.now,
 );
 
-async function modelContext(key: string, model: string): Promise<GatewayContext> {
-  const ctx = new GatewayContext('model', 'chat', Date.now(), { headers: {} }, new AbortController().signal);
-  ctx.principal = await KEYS.authenticate(key);
+async function modelContext(key: string, model: string): Promise<AuthedContext> {
+  const ctx = signedIn(new GatewayContext('model', 'chat', Date.now(), { headers: {} }, new AbortController().signal), await KEYS.authenticate(key));
   ctx.model = { format: 'chat', body: { model }, requestedModel: model, stream: false, candidates: [], attempts: [] };
   return ctx;
 }
 
-async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}): Promise<GatewayContext> {
-  const ctx = new GatewayContext('mcp', 'mcp', Date.now(), { headers: {} }, new AbortController().signal);
-  ctx.principal = await KEYS.authenticate(key);
+async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}): Promise<AuthedContext> {
+  const ctx = signedIn(new GatewayContext('mcp', 'mcp', Date.now(), { headers: {} }, new AbortController().signal), await KEYS.authenticate(key));
   ctx.mcp = { method: 'tools/call', toolName: 'search', mcpHeaders };
   return ctx;
 }
@@ -41,9 +39,14 @@ async function failure(run: Promise<unknown>): Promise<GatewayError> {
   );
 }
 
+const reachable = (ctx: GatewayContext) => ctx.mcpScope!.servers.map((s) => s.record.name);
+
 describe('core/stages/scope', () => {
-  describe('model traffic', () => {
-    const stage = new ScopeStage(NO_MCP);
+  describe('model traffic (model traffic strategy)', () => {
+    let stage: ScopeStage;
+    before(async () => {
+      stage = new ScopeStage(strategies({ model: await modelTraffic() }));
+    });
 
     it('lets a key reach the models its patterns allow, and only those', async () => {
       const outcome = async (key: string, model: string) => stage.run(await modelContext(key, model)).then(() => 'in scope', (e: GatewayError) => e.code);
@@ -54,14 +57,30 @@ describe('core/stages/scope', () => {
       const err = await failure(stage.run(await modelContext('sk-narrow', 'gpt-4')));
       expect([err.status, err.code, err.param]).to.deep.equal([404, 'model_not_found', 'model']);
     });
+  });
 
-    it('refuses MCP traffic clearly on a gateway without MCP servers', async () => {
-      const err = await failure(stage.run(await mcpContext('sk-wide')));
-      expect([err.status, err.code]).to.deep.equal([404, 'mcp_not_configured']);
+  describe('MCP traffic on a gateway without MCP servers (real MCP gateway, MCP traffic strategy)', () => {
+    // Every gateway now has the MCP strategy (the old NO_MCP handlers and their 404 mcp_not_configured are
+    // gone): with no servers the scope is empty and a tool call is refused as an unknown tool.
+    let harness: McpHarness;
+    before(async () => {
+      harness = await startMcpHarness();
+    });
+    after(async () => {
+      await harness.gateway.stop();
+    });
+
+    it('puts nothing in scope, and the call is refused clearly (404 mcp_tool_not_found)', async () => {
+      const traffic = strategies({ mcp: await mcpTraffic(harness.gateway) });
+      const ctx = await mcpContext('sk-wide');
+      await new ScopeStage(traffic).run(ctx);
+      expect(reachable(ctx)).to.deep.equal([]);
+      const err = await failure(new RouteStage(traffic).run(ctx));
+      expect([err.status, err.code]).to.deep.equal([404, 'mcp_tool_not_found']);
     });
   });
 
-  describe('MCP traffic (real MCP gateway, SDK servers on loopback)', () => {
+  describe('MCP traffic (real MCP gateway, MCP traffic strategy, SDK servers on loopback)', () => {
     let docs: FakeMcpServer;
     let wiki: FakeMcpServer;
     let harness: McpHarness;
@@ -77,7 +96,7 @@ describe('core/stages/scope', () => {
           { name: 'wiki', url: wiki.url, org: 'acme', visibility: 'private' },
         ],
       });
-      stage = new ScopeStage(new GatewayMcpStageHandlers(harness.gateway));
+      stage = new ScopeStage(strategies({ mcp: await mcpTraffic(harness.gateway) }));
     });
     after(async () => {
       await harness.gateway.stop();
@@ -85,13 +104,11 @@ describe('core/stages/scope', () => {
       await wiki.close();
     });
 
-    const reachable = (ctx: GatewayContext) => ctx.mcp!.scope!.servers.map((s) => s.record.name);
-
     it("puts the organisation's servers in scope, prefixed when there are several", async () => {
       const ctx = await mcpContext('sk-wide');
       await stage.run(ctx);
       expect(reachable(ctx)).to.deep.equal(['docs', 'wiki']);
-      expect(ctx.mcp!.scope!.prefixed).to.equal(true);
+      expect(ctx.mcpScope!.prefixed).to.equal(true);
     });
 
     it("narrows by the key's server set and by x-mcp-servers", async () => {

@@ -1,30 +1,40 @@
 import { expect } from 'chai';
-import { NO_MCP } from '../../../core/apis/mcp/mcp-stage-handlers';
 import { createLogger } from '../../../core/logger';
-import { GatewayContext } from '../../../core/pipeline/context';
+import { GatewayContext, type AuthedContext } from '../../../core/pipeline/context';
 import { COST_HEADER, SpendStage } from '../../../core/stages/spend';
 import { MemoryBackend } from '../../../core/store/memory-backend';
 import { RequestLog } from '../../../core/store/request-log';
 import { SseFrame } from '../../../core/streaming/sse-frame';
+import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
 import { echoCatalog, principal } from '../routing/routing-fixtures';
+import { mcpTraffic, modelTraffic, signedIn, strategies } from './traffic-fixtures';
 
 const STARTED = 1_700_000_000_000;
 
-describe('core/stages/spend (real request log on a memory store)', () => {
+describe('core/stages/spend (real request log on a memory store, real model and MCP traffic strategies)', () => {
+  let harness: McpHarness;
   let store: MemoryBackend;
   let stage: SpendStage;
   let now: number;
 
-  beforeEach(() => {
+  before(async () => {
+    harness = await startMcpHarness();
+  });
+  after(async () => {
+    await harness.gateway.stop();
+  });
+  beforeEach(async () => {
     now = STARTED + 250;
     store = new MemoryBackend(() => now);
-    stage = new SpendStage(new RequestLog(store, createLogger('error', {}, () => undefined)), { now: () => now }, NO_MCP);
+    const traffic = strategies({ model: await modelTraffic(), mcp: await mcpTraffic(harness.gateway) });
+    stage = new SpendStage(new RequestLog(store, createLogger('error', {}, () => undefined)), { now: () => now }, traffic);
   });
 
-  async function modelContext(): Promise<GatewayContext> {
+  async function modelContext(parent?: GatewayContext): Promise<AuthedContext> {
     const catalog = await echoCatalog([{ name: 'priced', id: 'echo/priced', price: { inputPerMTok: 1, outputPerMTok: 2 } }]);
-    const ctx = new GatewayContext('model', 'chat', STARTED, { headers: {} }, new AbortController().signal, 'req-1');
-    ctx.principal = principal();
+    // a child (a Responses round) folds into its parent's entry
+    const created = parent ? parent.child('model', 'fold', STARTED, new AbortController().signal, 'req-1') : new GatewayContext('model', 'chat', STARTED, { headers: {} }, new AbortController().signal, 'req-1');
+    const ctx = signedIn(created, principal());
     const deployment = catalog.group('priced')![0];
     ctx.model = { format: 'chat', body: { model: 'priced' }, requestedModel: 'priced', stream: false, candidates: [deployment], deployment, attempts: [] };
     return ctx;
@@ -63,23 +73,25 @@ describe('core/stages/spend (real request log on a memory store)', () => {
     expect((await logged()).map((e) => [e.promptTokens, e.outcome])).to.deep.equal([[2000, 'upstream_cut']]);
   });
 
-  it('logs a tool call as "MCP: <tool>" with its server, and hands a nested exchange entry to its collector instead', async () => {
-    const ctx = new GatewayContext('mcp', 'mcp', STARTED, { headers: {} }, new AbortController().signal, 'req-2');
-    ctx.principal = principal();
-    ctx.mcp = { method: 'tools/call', toolName: 'docs-search', serverName: 'docs' };
+  it('logs a tool call as "MCP: <tool>" with its server, and folds a child exchange into its parent\'s entry instead', async () => {
+    const ctx = signedIn(new GatewayContext('mcp', 'mcp', STARTED, { headers: {} }, new AbortController().signal, 'req-2'), principal());
+    ctx.mcp = { method: 'tools/call', toolName: 'docs-search', serverName: 'docs', mcpHeaders: {} };
     await stage.settle(ctx, { status: 200 });
     expect((await logged()).map((e) => [e.model, e.deploymentId, e.details])).to.deep.equal([['MCP: docs-search', 'mcp:docs', { server: 'docs' }]]);
 
-    const collected: string[] = [];
-    const child = await modelContext();
-    child.logCollector = (entry) => collected.push(entry.model ?? '');
+    // (the collector callback is gone: a folding child hands its tokens, cost and deployment to its parent)
+    const parent = new GatewayContext('responses', 'responses', STARTED, { headers: {} }, new AbortController().signal, 'req-3');
+    const child = await modelContext(parent);
+    child.model!.result = { status: 200, headers: {}, body: { usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } } };
+    await stage.run(child);
     await stage.settle(child, { status: 200 });
-    expect(collected).to.deep.equal(['priced']);
+    expect([parent.foldedChildren, parent.firstDeploymentId, parent.usage.inputTokens, parent.usage.outputTokens]).to.deep.equal([1, 'echo/priced', 1000, 500]);
+    expect(parent.cost).to.be.closeTo(0.002, 1e-12);
     expect(await logged()).to.have.length(1);
   });
 
   it('writes nothing for a request that never got past auth (no principal)', async () => {
-    const ctx = await modelContext();
+    const ctx: GatewayContext = await modelContext();
     ctx.principal = undefined;
     await stage.settle(ctx, { status: 401 });
     expect(await logged()).to.deep.equal([]);

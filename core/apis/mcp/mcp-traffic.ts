@@ -1,0 +1,160 @@
+/**
+ * MCP traffic through the stages (design.md §2, right column), for every method that reaches an
+ * upstream: `tools/call`, `prompts/get`, `resources/read`.
+ *   scope - the servers and tools the key may reach, narrowed by `x-mcp-servers` (a child inherits its parent's)
+ *   route - the called name -> server + upstream name; unknown and forbidden look the same
+ *   pre-guardrail - the tool arguments
+ *   call  - the transport calls the upstream (a gateway_proxy tool: a child model exchange)
+ *   post-guardrail - the tool result, the prompt's messages, the resource's text
+ *   spend - `toolPrices[tool]` or `pricePerCall`, charged when the upstream answered; a log entry
+ *           `MCP: <tool>`, `MCP: prompt <name>`, `MCP: resource <uri>`
+ */
+import { toGatewayError } from '../../errors/gateway-error';
+import type { GuardrailRunner } from '../../guardrails/guardrail-runner';
+import type { AuthedContext } from '../../pipeline/context';
+import type { Pipeline } from '../../pipeline/run-pipeline';
+import type { Outcome } from '../../pipeline/stage';
+import type { LogTarget, TrafficStrategy } from '../../pipeline/traffic';
+import type { Clock } from '../../plugins/contracts';
+import type { ChatResponse } from '../../types/chat';
+import { proxyChatRequest, type GatewayProxyServer, type ProxyTool } from './gateway-proxy';
+import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
+import type { McpGateway } from './mcp-gateway';
+
+export class McpTraffic implements TrafficStrategy {
+  /** the platform admin key may use MCP (it may not call models) */
+  readonly adminKeyAllowed = true;
+
+  constructor(
+    private readonly gateway: McpGateway,
+    private readonly proxy: GatewayProxyServer,
+    private readonly guardrails: GuardrailRunner,
+    private readonly clock: Clock,
+    /** the pipeline runs the model call behind a gateway_proxy tool (built after the strategies) */
+    private readonly pipeline: () => Pipeline,
+  ) {}
+
+  /**
+   * The scope of a context: its parent's when it has one (a Responses request resolved it to list the
+   * tools; an MCP batch once per HTTP request), else resolved once discovery has run. Listings use it too.
+   */
+  async scopeOf(ctx: AuthedContext, mcpHeaders: McpExchange['mcpHeaders']): Promise<McpScope> {
+    if (ctx.mcpScope) return ctx.mcpScope;
+    const inherited = ctx.parent?.mcpScope;
+    if (inherited) return (ctx.mcpScope = inherited);
+    const p = ctx.principal;
+    ctx.mcpScope = await this.gateway.discoveredScope({ keyId: p.keyId, org: p.org, restrictions: p.mcp, allowsModel: (m) => p.allowsModel(m) }, mcpHeaders);
+    return ctx.mcpScope;
+  }
+
+  async scope(ctx: AuthedContext): Promise<void> {
+    await this.scopeOf(ctx, ctx.mcpExchange.mcpHeaders);
+  }
+
+  /** The called name (or URI) -> the server and what to ask it; unknown and forbidden look the same. */
+  async route(ctx: AuthedContext): Promise<void> {
+    const ex = ctx.mcpExchange;
+    const scope = await this.scopeOf(ctx, ex.mcpHeaders);
+    const target = this.targetOf(ex, scope);
+    const server = target.kind === 'resource' ? target.server : target.routed.server;
+    ex.target = target;
+    ex.serverId = server.id;
+    ex.serverName = server.name;
+    if (target.kind !== 'resource') ex.upstreamTool = target.routed.upstreamName;
+    ex.fee = target.kind === 'tool' || target.kind === 'model' ? this.gateway.feeOf(target.routed) : (server.pricePerCall ?? 0);
+    // refuse bad gateway_proxy arguments before anything runs
+    if (target.kind === 'model') proxyChatRequest(target.tool.model, ex.arguments);
+  }
+
+  private targetOf(ex: McpExchange, scope: McpScope): McpTarget {
+    if (ex.method === 'resources/read') return { kind: 'resource', server: this.gateway.routeResource(scope, ex.uri ?? '') };
+    if (ex.method === 'prompts/get') return { kind: 'prompt', routed: this.gateway.routePrompt(scope, ex.toolName ?? '') };
+    const routed = this.gateway.routeTool(scope, ex.toolName ?? '');
+    // gateway_proxy is an ordinary server up to here; its call runs a model instead of an upstream
+    const tool = routed.server === this.proxy.record ? this.proxy.tool(routed.upstreamName) : undefined;
+    return tool ? { kind: 'model', routed, tool } : { kind: 'tool', routed };
+  }
+
+  checkInput(ctx: AuthedContext): Promise<void> {
+    return this.guardrails.checkMcpInput(ctx, ctx.mcpExchange);
+  }
+
+  estimate(ctx: AuthedContext) {
+    return { tokens: 0, cost: ctx.mcpExchange.fee ?? 0, countsTokens: false };
+  }
+
+  async call(ctx: AuthedContext): Promise<void> {
+    const ex = ctx.mcpExchange;
+    const target = ex.target;
+    if (!target) throw new Error('mcp call before route');
+    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal };
+    switch (target.kind) {
+      case 'model':
+        return this.callModel(ctx, ex, target.tool);
+      case 'resource':
+        ex.result = await this.gateway.readResource(target.server, ex.uri ?? '', upstream);
+        break;
+      case 'prompt':
+        ex.result = await this.gateway.getPrompt(target.routed, ex.arguments, upstream);
+        break;
+      case 'tool':
+        ex.result = await this.gateway.callTool(target.routed, ex.arguments, upstream);
+        if ((ex.result as { isError?: unknown }).isError === true) ctx.logDetails.toolError = true;
+    }
+  }
+
+  /**
+   * A gateway_proxy tool: the model runs as a child exchange under the caller's principal (all seven
+   * stages; its tokens and cost fold into this call's `MCP: <tool>` entry). A failure of the model call
+   * (guardrail block, upstream error) is a tool-level error result, like an upstream tool's error; a
+   * budget or rate limit still fails the call itself.
+   */
+  private async callModel(ctx: AuthedContext, ex: McpExchange, tool: ProxyTool): Promise<void> {
+    const child = ctx.child('model', 'fold', this.clock.now(), ctx.signal);
+    child.model = { format: 'chat', body: proxyChatRequest(tool.model, ex.arguments), requestedModel: tool.model, stream: false, candidates: [], attempts: [] };
+    let text = '';
+    const outcome = await this.pipeline().execute(child, {
+      async deliver(c) {
+        const response = c.modelExchange.result!.body as ChatResponse;
+        text = response?.choices?.[0]?.message?.content ?? '';
+      },
+      fail() {},
+    });
+    if (outcome.error) {
+      const status = outcome.error.status;
+      ex.failureIsToolResult = !(status === 401 || status === 403 || status === 429 || outcome.reason === 'client_abort');
+      throw outcome.error;
+    }
+    ex.result = { content: [{ type: 'text', text }] };
+  }
+
+  checkOutput(ctx: AuthedContext): Promise<void> {
+    return this.guardrails.checkMcpOutput(ctx, ctx.mcpExchange);
+  }
+
+  meter(): void {}
+
+  /** The fee is charged once the upstream answered (a tool-level error included); not when it was refused. */
+  finalCost(ctx: AuthedContext, _outcome: Outcome): void {
+    const ex = ctx.mcpExchange;
+    if (ex.result !== undefined) ctx.cost += ex.fee ?? 0;
+  }
+
+  logTarget(ctx: AuthedContext): LogTarget {
+    const ex = ctx.mcpExchange;
+    const label = ex.method === 'resources/read' ? `resource ${ex.uri ?? ''}` : ex.method === 'prompts/get' ? `prompt ${ex.toolName ?? ''}` : (ex.toolName ?? '');
+    const model = ex.target?.kind === 'model' ? ex.target.tool.model : undefined;
+    // a gateway_proxy call is logged with the deployment of the model it ran
+    const deploymentId = model !== undefined ? (ctx.firstDeploymentId ?? null) : ex.serverName ? `mcp:${ex.serverName}` : null;
+    return {
+      model: `MCP: ${label}`,
+      deploymentId,
+      details: ex.serverName ? { server: ex.serverName, ...(model !== undefined ? { model } : {}) } : undefined,
+    };
+  }
+}
+
+/** The error of a failed MCP exchange as the model (or an MCP client) reads it: a tool-level error result. */
+export function toolErrorResult(error: unknown): { content: { type: 'text'; text: string }[]; isError: true } {
+  return { content: [{ type: 'text', text: toGatewayError(error).message }], isError: true };
+}

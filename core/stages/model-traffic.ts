@@ -1,0 +1,202 @@
+import { inject, injectable } from 'tsyringe';
+import { GUARDRAIL_RUNNER, MODEL_CATALOG, ROUTING_POLICY, UPSTREAM_CLIENT } from '../plugins/tokens';
+import type { GuardrailRunner } from '../guardrails/guardrail-runner';
+import { ModelCatalog } from '../routing/model-catalog';
+import type { AuthedContext, ModelExchange } from '../pipeline/context';
+import type { LogTarget, TrafficStrategy } from '../pipeline/traffic';
+import type { ApiFormat } from '../plugins/contracts';
+import type { ModelKind } from '../config/types';
+import { modelKindMismatch, modelNotFound } from '../routing/model-errors';
+import { planCandidates } from '../routing/plan-candidates';
+import type { RoutingPolicy } from '../routing/routing-policy';
+import { estimateModelRequest } from '../limits/estimate';
+import { ClientAbortError, UpstreamClient } from '../upstream/upstream-client';
+import { callDeployment } from '../upstream/call-deployment';
+import type { Deployment } from '../routing/deployment';
+import { requestTimeouts } from '../routing/request-timeout';
+import { classifyFailure, retryDelayMs, type AttemptFailure } from '../routing/retry-policy';
+import { formatAdapter } from '../formats/registry';
+import { formatCost, priceUsage } from '../spend/pricing';
+import type { SseFrame } from '../streaming/sse-frame';
+import type { TokenUsage } from '../types/usage';
+import { COST_HEADER } from './spend';
+
+const KIND_OF_FORMAT: Record<ApiFormat, ModelKind> = {
+  chat: 'chat',
+  messages: 'chat',
+  'messages.count_tokens': 'chat',
+  embeddings: 'embedding',
+  'images.generations': 'image',
+  'images.edits': 'image',
+};
+
+/**
+ * Model traffic through the stages (design.md §2, left column): the key's models, the public name ->
+ * deployments, guardrails on the input and the output, the upstream call with retries and fallbacks,
+ * tokens x price.
+ */
+@injectable()
+export class ModelTraffic implements TrafficStrategy {
+  readonly adminKeyAllowed = false;
+
+  constructor(
+    @inject(MODEL_CATALOG) private readonly catalog: ModelCatalog,
+    @inject(ROUTING_POLICY) private readonly routing: RoutingPolicy,
+    @inject(UPSTREAM_CLIENT) private readonly client: UpstreamClient,
+    @inject(GUARDRAIL_RUNNER) private readonly guardrails: GuardrailRunner,
+  ) {}
+
+  /** A model outside the key's list is refused exactly like an unknown one, so a key cannot probe which exist. */
+  async scope(ctx: AuthedContext): Promise<void> {
+    const model = ctx.modelExchange.requestedModel;
+    if (!ctx.principal.allowsModel(model)) throw modelNotFound(model);
+  }
+
+  /** Public model name -> the deployments to try (load-balanced, then fallbacks). */
+  async route(ctx: AuthedContext): Promise<void> {
+    const exchange = ctx.modelExchange;
+    const group = this.catalog.group(exchange.requestedModel);
+    if (!group) throw modelNotFound(exchange.requestedModel);
+    const kind = KIND_OF_FORMAT[exchange.format];
+    if (group[0].config.kind !== kind) throw modelKindMismatch(exchange.requestedModel, group[0].config.kind, ctx.endpoint);
+    exchange.candidates = planCandidates(this.catalog, exchange.requestedModel, ctx.principal, this.routing);
+    exchange.deployment = exchange.candidates[0];
+  }
+
+  checkInput(ctx: AuthedContext): Promise<void> {
+    return this.guardrails.checkModelInput(ctx, ctx.modelExchange);
+  }
+
+  estimate(ctx: AuthedContext) {
+    return { ...estimateModelRequest(ctx.modelExchange), countsTokens: true };
+  }
+
+  /**
+   * Walk the route stage's plan: on a connection error, a timeout, 429 or 5xx move on (another deployment
+   * at once; the same one after a jittered backoff that honours Retry-After); any other error is returned
+   * at once. All of this happens before the endpoint writes a byte: a stream is handed on only after its
+   * first frame arrived and was not an error, and nothing is retried after that.
+   */
+  async call(ctx: AuthedContext): Promise<void> {
+    const exchange = ctx.modelExchange;
+    const timeouts = requestTimeouts(ctx.inbound.headers);
+    const { health } = this.routing;
+    const plan = exchange.candidates;
+    let last: { deployment: Deployment; failure: AttemptFailure } | undefined;
+    let retryOfSame = 0;
+
+    for (let i = 0; i < plan.length; i++) {
+      const deployment = plan[i];
+      // Failures during this request may have put a planned deployment in cooldown: skip it while
+      // something healthier is still ahead.
+      if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
+      if (last && last.deployment.id === deployment.id) {
+        const delay = retryDelayMs(++retryOfSame, last.failure, this.routing.random);
+        if (delay === undefined) continue;
+        await this.routing.sleep(delay, ctx.signal);
+      } else {
+        retryOfSame = 0;
+      }
+      if (ctx.signal.aborted) throw new ClientAbortError();
+
+      exchange.deployment = deployment;
+      const end = health.begin(deployment.id);
+      const startedAt = this.routing.now();
+      try {
+        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.signal, timeouts);
+      } catch (err) {
+        end();
+        const failure = classifyFailure(err, this.routing.now());
+        exchange.attempts.push({ deploymentId: deployment.id, status: failure.upstreamStatus ?? failure.error.status, error: failure.error.code });
+        if (!failure.retryable) throw failure.error;
+        health.recordFailure(deployment.id, failure.error.code);
+        last = { deployment, failure };
+        continue;
+      }
+      health.recordSuccess(deployment.id, this.routing.now() - startedAt);
+      // the serving deployment stays "in flight" (least-busy) until the response is finished: call's settle
+      ctx.endInFlight = end;
+      exchange.attempts.push({ deploymentId: deployment.id, status: exchange.result.status });
+      recordRouting(ctx, exchange, deployment);
+      return;
+    }
+    // the plan is never empty (route stage), and a skipped step always leaves a later one
+    throw last?.failure.error ?? new ClientAbortError();
+  }
+
+  checkOutput(ctx: AuthedContext): Promise<void> {
+    return this.guardrails.checkModelOutput(ctx, ctx.modelExchange);
+  }
+
+  /**
+   * Usage x price and the cost header. For a stream the usage arrives in its last frames, so the stream
+   * is wrapped (never buffered) and the cost is final only when it ends: the endpoint sends it as a trailer.
+   */
+  meter(ctx: AuthedContext): void {
+    const exchange = ctx.modelExchange;
+    const result = exchange.result!;
+    const adapter = formatAdapter(exchange.format);
+    const price = exchange.deployment?.config.price;
+    if (result.stream) {
+      if (adapter.usageOfFrame) result.stream = meterStream(ctx, result.stream, adapter.usageOfFrame, price);
+      return;
+    }
+    const usage = adapter.usageOf(result.body);
+    if (usage) mergeUsage(ctx.usage, usage);
+    ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(exchange.body));
+    ctx.responseHeaders[COST_HEADER] = formatCost(ctx.cost);
+  }
+
+  logTarget(ctx: AuthedContext): LogTarget {
+    const exchange = ctx.modelExchange;
+    return {
+      model: exchange.requestedModel,
+      deploymentId: exchange.deployment?.id ?? null,
+      details: exchange.attempts.length > 1 ? { attempts: exchange.attempts } : undefined,
+    };
+  }
+}
+
+async function* meterStream(
+  ctx: AuthedContext,
+  stream: AsyncIterable<SseFrame>,
+  usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
+  price: Parameters<typeof priceUsage>[0],
+): AsyncGenerator<SseFrame> {
+  try {
+    for await (const frame of stream) {
+      const usage = usageOfFrame(frame);
+      if (usage) mergeUsage(ctx.usage, usage);
+      yield frame;
+    }
+  } finally {
+    ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
+  }
+}
+
+/** Retries and fallbacks, for the log entry (the attempts themselves are logged by the spend stage). */
+function recordRouting(ctx: AuthedContext, exchange: ModelExchange, served: Deployment): void {
+  if (exchange.attempts.length > 1) ctx.logDetails.retries = exchange.attempts.length - 1;
+  if (served.name !== exchange.requestedModel) ctx.logDetails.fallback = { from: exchange.requestedModel, to: served.name };
+}
+
+/**
+ * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
+ * largest. Images are counted per frame (one `completed` event per image): add them up.
+ */
+const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'images']);
+
+function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
+  for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
+    const v = add[k];
+    // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged
+    if (typeof v !== 'number' || !USAGE_COUNTERS.has(k)) continue;
+    if (k === 'images') into.images += v;
+    else if (v > into[k]) into[k] = v;
+  }
+}
+
+function imageSizeOf(body: unknown): string | undefined {
+  const size = (body as { size?: unknown } | undefined)?.size;
+  return typeof size === 'string' ? size : undefined;
+}
