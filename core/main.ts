@@ -44,7 +44,6 @@ async function main(): Promise<void> {
     if (isAddressInUse(err)) throw new StartError(portInUseMessage(config.server.host, config.server.port));
     throw err;
   }
-  process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -58,6 +57,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // printed last: whoever waits for this line (a supervisor, a test) may send SIGTERM at once, and the
+  // handlers above must already be in place to drain rather than die
+  process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 }
 
 /** A failure to start whose message is the whole story (no "failed to start:" stack of causes). */
