@@ -49,7 +49,8 @@ export class RequestLog {
   }
 }
 
-function groupKey(e: LogEntry, groupBy: 'key' | 'org' | 'model' | 'day'): string {
+/** The spend view's group of one log entry (also the daily usage view's, for key, org and model). */
+export function groupKey(e: LogEntry, groupBy: 'key' | 'org' | 'model' | 'day'): string {
   switch (groupBy) {
     case 'key':
       return e.keyId ?? '(none)';

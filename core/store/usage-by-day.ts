@@ -4,6 +4,7 @@
  */
 import { roundCost } from '../spend/pricing';
 import type { LogEntry } from './log-entry';
+import { groupKey } from './request-log';
 
 export type UsageSplit = 'none' | 'key' | 'org' | 'model' | 'tool';
 
@@ -75,11 +76,9 @@ function groupOf(e: LogEntry, split: UsageSplit): string | undefined {
     case 'none':
       return 'all';
     case 'key':
-      return e.keyId ?? '(none)';
     case 'org':
-      return e.org ?? '(none)';
     case 'model':
-      return e.model ?? '(none)';
+      return groupKey(e, split);
     case 'tool':
       // only MCP tool calls have a tool; model traffic is not part of this split
       return e.model?.startsWith(MCP_PREFIX) ? e.model.slice(MCP_PREFIX.length) : undefined;
