@@ -7,6 +7,7 @@ import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
 import { startRedis, type RedisServer } from '../../support/redis-server';
+import { startPostgres, type PostgresServer } from '../../support/postgres-server';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -111,6 +112,52 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(all.data).to.have.length(50);
     });
 
+    it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
+      const org = `rollup-${name}`;
+      const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
+      const logged: LogEntry[] = [];
+      for (let i = 0; i < 40; i++) {
+        logged.push(entry(i, { org, id: `u${name}${i}`, time: at(10 + (i % 3), i), keyId: `k${i % 4}`, model: i % 5 ? 'm' : 'n', cost: 0.001 * (i + 1), promptTokens: i, completionTokens: 2 * i }));
+      }
+      // one by one, in batches, and concurrently: every write lands in the rollups once
+      for (const e of logged.slice(0, 10)) await store.appendLog(e);
+      await store.appendLogs(logged.slice(10, 30));
+      await Promise.all([store.appendLogs(logged.slice(30, 35)), store.appendLogs(logged.slice(35))]);
+      const buckets = (await store.spendBuckets(at(0, 0), at(23, 0))).filter((b) => b.org === org);
+      const sum = (xs: { cost: number }[]) => xs.reduce((a, b) => a + b.cost, 0);
+      expect(sum(buckets)).to.be.closeTo(sum(logged), 1e-9);
+      expect(buckets.reduce((a, b) => a + b.requests, 0)).to.equal(40);
+      expect(buckets.reduce((a, b) => a + b.completionTokens, 0)).to.equal(logged.reduce((a, e) => a + e.completionTokens, 0));
+      // one row per hour and (key, org, model, deployment), not one per request
+      expect(buckets.length).to.be.at.most(3 * 4 * 2);
+      const ten = buckets.filter((b) => b.hour === at(10, 0) && b.keyId === 'k0' && b.model === 'n');
+      const expected = logged.filter((e) => e.time.startsWith('2025-06-01T10') && e.keyId === 'k0' && e.model === 'n');
+      expect(ten).to.have.length(1);
+      expect(ten[0]).to.deep.include({ deploymentId: 'p/m', requests: expected.length });
+      expect(ten[0].cost).to.be.closeTo(sum(expected), 1e-12);
+      // hour bounds: [since, until)
+      const eleven = (await store.spendBuckets(at(11, 0), at(12, 0))).filter((b) => b.org === org);
+      expect(eleven.map((b) => b.hour)).to.satisfy((hours: string[]) => hours.length > 0 && hours.every((h) => h === at(11, 0)));
+    });
+
+    it('cuts the request log to its retention in batches, and the spend rollups stay', async () => {
+      const org = `retention-${name}`;
+      const old = (i: number) => entry(i, { org, id: `old${name}${i}`, time: new Date(Date.UTC(2020, 0, 1, 0, i)).toISOString() });
+      await store.appendLogs(Array.from({ length: 5 }, (_, i) => old(i)));
+      await store.appendLog(entry(9, { org, id: `new${name}`, time: new Date().toISOString() }));
+      // everything earlier tests wrote is older than an hour too
+      const before = new Date(Date.now() - 3_600_000).toISOString();
+      const batches: number[] = [];
+      for (let removed = -1; removed !== 0; ) batches.push((removed = await store.sweepLogs(before, 2)));
+      expect(batches.slice(0, -2).every((n) => n === 2)).to.equal(true);
+      expect(batches.reduce((a, b) => a + b, 0)).to.be.at.least(5);
+      expect((await store.queryLogs({ org, limit: 10 })).data.map((e) => e.id)).to.deep.equal([`new${name}`]);
+      expect((await store.queryLogs({ until: before, limit: 1 })).data).to.deep.equal([]);
+      const kept = (await store.spendBuckets(undefined, new Date(Date.UTC(2021, 0, 1)).toISOString())).filter((b) => b.org === org);
+      expect(kept.reduce((a, b) => a + b.requests, 0)).to.equal(5);
+      expect(kept.reduce((a, b) => a + b.cost, 0)).to.be.closeTo(2.5, 1e-9);
+    });
+
     it('keeps keyv values with a TTL', async () => {
       const kv = store.keyv(`ns-${name}`);
       await kv.set('a', { x: 1 });
@@ -154,6 +201,15 @@ describe('redis store (real redis-server)', function () {
   });
   after(async () => redis?.stop());
   describeBackend('redis', (now) => openStore(redis.url, now));
+});
+
+describe('postgres store (real PostgreSQL server)', function () {
+  let server: PostgresServer;
+  before(async function () {
+    this.timeout(60_000);
+    server = await startPostgres();
+  });
+  describeBackend('postgres', async (now) => openStore(await server.createDatabase(), now));
 });
 
 describe('sqlite store survives a restart', () => {
