@@ -8,6 +8,9 @@ import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server';
+import type { PostgresBackend } from '../../../core/store/postgres-backend';
+import type { SqliteBackend } from '../../../core/store/sqlite-backend';
+import { MIGRATIONS } from '../../../core/store/postgres-migrations';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -210,6 +213,20 @@ describe('postgres store (real PostgreSQL server)', function () {
     server = await startPostgres();
   });
   describeBackend('postgres', async (now) => openStore(await server.createDatabase(), now));
+
+  it('migrates an empty database once when eight instances open it at the same moment', async () => {
+    const url = await server.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 8 }, () => openStore(url)));
+    try {
+      const { rows } = await (stores[0] as PostgresBackend).pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => r.version)).to.deep.equal(MIGRATIONS.map((m) => m.version));
+      // and each instance works on the shared tables
+      await Promise.all(stores.map((s, i) => s.incrByFloat('fleet', i)));
+      expect(await stores[7].getCounter('fleet')).to.equal(28);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
 });
 
 describe('sqlite store survives a restart', () => {
@@ -225,5 +242,26 @@ describe('sqlite store survives a restart', () => {
     expect(await second.getCounter('spend:k')).to.equal(1.25);
     expect((await second.queryLogs({ limit: 5 })).data.map((e) => e.id)).to.deep.equal(['r1']);
     await second.close();
+  });
+});
+
+describe('sqlite store upgraded from a version without spend rollups', () => {
+  it('folds the log it already holds into the rollups once, at open', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const first = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    await first.appendLogs([entry(1), entry(2), entry(3, { keyId: 'k3', cost: 0.25 })]);
+    // what the previous version left: the log rows, no rollups, schema version 0
+    first.db.exec('DELETE FROM spend_rollup');
+    first.db.pragma('user_version = 0');
+    await first.close();
+    const second = await openStore(`sqlite://${file}`);
+    const buckets = await second.spendBuckets();
+    expect(buckets.reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    expect(buckets.reduce((a, b) => a + b.cost, 0)).to.be.closeTo(1.25, 1e-12);
+    await second.close();
+    // and only once: a third open adds nothing
+    const third = await openStore(`sqlite://${file}`);
+    expect((await third.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    await third.close();
   });
 });
