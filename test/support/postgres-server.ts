@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,8 @@ export interface PostgresServer {
   createDatabase(): Promise<string>;
 }
 
-const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+/** where Debian's packages put each major version's server binaries */
+const DEBIAN_ROOT = '/usr/lib/postgresql';
 const INSTALL_HINT = 'PostgreSQL server binaries not found: install them (apt-get install -y postgresql)';
 
 let shared: Promise<PostgresServer> | undefined;
@@ -29,8 +30,10 @@ export function startPostgres(): Promise<PostgresServer> {
   return shared;
 }
 
+/** the newest installed version's bin directory */
 function binDir(): string {
-  const dir = BIN_DIRS.find((d) => existsSync(path.join(d, 'initdb')));
+  const versions = existsSync(DEBIAN_ROOT) ? readdirSync(DEBIAN_ROOT).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const dir = versions.map((v) => path.join(DEBIAN_ROOT, v, 'bin')).find((d) => existsSync(path.join(d, 'initdb')));
   if (!dir) throw new Error(INSTALL_HINT);
   return dir;
 }
