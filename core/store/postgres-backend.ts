@@ -10,6 +10,13 @@ import type { Collection, StoreBackend } from './store-backend';
 const SCAN_PAGE = 1000;
 
 /**
+ * PostgreSQL text cannot hold U+0000, and model or key names come from clients: in a column (not the
+ * JSON, which escapes it) a NUL becomes U+FFFD, in writes and in filters alike, so a crafted name neither
+ * loses a log row nor fails a query.
+ */
+const text = (value: string | null | undefined): string | null => (value == null ? null : value.includes('\0') ? value.replace(/\0/g, '\uFFFD') : value);
+
+/**
  * `postgres://USER:PASSWORD@HOST:PORT/DB`: records, the request log and spend rollups in tables, shared
  * by every gateway instance on the same database. The schema is migrated at boot (postgres-migrations.ts).
  * Expiry is decided by the gateway's clock, as on SQLite, so every backend sweeps alike.
@@ -156,19 +163,19 @@ export class PostgresBackend implements StoreBackend {
          prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
          completion_tokens = s.completion_tokens + excluded.completion_tokens`,
       [
-        col(entries, (e) => e.id),
+        col(entries, (e) => text(e.id)),
         col(entries, (e) => e.time),
-        col(entries, (e) => e.keyId),
-        col(entries, (e) => e.org),
-        col(entries, (e) => e.model),
+        col(entries, (e) => text(e.keyId)),
+        col(entries, (e) => text(e.org)),
+        col(entries, (e) => text(e.model)),
         col(entries, (e) => e.status),
         col(entries, (e) => JSON.stringify(e)),
         buckets.map(([id]) => id),
         col(b, (r) => r.hour),
-        col(b, (r) => r.keyId),
-        col(b, (r) => r.org),
-        col(b, (r) => r.model),
-        col(b, (r) => r.deploymentId),
+        col(b, (r) => text(r.keyId)),
+        col(b, (r) => text(r.org)),
+        col(b, (r) => text(r.model)),
+        col(b, (r) => text(r.deploymentId)),
         col(b, (r) => r.cost),
         col(b, (r) => r.requests),
         col(b, (r) => r.promptTokens),
@@ -185,14 +192,14 @@ export class PostgresBackend implements StoreBackend {
       where.push(sql.replace('?', `$${params.length}`));
     };
     if (query.cursor) add('seq < ?', query.cursor);
-    if (query.key) add('key_id = ?', query.key);
-    if (query.org) add('org = ?', query.org);
-    if (query.model) add('model = ?', query.model);
+    if (query.key) add('key_id = ?', text(query.key));
+    if (query.org) add('org = ?', text(query.org));
+    if (query.model) add('model = ?', text(query.model));
     if (query.since) add('time >= ?', query.since);
     if (query.until) add('time < ?', query.until);
     if (query.statusMin !== undefined) add('status >= ?', query.statusMin);
     if (query.statusMax !== undefined) add('status <= ?', query.statusMax);
-    if (query.id) add('id = ?', query.id);
+    if (query.id) add('id = ?', text(query.id));
     params.push(query.limit + 1);
     const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
     const { rows } = await this.pool.query<{ seq: string; entry: string }>(sql, params);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import net from 'node:net';
+import { ConfigError } from '../../../core/errors/gateway-error';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -115,6 +117,15 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(all.data).to.have.length(50);
     });
 
+    it('logs, finds and rolls up an entry whose client-sent model name holds a NUL character', async () => {
+      const org = `nul-${name}`;
+      const model = 'evil\u0000model';
+      await store.appendLogs([entry(1, { org, id: `nul${name}`, model })]);
+      const found = await store.queryLogs({ org, model, limit: 5 });
+      expect(found.data.map((e) => [e.id, e.model])).to.deep.equal([[`nul${name}`, model]]);
+      expect((await store.spendBuckets()).filter((b) => b.org === org).map((b) => b.requests)).to.deep.equal([1]);
+    });
+
     it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
       const org = `rollup-${name}`;
       const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
@@ -213,6 +224,21 @@ describe('postgres store (real PostgreSQL server)', function () {
     server = await startPostgres();
   });
   describeBackend('postgres', async (now) => openStore(await server.createDatabase(), now));
+
+  it('fails the start with a store.url error that never quotes the password when the server cannot be reached', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const err = await openStore(`postgres://gw:pg-CANARY-password@127.0.0.1:${port}/gateway`).then(
+      (store) => store.close().then(() => undefined),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    expect((err as Error).message).to.include('store.url').and.include('cannot open PostgreSQL').and.not.include('pg-CANARY-password');
+  });
 
   it('migrates an empty database once when eight instances open it at the same moment', async () => {
     const url = await server.createDatabase();
