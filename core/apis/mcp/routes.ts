@@ -103,13 +103,13 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     // may use MCP), its scope resolved once; each tools/call, prompts/get, resources/read is a child
     // exchange that runs the stages under that principal.
     const parent = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
-    const credential = gatewayKey(req.headers['x-gateway-api-key']);
+    const credential = mcpKey(req.headers);
     parent.credential = credential;
     try {
       await services.auth.signIn(parent, true);
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
-      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key>.');
+      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).');
       writeJson(res, 401, rpcError(firstId, err));
       return;
     }
@@ -272,6 +272,16 @@ function requireStringParam(params: Record<string, unknown>, name: string): stri
 function idOf(message: unknown): RpcId {
   const id = (message as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The key: `x-gateway-api-key` when it is sent (it wins, even over a valid Bearer token: a client that
+ * sets it means it), else `Authorization: Bearer <key>`, the one header many MCP clients can set.
+ */
+function mcpKey(headers: IncomingHttpHeaders): string | undefined {
+  const gatewayHeader = headers['x-gateway-api-key'];
+  if (typeof gatewayHeader === 'string' && gatewayHeader.trim() !== '') return gatewayKey(gatewayHeader);
+  return bearerToken(headers.authorization);
 }
 
 /** `x-gateway-api-key: Bearer <key>` (the bare key is accepted too). */
