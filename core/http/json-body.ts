@@ -57,7 +57,7 @@ export function parseJsonBytes(bytes: Buffer): unknown {
   } catch {
     throw new InvalidRequestError('The request body is not valid UTF-8.', 'invalid_utf8');
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+  if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) {
     throw new InvalidRequestError(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`, 'json_too_deep');
   }
   try {

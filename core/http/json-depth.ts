@@ -3,8 +3,9 @@
  * complaint, but everything after it that walks the value recursively (re-serialising it for the upstream,
  * guardrail extraction, ajv) overflows the stack: the limit has to hold before anything is built.
  *
- * One pass over the characters, counting brackets outside strings; it stops as soon as the limit is
- * passed, so a hostile body costs no more than its first `max` brackets.
+ * One pass over the UTF-8 bytes, counting brackets outside strings (no byte of a multi-byte character can
+ * be a bracket or a quote). Strings, most of a request, are skipped with the native `indexOf`. It stops
+ * as soon as the limit is passed, so a hostile body costs no more than its first `max` brackets.
  */
 
 const OPEN_BRACE = 0x7b;
@@ -14,18 +15,20 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Whether `text` nests arrays and objects more than `max` levels deep (strings are skipped). */
-export function nestsDeeperThan(text: string, max: number): boolean {
+/** Whether the JSON in `bytes` nests arrays and objects more than `max` levels deep (strings are skipped). */
+export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
   let depth = 0;
-  const length = text.length;
+  const length = bytes.length;
   for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i];
     if (c === QUOTE) {
-      // skip the string; an escaped character (\" included) is passed over with its backslash
-      for (i++; i < length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
+      // the closing quote: the next quote not escaped by an odd run of backslashes
+      for (;;) {
+        i = bytes.indexOf(QUOTE, i + 1);
+        if (i === -1) return false; // an unterminated string: the parser reports it
+        let backslashes = 0;
+        while (bytes[i - 1 - backslashes] === BACKSLASH) backslashes++;
+        if ((backslashes & 1) === 0) break;
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true;
