@@ -123,8 +123,9 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
       const wrong = await rpc(gw, 'sk-wrong', 'tools/list');
       expect(wrong.status).to.equal(401);
       expect(wrong.body.error.message).to.equal('Invalid API key.');
+      // Authorization: Bearer is the fallback when x-gateway-api-key is absent (issue 14)
       const viaAuthorization = await rpc(gw, undefined, 'tools/list', undefined, { authorization: `Bearer ${ACME_KEY}` });
-      expect(viaAuthorization.status).to.equal(401);
+      expect(viaAuthorization.status).to.equal(200);
     });
 
     it('answers malformed JSON with -32700 and an unknown method with -32601', async () => {
