@@ -13,14 +13,6 @@ import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoi
 import { requireObjectBody } from '../../http/validate';
 import { imagesRequestValidator } from './request-schema';
 
-/**
- * The request schema (request-schema.ts), for JSON generations and multipart edits alike (a form's
- * values are strings: the schema takes a count as its digits too).
- */
-function validateImagesRequest(body: Record<string, any>): void {
-  imagesRequestValidator.check(body);
-}
-
 /** Where hosted images are reachable: the configured public base URL, else the one the client used. */
 function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
   return settings.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
@@ -46,7 +38,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     let body;
     try {
       body = requireObjectBody(req.body);
-      validateImagesRequest(body);
+      imagesRequestValidator.check(body);
     } catch (err) {
       return sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }
@@ -68,7 +60,8 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     try {
       await upload.ready;
       const body = upload.fields;
-      validateImagesRequest(body);
+      // a form's values are strings: the schema takes a count as its digits too
+      imagesRequestValidator.check(body);
       if (body.stream === 'true') body.stream = true;
       await runModelRequest(services, EDITS, req, res, body);
     } catch (err) {
