@@ -161,6 +161,7 @@ const CASES: Case[] = [
   { name: 'messages: system 42 on a pass-through model', family: 'messages', send: post('messages', { ...(GOOD.messages as object), system: 42 }), status: 400, exact: true, body: anthropic('system: Input should be a valid string or a list of text blocks') },
   { name: 'messages: max_tokens -5', family: 'messages', send: post('messages', { ...(GOOD.messages as object), max_tokens: -5 }), status: 400, exact: true, body: anthropic('max_tokens: Input should be a positive integer') },
   { name: 'messages: temperature 1.5 (Anthropic allows 0-1)', family: 'messages', send: post('messages', { ...(GOOD.messages as object), temperature: 1.5 }), status: 400, exact: true, body: anthropic('temperature: must be <= 1') },
+  { name: 'messages: top_p 1.5', family: 'messages', send: post('messages', { ...(GOOD.messages as object), top_p: 1.5 }), status: 400, exact: true, body: anthropic('top_p: Input should be between 0 and 1 (or -1, not set)') },
   { name: 'messages: no messages', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [] }), status: 400, exact: true, body: anthropic('messages: must contain at least 1 item(s)') },
   { name: 'messages: a system role in messages', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [{ role: 'system', content: 'x' }] }), status: 400, exact: true, body: anthropic("messages.0.role: Input should be 'user' or 'assistant'") },
   { name: 'messages: a content block without a type', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [{ role: 'user', content: [{ text: 'x' }] }] }), status: 400, exact: true, body: anthropic('messages.0.content: Input should be a valid string or a list of content blocks') },
@@ -268,5 +269,12 @@ describe('malformed input: each answered with its status in its API error shape,
     const served = await post('chat', body)(gw);
     expect(served.status).to.equal(200);
     expect(openai.last.body).to.deep.include({ messages: [{ role: 'user', content: text }], temperature: 2, top_p: 0, max_tokens: null, vendor_extension: { deep: [1, { x: null }] } });
+  });
+
+  it("takes LangChain ChatAnthropic's defaults (top_k -1, top_p -1: not set) on a pass-through Messages request", async () => {
+    const body = { ...(GOOD.messages as object), temperature: 1, top_k: -1, top_p: -1 };
+    const served = await post('messages', body)(gw);
+    expect(served.status, JSON.stringify(served.body)).to.equal(200);
+    expect(claude.last.body).to.deep.include({ top_k: -1, top_p: -1 });
   });
 });

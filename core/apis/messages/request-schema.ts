@@ -32,8 +32,9 @@ export const MessagesRequestSchema = Type.Object({
   max_tokens: Type.Integer({ minimum: 1, hint: 'Input should be a positive integer' }),
   stream: Type.Optional(Type.Boolean()),
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+  // -1 is "not set": LangChain's ChatAnthropic sends top_k: -1 and top_p: -1 by default, and the API takes them
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Literal(-1)], { hint: 'Input should be between 0 and 1 (or -1, not set)' })),
+  top_k: Type.Optional(Type.Integer({ minimum: -1 })),
   stop_sequences: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Object({})),
 });
