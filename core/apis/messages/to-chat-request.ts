@@ -43,7 +43,8 @@ export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
   const chat: ChatRequest = { model: request.model, messages };
   if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
-  if (request.top_p !== undefined) chat.top_p = request.top_p;
+  // -1 is the Messages API's "not set" (LangChain sends it); chat APIs refuse it
+  if (request.top_p !== undefined && request.top_p !== -1) chat.top_p = request.top_p;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
   if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(chatTool);
   if (request.tool_choice !== undefined) Object.assign(chat, chatToolChoice(request.tool_choice));

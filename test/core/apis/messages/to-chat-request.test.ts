@@ -51,6 +51,11 @@ describe('Messages request -> chat request: what cannot be translated', () => {
     expect(refusal(ask({ output_config: { format: { type: 'json_schema' } } }))).to.deep.include({ status: 400, param: 'output_config.format.schema' });
   });
 
+  it('leaves out top_p -1, the Messages API\u2019s "not set", which chat APIs refuse', () => {
+    expect(chatRequestFromMessages(ask({ top_p: -1, top_k: -1 }) as any)).to.not.have.property('top_p');
+    expect(chatRequestFromMessages(ask({ top_p: 0.5 }) as any)).to.have.property('top_p', 0.5);
+  });
+
   it('refuses a thinking setting it does not know', () => {
     expect(refusal(ask({ thinking: { type: 'always' } }))).to.deep.include({ status: 400, param: 'thinking' });
   });
