@@ -81,6 +81,14 @@ export class MemoryBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
+    return this.appendLogs([entry]);
+  }
+
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    for (const entry of entries) this.push(entry);
+  }
+
+  private push(entry: LogEntry): void {
     // Entries are built for the log and never changed after they are recorded, so the hot path keeps
     // the object itself; readers get copies.
     this.seqOf.set(entry, ++this.logSeq);

@@ -90,9 +90,17 @@ export class RedisBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
+    return this.appendLogs([entry]);
+  }
+
+  /** reserve a block of sequence numbers, then push the batch in one MULTI */
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    if (!entries.length) return;
     const key = `${this.prefix}logs`;
-    const seq = await this.client.incr(`${this.prefix}logseq`);
-    await this.client.multi().lPush(key, JSON.stringify({ seq, entry })).lTrim(key, 0, LOG_RETENTION - 1).exec();
+    const last = await this.client.incrBy(`${this.prefix}logseq`, entries.length);
+    const first = last - entries.length + 1;
+    const rows = entries.map((entry, i) => JSON.stringify({ seq: first + i, entry }));
+    await this.client.multi().lPush(key, rows).lTrim(key, 0, LOG_RETENTION - 1).exec();
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {

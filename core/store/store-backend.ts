@@ -35,7 +35,13 @@ export interface StoreBackend {
   /** atomically add `amount` to a counter and return the new value (float) */
   incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number>;
   getCounter(key: string): Promise<number>;
+  /** one entry: `appendLogs([entry])` */
   appendLog(entry: LogEntry): Promise<void>;
+  /**
+   * Every entry of a batch and its spend rollups, atomically: one transaction on SQLite and PostgreSQL,
+   * one MULTI on Redis. The log writer settles a batch per event-loop turn, so a batch of 50 must be cheap.
+   */
+  appendLogs(entries: LogEntry[]): Promise<void>;
   queryLogs(query: LogQuery): Promise<LogPage>;
   /** every entry at or after `since`, oldest first, for spend aggregation */
   scanLogs(since?: string): AsyncIterable<LogEntry>;

@@ -102,6 +102,15 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(next.data.map((e) => e.status)).to.deep.equal([500, 429]);
     });
 
+    it('appends a batch of log entries in order, one call for all of them', async () => {
+      const org = `batch-${name}`;
+      await store.appendLogs(Array.from({ length: 50 }, (_, i) => entry(i, { org, id: `b${name}${i}` })));
+      const page = await store.queryLogs({ org, limit: 3 });
+      expect(page.data.map((e) => e.id)).to.deep.equal([`b${name}49`, `b${name}48`, `b${name}47`]);
+      const all = await store.queryLogs({ org, limit: 100 });
+      expect(all.data).to.have.length(50);
+    });
+
     it('keeps keyv values with a TTL', async () => {
       const kv = store.keyv(`ns-${name}`);
       await kv.set('a', { x: 1 });
