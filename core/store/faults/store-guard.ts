@@ -54,3 +54,8 @@ export class StoreGuard {
     }
   }
 }
+
+/** Whether a store error was a timeout: the command was sent and may still take effect. */
+export function storeTimedOut(err: unknown): boolean {
+  return err instanceof StoreUnavailableError && isTaskCancelledError((err as Error).cause);
+}
