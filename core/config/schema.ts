@@ -186,6 +186,15 @@ export const StoreSettingsSchema = Strict(
     url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })),
     /** seconds between sweeps of expired stored records (responses, hosted images) */
     sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+    /**
+     * Redis beside a database (`url` postgres:// or sqlite://): rate-limit windows, budget counters,
+     * plugin caches and the events between instances go there, records stay in `url`
+     */
+    redis: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'redis://HOST:PORT[/DB] or rediss://' })),
+    /** longest wait for one store command before the request gets 503 store_unavailable */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 250 })),
+    /** how long a key seen before keeps working from cache while the store is unreachable */
+    graceSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
   },
   { default: {} },
 );

@@ -1,6 +1,5 @@
 import type Keyv from 'keyv';
 import type { Collection, StoreBackend } from '../store-backend';
-import type { LogEntry } from '../log-entry';
 import type { StoreGuard } from './store-guard';
 
 /** keyv methods that reach the store; the rest (events, options, iterator helpers) pass through. */
@@ -8,13 +7,12 @@ const KEYV_COMMANDS: ReadonlySet<PropertyKey> = new Set(['get', 'getMany', 'getR
 
 /**
  * Any backend behind one StoreGuard: every command gets the guard's timeout and breaker, so the layers
- * above see either an answer or a StoreUnavailableError within `timeoutMs`, whatever the backend is. It
- * adds nothing to the StoreBackend interface; `appendLogs` is passed on when the backend has it.
+ * above see either an answer or a StoreUnavailableError within `timeoutMs`, whatever the backend is.
  */
 export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBackend & { readonly guard: StoreGuard } {
   const run = <T>(command: () => Promise<T>) => guard.run(command);
   const keyvs = new Map<string, Keyv>();
-  const guarded: StoreBackend & { readonly guard: StoreGuard; appendLogs?: (entries: LogEntry[]) => Promise<void> } = {
+  return {
     guard,
     get kind() {
       return backend.kind;
@@ -44,15 +42,13 @@ export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBac
     incrByFloat: (key, amount, ttlMs) => run(() => backend.incrByFloat(key, amount, ttlMs)),
     getCounter: (key) => run(() => backend.getCounter(key)),
     appendLog: (entry) => run(() => backend.appendLog(entry)),
+    appendLogs: (entries) => run(() => backend.appendLogs(entries)),
     queryLogs: (query) => run(() => backend.queryLogs(query)),
     scanLogs: (since) => guardIterable(backend.scanLogs(since), run),
     pushRecent: (list, id, keep, ttlMs) => run(() => backend.pushRecent(list, id, keep, ttlMs)),
     sweepExpired: (limit) => run(() => backend.sweepExpired(limit)),
     close: () => backend.close(),
   };
-  const appendLogs = (backend as { appendLogs?: (entries: LogEntry[]) => Promise<void> }).appendLogs;
-  if (appendLogs) guarded.appendLogs = (entries) => run(() => appendLogs.call(backend, entries));
-  return guarded;
 }
 
 /** The same keyv, its store commands through the guard (keyv must throw store errors: throwOnErrors). */
