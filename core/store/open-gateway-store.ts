@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/types';
 import { ConfigError } from '../errors/gateway-error';
-import type { ChangeEvents } from './events/change-events';
+import { InstanceEvents, type ChangeEvents } from './events/change-events';
 import { LocalChangeEvents } from './events/local-change-events';
 import { RedisChangeEvents } from './events/redis-change-events';
 import { guardBackend } from './faults/guarded-backend';
@@ -14,7 +14,7 @@ export interface GatewayStore {
   backend: StoreBackend;
   guard: StoreGuard;
   /** changes to and from the other instances on the same store */
-  events: ChangeEvents;
+  events: InstanceEvents;
   close(): Promise<void>;
 }
 
@@ -51,11 +51,13 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
     const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
     const backend = guardBackend(combined, guard);
     const ownEvents = redisUrl ? events : undefined;
+    const instanceEvents = new InstanceEvents(events);
     return {
       backend,
       guard,
-      events,
+      events: instanceEvents,
       async close() {
+        await instanceEvents.close();
         await ownEvents?.close();
         await Promise.allSettled(opened.map((b) => b.close()));
       },
