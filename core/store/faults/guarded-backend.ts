@@ -12,7 +12,7 @@ const KEYV_COMMANDS: ReadonlySet<PropertyKey> = new Set(['get', 'getMany', 'getR
 export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBackend & { readonly guard: StoreGuard } {
   const run = <T>(command: () => Promise<T>) => guard.run(command);
   const keyvs = new Map<string, Keyv>();
-  return {
+  const commands: StoreBackend & { readonly guard: StoreGuard } = {
     guard,
     get kind() {
       return backend.kind;
@@ -49,6 +49,9 @@ export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBac
     sweepExpired: (limit) => run(() => backend.sweepExpired(limit)),
     close: () => backend.close(),
   };
+  // What is not a store command (a backend's own extras, such as the SQLite handle tests read) stays
+  // reachable through the prototype; every StoreBackend command above is guarded.
+  return Object.assign(Object.create(backend) as StoreBackend, commands) as StoreBackend & { readonly guard: StoreGuard };
 }
 
 /** The same keyv, its store commands through the guard (keyv must throw store errors: throwOnErrors). */
