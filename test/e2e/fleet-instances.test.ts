@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createClient } from '@keyv/redis';
+import OpenAI from 'openai';
+import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startRedis, type RedisServer } from '../support/redis-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const ADMIN = 'sk-fleet-admin-1';
+const BUDGETED = 'sk-fleet-budgeted-1';
+/** 10 prompt tokens at $100/M + 5 completion tokens at $200/M */
+const COST_PER_REQUEST = 0.002;
+
+/**
+ * Two gateway instances, each with its own connections, on one SQLite database for records and one real
+ * redis-server beside it (`store: { url: sqlite://..., redis: redis://... }`), as a fleet runs.
+ */
+describe('a fleet: two gateway instances on SQLite records with Redis beside them', function () {
+  let redis: RedisServer;
+  let upstream: FakeOpenAI;
+  let dir: string;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await new FakeOpenAI().start();
+  });
+  after(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-fleet-'));
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    const config: GatewayConfigInput = testConfig()
+      .withKey(BUDGETED, { id: 'budgeted', maxBudget: 10 * COST_PER_REQUEST })
+      .withProvider({ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1` })
+      .withModel('priced', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+      .with({ adminKey: ADMIN, store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, redis: redis.url, sweepIntervalSeconds: 0 } })
+      .build();
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  afterEach(async () => {
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const chat = (gw: TestGateway, key: string) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+    });
+
+  it('refuses a key revoked on one instance on the other within a second (the other had it cached)', async () => {
+    const created = await fetch(`${a.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'leaving' }) });
+    expect(created.status).to.equal(201);
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    // both instances have seen the key work, so both have it in their key cache (5 s)
+    expect((await chat(a, key)).status).to.equal(200);
+    expect((await chat(b, key)).status).to.equal(200);
+
+    const revoked = await fetch(`${a.url}/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(revoked.status).to.equal(200);
+    const start = Date.now();
+    let served = 0;
+    let status = 200;
+    while (Date.now() - start < 6000) {
+      status = (await chat(b, key)).status;
+      if (status !== 200) break;
+      served++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const elapsed = Date.now() - start;
+    expect(status, 'the other instance refuses the revoked key').to.equal(401);
+    expect(elapsed, `ms until instance b refused (served ${served} meanwhile)`).to.be.below(1000);
+  });
+
+  it('lets at most 11 of 50 concurrent requests, split over both, through a budget that fits 10: the counter is on Redis', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 200 };
+    const clients = [a, b].map((gw) => new OpenAI({ apiKey: BUDGETED, baseURL: `${gw.url}/v1`, maxRetries: 0 }));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        clients[i % 2].chat.completions.create({ model: 'priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }).then(
+          () => 200,
+          (err: InstanceType<typeof OpenAI.APIError>) => `${err.status} ${err.code}`,
+        ),
+      ),
+    );
+    const passed = results.filter((r) => r === 200).length;
+    expect(passed).to.be.within(1, 11);
+    expect(results.filter((r) => r !== 200)).to.satisfy((refused: string[]) => refused.every((r) => r === '429 budget_exceeded'));
+
+    // the budget counter lives on Redis, not in the SQLite file both instances share
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const counters = await client.keys('mg:n:limits:budget:key:budgeted*');
+      expect(counters, 'budget counter keys on Redis').to.have.length(1);
+      expect(Number(await client.get(counters[0]))).to.be.above(0);
+    } finally {
+      await client.quit();
+    }
+  });
+});
