@@ -1,5 +1,5 @@
 import type { Logger } from '../plugins/contracts';
-import { storeTimedOut } from './faults/store-guard';
+import { lateOutcome, type LateOutcome } from './faults/store-guard';
 import type { LogEntry } from './log-entry';
 import type { StoreBackend } from './store-backend';
 
@@ -15,8 +15,8 @@ export interface LogWriterOptions {
 
 interface Batch {
   entries: LogEntry[];
-  /** the last attempt timed out: it may have been written after all, so look before writing it again */
-  uncertain: boolean;
+  /** the last attempt timed out: it may still be written; wait for it to end before writing it again */
+  late?: LateOutcome;
 }
 
 /**
@@ -27,9 +27,9 @@ interface Batch {
  *
  * Faults: a batch the store refuses is kept, in order, in a bounded queue that is retried with a doubling
  * delay until the store answers again, and flushed at drain. While anything is queued, new entries join
- * the end of the queue, so rows reach the store in the order requests settled. A batch whose write timed
- * out may have landed anyway (the command was sent): before writing it again the writer asks the store
- * for its first entry (a batch is atomic), so a slow store never doubles a row or its spend.
+ * the end of the queue, so rows reach the store in the order requests settled. A write that timed out was
+ * sent and may still land (a frozen server answers when it thaws): the writer waits for that write to end
+ * and only writes the batch again if it failed, so a slow store never doubles a row or its spend.
  *
  * `record` never rejects: a request's answer never depends on its log row.
  */
@@ -82,8 +82,8 @@ export class LogWriter {
     const entries = turn.map((p) => p.entry);
     try {
       // something older still waits: keep the order, the retry loop writes these after it
-      if (this.queue.length || this.closed) this.enqueue(entries, false);
-      else await this.attempt({ entries, uncertain: false }, true);
+      if (this.queue.length || this.closed) this.enqueue(entries);
+      else await this.attempt({ entries }, true);
     } finally {
       for (const p of turn) p.done();
     }
@@ -91,31 +91,30 @@ export class LogWriter {
 
   /** One write; on failure the batch goes to the queue (at its end when new, back at its head when retried). */
   private async attempt(batch: Batch, isNew: boolean): Promise<boolean> {
+    const late = batch.late?.state();
+    if (late === 'pending') {
+      // the earlier write has not ended (the store is still frozen): wait, do not write it a second time
+      this.scheduleRetry();
+      return false;
+    }
+    batch.late = undefined;
     try {
-      let entries = batch.entries;
-      if (batch.uncertain && (await this.alreadyWritten(entries[0]))) entries = [];
-      if (entries.length) await this.store.appendLogs(entries);
-      this.written += entries.length;
+      if (late !== 'done') await this.store.appendLogs(batch.entries);
+      this.written += batch.entries.length;
       this.failuresInARow = 0;
       return true;
     } catch (err) {
       this.failedWrites += 1;
       this.failuresInARow += 1;
-      const uncertain = batch.uncertain || storeTimedOut(err);
-      if (isNew) this.enqueue(batch.entries, uncertain);
-      else batch.uncertain = uncertain;
+      if (isNew) this.enqueue(batch.entries, lateOutcome(err));
+      else batch.late = lateOutcome(err);
       if (this.failuresInARow === 1) this.logger.warn('request log write failed; entries kept for retry', { error: (err as Error).message, queued: this.queuedCount });
       this.scheduleRetry();
       return false;
     }
   }
 
-  private async alreadyWritten(entry: LogEntry): Promise<boolean> {
-    const page = await this.store.queryLogs({ id: entry.id, limit: 1 });
-    return page.data.length > 0;
-  }
-
-  private enqueue(entries: LogEntry[], uncertain: boolean): void {
+  private enqueue(entries: LogEntry[], late?: LateOutcome): void {
     const room = this.maxQueued - this.queuedCount;
     const kept = entries.slice(0, Math.max(0, room));
     const lost = entries.length - kept.length;
@@ -125,12 +124,8 @@ export class LogWriter {
       }
       this.dropped += lost;
     }
-    for (let i = 0; i < kept.length; i += this.batchSize) {
-      // an uncertain batch stays whole: only its own first entry tells whether it landed
-      const part = uncertain ? kept : kept.slice(i, i + this.batchSize);
-      this.queue.push({ entries: part, uncertain });
-      if (uncertain) break;
-    }
+    if (late) this.queue.push({ entries: kept, late }); // whole: it is one write that may still land
+    else for (let i = 0; i < kept.length; i += this.batchSize) this.queue.push({ entries: kept.slice(i, i + this.batchSize) });
     this.queuedCount += kept.length;
     this.scheduleRetry();
   }

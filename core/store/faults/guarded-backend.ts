@@ -51,7 +51,7 @@ export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBac
   };
   // What is not a store command (a backend's own extras, such as the SQLite handle tests read) stays
   // reachable through the prototype; every StoreBackend command above is guarded.
-  return Object.assign(Object.create(backend) as StoreBackend, commands) as StoreBackend & { readonly guard: StoreGuard };
+  return Object.create(backend, Object.getOwnPropertyDescriptors(commands)) as StoreBackend & { readonly guard: StoreGuard };
 }
 
 /** The same keyv, its store commands through the guard (keyv must throw store errors: throwOnErrors). */

@@ -1,4 +1,4 @@
-import { circuitBreaker, ConsecutiveBreaker, handleAll, isBrokenCircuitError, isIsolatedCircuitError, isTaskCancelledError, timeout, TimeoutStrategy, wrap, type IPolicy } from 'cockatiel';
+import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll, IsolatedCircuitError, TaskCancelledError, timeout, TimeoutStrategy, wrap, type IPolicy } from 'cockatiel';
 import { StoreUnavailableError } from '../../errors/gateway-error';
 
 export interface StoreGuardOptions {
@@ -44,18 +44,40 @@ export class StoreGuard {
   }
 
   async run<T>(command: () => Promise<T>): Promise<T> {
+    let sent: Promise<T> | undefined;
     try {
-      return await this.policy.execute(() => command());
+      return await this.policy.execute(() => (sent = command()));
     } catch (err) {
-      if (isTaskCancelledError(err)) this.timeouts += 1;
-      else if (isBrokenCircuitError(err) || isIsolatedCircuitError(err)) this.rejected += 1;
+      // instanceof, not cockatiel's isTaskCancelledError: in 3.x that one tests the bulkhead's flag
+      const timedOut = err instanceof TaskCancelledError;
+      if (timedOut) this.timeouts += 1;
+      else if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) this.rejected += 1;
       else this.failed += 1;
-      throw new StoreUnavailableError(undefined, { cause: err, headers: { 'retry-after': '1' } });
+      const error = new StoreUnavailableError(undefined, { cause: err, headers: { 'retry-after': '1' } });
+      // the caller stopped waiting, the command did not stop: say when it ends, for writers that must not repeat it
+      if (timedOut && sent) timedOutCommands.set(error, settledOutcome(sent));
+      throw error;
     }
   }
 }
 
-/** Whether a store error was a timeout: the command was sent and may still take effect. */
-export function storeTimedOut(err: unknown): boolean {
-  return err instanceof StoreUnavailableError && isTaskCancelledError((err as Error).cause);
+/** How a command that timed out ended after all: written (`done`), failed, or still running (`pending`). */
+export interface LateOutcome {
+  state(): 'pending' | 'done' | 'failed';
+}
+
+const timedOutCommands = new WeakMap<object, LateOutcome>();
+
+function settledOutcome(command: Promise<unknown>): LateOutcome {
+  let state: 'pending' | 'done' | 'failed' = 'pending';
+  command.then(
+    () => (state = 'done'),
+    () => (state = 'failed'),
+  );
+  return { state: () => state };
+}
+
+/** For a store error that was a timeout, how the command that was sent ends; undefined for any other error. */
+export function lateOutcome(err: unknown): LateOutcome | undefined {
+  return typeof err === 'object' && err !== null ? timedOutCommands.get(err) : undefined;
 }
