@@ -75,7 +75,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
   // every command of every layer above goes through the guard (timeouts, breaker: core/store/faults)
   const store = opened.backend;
-  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
+  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger, { days: config.store.logRetentionDays, now: () => clock.now() })];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());

@@ -25,6 +25,8 @@ export function splitBackend(records: StoreBackend, fast: StoreBackend): StoreBa
     appendLogs: (entries) => records.appendLogs(entries),
     queryLogs: (query) => records.queryLogs(query),
     scanLogs: (since) => records.scanLogs(since),
+    spendBuckets: (since, until) => records.spendBuckets(since, until),
+    sweepLogs: (before, limit) => records.sweepLogs(before, limit),
     pushRecent: (list, id, keep, ttlMs) => records.pushRecent(list, id, keep, ttlMs),
     async sweepExpired(limit) {
       return (await records.sweepExpired(limit)) + (await fast.sweepExpired(limit));

@@ -45,6 +45,8 @@ export function guardBackend(backend: StoreBackend, guard: StoreGuard): StoreBac
     appendLogs: (entries) => run(() => backend.appendLogs(entries)),
     queryLogs: (query) => run(() => backend.queryLogs(query)),
     scanLogs: (since) => guardIterable(backend.scanLogs(since), run),
+    spendBuckets: (since, until) => run(() => backend.spendBuckets(since, until)),
+    sweepLogs: (before, limit) => run(() => backend.sweepLogs(before, limit)),
     pushRecent: (list, id, keep, ttlMs) => run(() => backend.pushRecent(list, id, keep, ttlMs)),
     sweepExpired: (limit) => run(() => backend.sweepExpired(limit)),
     close: () => backend.close(),
