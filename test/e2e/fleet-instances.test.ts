@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { createClient } from '@keyv/redis';
 import OpenAI from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -108,5 +109,74 @@ describe('a fleet: two gateway instances on SQLite records with Redis beside the
     } finally {
       await client.quit();
     }
+  });
+});
+
+describe('a fleet: MCP servers and tool states changed on one instance reach the other within a second', function () {
+  const MEMBER = 'sk-fleet-member-1';
+  let redis: RedisServer;
+  let upstream: FakeMcpServer;
+  let dir: string;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => redis?.stop());
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-fleet-mcp-'));
+    upstream = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: { description: 'Fetch' } } });
+    // no periodic health check: only the change events can tell instance b
+    const config = testConfig()
+      .withKey(MEMBER, { id: 'member' })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 }, store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, redis: redis.url, sweepIntervalSeconds: 0 } })
+      .build();
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  afterEach(async () => {
+    await a?.close();
+    await b?.close();
+    await upstream?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const admin = (method: string, urlPath: string, body?: unknown) =>
+    fetch(`${a.url}${urlPath}`, { method, headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+
+  async function toolsOnB(): Promise<string[]> {
+    const res = await fetch(`${b.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${MEMBER}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    return ((await res.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name).sort();
+  }
+
+  /** ms until instance b lists `expected` (fails after 5 s, the old key-cache-like delay) */
+  async function msUntilB(expected: string[]): Promise<number> {
+    const start = Date.now();
+    let seen: string[] = [];
+    while (Date.now() - start < 5000) {
+      seen = await toolsOnB();
+      if (JSON.stringify(seen) === JSON.stringify(expected)) return Date.now() - start;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`instance b still lists ${JSON.stringify(seen)}, not ${JSON.stringify(expected)}`);
+  }
+
+  it('registration, tool disable and removal', async () => {
+    expect(await toolsOnB()).to.deep.equal([]);
+    const created = await admin('POST', '/admin/v1/mcp/servers', { name: 'docs', url: upstream.url });
+    expect(created.status).to.equal(201);
+    const { id } = (await created.json()) as { id: string };
+    expect(await msUntilB(['fetch', 'search']), 'registered (ms)').to.be.below(1000);
+
+    expect((await admin('POST', `/admin/v1/mcp/servers/${id}/tools/search/disable`)).status).to.equal(200);
+    expect(await msUntilB(['fetch']), 'tool disabled (ms)').to.be.below(1000);
+
+    expect((await admin('DELETE', `/admin/v1/mcp/servers/${id}`)).status).to.equal(200);
+    expect(await msUntilB([]), 'removed (ms)').to.be.below(1000);
   });
 });
