@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/types';
 import { ConfigError } from '../errors/gateway-error';
 import { InstanceEvents, type ChangeEvents } from './events/change-events';
 import { LocalChangeEvents } from './events/local-change-events';
+import { PostgresChangeEvents } from './events/postgres-change-events';
 import { RedisChangeEvents } from './events/redis-change-events';
 import { guardBackend } from './faults/guarded-backend';
 import { StoreGuard } from './faults/store-guard';
@@ -24,7 +25,7 @@ const localEvents = new WeakMap<StoreBackend, LocalChangeEvents>();
 /**
  * The store one gateway instance works on: the records backend (`store.url`), Redis beside it when
  * `store.redis` names one, the fault guard over both, and the events between instances (Redis pub/sub
- * when there is a Redis, else in-process). `shared`: a backend opened by the caller (tests), not closed here.
+ * when there is a Redis, PostgreSQL LISTEN/NOTIFY on a PostgreSQL store without one, else in-process). `shared`: a backend opened by the caller (tests), not closed here.
  */
 export async function openGatewayStore(settings: ResolvedConfig['store'], now: () => number, options: OpenStoreOptions & { shared?: StoreBackend } = {}): Promise<GatewayStore> {
   const opened: StoreBackend[] = [];
@@ -41,8 +42,15 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
       combined = splitBackend(records, fast);
     }
     const redisUrl = options.shared ? undefined : (settings.redis ?? (/^rediss?:\/\//.test(settings.url) ? settings.url : undefined));
+    const postgresUrl = options.shared || redisUrl ? undefined : /^postgres(ql)?:\/\//.test(settings.url) ? settings.url : undefined;
+    const onHandlerError = (err: unknown) => options.logger?.error('change event handler failed', { error: (err as Error).message });
     if (redisUrl) {
-      events = await RedisChangeEvents.connect(redisUrl, { timeoutMs: settings.timeoutMs, onHandlerError: (err) => options.logger?.error('change event handler failed', { error: (err as Error).message }) });
+      events = await RedisChangeEvents.connect(redisUrl, { timeoutMs: settings.timeoutMs, onHandlerError });
+    } else if (postgresUrl) {
+      // no Redis: PostgreSQL's own LISTEN/NOTIFY carries the events
+      events = await PostgresChangeEvents.connect(postgresUrl, { timeoutMs: settings.timeoutMs, onHandlerError }).catch((err) => {
+        throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}`);
+      });
     } else {
       let local = localEvents.get(records);
       if (!local) localEvents.set(records, (local = new LocalChangeEvents()));
@@ -50,7 +58,7 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
     }
     const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
     const backend = guardBackend(combined, guard);
-    const ownEvents = redisUrl ? events : undefined;
+    const ownEvents = redisUrl || postgresUrl ? events : undefined;
     const instanceEvents = new InstanceEvents(events);
     return {
       backend,

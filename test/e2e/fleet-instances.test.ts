@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startPostgres } from '../support/postgres-server';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -178,5 +179,49 @@ describe('a fleet: MCP servers and tool states changed on one instance reach the
 
     expect((await admin('DELETE', `/admin/v1/mcp/servers/${id}`)).status).to.equal(200);
     expect(await msUntilB([]), 'removed (ms)').to.be.below(1000);
+  });
+});
+
+describe('a fleet on PostgreSQL without Redis: changes travel by LISTEN/NOTIFY', function () {
+  let upstream: FakeOpenAI;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    const url = await (await startPostgres()).createDatabase();
+    const config = testConfig()
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'm' })
+      .with({ adminKey: ADMIN, store: { url, sweepIntervalSeconds: 0 } })
+      .build();
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await upstream?.stop();
+  });
+
+  const chat = (gw: TestGateway, key: string) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  it('refuses a key revoked on one instance on the other within a second (the other had it cached)', async () => {
+    const created = await fetch(`${a.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'leaving' }) });
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    expect((await chat(a, key)).status).to.equal(200);
+    expect((await chat(b, key)).status).to.equal(200);
+    expect((await fetch(`${a.url}/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } })).status).to.equal(200);
+    const start = Date.now();
+    let status = 200;
+    while (Date.now() - start < 6000 && (status = (await chat(b, key)).status) === 200) await new Promise((r) => setTimeout(r, 20));
+    expect(status).to.equal(401);
+    expect(Date.now() - start, 'ms until instance b refused').to.be.below(1000);
   });
 });
