@@ -1,10 +1,10 @@
-import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll, IsolatedCircuitError, TaskCancelledError, timeout, TimeoutStrategy, wrap, type IPolicy } from 'cockatiel';
+import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll, IsolatedCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
 import { StoreUnavailableError } from '../../errors/gateway-error';
 
 export interface StoreGuardOptions {
   /** longest wait for one store command (default 250 ms) */
   timeoutMs?: number;
-  /** consecutive failures that open the breaker (default 3) */
+  /** consecutive failures that open the breaker (default 5) */
   failures?: number;
   /** how long the breaker stays open before one trial command goes through (default 1000 ms) */
   halfOpenAfterMs?: number;
@@ -18,7 +18,7 @@ export interface StoreGuardOptions {
  * `store_unavailable`), which callers must never read as "not found".
  */
 export class StoreGuard {
-  private readonly policy: IPolicy;
+  private readonly policy: CircuitBreakerPolicy;
   readonly timeoutMs: number;
   /** commands that did not answer in time (a number for the metrics) */
   timeouts = 0;
@@ -30,12 +30,9 @@ export class StoreGuard {
 
   constructor(options: StoreGuardOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 250;
-    // Aggressive: the caller gets its answer at the deadline even if the client library is still waiting
-    const perCommand = timeout(this.timeoutMs, TimeoutStrategy.Aggressive);
-    const breaker = circuitBreaker(handleAll, { halfOpenAfter: options.halfOpenAfterMs ?? 1000, breaker: new ConsecutiveBreaker(options.failures ?? 3) });
-    breaker.onBreak(() => (this.open = true));
-    breaker.onReset(() => (this.open = false));
-    this.policy = wrap(breaker, perCommand);
+    this.policy = circuitBreaker(handleAll, { halfOpenAfter: options.halfOpenAfterMs ?? 1000, breaker: new ConsecutiveBreaker(options.failures ?? 5) });
+    this.policy.onBreak(() => (this.open = true));
+    this.policy.onReset(() => (this.open = false));
   }
 
   /** true while the breaker refuses commands (the store was found unreachable and has not answered since) */
@@ -46,10 +43,9 @@ export class StoreGuard {
   async run<T>(command: () => Promise<T>): Promise<T> {
     let sent: Promise<T> | undefined;
     try {
-      return await this.policy.execute(() => (sent = command()));
+      return await this.policy.execute(() => withDeadline((sent = command()), this.timeoutMs));
     } catch (err) {
-      // instanceof, not cockatiel's isTaskCancelledError: in 3.x that one tests the bulkhead's flag
-      const timedOut = err instanceof TaskCancelledError;
+      const timedOut = err instanceof StoreTimeoutError;
       if (timedOut) this.timeouts += 1;
       else if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) this.rejected += 1;
       else this.failed += 1;
@@ -59,6 +55,37 @@ export class StoreGuard {
       throw error;
     }
   }
+}
+
+class StoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`store command timed out after ${ms} ms`);
+  }
+}
+
+/**
+ * The command's result, or a StoreTimeoutError `ms` after it was sent; the command itself goes on. When
+ * the timer fires, the answer may be waiting unread behind a busy event loop (timers run before I/O in a
+ * loop turn): one setImmediate lets this turn's I/O in first, so only a store that really has not
+ * answered counts as a timeout, not a busy gateway.
+ */
+function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => setImmediate(() => settled || reject(new StoreTimeoutError(ms))), ms);
+    command.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** How a command that timed out ended after all: written (`done`), failed, or still running (`pending`). */
