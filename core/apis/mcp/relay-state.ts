@@ -1,0 +1,60 @@
+/**
+ * The `requestState` the gateway hands a 2026-07-28 client with a relayed `input_required` result. The
+ * client must echo it on its retry; it says which server the answers go back to (and carries that
+ * server's own state). Signed with an HMAC (the SDK's request-state codec) under a key each gateway
+ * process draws at boot, bound to the key that made the call and the name it called, so a client can
+ * neither forge one nor point another key's or another tool's answers at a server.
+ *
+ * The key lives in memory: a retry must reach the gateway process that issued the state (or, behind a
+ * load balancer, be pinned to it); any other answers "not issued by this gateway" and the client starts
+ * the call again.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
+import { GatewayError } from '../../errors/gateway-error';
+
+export interface RelayState {
+  /** the server the upstream state belongs to */
+  serverId: string;
+  /** the method and name (tool or prompt; a URI for resources/read) as the client called it */
+  method: string;
+  name: string;
+  /** the virtual key that made the call */
+  keyId: string;
+  /** the upstream's own requestState, if it sent one */
+  upstreamState?: string;
+}
+
+/** a relayed round trip is a human answering a form: ten minutes, as the SDK's default */
+const TTL_SECONDS = 600;
+
+export class RelayStateSigner {
+  private readonly codec: RequestStateCodec<RelayState>;
+
+  constructor(key: Uint8Array = randomBytes(32)) {
+    this.codec = createRequestStateCodec<RelayState>({ key, ttlSeconds: TTL_SECONDS });
+  }
+
+  mint(state: RelayState): Promise<string> {
+    return this.codec.mint(state);
+  }
+
+  /** The state a client echoed, checked against the call it came with; a clear error otherwise. */
+  async verify(wire: unknown, expected: { method: string; name: string; keyId: string }): Promise<RelayState> {
+    if (typeof wire !== 'string' || wire === '') throw invalidState('params.requestState must be the string the gateway returned.');
+    let state: RelayState;
+    try {
+      state = (await this.codec.verify(wire, undefined as never)) as RelayState;
+    } catch {
+      throw invalidState('params.requestState was not issued by this gateway (or has expired): call the tool again without it.');
+    }
+    if (state.keyId !== expected.keyId || state.method !== expected.method || state.name !== expected.name) {
+      throw invalidState(`params.requestState was issued for another call, not ${expected.method} ${expected.name} with this key.`);
+    }
+    return state;
+  }
+}
+
+function invalidState(message: string): GatewayError {
+  return new GatewayError(400, 'invalid_request_error', 'invalid_request_state', message, { param: 'requestState' });
+}
