@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { ModernMcpServer } from '../support/modern-mcp-server';
+import { PushyMcpServer } from '../support/pushy-mcp-server';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -32,6 +33,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
   let modern: ModernMcpServer;
   let legacy: FakeMcpServer;
   let everything: EverythingServer;
+  let pushy: PushyMcpServer;
   let gw: TestGateway;
 
   before(async () => {
@@ -42,6 +44,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
       resources: { 'legacy://readme': { name: 'readme', mimeType: 'text/plain', text: 'legacy readme' } },
     });
     everything = await startEverythingServer();
+    pushy = await PushyMcpServer.start();
     gw = await testConfig()
       .withOrg('acme')
       .withOrg('globex')
@@ -52,6 +55,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
       .withMcpServer('modern', modern.url, { org: 'acme', visibility: 'private', pricePerCall: 0.25 })
       .withMcpServer('legacy', legacy.url, { org: 'acme', visibility: 'private', pricePerCall: 0.1 })
       .withMcpServer('everything', everything.url, { alias: 'ev', visibility: 'public' })
+      .withMcpServer('pushy', pushy.url, { org: 'acme', visibility: 'private' })
       .with({
         adminKey: ADMIN,
         mcp: { healthCheckIntervalSeconds: 0 },
@@ -66,7 +70,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
   });
   after(async () => {
     await gw?.close();
-    await Promise.all([modern?.close(), legacy?.close(), everything?.stop()]);
+    await Promise.all([modern?.close(), legacy?.close(), everything?.stop(), pushy?.close()]);
   });
 
   async function modernClient(key: string, capabilities: Record<string, unknown> = { elicitation: {} }): Promise<AnyClient> {
@@ -318,6 +322,12 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         const legacyResult = await old.client.callTool({ name: 'modern-ask', arguments: {} });
         expect(legacyResult.isError).to.equal(true);
         expect(legacyResult.content[0].text).to.equal(asked);
+        // an upstream that asks anyway: the gateway says what was asked
+        const pushedModern = await noCapability.client.callTool({ name: 'pushy-confirm', arguments: {} });
+        expect(pushedModern).to.deep.include({ isError: true });
+        expect(pushedModern.content[0].text).to.equal('The MCP server pushy asked for input before it can answer (elicitation/create: Proceed?), and this client did not declare the capability to answer it.');
+        const pushedLegacy = await old.client.callTool({ name: 'pushy-confirm', arguments: {} });
+        expect(pushedLegacy.content[0].text).to.equal('The MCP server pushy asked for input before it can answer (elicitation/create: Proceed?), and this client speaks an MCP revision older than 2026-07-28.');
       } finally {
         await Promise.all([noCapability.close(), old.close()]);
       }
