@@ -1,17 +1,26 @@
 /**
  * The `requestState` the gateway hands a 2026-07-28 client with a relayed `input_required` result. The
  * client must echo it on its retry; it says which server the answers go back to (and carries that
- * server's own state). Signed with an HMAC (the SDK's request-state codec) under a key each gateway
- * process draws at boot, bound to the key that made the call and the name it called, so a client can
- * neither forge one nor point another key's or another tool's answers at a server.
+ * server's own state). Signed with an HMAC (the SDK's request-state codec), bound to the key that made
+ * the call and the name it called, so a client can neither forge one nor point another key's or another
+ * tool's answers at a server.
  *
- * The key lives in memory: a retry must reach the gateway process that issued the state (or, behind a
- * load balancer, be pinned to it); any other answers "not issued by this gateway" and the client starts
- * the call again.
+ * The signing key is derived from the store's secret key (GATEWAY_SECRET_KEY or the key file), so every
+ * instance sharing that key accepts the others' states; without one it is drawn at boot and a retry must
+ * reach the instance that issued the state.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
 import { GatewayError } from '../../errors/gateway-error';
+import type { SecretBox } from '../../store/secrets/secret-box';
+
+/** the HKDF label of the signing key: a key for this job only */
+const KEY_PURPOSE = 'model-gateway mcp relay state v1';
+
+/** The signing key: derived from the store's secret key when it has one, else random for this process. */
+export function relayStateKey(box: SecretBox | undefined): Uint8Array {
+  return box?.deriveKey(KEY_PURPOSE) ?? randomBytes(32);
+}
 
 export interface RelayState {
   /** the server the upstream state belongs to */

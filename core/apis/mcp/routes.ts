@@ -22,7 +22,9 @@ import type { McpCallMethod } from './mcp-exchange';
 import { McpTraffic, toolErrorResult } from './mcp-traffic';
 import { initializeResult } from './protocol';
 import type { McpRelay } from './mcp-exchange';
-import { RelayStateSigner } from './relay-state';
+import { RelayStateSigner, relayStateKey } from './relay-state';
+import { STORE } from '../../plugins/tokens';
+import type { StoreBackend } from '../../store/store-backend';
 import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
 import type { ProgressUpdate } from './upstream-session';
 import { childSignal } from '../../upstream/child-signal';
@@ -57,8 +59,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
   const traffic = services.container.resolve(McpTraffic);
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
-  // the key relayed input requests are signed with: drawn once per gateway process
-  const relayStates = new RelayStateSigner();
+  // relayed input requests are signed under a key derived from the store's secret key (relay-state.ts)
+  const relayStates = new RelayStateSigner(relayStateKey(services.container.resolve<StoreBackend>(STORE).secretBox));
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
   const originAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
