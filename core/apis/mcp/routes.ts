@@ -4,8 +4,10 @@
  * `Accept: application/json`; standard MCP clients may `initialize` first and get an answer that lets
  * them go on. Revision 2026-07-28 is served beside 2025-11-25, chosen per message (revision.ts):
  * `server/discover` (answered with or without a key), results with `resultType`, `input_required`
- * relayed with a gateway-signed state (relay-state.ts), progress streamed as SSE when asked for. `tools/call` runs through the whole pipeline (auth, scope, route, pre-guardrail, call,
- * post-guardrail, spend); listing methods authenticate and scope, and answer from the discovery cache.
+ * relayed with a gateway-signed state (relay-state.ts), progress streamed as SSE when asked for.
+ * `tools/call` runs through the whole pipeline (auth, scope, route, pre-guardrail, call,
+ * post-guardrail, spend) under either revision; listing methods authenticate and scope, and answer from
+ * the discovery cache.
  *
  * HTTP statuses: 401 missing or bad key, 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding),
  * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for GET and DELETE, 406 when
