@@ -1,14 +1,15 @@
 /**
  * Connections to upstream MCP servers: one session per server (upstream-session.ts), connected on first
  * use and kept for the next request (the handshake is paid once, not per call).
-
+ *
  * Revision: a server is first probed with `server/discover` (SDK 2.x, pinned to 2026-07-28) when its
  * transport plugin can carry 2026-07-28 (`connectModern`); a server that does not answer it gets the
  * legacy `initialize` handshake (SDK 1.x). The verdict is remembered per server, so later connections
  * skip the probe (a modern one adopts the remembered `server/discover` answer, no round trip); it is
- * forgotten when a connection fails, so a server that changed revision is re-learned.
- * A connection that fails is
- * dropped so the next request opens a new one; when a stateful upstream has expired our session (404),
+ * forgotten when a connection fails or the server record changes, so a server that changed revision is
+ * learned again.
+ *
+ * A connection that fails is dropped so the next request opens a new one; when a stateful upstream has expired our session (404),
  * the request is retried once on a fresh connection, which is safe because the upstream did not run it.
  *
  * A request that carries per-user forwarded headers gets its own short-lived connection instead: the
@@ -72,6 +73,8 @@ interface PoolEntry {
 export class McpUpstreamPool {
   private readonly connections = new Map<string, PoolEntry>();
   private readonly verdicts = new Map<string, RevisionVerdict>();
+  /** what `initialize` negotiated with each legacy server */
+  private readonly legacyRevisions = new Map<string, string>();
   /** an upstream said its tools, prompts or resources changed (stateful upstreams, on their event stream) */
   onListChanged: (serverId: string) => void = () => undefined;
 
@@ -134,7 +137,6 @@ export class McpUpstreamPool {
     const verdict = this.verdicts.get(id);
     return verdict?.kind === 'modern' ? MODERN_REVISION : verdict ? this.legacyRevisions.get(id) : undefined;
   }
-  private readonly legacyRevisions = new Map<string, string>();
 
   /** Forget a server's connection (its record changed or it was removed). */
   invalidate(id: string): void {
