@@ -4,6 +4,7 @@
  */
 import type { JSONSchemaType } from 'ajv';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport as ModernTransport } from '@modelcontextprotocol/client';
 import type { GatewayError } from '../errors/gateway-error';
 import type { SseFrame } from '../streaming/sse-frame';
 import type { ModelConfig, ProviderConfig } from '../config/types';
@@ -165,6 +166,13 @@ export interface McpTransportTarget {
 export interface McpTransportFactory {
   /** A fresh SDK transport for one connection to the upstream server. */
   connect(target: McpTransportTarget): Transport | Promise<Transport>;
+  /**
+   * Optional: a fresh SDK 2.x (`@modelcontextprotocol/client`) transport for the same target, which can
+   * carry MCP revision 2026-07-28 (per-request `_meta` envelope, `MCP-Protocol-Version` and `Mcp-Method`
+   * headers). A factory that has it lets the gateway probe each server with `server/discover` and speak
+   * 2026-07-28 to those that answer; without it every server is spoken to in 2025-11-25 over `connect`.
+   */
+  connectModern?(target: McpTransportTarget): ModernTransport | Promise<ModernTransport>;
   /** Release what the factory holds (connection pools); called when the gateway stops. */
   close?(): Promise<void>;
 }
