@@ -115,6 +115,18 @@ export const ProviderConfigSchema = Strict({
   baseUrl: Type.Optional(Id),
   apiKey: Type.Optional(FileSecret),
   headers: Type.Optional(Type.Record(Type.String(), FileSecret)),
+  /** vertex-ai: the Google Cloud project and region (`global` for the global endpoint) */
+  project: Type.Optional(Type.String({ minLength: 1 })),
+  location: Type.Optional(Type.String({ minLength: 1 })),
+  /** vertex-ai: a service-account key file's JSON text; absent = the gateway host's application default credentials */
+  credentials: Type.Optional(FileSecret),
+  /** bedrock: the AWS region; static keys, else the standard AWS environment variables, profile or instance role */
+  region: Type.Optional(Type.String({ minLength: 1 })),
+  accessKeyId: Type.Optional(FileSecret),
+  secretAccessKey: Type.Optional(FileSecret),
+  sessionToken: Type.Optional(FileSecret),
+  /** bedrock: a named profile of the shared AWS config files */
+  profile: Type.Optional(Type.String({ minLength: 1 })),
   /** validated by the provider plugin's own schema */
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
