@@ -141,6 +141,8 @@ export type ProviderOperation<Req = any, Res = any> = HttpOperation<Req, Res> | 
 export interface Provider {
   /** used when the provider config has no baseUrl */
   readonly defaultBaseUrl?: string;
+  /** used when the provider config has no baseUrl and the default depends on it (a cloud region) */
+  defaultBaseUrlFor?(provider: ProviderConfig<string>): string | undefined;
   /** The formats served natively. A model call in another format is translated to `chat` by the core. */
   readonly operations: Partial<Record<ApiFormat, ProviderOperation>>;
   /**

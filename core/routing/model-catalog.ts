@@ -29,7 +29,7 @@ export class ModelCatalog {
     const deployments = config.models.map((m): Deployment => {
       const providerConfig = config.providers.find((p) => p.id === m.provider)!;
       const provider = providers.get(m.provider)!;
-      const baseUrl = (providerConfig.baseUrl ?? provider.defaultBaseUrl ?? '').replace(/\/+$/, '');
+      const baseUrl = (providerConfig.baseUrl ?? provider.defaultBaseUrlFor?.(providerConfig) ?? provider.defaultBaseUrl ?? '').replace(/\/+$/, '');
       if (!baseUrl && !Object.values(provider.operations).some((op) => op && 'local' in op)) {
         throw new ConfigError(`providers[${config.providers.indexOf(providerConfig)}].baseUrl`, `provider "${providerConfig.id}" needs a baseUrl`);
       }
