@@ -43,7 +43,8 @@ export function bedrockError(status: number | undefined, body: unknown, headers:
   if (effective === 404) return new GatewayError(404, 'not_found_error', 'upstream_not_found', `The Bedrock upstream does not know this model${suffix(message)}`);
   if (effective === 408 || type === 'modeltimeoutexception') return new UpstreamTimeoutError(`The Bedrock model did not answer in time${suffix(message)}`, 'upstream_timeout');
   if (effective === 503) return new ServiceUnavailableError(`The Bedrock upstream is unavailable${suffix(message)}`, 'upstream_unavailable');
-  if (effective >= 500 || effective === 424) return new UpstreamError(`The Bedrock upstream failed (${type || `HTTP ${effective}`})${suffix(message)}`, 'upstream_error');
+  // inside a stream the code says so: the core reads a plain `upstream_error` there as a broken connection
+  if (effective >= 500 || effective === 424) return new UpstreamError(`The Bedrock upstream failed (${type || `HTTP ${effective}`})${suffix(message)}`, streamType ? 'upstream_stream_error' : 'upstream_error');
   return new GatewayError(effective, 'invalid_request_error', 'upstream_invalid_request', message || `The Bedrock upstream refused the request (HTTP ${effective}).`);
 }
 

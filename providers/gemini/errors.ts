@@ -19,7 +19,7 @@ interface GoogleErrorBody {
 const CONTEXT_LENGTH = /exceeds the maximum number of tokens|input token count.*exceeds|context length|too many tokens/i;
 const AUTH_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'ACCESS_TOKEN_EXPIRED', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'SERVICE_DISABLED']);
 
-export function googleError(label: string, status: number, body: unknown, headers: Headers = {}): GatewayError {
+export function googleError(label: string, status: number, body: unknown, headers: Headers = {}, inStream = false): GatewayError {
   const error = (body as GoogleErrorBody | null)?.error;
   const message = typeof error?.message === 'string' ? scrubMessage(error.message).slice(0, 500) : typeof body === 'string' ? scrubMessage(body).slice(0, 300) : '';
   const googleStatus = typeof error?.status === 'string' ? error.status : undefined;
@@ -36,7 +36,8 @@ export function googleError(label: string, status: number, body: unknown, header
   if (status === 400 && CONTEXT_LENGTH.test(message)) return new InvalidRequestError(message, 'context_length_exceeded', { param: 'messages' });
   if (status === 404) return new GatewayError(404, 'not_found_error', 'upstream_not_found', `The ${label} upstream does not know this model${suffix(message)}`);
   if (status === 503) return new ServiceUnavailableError(`The ${label} upstream is unavailable${suffix(message)}`, 'upstream_unavailable');
-  if (status >= 500) return new UpstreamError(`The ${label} upstream failed (HTTP ${status})${suffix(message)}`, 'upstream_error');
+  // inside a stream the code says so: the core reads a plain `upstream_error` there as a broken connection
+  if (status >= 500) return new UpstreamError(`The ${label} upstream failed (HTTP ${status})${suffix(message)}`, inStream ? 'upstream_stream_error' : 'upstream_error');
   return new GatewayError(status, 'invalid_request_error', 'upstream_invalid_request', message || `The ${label} upstream refused the request (HTTP ${status}).`);
 }
 

@@ -38,7 +38,7 @@ export function geminiChatOperation(label: string, clock: Clock, where: (target:
     fromUpstreamEvent(frame: SseFrame, state: StreamState, target) {
       const json = frame.json;
       // an error after the stream started comes as a data frame holding a Google error body
-      if (json && typeof json === 'object' && json.error) throw googleError(label, typeof json.error.code === 'number' ? json.error.code : 500, json);
+      if (json && typeof json === 'object' && json.error) throw googleError(label, typeof json.error.code === 'number' ? json.error.code : 500, json, {}, true);
       return chatFramesFromGeminiChunk(json, state, target.model.model, Math.floor(clock.now() / 1000));
     },
     endOfStream: (state) => endOfGeminiStream(state),

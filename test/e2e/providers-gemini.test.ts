@@ -143,6 +143,16 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       expect({ status: streamed.status, code: streamed.error.code }).to.deep.equal({ status: 400, code: 'content_filter' });
     });
 
+    it('an error Google sends after the stream started ends it with an error event carrying its words', async () => {
+      upstream.reply(() => sse([{ data: { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }], responseId: 'e1' } }, { data: googleError(500, 'An internal error has occurred.', 'INTERNAL') }]));
+      const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'gemini-flash', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
+      expect(raw.status).to.equal(200);
+      expect(raw.text).to.include('"Hel"');
+      expect(raw.text).to.include('"code":"upstream_stream_error"');
+      expect(raw.text).to.include('The Gemini upstream failed (HTTP 500): An internal error has occurred.');
+      expect(raw.text).to.not.include('[DONE]');
+    });
+
     it('a prompt over the context window is 400 context_length_exceeded', async () => {
       upstream.reply(() => json(googleError(400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'INVALID_ARGUMENT'), 400));
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'long' }] }));
