@@ -4,7 +4,7 @@ import type { McpAuthConfig, ResolvedConfig } from './types';
 export function configSecretValues(config: ResolvedConfig): string[] {
   const values: (string | undefined)[] = [config.adminKey];
   for (const key of config.keys) values.push(key.key);
-  for (const provider of config.providers) values.push(provider.apiKey, ...Object.values(provider.headers ?? {}));
+  for (const provider of config.providers) values.push(provider.apiKey, provider.entraToken, ...Object.values(provider.headers ?? {}));
   for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));
   return values.filter((v): v is string => typeof v === 'string' && v.length > 0);
 }
