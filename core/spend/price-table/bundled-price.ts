@@ -21,11 +21,12 @@ const FAMILIES_OF_TYPE = new Map<string, readonly PriceFamily[]>([
 export function candidateNames(model: string): string[] {
   const names = [model];
   let name = model.toLowerCase().replace(/^(publishers\/[^/]+\/)?models\//, '');
-  name = name.replace(/^(us|eu|apac|us-gov|global|jp|au|ca)\./, '').replace(/^[a-z]+\.(?=[a-z])/, '');
-  name = name.replace(/-v\d+:\d+$/, '').replace(/@[\w.-]+$/, '');
-  names.push(name);
-  const undated = name.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|latest|preview)$/, '');
-  names.push(undated);
+  name = name.replace(/^(us|eu|apac|us-gov|global|jp|au|ca)\./, '').replace(/^[a-z]+\.(?=[a-z])/, '').replace(/@[\w.-]+$/, '');
+  // `titan-embed-text-v2:0` is listed as `titan-embed-text-v2`, `claude-...-v1:0` under its undated name
+  const unversioned = name.replace(/:\d+$/, '');
+  for (const candidate of [name, unversioned, unversioned.replace(/-v\d+$/, '')]) {
+    names.push(candidate, candidate.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|latest|preview)$/, ''));
+  }
   return [...new Set(names)];
 }
 
