@@ -5,7 +5,7 @@ export function configSecretValues(config: ResolvedConfig): string[] {
   const values: (string | undefined)[] = [config.adminKey];
   for (const key of config.keys) values.push(key.key);
   for (const provider of config.providers) {
-    values.push(provider.apiKey, ...Object.values(provider.headers ?? {}));
+    values.push(provider.apiKey, provider.entraToken, ...Object.values(provider.headers ?? {}));
     values.push(provider.credentials, serviceAccountKey(provider.credentials), provider.accessKeyId, provider.secretAccessKey, provider.sessionToken);
   }
   for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));

@@ -39,12 +39,19 @@ export interface PluginDeps {
   readonly fetch: HttpFetch;
 }
 
+/** What the config says around the plugin's own options. */
+export interface PluginContext {
+  /** provider plugins: the provider entry being created, secrets resolved (one instance per entry) */
+  readonly provider?: ProviderConfig<string>;
+}
+
 export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, I = any> {
   readonly kind: K;
   readonly id: string;
   readonly apiVersion: 1;
   readonly optionsSchema: JSONSchemaType<O> | Record<string, unknown>;
-  create(options: O, deps: PluginDeps): I | Promise<I>;
+  /** An Error thrown here stops the boot with its message, under the options' path. */
+  create(options: O, deps: PluginDeps, context?: PluginContext): I | Promise<I>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -141,8 +148,6 @@ export type ProviderOperation<Req = any, Res = any> = HttpOperation<Req, Res> | 
 export interface Provider {
   /** used when the provider config has no baseUrl */
   readonly defaultBaseUrl?: string;
-  /** used when the provider config has no baseUrl and the default depends on it (a cloud region) */
-  defaultBaseUrlFor?(provider: ProviderConfig<string>): string | undefined;
   /** The formats served natively. A model call in another format is translated to `chat` by the core. */
   readonly operations: Partial<Record<ApiFormat, ProviderOperation>>;
   /**

@@ -24,17 +24,20 @@ export function regionOf(provider: ProviderConfig<string>): string {
   return provider.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? DEFAULT_REGION;
 }
 
-function createBedrockProvider(clock: Clock): Provider {
+function createBedrockProvider(clock: Clock, entry: ProviderConfig<string> | undefined): Provider {
   /** one signer per provider entry: its credential chain caches and refreshes what it found */
   const signers = new Map<string, ReturnType<typeof createSigner>>();
-  function signerFor(target: ProviderTarget) {
-    let signer = signers.get(target.provider.id);
+  function signerFor(provider: ProviderConfig<string>) {
+    let signer = signers.get(provider.id);
     if (!signer) {
-      signer = createSigner(regionOf(target.provider), credentialSource(target.provider));
-      signers.set(target.provider.id, signer);
+      signer = createSigner(regionOf(provider), credentialSource(provider));
+      signers.set(provider.id, signer);
     }
     return signer;
   }
+
+  // the entry's credentials are checked at boot (keys given by halves stop it)
+  if (entry) signerFor(entry);
 
   const chat: HttpOperation<ChatRequest> = {
     toUpstream(request, target) {
@@ -51,8 +54,9 @@ function createBedrockProvider(clock: Clock): Provider {
 
   return {
     operations: { chat },
-    defaultBaseUrlFor: (provider) => `https://bedrock-runtime.${regionOf(provider)}.amazonaws.com`,
-    prepareRequest: (request: PreparedRequest, target: ProviderTarget) => signRequest(signerFor(target), request),
+    // the region's endpoint; a baseUrl in the entry wins
+    defaultBaseUrl: entry ? `https://bedrock-runtime.${regionOf(entry)}.amazonaws.com` : undefined,
+    prepareRequest: (request: PreparedRequest, target: ProviderTarget) => signRequest(signerFor(target.provider), request),
     toError: (status, body, headers) => bedrockError(status, body, headers),
   };
 }
@@ -62,5 +66,5 @@ export default definePlugin<'provider', Record<string, never>, Provider>({
   id: 'bedrock',
   apiVersion: 1,
   optionsSchema: { type: 'object', properties: {}, additionalProperties: false },
-  create: (_options, deps) => createBedrockProvider(deps.clock),
+  create: (_options, deps, context) => createBedrockProvider(deps.clock, context?.provider),
 });

@@ -41,7 +41,7 @@ export function defaultVertexBaseUrl(provider: ProviderConfig<string>): string {
   return location === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${encodeURIComponent(location)}-aiplatform.googleapis.com/v1`;
 }
 
-function createVertexProvider(clock: Clock, fetch: HttpFetch): Provider {
+function createVertexProvider(clock: Clock, fetch: HttpFetch, entry: ProviderConfig<string> | undefined): Provider {
   /** one token source per provider entry: it caches and refreshes its token */
   const sources = new Map<string, TokenSource>();
   function sourceFor(provider: ProviderConfig<string>): TokenSource {
@@ -52,6 +52,9 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch): Provider {
     }
     return source;
   }
+
+  // the entry's key file is read at boot: one that is not a service-account key stops it
+  if (entry) sourceFor(entry);
 
   function modelPath(target: ProviderTarget, publisher: 'google' | 'anthropic'): string {
     const { provider } = target;
@@ -88,7 +91,7 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch): Provider {
 
   return {
     operations: { chat, embeddings },
-    defaultBaseUrlFor: defaultVertexBaseUrl,
+    defaultBaseUrl: entry ? defaultVertexBaseUrl(entry) : undefined,
     async prepareRequest(request: PreparedRequest, target: ProviderTarget) {
       const token = await sourceFor(target.provider).token();
       return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
@@ -103,5 +106,5 @@ export default definePlugin<'provider', Record<string, never>, Provider>({
   id: 'vertex-ai',
   apiVersion: 1,
   optionsSchema: { type: 'object', properties: {}, additionalProperties: false },
-  create: (_options, deps) => createVertexProvider(deps.clock, deps.fetch),
+  create: (_options, deps, context) => createVertexProvider(deps.clock, deps.fetch, context?.provider),
 });
