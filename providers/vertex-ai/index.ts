@@ -53,9 +53,6 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch, entry: ProviderCon
     return source;
   }
 
-  // the entry's key file is read at boot: one that is not a service-account key stops it
-  if (entry) sourceFor(entry);
-
   function modelPath(target: ProviderTarget, publisher: 'google' | 'anthropic'): string {
     const { provider } = target;
     const project = provider.project ?? sourceFor(provider).projectId;
