@@ -9,6 +9,8 @@ export function configSecretValues(config: ResolvedConfig): string[] {
     values.push(provider.credentials, serviceAccountKey(provider.credentials), provider.accessKeyId, provider.secretAccessKey, provider.sessionToken);
   }
   for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));
+  // a store URL may carry a password (redis://:PASSWORD@host, postgres://user:PASSWORD@host)
+  values.push(urlPassword(config.store?.url), urlPassword(config.store?.redis));
   return values.filter((v): v is string => typeof v === 'string' && v.length > 0);
 }
 
@@ -31,6 +33,15 @@ function serviceAccountKey(json: string | undefined): string | undefined {
   try {
     const key = (JSON.parse(json) as { private_key?: unknown }).private_key;
     return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
   } catch {
     return undefined;
   }
