@@ -150,19 +150,25 @@ async function* translateStream(
   const state = {};
   const adapter = formatAdapter(format);
   let sawTerminal = !adapter.isTerminalFrame;
-  function* translated(frame: SseFrame): Generator<SseFrame> {
-    const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
-    if (!out) return;
-    for (const f of Array.isArray(out) ? out : [out]) {
-      if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
-      yield f;
-    }
-  }
   try {
     for await (const chunk of body) {
-      for (const frame of decoder.push(chunk)) yield* translated(frame);
+      for (const frame of decoder.push(chunk)) {
+        const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+        if (!out) continue;
+        for (const f of Array.isArray(out) ? out : [out]) {
+          if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+          yield f;
+        }
+      }
     }
-    if (decoder.end) for (const frame of decoder.end()) yield* translated(frame);
+    // events a provider decoder still held when the body ended (the SSE decoder holds none worth sending)
+    for (const frame of decoder.end?.() ?? []) {
+      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+      for (const f of !out ? [] : Array.isArray(out) ? out : [out]) {
+        if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+        yield f;
+      }
+    }
     if (op.endOfStream) for (const f of op.endOfStream(state, target)) {
       if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
       yield f;

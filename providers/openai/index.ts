@@ -21,6 +21,8 @@ function presetOf(config: ProviderConfig<string> | undefined): Preset | undefine
   if (name === undefined) return undefined;
   const preset = PRESETS.get(name);
   if (!preset) throw new Error(`unknown preset "${name}" (known: ${[...PRESETS.keys()].join(', ')})`);
+  // a hosted vendor answers 401 to every request without a key: say so at boot instead
+  if (!preset.local && !config?.apiKey) throw new Error(`preset "${name}" needs the provider's apiKey`);
   return preset;
 }
 

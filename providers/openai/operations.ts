@@ -9,6 +9,19 @@ export interface OpenAiWire {
 }
 
 /**
+ * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
+ * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
+ */
+function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
+  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
+  return messages.map((m) => {
+    if (m?.thinking_blocks === undefined) return m;
+    const { thinking_blocks: _dropped, ...rest } = m;
+    return rest;
+  });
+}
+
+/**
  * The OpenAI API's operations, shared by `openai` (with its presets) and `azure-openai`: bodies pass
  * through with the model name rewritten, answers and stream frames come back as the upstream sent them.
  * Paths are the OpenAI ones under the base URL; a provider with other paths rewrites them.

@@ -3,7 +3,8 @@
  * `prepareRequest` fetches a bearer token from a token endpoint (cached until it expires, by the plugin
  * clock) and signs the final method, URL and body bytes with HMAC-SHA256 keyed by the provider's apiKey,
  * as SigV4 does over the real bytes. Its chat streams arrive as length-prefixed binary frames
- * (`application/x-frames`: 4-byte big-endian length, then a JSON document), read by its own decoder.
+ * (`application/x-frames`: 4-byte big-endian length, then a JSON document) with no end marker: the body
+ * ending at a frame boundary is the end, which its decoder's `end()` reports as a `done` event.
  */
 import { createHmac } from 'node:crypto';
 import { definePlugin, SseFrame, UpstreamError, type ChatRequest, type PreparedRequest, type Provider, type StreamDecoder } from '../../core/plugins/sdk';
@@ -34,7 +35,7 @@ export class LengthPrefixedDecoder implements StreamDecoder {
   }
   end(): SseFrame[] {
     if (this.buffer.length > 0) throw new Error('the stream ended inside a frame');
-    return [];
+    return [SseFrame.fromJson({}, 'done')];
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ModelPrice } from '../../config/types';
+import { ownValue } from '../../lookup/own-keys';
 import { BUNDLED_PRICES, type PriceFamily, type PriceTable } from './bundled-prices';
 
 /** Which rows of the table price a provider type's models; types not listed have no bundled prices. */
@@ -40,8 +41,8 @@ export function bundledPrice(providerType: string, upstreamModel: string, preset
   if (!families) return undefined;
   for (const name of candidateNames(upstreamModel)) {
     for (const family of families) {
-      const rows = table.families[family];
-      if (Object.prototype.hasOwnProperty.call(rows, name)) return rows[name];
+      const price = ownValue(table.families[family], name);
+      if (price) return price;
     }
   }
   return undefined;

@@ -12,7 +12,7 @@ import type { ModelPrice } from '../../config/types';
  */
 export interface PriceTable {
   readonly version: string;
-  /** the day the prices were last checked against the vendors' price pages */
+  /** the day the table was last revised (its prices are the vendors' published list prices as known then: verify before relying on them) */
   readonly date: string;
   readonly families: Readonly<Record<PriceFamily, Readonly<Record<string, ModelPrice>>>>;
 }

@@ -52,8 +52,12 @@ class FakeSignedUpstream {
           frame({ kind: 'chunk', chunk: chunk({ role: 'assistant', content: 'Hel' }) }),
           frame({ kind: 'chunk', chunk: chunk({ content: 'lo' }) }),
           frame({ kind: 'chunk', chunk: { id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } } }),
-          frame({ kind: 'done' }),
         ]);
+        if (body.messages[0].content === 'cut') {
+          // the first frame whole, then half of the second, and the body ends
+          res.end(all.subarray(0, all.indexOf(Buffer.from('"lo"')) ));
+          return;
+        }
         // split mid-frame, so the decoder has to hold partial frames across chunks
         res.write(all.subarray(0, 7));
         setTimeout(() => res.end(all.subarray(7)), 5);
@@ -143,6 +147,18 @@ describe('provider hooks: prepareRequest (signing, cached tokens) and a provider
     expect(upstream.received.at(-1)!.body.stream).to.equal(true);
     // 5 input tokens at $1/M + 2 output tokens at $2/M
     expect(await lastLoggedCost(gw, 'signed-model')).to.equal(0.000009);
+  });
+
+  it('a body that ends inside a binary frame is a cut stream (the decoder\'s end() throws)', async () => {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client-1', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'signed-model', stream: true, messages: [{ role: 'user', content: 'cut' }] }),
+    });
+    const text = await response.text();
+    expect(text).to.include('"content":"Hel"');
+    expect(text).to.include('"code":"upstream_stream_cut"');
+    expect(text).not.to.include('[DONE]');
   });
 
   it('a hook that fails with a plain error is a 502 upstream_auth_failed that repeats nothing of its message', async () => {

@@ -15,7 +15,7 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
 
   before(async () => {
     azure = await new FakeAzure().start();
-    azure.bearer = 'entra-token-from-command';
+    azure.bearers = ['entra-token-from-command', 'static-entra-token'];
     gw = await testConfig()
       .withKey(CLIENT_KEY)
       .withProvider({ id: 'azure', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY, apiVersion: API_VERSION })
@@ -26,8 +26,10 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
       .withModel('embed', { model: 'my-embedding-deployment', kind: 'embedding', price: { inputPerMTok: 1 } })
       .withProvider({ id: 'azure-entra', type: 'azure-openai', baseUrl: azure.url, entraTokenCommand: 'echo entra-token-from-command', apiVersion: API_VERSION })
       .withModel('gpt-entra', { model: 'gpt-4o-mini' })
+      .withProvider({ id: 'azure-static', type: 'azure-openai', baseUrl: azure.url, entraToken: { $env: 'TEST_AZURE_ENTRA_TOKEN' }, apiVersion: API_VERSION })
+      .withModel('gpt-static', { model: 'gpt-4o-mini' })
       .with({ routing: { retries: 0 } })
-      .start();
+      .start({ env: { ...process.env, TEST_AZURE_ENTRA_TOKEN: 'static-entra-token' } });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
     anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
   });
@@ -145,11 +147,14 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     expect(azure.last.body).to.deep.include({ model: 'dall-e-3', prompt: 'a cat', size: '1024x1024' });
   });
 
-  it('sends an Entra ID token from the configured command as a bearer token, and no api-key', async () => {
+  it('sends an Entra ID token, from the configured command or static from env, as a bearer token and no api-key', async () => {
     azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'entra ok' }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
     const res = await openai.chat.completions.create({ model: 'gpt-entra', messages: [{ role: 'user', content: 'hi' }] });
     expect(res.choices[0].message.content).to.equal('entra ok');
     expect(azure.last.headers.authorization).to.equal('Bearer entra-token-from-command');
+    expect(azure.last.headers['api-key']).to.equal(undefined);
+    await openai.chat.completions.create({ model: 'gpt-static', messages: [{ role: 'user', content: 'hi' }] });
+    expect(azure.last.headers.authorization).to.equal('Bearer static-entra-token');
     expect(azure.last.headers['api-key']).to.equal(undefined);
   });
 

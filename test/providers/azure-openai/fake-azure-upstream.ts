@@ -6,17 +6,17 @@ export const API_VERSION = '2024-10-21';
 /**
  * A fake Azure OpenAI resource: the OpenAI wire format on Azure's paths, refusing (as Azure does) a
  * request without the exact `api-key` (401) and a deployment path without the exact `api-version` (404).
- * Bearer tokens are accepted when `bearer` is set. `reply` scripts what an accepted request gets.
+ * The Entra ID bearer tokens in `bearers` are accepted too. `reply` scripts what an accepted request gets.
  */
 export class FakeAzure extends FakeOpenAI {
   reply: (req: RecordedRequest) => Script = () => ({ kind: 'json', body: {} });
-  bearer?: string;
+  bearers: string[] = [];
 
   constructor() {
     super();
     this.script = (req) => {
       const url = new URL(req.path, 'http://azure.test');
-      const authorized = req.headers['api-key'] === AZURE_KEY || (this.bearer !== undefined && req.headers.authorization === `Bearer ${this.bearer}`);
+      const authorized = req.headers['api-key'] === AZURE_KEY || this.bearers.some((token) => req.headers.authorization === `Bearer ${token}`);
       if (!authorized) {
         return { kind: 'json', status: 401, body: { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' } } };
       }

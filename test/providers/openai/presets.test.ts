@@ -56,6 +56,11 @@ describe('openai provider presets (named OpenAI-compatible vendors)', () => {
     expect(baseUrlOf('mistral-large')).to.equal(`${upstream.url}/v1`);
   });
 
+  it('refuses a hosted vendor preset without an apiKey at boot (a local server needs none)', async () => {
+    const err = await testConfig().withKey(CLIENT_KEY).withProvider({ id: 'x', type: 'openai', preset: 'groq' }).withModel('m').start().catch((e) => e);
+    expect(String(err.message)).to.include('preset "groq" needs the provider\'s apiKey');
+  });
+
   it('refuses an unknown preset at boot, listing the known ones', async () => {
     const err = await testConfig().withKey(CLIENT_KEY).withProvider({ id: 'x', type: 'openai', preset: 'acme', apiKey: 'k' }).withModel('m').start().catch((e) => e);
     expect(String(err.message)).to.include('unknown preset "acme" (known: groq, mistral, deepseek, together, fireworks, openrouter, xai, ollama, vllm, lmstudio)');
