@@ -2,6 +2,7 @@ import { roundCost } from '../spend/pricing';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import type { Logger } from '../plugins/contracts';
+import type { GatewayMetrics } from '../observability/metrics';
 
 export interface SpendRow {
   group: string;
@@ -16,11 +17,31 @@ export interface SpendRow {
  * store never delays a response, and a failed write is logged, not thrown at the client.
  */
 export class RequestLog {
-  constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
+  /** writes sent to the store and not yet acknowledged (gateway_log_writes_queued) */
+  private pending = 0;
 
-  record(entry: LogEntry): Promise<void> {
+  constructor(
+    private readonly store: StoreBackend,
+    private readonly logger: Logger,
+    /** times each write (gateway_store_operation_duration_seconds{operation="log_append"}) */
+    private readonly metrics?: GatewayMetrics,
+  ) {}
+
+  get queued(): number {
+    return this.pending;
+  }
+
+  async record(entry: LogEntry): Promise<void> {
     // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-    return this.store.appendLog({ ...entry, cost: roundCost(entry.cost) }).catch((err) => this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId }));
+    const write = () => this.store.appendLog({ ...entry, cost: roundCost(entry.cost) });
+    this.pending++;
+    try {
+      await (this.metrics ? this.metrics.timeStore('log_append', write) : write());
+    } catch (err) {
+      this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId });
+    } finally {
+      this.pending--;
+    }
   }
 
   query(query: LogQuery): Promise<LogPage> {

@@ -9,7 +9,7 @@
  * connection and opens a new one (see core/apis/mcp/upstream-pool.ts), which initializes a fresh session.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { definePlugin, isInternalAddress, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
+import { definePlugin, isInternalAddress, outboundTraceHeaders, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
 import { createRequestFetch } from './request-fetch';
 
 export interface StreamableHttpOptions {
@@ -46,6 +46,8 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
   // connects (a DNS answer can change after the gateway's own check).
   const publicOnly = createRequestFetch({ refuseAddress: (a) => (isInternalAddress(a) ? `${a} is not a public address` : undefined) });
   const httpFetch = own ?? deps.fetch;
+  const traced = withTraceHeaders(httpFetch);
+  const tracedPublicOnly = withTraceHeaders(publicOnly);
   return {
     async close() {
       await own?.close();
@@ -55,11 +57,25 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
         requestInit: { headers: { ...target.headers } },
-        fetch: target.publicOnly ? publicOnly : httpFetch,
+        fetch: target.publicOnly ? tracedPublicOnly : traced,
         reconnectionOptions,
       });
     },
   };
+}
+
+/**
+ * The connection is shared by every request to the server, so the trace of the call being made is read
+ * per HTTP request: the gateway sets it around each upstream call while tracing is on (nothing otherwise).
+ */
+function withTraceHeaders(inner: typeof fetch): typeof fetch {
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const trace = outboundTraceHeaders();
+    if (!trace) return inner(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+    return inner(input, { ...init, headers });
+  }) as typeof fetch;
 }
 
 export default definePlugin<'mcp-transport', StreamableHttpOptions, McpTransportFactory>({
