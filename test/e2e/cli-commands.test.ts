@@ -49,8 +49,8 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(code).to.equal(0);
     // every flag main.ts declares (read from its source, so a new flag without help fails here)
     const source = readFileSync(path.join(REPO_ROOT, 'core', 'main.ts'), 'utf8');
-    const flags = [...source.matchAll(/\b(\w+): \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
-    expect(flags).to.include.members(['config', 'port', 'host', 'help']);
+    const flags = [...source.matchAll(/'?\b([\w-]+)'?: \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
+    expect(flags).to.include.members(['config', 'port', 'host', 'log-format', 'help']);
     for (const flag of flags) expect(stdout).to.include(`--${flag}`);
     expect(stdout).to.match(/--config FILE .*default \.\/gateway\.config\.ts/);
     expect(stdout).to.match(/--port N .*default.*4000/);
