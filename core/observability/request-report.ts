@@ -3,6 +3,7 @@ import type { Outcome } from '../pipeline/stage';
 import type { Logger } from '../plugins/contracts';
 import type { LogEntry } from '../store/log-entry';
 import { OTHER, type GatewayMetrics } from './metrics';
+import { requestedModel } from './span-attributes';
 
 /** How an upstream attempt ended, for gateway_upstream_attempts_total{outcome}. */
 export type AttemptOutcome = 'success' | 'retried' | 'failed';
@@ -44,7 +45,7 @@ export class RequestReporter {
     this.logger.info('request', accessLine(ctx, entry));
     const metrics = this.metrics;
     if (!metrics) return;
-    const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(ctx.model?.requestedModel ?? entry.model ?? '');
+    const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
     metrics.requests.inc({ endpoint: entry.endpoint, model, status: String(entry.status) });
     metrics.duration.observe({ endpoint: entry.endpoint }, entry.latencyMs / 1000);
     const { usage } = ctx;

@@ -32,14 +32,20 @@ export function operationOf(ctx: GatewayContext): string {
 /** `{operation} {model}` (or `{tool}`), as the GenAI conventions name spans. */
 export function rootSpanName(ctx: GatewayContext): string {
   const operation = operationOf(ctx);
-  const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.toolName ?? ctx.mcp?.uri) : ctx.model?.requestedModel;
+  const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.toolName ?? ctx.mcp?.uri) : requestedModel(ctx);
   return subject ? `${operation} ${subject}` : operation;
+}
+
+/** The model a model exchange or a parent (a Responses request) asks for. */
+export function requestedModel(ctx: GatewayContext): string | undefined {
+  return ctx.model?.requestedModel ?? ctx.parentWork?.model;
 }
 
 /** What is known when the exchange starts. */
 export function requestAttributes(ctx: GatewayContext): Attributes {
   const attributes: Attributes = { [GEN_AI.operation]: operationOf(ctx), 'gateway.endpoint': ctx.endpoint, 'gateway.request_id': ctx.requestId };
-  if (ctx.model) attributes[GEN_AI.requestModel] = ctx.model.requestedModel;
+  const model = requestedModel(ctx);
+  if (model !== undefined) attributes[GEN_AI.requestModel] = model;
   if (ctx.mcp) {
     attributes['mcp.method.name'] = ctx.mcp.method;
     if (ctx.mcp.toolName !== undefined) attributes[GEN_AI.toolName] = ctx.mcp.toolName;
