@@ -26,9 +26,10 @@ export interface GatewayLogger extends Logger {
 }
 
 /**
- * Field names whose values are credentials wherever they appear: pino's redaction blanks them before the
- * line is built. Callers never pass secrets on purpose; this, and the scrubber of every configured
- * secret value below, are the second and third line of defence.
+ * Field names whose values are credentials: pino's redaction blanks them before the line is built.
+ * Callers never pass secrets on purpose; this, and the scrubber of every configured secret value below,
+ * are the second and third line of defence. No wildcard paths: they make every line several times
+ * slower (measured: 7 -> 46 µs a request line), and the scrubber covers nested values.
  */
 const REDACTED_PATHS = [
   'authorization',
@@ -42,11 +43,6 @@ const REDACTED_PATHS = [
   'headers.cookie',
   'headers["x-api-key"]',
   'headers["x-gateway-api-key"]',
-  '*.authorization',
-  '*.apiKey',
-  '*.token',
-  '*.password',
-  '*.secret',
 ];
 
 /**
