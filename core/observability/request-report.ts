@@ -35,7 +35,6 @@ export class RequestReporter {
 
   /** A streamed answer's first frame arrived from the upstream. */
   firstFrame(ctx: AuthedContext, now: number): void {
-    ctx.firstFrameAt = now;
     const model = ctx.model?.requestedModel;
     if (model !== undefined) this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - ctx.startedAt) / 1000);
   }

@@ -97,8 +97,6 @@ export class GatewayContext {
   // --- observability (core/observability) ---
   /** the exchange's spans; only when tracing is on */
   trace?: RequestTrace;
-  /** when the first frame of a streamed answer arrived (call stage), for time to first token */
-  firstFrameAt?: number;
 
   constructor(
     readonly traffic: Traffic,
