@@ -12,7 +12,8 @@ import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
 import { createLogger, isGatewayLogger } from './observability/logger';
 import { scrubbingLogger } from './observability/scrubbing-logger';
-import { GatewayMetrics } from './observability/metrics';
+import { GatewayMetrics, type MetricSources } from './observability/metrics';
+import { timedStore } from './observability/timed-store';
 import { RequestReporter } from './observability/request-report';
 import { traceExportFromEnv, Tracing } from './observability/tracing';
 import type { DeploymentHealth } from './routing/deployment-health';
@@ -77,12 +78,17 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const logger = !options.logger ? createLogger() : isGatewayLogger(options.logger) ? options.logger : scrubbingLogger(options.logger);
   // read before anything opens: a bad OTEL_* value is a start error like a config error
   const traceExport = traceExportFromEnv(options.env ?? process.env);
+  // the sources are filled in once what they read exists; they are only read at scrape time
+  const sources: MetricSources = { deployments: () => [], logWritesQueued: () => 0 };
+  const metrics = config.metrics.enabled ? new GatewayMetrics(sources) : undefined;
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }).catch((err) => {
+  const opened = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }).catch((err) => {
     configSecrets.release();
+    metrics?.close();
     throw err;
   }));
-  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
+  const store = metrics ? timedStore(opened, metrics) : opened;
+  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), async () => metrics?.close(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());
@@ -101,9 +107,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
 
     const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
     const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now());
-    const metrics: GatewayMetrics | undefined = config.metrics.enabled ? new GatewayMetrics({ deployments: () => deploymentStates(catalog, container), logWritesQueued: (): number => requestLog.queued }) : undefined;
-    if (metrics) disposers.push(async () => metrics.close());
-    const requestLog: RequestLog = new RequestLog(store, logger, metrics);
+    const requestLog = new RequestLog(store, logger);
+    sources.deployments = () => deploymentStates(catalog, container);
+    sources.logWritesQueued = () => requestLog.queued;
     const tracing = traceExport ? new Tracing(traceExport) : undefined;
     if (tracing) disposers.push(() => tracing.shutdown());
 

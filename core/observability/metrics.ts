@@ -86,14 +86,14 @@ export class GatewayMetrics {
   });
   readonly storeDuration = new Histogram({
     name: 'gateway_store_operation_duration_seconds',
-    help: 'Store operations timed by the gateway, by operation',
+    help: 'Store calls, by operation (the store method: appendLog, incrByFloat, collection.get, ...)',
     labelNames: ['operation'] as const,
     buckets: STORE_BUCKETS,
     registers: [this.registry],
   });
   readonly storeFailures = new Counter({
     name: 'gateway_store_failures_total',
-    help: 'Store operations that failed, by operation',
+    help: 'Store calls that failed (an error or a timeout), by operation',
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
@@ -144,19 +144,6 @@ export class GatewayMetrics {
         lag.reset();
       },
     });
-  }
-
-  /** Time one store operation (a failure is counted and rethrown). */
-  async timeStore<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    const end = this.storeDuration.startTimer({ operation });
-    try {
-      return await work();
-    } catch (err) {
-      this.storeFailures.inc({ operation });
-      throw err;
-    } finally {
-      end();
-    }
   }
 
   /** The Prometheus text exposition. */

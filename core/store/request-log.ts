@@ -2,7 +2,6 @@ import { roundCost } from '../spend/pricing';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import type { Logger } from '../plugins/contracts';
-import type { GatewayMetrics } from '../observability/metrics';
 
 export interface SpendRow {
   group: string;
@@ -20,12 +19,7 @@ export class RequestLog {
   /** writes sent to the store and not yet acknowledged (gateway_log_writes_queued) */
   private pending = 0;
 
-  constructor(
-    private readonly store: StoreBackend,
-    private readonly logger: Logger,
-    /** times each write (gateway_store_operation_duration_seconds{operation="log_append"}) */
-    private readonly metrics?: GatewayMetrics,
-  ) {}
+  constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
 
   get queued(): number {
     return this.pending;
@@ -33,10 +27,9 @@ export class RequestLog {
 
   async record(entry: LogEntry): Promise<void> {
     // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-    const write = () => this.store.appendLog({ ...entry, cost: roundCost(entry.cost) });
     this.pending++;
     try {
-      await (this.metrics ? this.metrics.timeStore('log_append', write) : write());
+      await this.store.appendLog({ ...entry, cost: roundCost(entry.cost) });
     } catch (err) {
       this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId });
     } finally {

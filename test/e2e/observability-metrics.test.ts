@@ -111,7 +111,10 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_limit_refusals_total', { reason: 'budget' })).to.equal(1);
     expect(sample(text, 'gateway_deployment_healthy', { deployment: 'oai/upstream-model' })).to.equal(1);
     expect(sample(text, 'gateway_log_writes_queued')).to.equal(0);
-    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'log_append' })).to.equal(8);
+    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'appendLog' })).to.equal(8);
+    // the budget counters are store calls too
+    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'incrByFloat' })).to.be.at.least(2);
+    expect(sample(text, 'gateway_store_failures_total', { operation: 'appendLog' })).to.equal(undefined);
     expect(sample(text, 'gateway_event_loop_lag_seconds', { quantile: '0.99' })).to.be.a('number');
     // bounded labels: no key value or id, no client text
     for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
