@@ -119,15 +119,20 @@ export class WorkSpan {
  * MCP upstream call.
  */
 export class RequestTrace {
-  /** the context new spans go under: the running stage's, else the request's */
-  current: Context;
+  private stage: Span | undefined;
+  /** the running stage's context, made only when something opens a span under it */
+  private stageContext: Context | undefined;
 
   constructor(
     private readonly tracer: Tracer,
     private readonly root: Span,
     private readonly rootContext: Context,
-  ) {
-    this.current = rootContext;
+  ) {}
+
+  /** the context new spans go under: the running stage's, else the request's */
+  get current(): Context {
+    if (!this.stage) return this.rootContext;
+    return (this.stageContext ??= trace.setSpan(this.rootContext, this.stage));
   }
 
   get traceId(): string {
@@ -137,7 +142,8 @@ export class RequestTrace {
   /** A stage's run begins: spans opened until it ends are its children. */
   beginStage(name: string): Span {
     const span = this.tracer.startSpan(`stage ${name}`, { attributes: { 'gateway.stage': name } }, this.rootContext);
-    this.current = trace.setSpan(this.rootContext, span);
+    this.stage = span;
+    this.stageContext = undefined;
     return span;
   }
 
@@ -148,7 +154,8 @@ export class RequestTrace {
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();
-    this.current = this.rootContext;
+    this.stage = undefined;
+    this.stageContext = undefined;
   }
 
   /** A client span under the running stage (an upstream attempt, an MCP upstream call). */
