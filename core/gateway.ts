@@ -79,7 +79,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // read before anything opens: a bad OTEL_* value is a start error like a config error
   const traceExport = traceExportFromEnv(options.env ?? process.env);
   // the sources are filled in once what they read exists; they are only read at scrape time
-  const sources: MetricSources = { deployments: () => [], logWritesQueued: () => 0 };
+  const sources: MetricSources = { deployments: () => [], logWriter: () => ({ queued: 0, dropped: 0, failedWrites: 0, written: 0 }) };
   const metrics = config.metrics.enabled ? new GatewayMetrics(sources) : undefined;
   const ownsStore = !options.store;
   const opened = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }).catch((err) => {
@@ -109,7 +109,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now());
     const requestLog = new RequestLog(store, logger);
     sources.deployments = () => deploymentStates(catalog, container);
-    sources.logWritesQueued = () => requestLog.queued;
+    sources.logWriter = () => requestLog.writer;
     const tracing = traceExport ? new Tracing(traceExport) : undefined;
     if (tracing) disposers.push(() => tracing.shutdown());
 

@@ -8,8 +8,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export interface MetricSources {
   /** every configured deployment with whether it is in cooldown now and its requests in flight */
   deployments(): { id: string; healthy: boolean; inFlight: number }[];
-  /** request-log writes sent to the store and not yet acknowledged */
-  logWritesQueued(): number;
+  /** the request log's writer: entries waiting, dropped, failed write attempts, written */
+  logWriter(): { readonly queued: number; readonly dropped: number; readonly failedWrites: number; readonly written: number };
 }
 
 /** Label value for a name outside the configured set: the label's values stay a bounded set. */
@@ -122,12 +122,26 @@ export class GatewayMetrics {
     });
     new Gauge({
       name: 'gateway_log_writes_queued',
-      help: 'Request-log entries sent to the store and not yet written',
+      help: 'Request-log entries waiting to be written to the store',
       registers,
       collect() {
-        this.set(sources.logWritesQueued());
+        this.set(sources.logWriter().queued);
       },
     });
+    // the writer keeps its own totals: each scrape copies them (a counter has no set: reset, then add)
+    const copied = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    copied('gateway_log_writes_total', 'Request-log entries written to the store', () => sources.logWriter().written);
+    copied('gateway_log_write_failures_total', 'Request-log write attempts that failed', () => sources.logWriter().failedWrites);
+    copied('gateway_log_writes_dropped_total', 'Request-log entries given up on (the queue for a failing store was full)', () => sources.logWriter().dropped);
     // sampled by libuv's timer every 20 ms: reset at each scrape, so each reading covers one interval
     const lag = (this.lag = monitorEventLoopDelay({ resolution: 20 }));
     lag.enable();

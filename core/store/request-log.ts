@@ -3,6 +3,14 @@ import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import type { Logger } from '../plugins/contracts';
 
+/** Request-log writes: waiting for the store, given up (dropped), failed attempts, written. */
+export interface LogWriteCounts {
+  queued: number;
+  dropped: number;
+  failedWrites: number;
+  written: number;
+}
+
 export interface SpendRow {
   group: string;
   cost: number;
@@ -16,24 +24,23 @@ export interface SpendRow {
  * store never delays a response, and a failed write is logged, not thrown at the client.
  */
 export class RequestLog {
-  /** writes sent to the store and not yet acknowledged (gateway_log_writes_queued) */
-  private pending = 0;
+  /** counts of the writes, read by the metrics at scrape time (the names a batching log writer uses too) */
+  readonly writer: LogWriteCounts = { queued: 0, dropped: 0, failedWrites: 0, written: 0 };
 
   constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
 
-  get queued(): number {
-    return this.pending;
-  }
-
   async record(entry: LogEntry): Promise<void> {
-    // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-    this.pending++;
+    const counts = this.writer;
+    counts.queued++;
     try {
+      // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
       await this.store.appendLog({ ...entry, cost: roundCost(entry.cost) });
+      counts.written++;
     } catch (err) {
+      counts.failedWrites++;
       this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId });
     } finally {
-      this.pending--;
+      counts.queued--;
     }
   }
 

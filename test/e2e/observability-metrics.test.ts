@@ -111,6 +111,8 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_limit_refusals_total', { reason: 'budget' })).to.equal(1);
     expect(sample(text, 'gateway_deployment_healthy', { deployment: 'oai/upstream-model' })).to.equal(1);
     expect(sample(text, 'gateway_log_writes_queued')).to.equal(0);
+    expect(sample(text, 'gateway_log_writes_total')).to.equal(8);
+    expect(sample(text, 'gateway_log_write_failures_total')).to.equal(0);
     expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'appendLog' })).to.equal(8);
     // the budget counters are store calls too
     expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'incrByFloat' })).to.be.at.least(2);
