@@ -5,7 +5,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from '../errors/gateway-error';
-import { GEN_AI, requestAttributes, resultAttributes, rootSpanName } from './span-attributes';
+import { requestAttributes, resultAttributes, rootSpanName } from './span-attributes';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 
@@ -176,4 +176,3 @@ export class RequestTrace {
   }
 }
 
-export { GEN_AI };
