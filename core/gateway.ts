@@ -88,7 +88,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     throw err;
   }));
   const store = metrics ? timedStore(opened, metrics) : opened;
-  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), async () => metrics?.close(), startSweeper(store, config.store.sweepIntervalSeconds, logger)];
+  const disposers: (() => Promise<void>)[] = [
+    async () => configSecrets.release(),
+    async () => metrics?.close(),
+    startSweeper(store, config.store.sweepIntervalSeconds, logger, { days: config.store.logRetentionDays, now: () => clock.now() }),
+  ];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());

@@ -186,6 +186,8 @@ export const StoreSettingsSchema = Strict(
     url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })),
     /** seconds between sweeps of expired stored records (responses, hosted images) */
     sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+    /** days the request log keeps an entry (swept with the rest); spend rollups stay. 0: keep every entry */
+    logRetentionDays: Type.Optional(Type.Number({ minimum: 0, default: 30 })),
   },
   { default: {} },
 );

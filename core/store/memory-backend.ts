@@ -1,8 +1,9 @@
 import Keyv from 'keyv';
-import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import type { Collection, StoreBackend } from './store-backend';
 import { SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
+import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 
 class MemoryCollection<T> implements Collection<T> {
   private readonly items = new Map<string, T>();
@@ -38,6 +39,8 @@ export class MemoryBackend implements StoreBackend {
   private logSeq = 0;
   private readonly seqOf = new WeakMap<LogEntry, number>();
   private readonly recent = new Map<string, { ids: string[]; expiresAt: number }>();
+  /** spend-rollup.ts, by bucket id */
+  private readonly buckets = new Map<string, SpendBucket>();
 
   /** no file to keep a key in: a random one per process, unless openStore was given a key */
   constructor(
@@ -81,11 +84,40 @@ export class MemoryBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
-    // Entries are built for the log and never changed after they are recorded, so the hot path keeps
-    // the object itself; readers get copies.
-    this.seqOf.set(entry, ++this.logSeq);
-    this.logs.push(entry);
-    if (this.logs.length > LOG_RETENTION * 1.1) this.logs = this.logs.slice(-LOG_RETENTION);
+    return this.appendLogs([entry]);
+  }
+
+  /** synchronous, so the rows and their rollups are never seen apart */
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    for (const entry of entries) {
+      // Entries are built for the log and never changed after they are recorded, so the hot path keeps
+      // the object itself; readers get copies.
+      this.seqOf.set(entry, ++this.logSeq);
+      this.logs.push(entry);
+    }
+    for (const [id, b] of foldIntoBuckets(entries)) {
+      const into = this.buckets.get(id);
+      if (!into) {
+        this.buckets.set(id, b);
+        continue;
+      }
+      into.cost += b.cost;
+      into.requests += b.requests;
+      into.promptTokens += b.promptTokens;
+      into.completionTokens += b.completionTokens;
+    }
+  }
+
+  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
+    return [...this.buckets.values()].filter((b) => (!since || b.hour >= since) && (!until || b.hour < until)).map((b) => ({ ...b }));
+  }
+
+  /** The log is in append order, close enough to time order: the oldest go from the front. */
+  async sweepLogs(before: string, limit: number): Promise<number> {
+    let n = 0;
+    while (n < limit && n < this.logs.length && this.logs[n].time < before) n++;
+    if (n) this.logs = this.logs.slice(n);
+    return n;
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors/gateway-error';
 import type { Logger } from '../plugins/contracts';
 import { MemoryBackend } from './memory-backend';
+import { PostgresBackend } from './postgres-backend';
 import { RedisBackend } from './redis-backend';
 import type { SecretBox } from './secrets/secret-box';
 import { loadSecretBox } from './secrets/secret-key-source';
@@ -16,7 +17,7 @@ export interface OpenStoreOptions {
   secretBox?: SecretBox;
 }
 
-/** `memory://`, `sqlite://PATH` (relative to the working directory) or `redis://HOST:PORT[/DB]`. */
+/** `memory://`, `sqlite://PATH` (relative to the working directory), `redis://HOST:PORT[/DB]` or `postgres://USER:PASSWORD@HOST:PORT/DB`. */
 export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
   if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets());
@@ -33,5 +34,25 @@ export async function openStore(url: string, now: () => number = Date.now, optio
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }
   }
-  throw new ConfigError('store.url', `unsupported store "${url.replace(/\/\/[^@/]*@/, '//***@')}" (use memory://, sqlite://PATH or redis://HOST:PORT)`);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const box = secrets();
+    try {
+      return await PostgresBackend.connect(url, now, box);
+    } catch (err) {
+      throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}`);
+    }
+  }
+  throw new ConfigError('store.url', `unsupported store "${withoutCredentials(url, url)}" (use memory://, sqlite://PATH, redis://HOST:PORT or postgres://USER:PASSWORD@HOST:PORT/DB)`);
+}
+
+/** A URL's user and password never go into an error (the driver's messages can quote the URL). */
+function withoutCredentials(text: string, url: string): string {
+  let out = text.replace(/\/\/[^@/]*@/g, '//***@');
+  try {
+    const { password } = new URL(url);
+    if (password) out = out.split(decodeURIComponent(password)).join('***').split(password).join('***');
+  } catch {
+    /* not a URL: nothing more to hide */
+  }
+  return out;
 }

@@ -1,15 +1,18 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
-import { LOG_RETENTION, type Collection, type StoreBackend } from './store-backend';
+import type { Collection, StoreBackend } from './store-backend';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
+import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 
 type RedisClient = ReturnType<typeof createClient>;
 
 /**
  * `redis://HOST:PORT`: shared state for several gateway instances. Collections are hashes, counters use
- * INCRBYFLOAT (atomic on the server), the log is a capped list (newest first).
+ * INCRBYFLOAT (atomic on the server), the log is a list (newest first) cut by the retention sweep, and
+ * spend rollups are one hash per hour (fields `c|r|p|o` + bucket id: cost, requests, prompt and
+ * completion tokens) listed in a sorted set of hours.
  */
 export class RedisBackend implements StoreBackend {
   readonly kind = 'redis' as const;
@@ -38,7 +41,9 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    return new RedisBackend(client as unknown as RedisClient, url, now, secretBox);
+    const backend = new RedisBackend(client as unknown as RedisClient, url, now, secretBox);
+    await backend.backfillRollups();
+    return backend;
   }
 
   keyv(namespace: string): Keyv {
@@ -90,9 +95,74 @@ export class RedisBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
+    return this.appendLogs([entry]);
+  }
+
+  /** Reserve a block of sequence numbers, then push the batch and add its rollups in one MULTI. */
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const last = await this.client.incrBy(`${this.prefix}logseq`, entries.length);
+    const first = last - entries.length + 1;
+    const rows = entries.map((entry, i) => JSON.stringify({ seq: first + i, entry }));
+    const multi = this.client.multi().lPush(`${this.prefix}logs`, rows);
+    this.addBuckets(multi, foldIntoBuckets(entries));
+    await multi.exec();
+  }
+
+  private addBuckets(multi: ReturnType<RedisClient['multi']>, buckets: Map<string, SpendBucket>): void {
+    for (const [id, b] of buckets) {
+      const hash = `${this.prefix}spend:${b.hour}`;
+      multi.hIncrByFloat(hash, `c${id}`, b.cost).hIncrBy(hash, `r${id}`, b.requests).hIncrBy(hash, `p${id}`, b.promptTokens).hIncrBy(hash, `o${id}`, b.completionTokens);
+      multi.zAdd(`${this.prefix}spend:hours`, { score: Date.parse(b.hour), value: b.hour });
+    }
+  }
+
+  /**
+   * Once per Redis database: the log written before rollups existed is folded into them, so an upgraded
+   * gateway's past spend stays in the views (SET NX elects the one instance that does it).
+   */
+  private async backfillRollups(): Promise<void> {
+    if ((await this.client.set(`${this.prefix}spend:backfilled`, '1', { NX: true })) !== 'OK') return;
+    const raws = await this.client.lRange(`${this.prefix}logs`, 0, -1);
+    if (!raws.length) return;
+    const multi = this.client.multi();
+    this.addBuckets(multi, foldIntoBuckets(raws.map((raw) => (JSON.parse(raw) as { entry: LogEntry }).entry)));
+    await multi.exec();
+  }
+
+  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
+    const hours = await this.client.zRangeByScore(`${this.prefix}spend:hours`, since ? Date.parse(since) : '-inf', until ? `(${Date.parse(until)}` : '+inf');
+    const hashes = await Promise.all(hours.map((hour) => this.client.hGetAll(`${this.prefix}spend:${hour}`)));
+    const buckets = new Map<string, SpendBucket>();
+    for (const hash of hashes) {
+      for (const [field, value] of Object.entries(hash)) {
+        const id = field.slice(1);
+        let b = buckets.get(id);
+        if (!b) {
+          const [hour, keyId, org, model, deploymentId] = JSON.parse(id) as [string, string | null, string | null, string | null, string | null];
+          buckets.set(id, (b = { hour, keyId, org, model, deploymentId, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 }));
+        }
+        const n = Number(value);
+        if (field[0] === 'c') b.cost = n;
+        else if (field[0] === 'r') b.requests = n;
+        else if (field[0] === 'p') b.promptTokens = n;
+        else b.completionTokens = n;
+      }
+    }
+    return [...buckets.values()];
+  }
+
+  /**
+   * The oldest entries are at the tail: read the last `limit`, count the run older than `before` and trim
+   * it off. New entries go to the head meanwhile, so trimming by a negative index never cuts one.
+   */
+  async sweepLogs(before: string, limit: number): Promise<number> {
     const key = `${this.prefix}logs`;
-    const seq = await this.client.incr(`${this.prefix}logseq`);
-    await this.client.multi().lPush(key, JSON.stringify({ seq, entry })).lTrim(key, 0, LOG_RETENTION - 1).exec();
+    const raws = await this.client.lRange(key, -limit, -1);
+    let n = 0;
+    for (let i = raws.length - 1; i >= 0 && (JSON.parse(raws[i]) as { entry: LogEntry }).entry.time < before; i--) n++;
+    if (n) await this.client.lTrim(key, 0, -(n + 1));
+    return n;
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {

@@ -1,6 +1,7 @@
 import { roundCost } from '../spend/pricing';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
+import { hourCeil, hourOf, type SpendBucket } from './spend-rollup';
 import type { Logger } from '../plugins/contracts';
 
 /** Request-log writes: waiting for the store, given up (dropped), failed attempts, written. */
@@ -53,16 +54,25 @@ export class RequestLog {
     for await (const e of this.store.scanLogs(since)) if (!until || e.time < until) yield e;
   }
 
+  /**
+   * The spend rollup rows of [since, until), rounded outward to whole hours (the rollup's grain), of one
+   * organisation or all. Their number grows with hours and (key, org, model, deployment) combinations,
+   * never with requests, and they outlive the log's retention.
+   */
+  async buckets(since?: string, until?: string, org?: string): Promise<SpendBucket[]> {
+    const rows = await this.store.spendBuckets(since && hourOf(since), until && hourCeil(until));
+    return org ? rows.filter((b) => b.org === org) : rows;
+  }
+
   async spend(groupBy: 'key' | 'org' | 'model' | 'day', since?: string, org?: string, until?: string): Promise<SpendRow[]> {
     const rows = new Map<string, SpendRow>();
-    for await (const e of this.scan(since, until)) {
-      if (org && e.org !== org) continue;
-      const group = groupKey(e, groupBy);
+    for (const b of await this.buckets(since, until, org)) {
+      const group = groupKey(b, groupBy);
       const row = rows.get(group) ?? { group, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
-      row.cost += e.cost;
-      row.requests += 1;
-      row.promptTokens += e.promptTokens;
-      row.completionTokens += e.completionTokens;
+      row.cost += b.cost;
+      row.requests += b.requests;
+      row.promptTokens += b.promptTokens;
+      row.completionTokens += b.completionTokens;
       rows.set(group, row);
     }
     for (const row of rows.values()) row.cost = roundCost(row.cost);
@@ -70,8 +80,8 @@ export class RequestLog {
   }
 }
 
-/** The spend view's group of one log entry (also the daily usage view's, for key, org and model). */
-export function groupKey(e: LogEntry, groupBy: 'key' | 'org' | 'model' | 'day'): string {
+/** The spend view's group of one rollup row (also the daily usage view's, for key, org and model). */
+export function groupKey(e: SpendBucket, groupBy: 'key' | 'org' | 'model' | 'day'): string {
   switch (groupBy) {
     case 'key':
       return e.keyId ?? '(none)';
@@ -80,6 +90,6 @@ export function groupKey(e: LogEntry, groupBy: 'key' | 'org' | 'model' | 'day'):
     case 'model':
       return e.model ?? '(none)';
     case 'day':
-      return e.time.slice(0, 10);
+      return e.hour.slice(0, 10);
   }
 }

@@ -4,6 +4,7 @@ import { ensureParentDir, makePrivate, tightenIfPresent } from './private-file';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import type { Collection, StoreBackend } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 
 /**
  * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
@@ -40,6 +41,9 @@ export class SqliteBackend implements StoreBackend {
       CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires_at) WHERE expires_at IS NOT NULL;
       CREATE TABLE IF NOT EXISTS recent (list TEXT PRIMARY KEY, ids TEXT NOT NULL, expires_at INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS recent_expires ON recent (expires_at);
+      CREATE TABLE IF NOT EXISTS spend_rollup (bucket TEXT PRIMARY KEY, hour TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, deployment_id TEXT,
+        cost REAL NOT NULL, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS spend_rollup_hour ON spend_rollup (hour);
     `);
     this.stmt = {
       kvGet: this.db.prepare('SELECT value, expires_at FROM kv WHERE key = ?'),
@@ -55,6 +59,12 @@ export class SqliteBackend implements StoreBackend {
       counterGet: this.db.prepare('SELECT value, expires_at FROM counters WHERE key = ?'),
       counterSet: this.db.prepare('INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at'),
       logInsert: this.db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)'),
+      rollupAdd: this.db.prepare(
+        `INSERT INTO spend_rollup (bucket, hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(bucket) DO UPDATE SET cost = cost + excluded.cost, requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens`,
+      ),
+      rollupRange: this.db.prepare('SELECT hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens FROM spend_rollup WHERE hour >= ? AND hour < ?'),
+      logSweep: this.db.prepare('DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < ? ORDER BY time LIMIT ?)'),
       logScan: this.db.prepare('SELECT entry FROM logs WHERE time >= ? ORDER BY seq'),
       recentGet: this.db.prepare('SELECT ids, expires_at FROM recent WHERE list = ?'),
       recentSet: this.db.prepare('INSERT INTO recent (list, ids, expires_at) VALUES (?, ?, ?) ON CONFLICT(list) DO UPDATE SET ids = excluded.ids, expires_at = excluded.expires_at'),
@@ -62,6 +72,7 @@ export class SqliteBackend implements StoreBackend {
       recentSweep: this.db.prepare('DELETE FROM recent WHERE rowid IN (SELECT rowid FROM recent WHERE expires_at <= ? LIMIT ?)'),
       counterSweep: this.db.prepare('DELETE FROM counters WHERE rowid IN (SELECT rowid FROM counters WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
     };
+    this.backfillRollups();
   }
 
   keyv(namespace: string): Keyv {
@@ -147,7 +158,55 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async appendLog(entry: LogEntry): Promise<void> {
-    this.stmt.logInsert.run(entry.time, entry.keyId, entry.org, entry.model, JSON.stringify(entry));
+    return this.appendLogs([entry]);
+  }
+
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    this.insertLogs(entries);
+  }
+
+  /** the rows and their rollups in one immediate transaction: one commit for the batch, never seen apart */
+  private readonly insertLogs = (entries: LogEntry[]) =>
+    this.db
+      .transaction(() => {
+        for (const entry of entries) this.stmt.logInsert.run(entry.time, entry.keyId, entry.org, entry.model, JSON.stringify(entry));
+        this.addBuckets(foldIntoBuckets(entries));
+      })
+      .immediate();
+
+  private addBuckets(buckets: Map<string, SpendBucket>): void {
+    for (const [id, b] of buckets) this.stmt.rollupAdd.run(id, b.hour, b.keyId, b.org, b.model, b.deploymentId, b.cost, b.requests, b.promptTokens, b.completionTokens);
+  }
+
+  /**
+   * Schema version 1 (PRAGMA user_version) added the spend rollups: the log a version without them wrote
+   * is folded in once, so an upgraded gateway's past spend stays in the views.
+   */
+  private backfillRollups(): void {
+    this.db
+      .transaction(() => {
+        if ((this.db.pragma('user_version', { simple: true }) as number) >= 1) return;
+        // pages rather than one iterator: better-sqlite3 runs no other statement while one iterates
+        const page = this.db.prepare('SELECT seq, entry FROM logs WHERE seq > ? ORDER BY seq LIMIT 10000');
+        for (let after = 0; ; ) {
+          const rows = page.all(after) as { seq: number; entry: string }[];
+          if (!rows.length) break;
+          this.addBuckets(foldIntoBuckets(rows.map((r) => JSON.parse(r.entry) as LogEntry)));
+          after = rows[rows.length - 1].seq;
+        }
+        this.db.pragma('user_version = 1');
+      })
+      .immediate();
+  }
+
+  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
+    // ISO strings sort as times; '~' sorts after any of them
+    const rows = this.stmt.rollupRange.all(since ?? '', until ?? '~') as { hour: string; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: number; prompt_tokens: number; completion_tokens: number }[];
+    return rows.map((r) => ({ hour: r.hour, keyId: r.key_id, org: r.org, model: r.model, deploymentId: r.deployment_id, cost: r.cost, requests: r.requests, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens }));
+  }
+
+  async sweepLogs(before: string, limit: number): Promise<number> {
+    return this.stmt.logSweep.run(before, limit).changes;
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {

@@ -1,5 +1,6 @@
 import type Keyv from 'keyv';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import type { SpendBucket } from './spend-rollup';
 import type { SecretBox } from './secrets/secret-box';
 
 /**
@@ -26,7 +27,7 @@ export interface Collection<T> {
  * native to each backend: collections, atomic counters and the request log.
  */
 export interface StoreBackend {
-  readonly kind: 'memory' | 'sqlite' | 'redis';
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
   /** plain values, with optional TTL; namespaced per user of it */
   keyv(namespace: string): Keyv;
   collection<T>(name: string): Collection<T>;
@@ -35,10 +36,23 @@ export interface StoreBackend {
   /** atomically add `amount` to a counter and return the new value (float) */
   incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number>;
   getCounter(key: string): Promise<number>;
+  /** one entry: `appendLogs([entry])` */
   appendLog(entry: LogEntry): Promise<void>;
+  /**
+   * Every entry of a batch and its spend rollups, atomically: one transaction on SQLite and PostgreSQL,
+   * one MULTI on Redis. The log writer settles a batch per event-loop turn, so a batch of 50 must be cheap.
+   */
+  appendLogs(entries: LogEntry[]): Promise<void>;
   queryLogs(query: LogQuery): Promise<LogPage>;
-  /** every entry at or after `since`, oldest first, for spend aggregation */
+  /** every entry at or after `since`, oldest first */
   scanLogs(since?: string): AsyncIterable<LogEntry>;
+  /**
+   * The spend rollup rows (spend-rollup.ts) of the hours in [since, until), both hour boundaries; all of
+   * them without bounds. Written with the log rows by `appendLogs`, never removed by the log's retention.
+   */
+  spendBuckets(since?: string, until?: string): Promise<SpendBucket[]>;
+  /** Delete at most `limit` log entries older than `before` (ISO time), oldest first; returns how many went. */
+  sweepLogs(before: string, limit: number): Promise<number>;
   /**
    * Append `id` to the list named `list` (oldest first), keep its newest `keep` ids and return the ones
    * pushed out, oldest first. The list expires `ttlMs` after its last append. Atomic on every backend,
@@ -53,6 +67,3 @@ export interface StoreBackend {
   sweepExpired(limit: number): Promise<number>;
   close(): Promise<void>;
 }
-
-/** How many log entries the in-memory and Redis backends keep (newest win). */
-export const LOG_RETENTION = 200_000;

@@ -1,9 +1,10 @@
 /**
  * Spend and requests per calendar day in one time zone, split into series (by key, organisation, model or
- * MCP tool), for the usage charts. One pass over the log entries of the range.
+ * MCP tool), for the usage charts. One pass over the spend rollup rows of the range (spend-rollup.ts):
+ * each hour's row goes to the day its hour starts in, exact in every time zone whose offset is whole hours.
  */
 import { roundCost } from '../spend/pricing';
-import type { LogEntry } from './log-entry';
+import type { SpendBucket } from './spend-rollup';
 import { groupKey } from './request-log';
 
 export type UsageSplit = 'none' | 'key' | 'org' | 'model' | 'tool';
@@ -71,7 +72,7 @@ export function daysBetween(since: number, until: number, dayOf: (t: number) => 
   return days;
 }
 
-function groupOf(e: LogEntry, split: UsageSplit): string | undefined {
+function groupOf(e: SpendBucket, split: UsageSplit): string | undefined {
   switch (split) {
     case 'none':
       return 'all';
@@ -85,19 +86,19 @@ function groupOf(e: LogEntry, split: UsageSplit): string | undefined {
   }
 }
 
-function addTop(rows: Map<string, TopRow>, group: string, e: LogEntry): void {
+function addTop(rows: Map<string, TopRow>, group: string, e: SpendBucket): void {
   const row = rows.get(group) ?? { group, cost: 0, requests: 0 };
   row.cost += e.cost;
-  row.requests += 1;
+  row.requests += e.requests;
   rows.set(group, row);
 }
 
 const byCost = (a: { cost: number }, b: { cost: number }) => b.cost - a.cost;
 
-export async function usageByDay(
-  entries: AsyncIterable<LogEntry>,
+export function usageByDay(
+  buckets: Iterable<SpendBucket>,
   opts: { since: number; until: number; timeZone: string; split: UsageSplit; org?: string },
-): Promise<UsageByDay> {
+): UsageByDay {
   const dayOf = dayFormatter(opts.timeZone);
   const days = daysBetween(opts.since, opts.until, dayOf);
   const dayIndex = new Map(days.map((d, i) => [d, i]));
@@ -105,12 +106,12 @@ export async function usageByDay(
   const totals: UsageTotals = { cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
   const topKeys = new Map<string, TopRow>();
   const topModels = new Map<string, TopRow>();
-  for await (const e of entries) {
+  for (const e of buckets) {
     if (opts.org && e.org !== opts.org) continue;
-    const i = dayIndex.get(dayOf(Date.parse(e.time)));
+    const i = dayIndex.get(dayOf(Date.parse(e.hour)));
     if (i === undefined) continue;
     totals.cost += e.cost;
-    totals.requests += 1;
+    totals.requests += e.requests;
     totals.promptTokens += e.promptTokens;
     totals.completionTokens += e.completionTokens;
     addTop(topKeys, e.keyId ?? '(none)', e);
@@ -120,7 +121,7 @@ export async function usageByDay(
     let s = groups.get(group);
     if (!s) groups.set(group, (s = { group, cost: days.map(() => 0), requests: days.map(() => 0), total: 0 }));
     s.cost[i] += e.cost;
-    s.requests[i] += 1;
+    s.requests[i] += e.requests;
     s.total += e.cost;
   }
   const ranked = [...groups.values()].sort((a, b) => b.total - a.total || b.requests.reduce((x, y) => x + y, 0) - a.requests.reduce((x, y) => x + y, 0));

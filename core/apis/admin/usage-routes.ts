@@ -45,7 +45,7 @@ export function installAdminUsageRoutes(router: Router, services: GatewayService
       const org = orgFilter(adminOf(res), req.query.org);
       const sinceIso = new Date(since).toISOString();
       const untilIso = new Date(until).toISOString();
-      const usage = await usageByDay(services.requestLog.scan(sinceIso, untilIso), { since, until, timeZone, split, org });
+      const usage = usageByDay(await services.requestLog.buckets(sinceIso, untilIso, org), { since, until, timeZone, split });
       res.json({ object: 'spend_by_day', since: sinceIso, until: untilIso, time_zone: timeZone, split_by: split, ...usage });
     }),
   );

@@ -4,7 +4,7 @@
  * 1. `GATEWAY_SECRET_KEY`: 32 bytes as 64 hex digits or as base64 (`openssl rand -base64 32`). Several
  *    keys separated by commas form a ring: the first encrypts, all decrypt (for rotation).
  * 2. `GATEWAY_SECRET_KEY_FILE`, or else the default key file `secret.key` in the data directory: beside
- *    the SQLite file, or `./data/` for a Redis store. One base64 key per line, the current one first;
+ *    the SQLite file, or `./data/` for a Redis or PostgreSQL store. One base64 key per line, the current one first;
  *    `#` starts a comment. Created with mode 0600 and a random key on first start, which is logged once.
  * 3. A `memory://` store without either gets a random key that lives in the process (nothing outlives it).
  */
@@ -29,7 +29,7 @@ export function keySourceFor(storeUrl: string, env: NodeJS.ProcessEnv): KeySourc
     const db = storeUrl.slice('sqlite://'.length);
     return db === ':memory:' ? { kind: 'ephemeral' } : { kind: 'file', file: path.join(path.dirname(path.resolve(db)), KEY_FILE_NAME) };
   }
-  if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) return { kind: 'file', file: path.resolve('data', KEY_FILE_NAME) };
+  if (/^(rediss?|postgres(ql)?):\/\//.test(storeUrl)) return { kind: 'file', file: path.resolve('data', KEY_FILE_NAME) };
   return { kind: 'ephemeral' };
 }
 
@@ -44,7 +44,7 @@ export function loadSecretBox(storeUrl: string, env: NodeJS.ProcessEnv, logger?:
       logger?.info('created a secret key file: it encrypts the credentials stored through the management API; back it up with the store, or set GATEWAY_SECRET_KEY instead', {
         file,
         mode: '0600',
-        ...(storeUrl.startsWith('redis') ? { note: 'every gateway instance sharing this Redis store needs the same key' } : {}),
+        ...(/^(redis|postgres)/.test(storeUrl) ? { note: 'every gateway instance sharing this store needs the same key' } : {}),
       });
     }
   } else if ((statSync(file).mode & 0o077) !== 0) {

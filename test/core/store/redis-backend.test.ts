@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { expect } from 'chai';
+import { createClient } from '@keyv/redis';
 import { ConfigError } from '../../../core/errors/gateway-error';
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
@@ -52,5 +53,29 @@ describe('Redis store: a server that cannot be reached at boot', () => {
     expect(message).to.include('store.url');
     expect(message).to.include('cannot connect to Redis');
     expect(message).to.not.include('review-redis-password');
+  });
+});
+
+describe('Redis store upgraded from a version without spend rollups', () => {
+  it('folds the log list it already holds into the rollups once, at connect', async () => {
+    const redis = await startRedis();
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      // what the previous version left: log rows in the list, no rollups
+      const old = [1, 2, 3].map((i) => ({ seq: i, entry: { id: `old${i}`, time: `2026-02-01T10:0${i}:00.000Z`, keyId: 'k', org: 'o', endpoint: 'chat', model: 'm', deploymentId: 'p/m', promptTokens: 1, completionTokens: 2, cost: 0.25, status: 200, latencyMs: 1 } }));
+      await raw.lPush('mg:logs', old.map((r) => JSON.stringify(r)));
+      const first = await openStore(redis.url);
+      const buckets = await first.spendBuckets();
+      expect(buckets.map((b) => [b.hour, b.requests, b.cost, b.completionTokens])).to.deep.equal([['2026-02-01T10:00:00.000Z', 3, 0.75, 6]]);
+      await first.close();
+      // only once: a second instance connecting adds nothing
+      const second = await openStore(redis.url);
+      expect((await second.spendBuckets()).map((b) => b.requests)).to.deep.equal([3]);
+      await second.close();
+    } finally {
+      await raw.quit();
+      await redis.stop();
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import net from 'node:net';
+import { ConfigError } from '../../../core/errors/gateway-error';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +9,10 @@ import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
 import { startRedis, type RedisServer } from '../../support/redis-server';
+import { startPostgres, type PostgresServer } from '../../support/postgres-server';
+import type { PostgresBackend } from '../../../core/store/postgres-backend';
+import type { SqliteBackend } from '../../../core/store/sqlite-backend';
+import { MIGRATIONS } from '../../../core/store/postgres-migrations';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -102,6 +108,70 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(next.data.map((e) => e.status)).to.deep.equal([500, 429]);
     });
 
+    it('appends a batch of log entries in order, one call for all of them', async () => {
+      const org = `batch-${name}`;
+      await store.appendLogs(Array.from({ length: 50 }, (_, i) => entry(i, { org, id: `b${name}${i}` })));
+      const page = await store.queryLogs({ org, limit: 3 });
+      expect(page.data.map((e) => e.id)).to.deep.equal([`b${name}49`, `b${name}48`, `b${name}47`]);
+      const all = await store.queryLogs({ org, limit: 100 });
+      expect(all.data).to.have.length(50);
+    });
+
+    it('logs, finds and rolls up an entry whose client-sent model name holds a NUL character', async () => {
+      const org = `nul-${name}`;
+      const model = 'evil\u0000model';
+      await store.appendLogs([entry(1, { org, id: `nul${name}`, model })]);
+      const found = await store.queryLogs({ org, model, limit: 5 });
+      expect(found.data.map((e) => [e.id, e.model])).to.deep.equal([[`nul${name}`, model]]);
+      expect((await store.spendBuckets()).filter((b) => b.org === org).map((b) => b.requests)).to.deep.equal([1]);
+    });
+
+    it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
+      const org = `rollup-${name}`;
+      const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
+      const logged: LogEntry[] = [];
+      for (let i = 0; i < 40; i++) {
+        logged.push(entry(i, { org, id: `u${name}${i}`, time: at(10 + (i % 3), i), keyId: `k${i % 4}`, model: i % 5 ? 'm' : 'n', cost: 0.001 * (i + 1), promptTokens: i, completionTokens: 2 * i }));
+      }
+      // one by one, in batches, and concurrently: every write lands in the rollups once
+      for (const e of logged.slice(0, 10)) await store.appendLog(e);
+      await store.appendLogs(logged.slice(10, 30));
+      await Promise.all([store.appendLogs(logged.slice(30, 35)), store.appendLogs(logged.slice(35))]);
+      const buckets = (await store.spendBuckets(at(0, 0), at(23, 0))).filter((b) => b.org === org);
+      const sum = (xs: { cost: number }[]) => xs.reduce((a, b) => a + b.cost, 0);
+      expect(sum(buckets)).to.be.closeTo(sum(logged), 1e-9);
+      expect(buckets.reduce((a, b) => a + b.requests, 0)).to.equal(40);
+      expect(buckets.reduce((a, b) => a + b.completionTokens, 0)).to.equal(logged.reduce((a, e) => a + e.completionTokens, 0));
+      // one row per hour and (key, org, model, deployment), not one per request
+      expect(buckets.length).to.be.at.most(3 * 4 * 2);
+      const ten = buckets.filter((b) => b.hour === at(10, 0) && b.keyId === 'k0' && b.model === 'n');
+      const expected = logged.filter((e) => e.time.startsWith('2025-06-01T10') && e.keyId === 'k0' && e.model === 'n');
+      expect(ten).to.have.length(1);
+      expect(ten[0]).to.deep.include({ deploymentId: 'p/m', requests: expected.length });
+      expect(ten[0].cost).to.be.closeTo(sum(expected), 1e-12);
+      // hour bounds: [since, until)
+      const eleven = (await store.spendBuckets(at(11, 0), at(12, 0))).filter((b) => b.org === org);
+      expect(eleven.map((b) => b.hour)).to.satisfy((hours: string[]) => hours.length > 0 && hours.every((h) => h === at(11, 0)));
+    });
+
+    it('cuts the request log to its retention in batches, and the spend rollups stay', async () => {
+      const org = `retention-${name}`;
+      const old = (i: number) => entry(i, { org, id: `old${name}${i}`, time: new Date(Date.UTC(2020, 0, 1, 0, i)).toISOString() });
+      await store.appendLogs(Array.from({ length: 5 }, (_, i) => old(i)));
+      await store.appendLog(entry(9, { org, id: `new${name}`, time: new Date().toISOString() }));
+      // everything earlier tests wrote is older than an hour too
+      const before = new Date(Date.now() - 3_600_000).toISOString();
+      const batches: number[] = [];
+      for (let removed = -1; removed !== 0; ) batches.push((removed = await store.sweepLogs(before, 2)));
+      expect(batches.slice(0, -2).every((n) => n === 2)).to.equal(true);
+      expect(batches.reduce((a, b) => a + b, 0)).to.be.at.least(5);
+      expect((await store.queryLogs({ org, limit: 10 })).data.map((e) => e.id)).to.deep.equal([`new${name}`]);
+      expect((await store.queryLogs({ until: before, limit: 1 })).data).to.deep.equal([]);
+      const kept = (await store.spendBuckets(undefined, new Date(Date.UTC(2021, 0, 1)).toISOString())).filter((b) => b.org === org);
+      expect(kept.reduce((a, b) => a + b.requests, 0)).to.equal(5);
+      expect(kept.reduce((a, b) => a + b.cost, 0)).to.be.closeTo(2.5, 1e-9);
+    });
+
     it('keeps keyv values with a TTL', async () => {
       const kv = store.keyv(`ns-${name}`);
       await kv.set('a', { x: 1 });
@@ -147,6 +217,44 @@ describe('redis store (real redis-server)', function () {
   describeBackend('redis', (now) => openStore(redis.url, now));
 });
 
+describe('postgres store (real PostgreSQL server)', function () {
+  let server: PostgresServer;
+  before(async function () {
+    this.timeout(60_000);
+    server = await startPostgres();
+  });
+  describeBackend('postgres', async (now) => openStore(await server.createDatabase(), now));
+
+  it('fails the start with a store.url error that never quotes the password when the server cannot be reached', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const err = await openStore(`postgres://gw:pg-CANARY-password@127.0.0.1:${port}/gateway`).then(
+      (store) => store.close().then(() => undefined),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    expect((err as Error).message).to.include('store.url').and.include('cannot open PostgreSQL').and.not.include('pg-CANARY-password');
+  });
+
+  it('migrates an empty database once when eight instances open it at the same moment', async () => {
+    const url = await server.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 8 }, () => openStore(url)));
+    try {
+      const { rows } = await (stores[0] as PostgresBackend).pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => r.version)).to.deep.equal(MIGRATIONS.map((m) => m.version));
+      // and each instance works on the shared tables
+      await Promise.all(stores.map((s, i) => s.incrByFloat('fleet', i)));
+      expect(await stores[7].getCounter('fleet')).to.equal(28);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+});
+
 describe('sqlite store survives a restart', () => {
   it('reopens the same file with records, counters and logs intact', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
@@ -160,5 +268,26 @@ describe('sqlite store survives a restart', () => {
     expect(await second.getCounter('spend:k')).to.equal(1.25);
     expect((await second.queryLogs({ limit: 5 })).data.map((e) => e.id)).to.deep.equal(['r1']);
     await second.close();
+  });
+});
+
+describe('sqlite store upgraded from a version without spend rollups', () => {
+  it('folds the log it already holds into the rollups once, at open', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const first = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    await first.appendLogs([entry(1), entry(2), entry(3, { keyId: 'k3', cost: 0.25 })]);
+    // what the previous version left: the log rows, no rollups, schema version 0
+    first.db.exec('DELETE FROM spend_rollup');
+    first.db.pragma('user_version = 0');
+    await first.close();
+    const second = await openStore(`sqlite://${file}`);
+    const buckets = await second.spendBuckets();
+    expect(buckets.reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    expect(buckets.reduce((a, b) => a + b.cost, 0)).to.be.closeTo(1.25, 1e-12);
+    await second.close();
+    // and only once: a third open adds nothing
+    const third = await openStore(`sqlite://${file}`);
+    expect((await third.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    await third.close();
   });
 });

@@ -1,21 +1,23 @@
 import { expect } from 'chai';
 import type { LogEntry } from '../../../core/store/log-entry';
+import { foldIntoBuckets } from '../../../core/store/spend-rollup';
 import { dayFormatter, daysBetween, MAX_SERIES, usageByDay } from '../../../core/store/usage-by-day';
 
 function entry(time: string, extra: Partial<LogEntry> = {}): LogEntry {
   return { id: time, time, keyId: 'k1', org: 'acme', endpoint: 'chat', model: 'm', deploymentId: 'd', promptTokens: 3, completionTokens: 2, cost: 0.001, status: 200, latencyMs: 1, ...extra };
 }
 
-async function* each(entries: LogEntry[]): AsyncIterable<LogEntry> {
-  yield* entries;
+/** the rollup rows a store would hold for these entries */
+function each(entries: LogEntry[]) {
+  return foldIntoBuckets(entries).values();
 }
 
 describe('usage by day (the console charts)', () => {
   it('puts an entry on its day in the time zone asked for', async () => {
     const entries = [entry('2026-03-01T23:30:00.000Z')];
     const opts = { since: Date.parse('2026-02-28T00:00:00Z'), until: Date.parse('2026-03-03T00:00:00Z'), split: 'none' as const };
-    const utc = await usageByDay(each(entries), { ...opts, timeZone: 'UTC' });
-    const paris = await usageByDay(each(entries), { ...opts, timeZone: 'Europe/Paris' });
+    const utc = usageByDay(each(entries), { ...opts, timeZone: 'UTC' });
+    const paris = usageByDay(each(entries), { ...opts, timeZone: 'Europe/Paris' });
     expect(utc.series[0].requests[utc.days.indexOf('2026-03-01')]).to.equal(1);
     expect(paris.series[0].requests[paris.days.indexOf('2026-03-02')]).to.equal(1);
     expect(paris.series[0].requests[paris.days.indexOf('2026-03-01')]).to.equal(0);
@@ -38,7 +40,7 @@ describe('usage by day (the console charts)', () => {
       entry('2026-05-02T12:00:00Z', { model: 'gpt', cost: 2 }),
       entry('2026-05-02T12:00:00Z', { org: 'globex', model: 'MCP: search', cost: 9 }),
     ];
-    const r = await usageByDay(each(entries), { since: Date.parse('2026-05-01T00:00:00Z'), until: Date.parse('2026-05-03T00:00:00Z'), timeZone: 'UTC', split: 'tool', org: 'acme' });
+    const r = usageByDay(each(entries), { since: Date.parse('2026-05-01T00:00:00Z'), until: Date.parse('2026-05-03T00:00:00Z'), timeZone: 'UTC', split: 'tool', org: 'acme' });
     expect(r.days).to.deep.equal(['2026-05-01', '2026-05-02']);
     expect(r.series).to.deep.equal([
       { group: 'search', cost: [0.5, 0], requests: [2, 0] },
@@ -48,7 +50,7 @@ describe('usage by day (the console charts)', () => {
     expect(r.top.models[0]).to.deep.equal({ group: 'gpt', cost: 2, requests: 1 });
 
     const many = Array.from({ length: MAX_SERIES + 3 }, (_, i) => entry('2026-05-01T10:00:00Z', { keyId: `key${i}`, cost: i + 1 }));
-    const byKey = await usageByDay(each(many), { since: Date.parse('2026-05-01T00:00:00Z'), until: Date.parse('2026-05-02T00:00:00Z'), timeZone: 'UTC', split: 'key' });
+    const byKey = usageByDay(each(many), { since: Date.parse('2026-05-01T00:00:00Z'), until: Date.parse('2026-05-02T00:00:00Z'), timeZone: 'UTC', split: 'key' });
     expect(byKey.series).to.have.length(MAX_SERIES + 1);
     expect(byKey.series[0].group).to.equal(`key${MAX_SERIES + 2}`);
     expect(byKey.series[MAX_SERIES]).to.deep.equal({ group: '(other)', cost: [1 + 2 + 3], requests: [3] });

@@ -1,0 +1,288 @@
+import Keyv from 'keyv';
+import pg from 'pg';
+import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import { migrate } from './postgres-migrations';
+import { NoSecretBox, type SecretBox } from './secrets/secret-box';
+import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
+import type { Collection, StoreBackend } from './store-backend';
+
+/** how many log rows one round trip of scanLogs reads */
+const SCAN_PAGE = 1000;
+
+/**
+ * PostgreSQL text cannot hold U+0000, and model or key names come from clients: in a column (not the
+ * JSON, which escapes it) a NUL becomes U+FFFD, in writes and in filters alike, so a crafted name neither
+ * loses a log row nor fails a query.
+ */
+const text = (value: string | null | undefined): string | null => (value == null ? null : value.includes('\0') ? value.replace(/\0/g, '\uFFFD') : value);
+
+/**
+ * `postgres://USER:PASSWORD@HOST:PORT/DB`: records, the request log and spend rollups in tables, shared
+ * by every gateway instance on the same database. The schema is migrated at boot (postgres-migrations.ts).
+ * Expiry is decided by the gateway's clock, as on SQLite, so every backend sweeps alike.
+ */
+export class PostgresBackend implements StoreBackend {
+  readonly kind = 'postgres' as const;
+  private readonly keyvs = new Map<string, Keyv>();
+
+  private constructor(
+    readonly pool: pg.Pool,
+    private readonly now: () => number,
+    readonly secretBox: SecretBox,
+  ) {}
+
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox()): Promise<PostgresBackend> {
+    // a server that cannot be reached fails the boot within seconds instead of hanging it
+    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10 });
+    pool.on('error', () => {
+      /* an idle connection lost: the pool replaces it, the next query reports a real failure */
+    });
+    try {
+      await migrate(pool);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    return new PostgresBackend(pool, now, secretBox);
+  }
+
+  keyv(namespace: string): Keyv {
+    let kv = this.keyvs.get(namespace);
+    if (!kv) {
+      kv = new Keyv({ store: this.keyvAdapter(), namespace });
+      this.keyvs.set(namespace, kv);
+    }
+    return kv;
+  }
+
+  /** A Map-like async store for keyv over the kv table; keyv handles serialisation and namespacing. */
+  private keyvAdapter() {
+    const { pool, now } = this;
+    return {
+      async get(key: string) {
+        const { rows } = await pool.query<{ value: string; expires_at: string | null }>('SELECT value, expires_at FROM kv WHERE key = $1', [key]);
+        const row = rows[0];
+        if (!row) return undefined;
+        if (row.expires_at !== null && Number(row.expires_at) <= now()) {
+          // as on SQLite: an expired value read is deleted (unless rewritten meanwhile)
+          await pool.query('DELETE FROM kv WHERE key = $1 AND expires_at <= $2', [key, now()]);
+          return undefined;
+        }
+        return row.value;
+      },
+      async set(key: string, value: string, ttl?: number) {
+        await pool.query('INSERT INTO kv (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at', [key, value, ttl ? now() + ttl : null]);
+        return true;
+      },
+      async delete(key: string) {
+        return ((await pool.query('DELETE FROM kv WHERE key = $1', [key])).rowCount ?? 0) > 0;
+      },
+      async clear() {
+        await pool.query('DELETE FROM kv');
+      },
+      async has(key: string) {
+        return (await this.get(key)) !== undefined;
+      },
+    };
+  }
+
+  collection<T>(name: string): Collection<T> {
+    const { pool } = this;
+    return {
+      async get(id) {
+        const { rows } = await pool.query<{ value: string }>('SELECT value FROM records WHERE collection = $1 AND id = $2', [name, id]);
+        return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
+      },
+      async set(id, value) {
+        await pool.query('INSERT INTO records (collection, id, value) VALUES ($1, $2, $3) ON CONFLICT (collection, id) DO UPDATE SET value = excluded.value', [name, id, JSON.stringify(value)]);
+      },
+      async delete(id) {
+        return ((await pool.query('DELETE FROM records WHERE collection = $1 AND id = $2', [name, id])).rowCount ?? 0) > 0;
+      },
+      async all() {
+        const { rows } = await pool.query<{ value: string }>('SELECT value FROM records WHERE collection = $1 ORDER BY seq', [name]);
+        return rows.map((r) => JSON.parse(r.value) as T);
+      },
+      async replace(id, expected, next) {
+        const r = await pool.query('UPDATE records SET value = $1 WHERE collection = $2 AND id = $3 AND value = $4', [JSON.stringify(next), name, id, JSON.stringify(expected)]);
+        return (r.rowCount ?? 0) > 0;
+      },
+      async entries() {
+        const { rows } = await pool.query<{ id: string; value: string }>('SELECT id, value FROM records WHERE collection = $1 ORDER BY seq', [name]);
+        return rows.map((r) => [r.id, JSON.parse(r.value) as T] as [string, T]);
+      },
+    };
+  }
+
+  /** One upsert: the row lock makes it atomic across instances; an expired counter starts again from 0. */
+  async incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number> {
+    const t = this.now();
+    const { rows } = await this.pool.query<{ value: number }>(
+      `INSERT INTO counters AS c (key, value, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET
+         value = CASE WHEN c.expires_at IS NULL OR c.expires_at > $4 THEN c.value + excluded.value ELSE excluded.value END,
+         expires_at = CASE WHEN c.expires_at IS NULL OR c.expires_at > $4 THEN c.expires_at ELSE excluded.expires_at END
+       RETURNING value`,
+      [key, amount, ttlMs ? t + ttlMs : null, t],
+    );
+    return rows[0].value;
+  }
+
+  async getCounter(key: string): Promise<number> {
+    const { rows } = await this.pool.query<{ value: number }>('SELECT value FROM counters WHERE key = $1 AND (expires_at IS NULL OR expires_at > $2)', [key, this.now()]);
+    return rows[0]?.value ?? 0;
+  }
+
+  async appendLog(entry: LogEntry): Promise<void> {
+    return this.appendLogs([entry]);
+  }
+
+  /**
+   * The rows and their rollups in ONE statement (so one transaction and one round trip, whatever the
+   * batch size): a multi-row insert into the log from arrays, and a multi-row upsert of the batch's
+   * buckets. Buckets go in a fixed order, so two instances adding to the same ones never deadlock.
+   */
+  async appendLogs(entries: LogEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const buckets = [...foldIntoBuckets(entries)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const col = <T>(rows: T[], f: (row: T) => unknown) => rows.map(f);
+    const b = buckets.map(([, bucket]) => bucket);
+    await this.pool.query(
+      `WITH logged AS (
+         INSERT INTO logs (id, time, key_id, org, model, status, entry)
+         SELECT id, time, key_id, org, model, status, entry
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[]) WITH ORDINALITY
+           AS e(id, time, key_id, org, model, status, entry, n)
+         ORDER BY n
+       )
+       INSERT INTO spend_rollup AS s (bucket, hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens)
+       SELECT * FROM unnest($8::text[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::float8[], $15::bigint[], $16::bigint[], $17::bigint[])
+       ON CONFLICT (bucket) DO UPDATE SET
+         cost = s.cost + excluded.cost,
+         requests = s.requests + excluded.requests,
+         prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = s.completion_tokens + excluded.completion_tokens`,
+      [
+        col(entries, (e) => text(e.id)),
+        col(entries, (e) => e.time),
+        col(entries, (e) => text(e.keyId)),
+        col(entries, (e) => text(e.org)),
+        col(entries, (e) => text(e.model)),
+        col(entries, (e) => e.status),
+        col(entries, (e) => JSON.stringify(e)),
+        buckets.map(([id]) => id),
+        col(b, (r) => r.hour),
+        col(b, (r) => text(r.keyId)),
+        col(b, (r) => text(r.org)),
+        col(b, (r) => text(r.model)),
+        col(b, (r) => text(r.deploymentId)),
+        col(b, (r) => r.cost),
+        col(b, (r) => r.requests),
+        col(b, (r) => r.promptTokens),
+        col(b, (r) => r.completionTokens),
+      ],
+    );
+  }
+
+  async queryLogs(query: LogQuery): Promise<LogPage> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (query.cursor) add('seq < ?', query.cursor);
+    if (query.key) add('key_id = ?', text(query.key));
+    if (query.org) add('org = ?', text(query.org));
+    if (query.model) add('model = ?', text(query.model));
+    if (query.since) add('time >= ?', query.since);
+    if (query.until) add('time < ?', query.until);
+    if (query.statusMin !== undefined) add('status >= ?', query.statusMin);
+    if (query.statusMax !== undefined) add('status <= ?', query.statusMax);
+    if (query.id) add('id = ?', text(query.id));
+    params.push(query.limit + 1);
+    const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
+    const { rows } = await this.pool.query<{ seq: string; entry: string }>(sql, params);
+    const page = rows.slice(0, query.limit);
+    return {
+      data: page.map((r) => JSON.parse(r.entry) as LogEntry),
+      nextCursor: rows.length > query.limit ? String(page[page.length - 1].seq) : null,
+    };
+  }
+
+  /** page by page (keyset on seq), so a long log is never held whole in memory */
+  async *scanLogs(since?: string): AsyncIterable<LogEntry> {
+    let after = '0';
+    for (;;) {
+      const { rows } = await this.pool.query<{ seq: string; entry: string }>(
+        `SELECT seq, entry FROM logs WHERE seq > $1 ${since ? 'AND time >= $3' : ''} ORDER BY seq LIMIT $2`,
+        since ? [after, SCAN_PAGE, since] : [after, SCAN_PAGE],
+      );
+      for (const r of rows) yield JSON.parse(r.entry) as LogEntry;
+      if (rows.length < SCAN_PAGE) return;
+      after = rows[rows.length - 1].seq;
+    }
+  }
+
+  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
+    const { rows } = await this.pool.query<{ hour: Date; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: string; prompt_tokens: string; completion_tokens: string }>(
+      `SELECT hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens FROM spend_rollup
+       WHERE ($1::timestamptz IS NULL OR hour >= $1) AND ($2::timestamptz IS NULL OR hour < $2)`,
+      [since ?? null, until ?? null],
+    );
+    return rows.map((r) => ({
+      hour: r.hour.toISOString(),
+      keyId: r.key_id,
+      org: r.org,
+      model: r.model,
+      deploymentId: r.deployment_id,
+      cost: r.cost,
+      requests: Number(r.requests),
+      promptTokens: Number(r.prompt_tokens),
+      completionTokens: Number(r.completion_tokens),
+    }));
+  }
+
+  async sweepLogs(before: string, limit: number): Promise<number> {
+    const r = await this.pool.query('DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < $1 ORDER BY time LIMIT $2)', [before, limit]);
+    return r.rowCount ?? 0;
+  }
+
+  /** The row is locked for the read-append-write, so concurrent appends (any instance) never lose an id. */
+  async pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("INSERT INTO recent (list, ids, expires_at) VALUES ($1, '[]', 0) ON CONFLICT (list) DO NOTHING", [list]);
+      const { rows } = await client.query<{ ids: string; expires_at: string }>('SELECT ids, expires_at FROM recent WHERE list = $1 FOR UPDATE', [list]);
+      const t = this.now();
+      const ids = Number(rows[0].expires_at) > t ? (JSON.parse(rows[0].ids) as string[]) : [];
+      ids.push(id);
+      const dropped = ids.length > keep ? ids.splice(0, ids.length - keep) : [];
+      await client.query('UPDATE recent SET ids = $2, expires_at = $3 WHERE list = $1', [list, JSON.stringify(ids), t + ttlMs]);
+      await client.query('COMMIT');
+      return dropped;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async sweepExpired(limit: number): Promise<number> {
+    const t = this.now();
+    let removed = 0;
+    // values first (responses, hosted images: the big ones), then recent lists and spent counters
+    for (const [table, key] of [['kv', 'key'], ['recent', 'list'], ['counters', 'key']]) {
+      if (removed >= limit) break;
+      const r = await this.pool.query(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2)`, [t, limit - removed]);
+      removed += r.rowCount ?? 0;
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

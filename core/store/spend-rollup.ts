@@ -1,0 +1,62 @@
+/**
+ * Spend as a rollup, not a scan: every log entry a store writes also adds to one aggregate row per hour
+ * and (key, organisation, model, deployment), in the same transaction (SQLite, PostgreSQL) or MULTI
+ * (Redis). Spend views read these rows, so their cost grows with the number of hours and combinations in
+ * the range, never with the number of requests, and the rows outlive the log's retention window.
+ *
+ * Hours rather than days: the daily usage view cuts days in any time zone, and every whole-hour zone's
+ * midnight falls on an hour boundary.
+ */
+import type { LogEntry } from './log-entry';
+
+export interface SpendBucket {
+  /** ISO start of the UTC hour, e.g. 2026-01-01T13:00:00.000Z */
+  hour: string;
+  keyId: string | null;
+  org: string | null;
+  model: string | null;
+  deploymentId: string | null;
+  cost: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The ISO start of the hour an ISO time falls in. */
+export function hourOf(time: string): string {
+  const t = Date.parse(time);
+  return new Date(Math.floor(t / HOUR_MS) * HOUR_MS).toISOString();
+}
+
+/** The first hour boundary at or after an ISO time. */
+export function hourCeil(time: string): string {
+  const t = Date.parse(time);
+  return new Date(Math.ceil(t / HOUR_MS) * HOUR_MS).toISOString();
+}
+
+/** The identity of a bucket: one string, so every backend can key it (a NULL never equals a NULL in SQL). */
+export function bucketId(b: Pick<SpendBucket, 'hour' | 'keyId' | 'org' | 'model' | 'deploymentId'>): string {
+  return JSON.stringify([b.hour, b.keyId, b.org, b.model, b.deploymentId]);
+}
+
+/**
+ * A batch of entries folded into its buckets, so a batch of 50 requests of one key and model is one row
+ * to add (and PostgreSQL's multi-row upsert never meets the same row twice).
+ */
+export function foldIntoBuckets(entries: LogEntry[]): Map<string, SpendBucket> {
+  const buckets = new Map<string, SpendBucket>();
+  for (const e of entries) {
+    const b: SpendBucket = { hour: hourOf(e.time), keyId: e.keyId ?? null, org: e.org ?? null, model: e.model ?? null, deploymentId: e.deploymentId ?? null, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
+    const id = bucketId(b);
+    const into = buckets.get(id) ?? b;
+    into.cost += e.cost;
+    into.requests += 1;
+    into.promptTokens += e.promptTokens;
+    into.completionTokens += e.completionTokens;
+    buckets.set(id, into);
+  }
+  return buckets;
+}
+
