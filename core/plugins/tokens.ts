@@ -22,3 +22,7 @@ export const DEPLOYMENT_HEALTH = Symbol('DeploymentHealth');
 export const ROUTING_POLICY = Symbol('RoutingPolicy');
 /** The access-log line and metrics of each request (core/observability). */
 export const REQUEST_REPORTER = Symbol('RequestReporter');
+/** Changes between gateway instances on one store (core/store/events). */
+export const CHANGE_EVENTS = Symbol('ChangeEvents');
+/** The store's timeout and circuit breaker (core/store/faults). */
+export const STORE_GUARD = Symbol('StoreGuard');

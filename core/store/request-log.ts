@@ -3,14 +3,7 @@ import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import { hourCeil, hourOf, type SpendBucket } from './spend-rollup';
 import type { Logger } from '../plugins/contracts';
-
-/** Request-log writes: waiting for the store, given up (dropped), failed attempts, written. */
-export interface LogWriteCounts {
-  queued: number;
-  dropped: number;
-  failedWrites: number;
-  written: number;
-}
+import { LogWriter, type LogWriterOptions } from './log-writer';
 
 export interface SpendRow {
   group: string;
@@ -22,27 +15,20 @@ export interface SpendRow {
 
 /**
  * The request log and spend views. Writes are fire-and-forget from the request's point of view: a slow
- * store never delays a response, and a failed write is logged, not thrown at the client.
+ * store never delays a response, and a failed write is kept and retried by the writer (log-writer.ts),
+ * never thrown at the client.
  */
 export class RequestLog {
-  /** counts of the writes, read by the metrics at scrape time (the names a batching log writer uses too) */
-  readonly writer: LogWriteCounts = { queued: 0, dropped: 0, failedWrites: 0, written: 0 };
+  /** batches, queues and retries the writes; its counters are the log's metrics */
+  readonly writer: LogWriter;
 
-  constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
+  constructor(private readonly store: StoreBackend, logger: Logger, writerOptions?: LogWriterOptions) {
+    this.writer = new LogWriter(store, logger, writerOptions);
+  }
 
-  async record(entry: LogEntry): Promise<void> {
-    const counts = this.writer;
-    counts.queued++;
-    try {
-      // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-      await this.store.appendLog({ ...entry, cost: roundCost(entry.cost) });
-      counts.written++;
-    } catch (err) {
-      counts.failedWrites++;
-      this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId });
-    } finally {
-      counts.queued--;
-    }
+  record(entry: LogEntry): Promise<void> {
+    // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
+    return this.writer.write({ ...entry, cost: roundCost(entry.cost) });
   }
 
   query(query: LogQuery): Promise<LogPage> {

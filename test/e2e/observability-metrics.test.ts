@@ -113,10 +113,11 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_log_writes_queued')).to.equal(0);
     expect(sample(text, 'gateway_log_writes_total')).to.equal(8);
     expect(sample(text, 'gateway_log_write_failures_total')).to.equal(0);
-    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'appendLog' })).to.equal(8);
+    // the log writer writes its entries in batches (one appendLogs per event-loop turn)
+    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'appendLogs' })).to.be.within(1, 8);
     // the budget counters are store calls too
     expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'incrByFloat' })).to.be.at.least(2);
-    expect(sample(text, 'gateway_store_failures_total', { operation: 'appendLog' })).to.equal(undefined);
+    expect(sample(text, 'gateway_store_failures_total', { operation: 'appendLogs' })).to.equal(undefined);
     expect(sample(text, 'gateway_event_loop_lag_seconds', { quantile: '0.99' })).to.be.a('number');
     // bounded labels: no key value or id, no client text
     for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
