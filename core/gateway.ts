@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { fetch as undiciFetch } from 'undici';
@@ -35,6 +36,7 @@ import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
 import { openStore } from './store/open-store';
+import { ClusterChangeEvents } from './store/events/cluster-change-events';
 import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
@@ -92,7 +94,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     await registry.loadExternal(config.plugins, config.baseDir);
 
     const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
-    const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now());
+    // a `--workers N` worker tells its siblings (through the primary) what it changed; one process needs no events
+    const events = cluster.isWorker && process.send ? new ClusterChangeEvents(process, (err) => logger.error('change event handler failed', { error: (err as Error).message })) : undefined;
+    if (events) disposers.push(() => events.close());
+    const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now(), { events });
     const requestLog = new RequestLog(store, logger);
 
     container.registerInstance(T.CONFIG, config);

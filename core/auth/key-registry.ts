@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../config/types';
 import type { Collection, StoreBackend } from '../store/store-backend';
 import { ConfigError } from '../errors/gateway-error';
+import type { ChangeEvents } from '../store/events/change-events';
 import { compileModelPatterns } from './model-patterns';
 import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
 import type { Principal } from './principal';
@@ -30,6 +31,11 @@ function generatedId(): string {
 
 const DYNAMIC_CACHE_MS = 5_000;
 
+export interface KeyRegistryOptions {
+  /** changes from the other instances (and the ones this instance tells them about) */
+  events?: ChangeEvents;
+}
+
 /**
  * Looks up the principal for a presented key. Lookups go by the SHA-256 digest of the presented value
  * (so timing depends on the digest, not on how much of a real key was guessed), then the digests are
@@ -42,8 +48,14 @@ export class KeyRegistry {
   private readonly adminDigest?: string;
   readonly collection: Collection<StoredKey>;
 
-  constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number) {
+  private readonly events?: ChangeEvents;
+
+  constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number, options: KeyRegistryOptions = {}) {
     this.collection = store.collection<StoredKey>('keys');
+    this.events = options.events;
+    options.events?.subscribe((event) => {
+      if (event.type === 'key.changed') this.forget(event.keyId);
+    });
     for (const k of configKeys) {
       if (k.id && GENERATED_ID.test(k.id)) throw new ConfigError('keys', `key id "${k.id}" has the shape of a generated id (key_ and 24 characters); choose another`);
       const digest = hashKey(k.key);
@@ -98,14 +110,26 @@ export class KeyRegistry {
 
   async update(key: StoredKey): Promise<void> {
     await this.collection.set(key.id, key);
-    this.dynamicCache.delete(key.digest);
+    await this.announce(key.id, false);
   }
 
   /** The key stops working at once; its record stays as a tombstone (see `create`). */
   async revoke(key: StoredKey): Promise<void> {
     await this.collection.set(key.id, { ...key, revoked: true, revokedAt: new Date(this.now()).toISOString() });
     await this.store.keyv('key-digests').delete(key.digest);
-    this.dynamicCache.delete(key.digest);
+    await this.announce(key.id, true);
+  }
+
+  /** Drop what is cached of one key (a change here or on another instance). */
+  private forget(keyId: string): void {
+    for (const [digest, entry] of this.dynamicCache) if (entry.principal?.keyId === keyId) this.dynamicCache.delete(digest);
+  }
+
+  /** Tell every instance (this one included) that a key changed; the store is already written. */
+  private async announce(keyId: string, revoked: boolean): Promise<void> {
+    this.forget(keyId);
+    // best effort: an instance that misses it still rereads the key within DYNAMIC_CACHE_MS
+    await this.events?.publish({ type: 'key.changed', keyId, ...(revoked ? { revoked } : {}) }).catch(() => undefined);
   }
 }
 
