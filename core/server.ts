@@ -2,11 +2,10 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Gateway } from './gateway';
-import { MAX_HEADER_BYTES, answerClientError } from './http/client-error';
+import { MAX_HEADER_BYTES, answerClientError, rememberRequestPaths } from './http/client-error';
 import { ServiceUnavailableError } from './errors/gateway-error';
 import { JSONRPC } from './errors/render';
-import { errorShapeFor } from './http/app';
-import { sendError } from './http/error-shapes';
+import { errorShapeFor, sendError } from './http/error-shapes';
 import { assignRequestId } from './http/request-id';
 
 export interface RunningServer {
@@ -36,6 +35,7 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
   });
   // a request the HTTP parser refuses still gets an error body in its API's shape
   server.on('clientError', answerClientError);
+  rememberRequestPaths(server);
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
   const sockets = new Set<Socket>();

@@ -42,9 +42,16 @@ export const JSONRPC = {
   FORBIDDEN: -32003,
 } as const;
 
+/** Refusals of the HTTP request itself, before any JSON-RPC message was read: "Invalid Request". */
+const INVALID_REQUEST_STATUSES: ReadonlySet<number> = new Set([405, 406, 413, 415, 431]);
+/** The body could not be read as JSON at all: "Parse error". */
+const PARSE_ERROR_CODES: ReadonlySet<string> = new Set(['invalid_json', 'invalid_utf8', 'json_too_deep']);
+
 export function jsonRpcErrorBody(id: string | number | null, err: GatewayError) {
   let code: number = JSONRPC.INTERNAL_ERROR;
-  if (err.status === 401) code = JSONRPC.UNAUTHORIZED;
+  if (PARSE_ERROR_CODES.has(err.code)) code = JSONRPC.PARSE_ERROR;
+  else if (INVALID_REQUEST_STATUSES.has(err.status)) code = JSONRPC.INVALID_REQUEST;
+  else if (err.status === 401) code = JSONRPC.UNAUTHORIZED;
   else if (err.status === 403) code = JSONRPC.FORBIDDEN;
   else if (err.status === 400 || err.status === 404) code = JSONRPC.INVALID_PARAMS;
   else if (err.status >= 502) code = JSONRPC.UPSTREAM_ERROR;

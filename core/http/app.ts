@@ -1,17 +1,16 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../errors/gateway-error';
-import { JSONRPC } from '../errors/render';
-import { ANTHROPIC_ERRORS, OPENAI_ERRORS, sendError, type ErrorShape } from './error-shapes';
+import { errorShapeFor, sendError } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
 import { ROUTE_INSTALLERS } from '../apis';
 import { assignRequestId } from './request-id';
+import { bodyRefusal, readJsonBody } from './json-body';
 
 export { REQUEST_ID_HEADER } from './request-id';
+export { errorShapeFor } from './error-shapes';
 
-/** Which error shape a path's family uses (contracts.md §4). */
-export function errorShapeFor(path: string): ErrorShape {
-  return path.startsWith('/native/') || path === '/v1/messages' || path.startsWith('/v1/messages/') ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
-}
+/** The one endpoint whose body is not JSON: it reads its own multipart form. */
+const NON_JSON_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/images/edits']);
 
 export function buildApp(services: GatewayServices): express.Express {
   const app = express();
@@ -27,7 +26,7 @@ export function buildApp(services: GatewayServices): express.Express {
     assignRequestId(res);
     next();
   });
-  app.use(express.json({ limit: services.config.server.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBodies(services.config.server.bodyLimitBytes));
 
   const router = express.Router();
   for (const install of ROUTE_INSTALLERS) install(router, services);
@@ -36,18 +35,35 @@ export function buildApp(services: GatewayServices): express.Express {
   app.use((req: Request, res: Response) => {
     sendError(res, new NotFoundError(`Unknown endpoint: ${req.method} ${req.path}`, 'unknown_endpoint'), errorShapeFor(req.path));
   });
-  // express answers body-parser failures with HTML unless told otherwise: answer in the family's shape.
+  // express answers body-reading failures with HTML unless told otherwise: answer in the family's shape
+  // (JSON-RPC on /mcp).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = bodyParserError(err);
-    if (req.path === '/mcp') {
-      if (res.headersSent) return res.end();
-      res.status(error.status === 413 ? 413 : 400).json({ jsonrpc: '2.0', id: null, error: { code: error.status === 413 ? JSONRPC.INVALID_REQUEST : JSONRPC.PARSE_ERROR, message: error.message } });
-      return;
-    }
     if (error.status === 500) services.logger.error('unhandled error', { requestId: res.locals.requestId, error: (err as Error)?.message });
+    if (res.headersSent) return void res.end();
     sendError(res, error, errorShapeFor(req.path));
   });
   return app;
+}
+
+/**
+ * Every body the app's routes read is JSON, read as the fast routes read theirs (json-body.ts: strict
+ * UTF-8, a depth limit, the body limit); a body of another type, or a compressed one, is refused with 415
+ * before any route sees it. `req.body` stays undefined when there is no body.
+ */
+function jsonBodies(limit: number) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (NON_JSON_BODY_PATHS.has(req.path)) return next();
+    const refusal = bodyRefusal(req);
+    if (refusal) {
+      req.resume();
+      return next(refusal);
+    }
+    readJsonBody(req, limit).then((body) => {
+      req.body = body;
+      next();
+    }, next);
+  };
 }
 
 function bodyParserError(err: unknown): GatewayError {
@@ -55,7 +71,6 @@ function bodyParserError(err: unknown): GatewayError {
   const type = (err as { type?: string })?.type;
   if (type === 'entity.too.large') return new PayloadTooLargeError();
   if (type === 'entity.parse.failed') return new InvalidRequestError('The request body is not valid JSON.', 'invalid_json');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new InvalidRequestError('Unsupported request body encoding.', 'unsupported_encoding');
   if (type === 'request.aborted') return new InvalidRequestError('The request body was not received completely.', 'request_aborted');
   const status = (err as { status?: number })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) return new InvalidRequestError('The request could not be read.', 'bad_request');

@@ -1,14 +1,17 @@
 /**
  * Requests Node's HTTP parser refuses before any handler runs (headers over the limit, a malformed
  * request line). Node's own answer is a bare status line with no body; clients and their SDKs expect the
- * API's error shape, so the answer is written here: the path family's shape (JSON-RPC on /mcp) when the
- * request line is in the packet Node kept, the OpenAI shape otherwise. The connection is closed after it.
- */
+ * API's error shape, so the answer is written here: the path family's shape (JSON-RPC on /mcp), the
+ * OpenAI shape when no path is known. The connection is closed after it.
+ *
+ * The path comes from the request line. Node hands over only the packet it failed on, and headers over
+ * the limit arrive in several packets: the request line is in the first, long gone. So each connection
+ * remembers the path of the last packet that began with a request line (`rememberRequestPaths`). */
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
-import { jsonRpcErrorBody } from '../errors/render';
-import { errorShapeFor } from './app';
+import { errorShapeFor } from './error-shapes';
 import { REQUEST_ID_HEADER } from './request-id';
 
 /**
@@ -35,8 +38,33 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   }
   const [status, reason, code, message] = ANSWERS[err.code ?? ''] ?? BAD_REQUEST;
   const error = new GatewayError(status, 'invalid_request_error', code, message);
-  const path = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
-  const body = JSON.stringify(path === '/mcp' ? jsonRpcErrorBody(null, error) : errorShapeFor(path).body(error));
+  const path = requestPath(err.rawPacket) ?? (socket as Duplex & { [LAST_PATH]?: string })[LAST_PATH] ?? '/';
+  const body = JSON.stringify(errorShapeFor(path).body(error));
   const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${randomUUID()}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+const LAST_PATH = Symbol('model-gateway.last-request-path');
+const A = 0x41;
+const Z = 0x5a;
+
+/** The path of the request line a packet starts with, if it starts with one. */
+function requestPath(packet: Buffer | undefined): string | undefined {
+  // a cheap test first: a request line starts with an upper-case method, a JSON body never does
+  if (!packet || packet.length === 0 || packet[0] < A || packet[0] > Z) return undefined;
+  return REQUEST_LINE.exec(packet.subarray(0, 2048).toString('latin1'))?.[1];
+}
+
+/**
+ * Remember, per connection, the path of the latest request line seen, for `answerClientError`. (A
+ * 'data' listener makes Node read the socket in JavaScript rather than straight into its parser; the
+ * cost is a function call per packet.)
+ */
+export function rememberRequestPaths(server: Server): void {
+  server.on('connection', (socket: Duplex & { [LAST_PATH]?: string }) => {
+    socket.on('data', (packet: Buffer) => {
+      const path = requestPath(packet);
+      if (path !== undefined) socket[LAST_PATH] = path;
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
-import { anthropicErrorBody, openAiErrorBody } from '../errors/render';
+import { anthropicErrorBody, jsonRpcErrorBody, openAiErrorBody } from '../errors/render';
 
 /** How an endpoint family writes errors: as a JSON answer, and as a frame after a stream started. */
 export interface ErrorShape {
@@ -18,6 +18,21 @@ export const ANTHROPIC_ERRORS: ErrorShape = {
   body: anthropicErrorBody,
   streamFrame: (err) => `event: error\ndata: ${JSON.stringify(anthropicErrorBody(err))}\n\n`,
 };
+
+/**
+ * `/mcp` and every path below it: a JSON-RPC error with a null id (the message, if any, was not read), so
+ * an MCP client reads every failure, whatever the method or path, as JSON-RPC.
+ */
+export const JSONRPC_ERRORS: ErrorShape = {
+  body: (err) => jsonRpcErrorBody(null, err),
+  streamFrame: (err) => `event: message\ndata: ${JSON.stringify(jsonRpcErrorBody(null, err))}\n\n`,
+};
+
+/** Which error shape a path's family uses (contracts.md §4). */
+export function errorShapeFor(path: string): ErrorShape {
+  if (path === '/mcp' || path.startsWith('/mcp/')) return JSONRPC_ERRORS;
+  return path.startsWith('/native/') || path === '/v1/messages' || path.startsWith('/v1/messages/') ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
+}
 
 export function sendError(res: ServerResponse, err: GatewayError, shape: ErrorShape): void {
   if (res.headersSent) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidRequestError, PayloadTooLargeError, type GatewayError } from '../errors/gateway-error';
+import type { GatewayError } from '../errors/gateway-error';
+import { bodyRefusal, readJsonBody } from './json-body';
 import { sendError, type ErrorShape } from './error-shapes';
 import { assignRequestId } from './request-id';
 
@@ -16,7 +17,8 @@ interface Route {
  * The hot JSON POST endpoints (chat, embeddings, messages) are answered straight from node:http: every
  * request crosses them, and express's router and body parser cost more than the rest of the request's
  * own work. Everything else goes through the express app. Same contract as the app: a request id on every
- * answer, 413 over the body limit, malformed JSON answered 400 in the family's error shape.
+ * answer, 413 over the body limit, 415 for a body that is not JSON, bad bytes (not UTF-8, nested too deep,
+ * not JSON) 400, each in the family's error shape (json-body.ts reads bodies for both).
  */
 export class FastJsonRoutes {
   private readonly routes = new Map<string, Route>();
@@ -50,36 +52,9 @@ export class FastJsonRoutes {
   }
 
   private readBody(req: IncomingMessage): Promise<unknown> {
-    const limit = this.bodyLimitBytes;
-    const declared = Number(req.headers['content-length']);
-    if (declared > limit) return Promise.reject(new PayloadTooLargeError());
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let failed = false;
-      req.on('data', (chunk: Buffer) => {
-        if (failed) return;
-        size += chunk.length;
-        if (size > limit) {
-          failed = true;
-          reject(new PayloadTooLargeError());
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (failed) return;
-        if (size === 0) return resolve(undefined);
-        try {
-          resolve(JSON.parse(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
-        } catch {
-          reject(new InvalidRequestError('The request body is not valid JSON.', 'invalid_json'));
-        }
-      });
-      req.on('error', () => {
-        failed = true;
-        reject(new InvalidRequestError('The request body was not received completely.', 'request_aborted'));
-      });
-    });
+    const refusal = bodyRefusal(req);
+    if (!refusal) return readJsonBody(req, this.bodyLimitBytes);
+    req.resume(); // answered without reading: let the body go by
+    return Promise.reject(refusal);
   }
 }

@@ -1,7 +1,10 @@
 import { InvalidRequestError } from '../errors/gateway-error';
 import type { SchemaValidator } from '../config/validators';
 
-/** Small checks for request bodies: each failure names the parameter, as the OpenAI API does. */
+/**
+ * Small checks for bodies the gateway reads itself (model request bodies have their schemas in
+ * core/apis/<family>/request-schema.ts): each failure names the parameter, as the OpenAI API does.
+ */
 export function requireObjectBody(body: unknown): Record<string, any> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidRequestError('The request body must be a JSON object.', 'invalid_body');
@@ -14,20 +17,6 @@ export function requireString(body: Record<string, any>, field: string): string 
   if (value === undefined || value === null) throw new InvalidRequestError(`Missing required parameter: '${field}'.`, 'missing_required_parameter', { param: field });
   if (typeof value !== 'string' || value.length === 0) throw new InvalidRequestError(`Invalid type for '${field}': expected a non-empty string.`, 'invalid_type', { param: field });
   return value;
-}
-
-export function optionalBoolean(body: Record<string, any>, field: string): void {
-  const value = body[field];
-  if (value !== undefined && value !== null && typeof value !== 'boolean') {
-    throw new InvalidRequestError(`Invalid type for '${field}': expected a boolean.`, 'invalid_type', { param: field });
-  }
-}
-
-export function optionalNumber(body: Record<string, any>, field: string): void {
-  const value = body[field];
-  if (value !== undefined && value !== null && (typeof value !== 'number' || !Number.isFinite(value))) {
-    throw new InvalidRequestError(`Invalid type for '${field}': expected a number.`, 'invalid_type', { param: field });
-  }
 }
 
 /**

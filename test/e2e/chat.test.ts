@@ -221,7 +221,7 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     ['no messages', { model: 'gpt-test' }, 'missing_required_parameter', 'messages'],
     ['messages not an array', { model: 'gpt-test', messages: 'hi' }, 'invalid_type', 'messages'],
     ['empty messages', { model: 'gpt-test', messages: [] }, 'invalid_value', 'messages'],
-    ['a message without role', { model: 'gpt-test', messages: [{ content: 'x' }] }, 'invalid_value', 'messages[0]'],
+    ['a message without role', { model: 'gpt-test', messages: [{ content: 'x' }] }, 'missing_required_parameter', 'messages[0].role'],
     ['a string stream flag', { model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: 'yes' }, 'invalid_type', 'stream'],
     ['a string temperature', { model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], temperature: 'hot' }, 'invalid_type', 'temperature'],
   ];

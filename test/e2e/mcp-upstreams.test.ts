@@ -161,8 +161,9 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     expect(refusedPreflight.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
-  it('reads a JSON-RPC body sent without a JSON content type', async () => {
+  it('refuses a JSON-RPC body sent with a content type that is not JSON: 415, as a JSON-RPC error', async () => {
     const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
-    expect(await res.json()).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(res.status).to.equal(415);
+    expect(await res.json()).to.deep.include({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Unsupported content type "text/plain": send the body as \'application/json\'.', data: { code: 'unsupported_media_type' } } });
   });
 });

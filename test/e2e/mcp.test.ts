@@ -119,12 +119,13 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
     it('refuses a missing or wrong key with 401', async () => {
       const missing = await rpc(gw, undefined, 'tools/list');
       expect(missing.status).to.equal(401);
-      expect(missing.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Missing API key: send x-gateway-api-key: Bearer <key>.', data: { code: 'invalid_api_key' } } });
+      expect(missing.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).', data: { code: 'invalid_api_key' } } });
       const wrong = await rpc(gw, 'sk-wrong', 'tools/list');
       expect(wrong.status).to.equal(401);
       expect(wrong.body.error.message).to.equal('Invalid API key.');
+      // Authorization: Bearer is the fallback when x-gateway-api-key is absent (issue 14)
       const viaAuthorization = await rpc(gw, undefined, 'tools/list', undefined, { authorization: `Bearer ${ACME_KEY}` });
-      expect(viaAuthorization.status).to.equal(401);
+      expect(viaAuthorization.status).to.equal(200);
     });
 
     it('answers malformed JSON with -32700 and an unknown method with -32601', async () => {

@@ -4,7 +4,8 @@ import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { addModelRoute, type ModelEndpointSpec } from '../../http/model-endpoint';
-import { requireObjectBody, requireString } from '../../http/validate';
+import { requireObjectBody } from '../../http/validate';
+import { embeddingsRequestValidator } from './request-schema';
 
 const EMBEDDINGS: ModelEndpointSpec = {
   endpoint: 'embeddings',
@@ -13,12 +14,10 @@ const EMBEDDINGS: ModelEndpointSpec = {
   credential: (req) => bearerToken(req.headers.authorization),
 };
 
+/** The request schema (request-schema.ts); embeddings never stream. */
 function validateEmbeddingsRequest(raw: unknown) {
   const body = requireObjectBody(raw);
-  requireString(body, 'model');
-  const input = body.input;
-  const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0);
-  if (!ok) throw new InvalidRequestError(input === undefined ? "Missing required parameter: 'input'." : "'input' must be a string or a non-empty array.", input === undefined ? 'missing_required_parameter' : 'invalid_type', { param: 'input' });
+  embeddingsRequestValidator.check(body);
   if (body.stream) throw new InvalidRequestError('Embeddings cannot be streamed.', 'invalid_value', { param: 'stream' });
   return body;
 }

@@ -10,6 +10,7 @@ export const uploadErrors = {
   fieldTooLarge: (field: string, max: number) =>
     new GatewayError(413, 'invalid_request_error', 'field_too_large', `The value of '${field}' is longer than the limit of ${max} bytes.`, { param: field }),
   tooManyParts: (what: string, max: number) => new InvalidRequestError(`Too many ${what} in the multipart body (the limit is ${max}).`, 'too_many_parts'),
+  missingImage: () => new InvalidRequestError("Missing required parameter: 'image' (an image edit needs an image file part).", 'missing_required_parameter', { param: 'image' }),
   notAFile: (field: string) => new InvalidRequestError(`'${field}' must be a file upload, not a text field.`, 'invalid_type', { param: field }),
   aborted: () => new InvalidRequestError('The request body was not received completely.', 'request_aborted'),
   resent: () =>

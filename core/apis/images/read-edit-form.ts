@@ -5,6 +5,9 @@ import { EditUpload, FILE_FIELDS, addField, lowerFirst } from './edit-upload';
 import type { ResolvedImagesSettings } from './images-settings';
 import { uploadErrors } from './multipart-errors';
 
+/** The form fields an edit's image comes in (one, or several as `image[]`). */
+const IMAGE_FIELDS: ReadonlySet<string> = new Set(['image', 'image[]']);
+
 /** RFC 2046 §5.1.1: a boundary is 1 to 70 characters. */
 export const MAX_BOUNDARY_LENGTH = 70;
 
@@ -74,8 +77,11 @@ export function readEditForm(req: IncomingMessage, settings: ResolvedImagesSetti
     addField(upload.fields, name, value);
     if (isNonEmptyString(upload.fields.model) && isNonEmptyString(upload.fields.prompt)) upload.start();
   });
+  // an edit without an image would reach the upstream (and be billed by it) only to be refused there
+  let sawImage = false;
   parser.on('file', (field, stream, info) => {
     if (failed) return void stream.resume();
+    if (IMAGE_FIELDS.has(field)) sawImage = true;
     stream.on('limit', () => fail(uploadErrors.fileTooLarge(field, settings.maxFileBytes)));
     const filename = info.filename || 'file';
     if (upload.started) upload.live.push({ kind: 'file', field, filename, mimeType: info.mimeType, stream });
@@ -86,6 +92,8 @@ export function readEditForm(req: IncomingMessage, settings: ResolvedImagesSetti
   parser.on('fieldsLimit', () => fail(uploadErrors.tooManyParts('text fields', settings.maxFields)));
   parser.on('error', (err: Error) => fail(uploadErrors.malformed(lowerFirst(err.message))));
   parser.on('close', () => {
+    // the upstream body is not complete until the live parts end: failing here stops it unsent
+    if (!failed && !sawImage) return fail(uploadErrors.missingImage());
     upload.live.end();
     if (!failed) upload.start();
   });

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { InvalidRequestError, NotFoundError, toGatewayError } from '../../errors/gateway-error';
+import { NotFoundError, toGatewayError } from '../../errors/gateway-error';
 import { HOSTED_IMAGES_PATH, hostInlineImages } from './host-inline-images';
 import { HostedImages } from './hosted-images';
 import { resolveImagesSettings, type ResolvedImagesSettings } from './images-settings';
@@ -10,30 +10,8 @@ import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
-import { requireObjectBody, requireString } from '../../http/validate';
-
-const SIZE = /^(\d{1,5}x\d{1,5}|auto)$/;
-const RESPONSE_FORMATS = new Set(['url', 'b64_json']);
-
-/**
- * What the gateway itself needs from an images request; every other parameter (quality, style,
- * background, output_format, user...) passes through for the upstream to judge. Multipart values are
- * strings, JSON values have their own types: both are accepted.
- */
-function validateImagesRequest(body: Record<string, any>): void {
-  requireString(body, 'model');
-  requireString(body, 'prompt');
-  if (body.n !== undefined && body.n !== null) {
-    const n = typeof body.n === 'string' && /^\d+$/.test(body.n) ? Number(body.n) : body.n;
-    if (!Number.isInteger(n) || n < 1) throw new InvalidRequestError("Invalid value for 'n': expected a positive integer.", 'invalid_value', { param: 'n' });
-  }
-  if (body.size !== undefined && body.size !== null && (typeof body.size !== 'string' || !SIZE.test(body.size))) {
-    throw new InvalidRequestError("Invalid value for 'size': expected '<width>x<height>', e.g. '1024x1024'.", 'invalid_value', { param: 'size' });
-  }
-  if (body.response_format !== undefined && body.response_format !== null && !RESPONSE_FORMATS.has(body.response_format)) {
-    throw new InvalidRequestError("Invalid value for 'response_format': expected 'url' or 'b64_json'.", 'invalid_value', { param: 'response_format' });
-  }
-}
+import { requireObjectBody } from '../../http/validate';
+import { imagesRequestValidator } from './request-schema';
 
 /** Where hosted images are reachable: the configured public base URL, else the one the client used. */
 function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
@@ -60,7 +38,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     let body;
     try {
       body = requireObjectBody(req.body);
-      validateImagesRequest(body);
+      imagesRequestValidator.check(body);
     } catch (err) {
       return sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }
@@ -82,7 +60,8 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     try {
       await upload.ready;
       const body = upload.fields;
-      validateImagesRequest(body);
+      // a form's values are strings: the schema takes a count as its digits too
+      imagesRequestValidator.check(body);
       if (body.stream === 'true') body.stream = true;
       await runModelRequest(services, EDITS, req, res, body);
     } catch (err) {

@@ -6,9 +6,10 @@
  * post-guardrail, spend); listing methods authenticate and scope, and answer from the discovery cache.
  *
  * HTTP statuses: 401 missing or bad key, 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding),
- * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for GET and DELETE, 406 when
- * the client accepts neither JSON nor SSE, 202 for notifications only; everything else is 200 with a
- * JSON-RPC result or error.
+ * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for every method but POST and
+ * OPTIONS, 415 for a body that is not JSON, 406 when the client accepts neither JSON nor SSE, 202 for
+ * notifications only; everything else is 200 with a JSON-RPC result or error. Every error on /mcp and
+ * below it, whatever the method, is a JSON-RPC error body (error-shapes.ts JSONRPC_ERRORS).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Router } from 'express';
@@ -23,7 +24,7 @@ import { childSignal } from '../../upstream/child-signal';
 import type { InboundHeaders } from './upstream-headers';
 import { bearerToken } from '../../http/credentials';
 import { providerVisibleHeaders } from '../../http/credentials';
-import type { ErrorShape } from '../../http/error-shapes';
+import { JSONRPC_ERRORS } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requestIdOf } from '../../http/request-id';
 
@@ -31,16 +32,6 @@ type RpcId = string | number | null;
 interface RpcReply {
   body?: unknown;
 }
-
-/** Body-reading failures (the fast JSON router reads the body) in JSON-RPC shape: -32700, or -32600 over the limit. */
-const MCP_BODY_ERRORS: ErrorShape = {
-  body: (err) => ({
-    jsonrpc: '2.0',
-    id: null,
-    error: err.status === 413 ? { code: JSONRPC.INVALID_REQUEST, message: err.message } : { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is not valid JSON.' },
-  }),
-  streamFrame: (err) => `event: message\ndata: ${JSON.stringify(MCP_BODY_ERRORS.body(err))}\n\n`,
-};
 
 /** one HTTP request may not queue an unbounded number of tool calls */
 const MAX_BATCH = 100;
@@ -80,16 +71,15 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     res.end();
   });
 
-  for (const method of ['get', 'delete'] as const) {
-    router[method]('/mcp', (req, res) => {
-      if (!originAllowed(req, res)) return;
-      res.setHeader('allow', 'POST');
-      writeJson(res, 405, METHOD_NOT_ALLOWED);
-    });
-  }
+  // GET (no server-initiated stream), DELETE (no session), PUT and every other method: JSON-RPC 405.
+  router.all('/mcp', (req, res) => {
+    if (!originAllowed(req, res)) return;
+    res.setHeader('allow', 'POST');
+    writeJson(res, 405, METHOD_NOT_ALLOWED);
+  });
 
   // POST /mcp is served straight from node:http (like chat): the fast JSON router reads the body.
-  services.fastRoutes.add('/mcp', MCP_BODY_ERRORS, async (req, res, body) => {
+  services.fastRoutes.add('/mcp', JSONRPC_ERRORS, async (req, res, body) => {
     if (!originAllowed(req, res)) return;
     const accept = negotiate(req.headers.accept);
     if (!accept) {
@@ -113,13 +103,13 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     // may use MCP), its scope resolved once; each tools/call, prompts/get, resources/read is a child
     // exchange that runs the stages under that principal.
     const parent = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
-    const credential = gatewayKey(req.headers['x-gateway-api-key']);
+    const credential = mcpKey(req.headers);
     parent.credential = credential;
     try {
       await services.auth.signIn(parent, true);
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
-      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key>.');
+      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).');
       writeJson(res, 401, rpcError(firstId, err));
       return;
     }
@@ -282,6 +272,16 @@ function requireStringParam(params: Record<string, unknown>, name: string): stri
 function idOf(message: unknown): RpcId {
   const id = (message as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The key: `x-gateway-api-key` when it is sent (it wins, even over a valid Bearer token: a client that
+ * sets it means it), else `Authorization: Bearer <key>`, the one header many MCP clients can set.
+ */
+function mcpKey(headers: IncomingHttpHeaders): string | undefined {
+  const gatewayHeader = headers['x-gateway-api-key'];
+  if (typeof gatewayHeader === 'string' && gatewayHeader.trim() !== '') return gatewayKey(gatewayHeader);
+  return bearerToken(headers.authorization);
 }
 
 /** `x-gateway-api-key: Bearer <key>` (the bare key is accepted too). */

@@ -17,7 +17,8 @@ import { bearerToken } from '../../http/credentials';
 import { ANTHROPIC_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
-import { optionalBoolean, optionalNumber, requireObjectBody, requireString } from '../../http/validate';
+import { requireObjectBody } from '../../http/validate';
+import { countTokensRequestValidator, messagesRequestValidator } from './request-schema';
 
 export const MESSAGES_PATH = '/native/v1/messages';
 export const COUNT_TOKENS_PATH = '/native/v1/messages/count_tokens';
@@ -48,28 +49,14 @@ function deprecationHeaders(successor: string): Record<string, string> {
 const MESSAGES: ModelEndpointSpec = { endpoint: 'messages', format: 'messages', errors: ANTHROPIC_ERRORS, credential: messagesKey };
 const COUNT_TOKENS: ModelEndpointSpec = { endpoint: 'messages.count_tokens', format: 'messages.count_tokens', errors: ANTHROPIC_ERRORS, credential: messagesKey };
 
-/** What the gateway itself needs; the rest is the upstream's to judge (and passes through). */
+/** The request schema (request-schema.ts), on pass-through too; unknown fields go on unchanged. */
 function validateMessagesRequest(raw: unknown, countOnly: boolean) {
   const body = requireObjectBody(raw);
-  requireString(body, 'model');
-  if (!Array.isArray(body.messages)) {
-    throw new InvalidRequestError('messages: Field required', body.messages === undefined ? 'missing_required_parameter' : 'invalid_type', { param: 'messages' });
-  }
-  body.messages.forEach((m: unknown, i: number) => {
-    const role = (m as { role?: unknown } | null)?.role;
-    if (typeof m !== 'object' || m === null || (role !== 'user' && role !== 'assistant')) {
-      throw new InvalidRequestError(`messages.${i}.role: Input should be 'user' or 'assistant'`, 'invalid_value', { param: `messages.${i}.role` });
-    }
-  });
-  if (!countOnly) {
-    if (body.max_tokens === undefined || body.max_tokens === null) throw new InvalidRequestError('max_tokens: Field required', 'missing_required_parameter', { param: 'max_tokens' });
-    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
-      throw new InvalidRequestError('max_tokens: Input should be a positive integer', 'invalid_value', { param: 'max_tokens' });
-    }
-    optionalBoolean(body, 'stream');
-    optionalNumber(body, 'temperature');
-  } else if (body.stream === true) {
-    throw new InvalidRequestError('stream: count_tokens does not stream', 'invalid_value', { param: 'stream' });
+  if (countOnly) {
+    countTokensRequestValidator.check(body);
+    if (body.stream === true) throw new InvalidRequestError('stream: count_tokens does not stream', 'invalid_value', { param: 'stream' });
+  } else {
+    messagesRequestValidator.check(body);
   }
   return body;
 }

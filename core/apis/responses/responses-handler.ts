@@ -11,7 +11,8 @@ import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { MODEL_ID_HEADER } from '../../http/model-endpoint';
-import { requireObjectBody, requireString, optionalBoolean, optionalNumber } from '../../http/validate';
+import { requireObjectBody } from '../../http/validate';
+import { responsesRequestValidator } from './request-schema';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import type { InboundHeaders } from '../mcp/upstream-headers';
@@ -204,25 +205,10 @@ function approvalsToSettle(pending: PendingApproval[], input: TranslatedInput): 
   ];
 }
 
+/** The request schema (request-schema.ts), before anything is translated. */
 function validateRequest(raw: unknown): ResponsesRequest {
   const body = requireObjectBody(raw);
-  requireString(body, 'model');
-  optionalBoolean(body, 'stream');
-  optionalNumber(body, 'max_output_tokens');
-  optionalNumber(body, 'temperature');
-  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
-    throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
-  }
-  if (body.tools !== undefined && !Array.isArray(body.tools)) throw new InvalidRequestError("Invalid type for 'tools': expected an array.", 'invalid_type', { param: 'tools' });
-  (body.tools as unknown[] | undefined)?.forEach((tool, i) => {
-    if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) throw new InvalidRequestError(`Invalid type for 'tools[${i}]': expected an object.`, 'invalid_type', { param: `tools[${i}]` });
-  });
-  if (body.instructions != null && typeof body.instructions !== 'string') {
-    throw new InvalidRequestError("Invalid type for 'instructions': expected a string.", 'invalid_type', { param: 'instructions' });
-  }
-  if (body.previous_response_id != null && typeof body.previous_response_id !== 'string') {
-    throw new InvalidRequestError("Invalid type for 'previous_response_id': expected a string.", 'invalid_type', { param: 'previous_response_id' });
-  }
+  responsesRequestValidator.check(body);
   return body as ResponsesRequest;
 }
 

@@ -1,0 +1,43 @@
+/**
+ * The documented fields of an Anthropic Messages request (POST /native/v1/messages and its count_tokens),
+ * checked as the Anthropic API checks them, on pass-through to an Anthropic model too (an upstream
+ * refusal would cost a round trip and say less). Other fields pass through unchanged.
+ */
+import { Type } from '@sinclair/typebox';
+import { compileRequestSchema } from '../../http/request-schema';
+
+const Block = Type.Object({ type: Type.String({ minLength: 1 }) });
+const TextBlock = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const Message = Type.Object({
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant')], { hint: "Input should be 'user' or 'assistant'" }),
+  content: Type.Union([Type.String(), Type.Array(Block)], { hint: 'Input should be a valid string or a list of content blocks' }),
+});
+const System = Type.Union([Type.String(), Type.Array(TextBlock)], { hint: 'Input should be a valid string or a list of text blocks' });
+const Tool = Type.Object({ name: Type.String({ minLength: 1 }) });
+
+/** What count_tokens takes: the prompt side of a request. */
+const promptFields = {
+  model: Type.String({ minLength: 1 }),
+  messages: Type.Array(Message, { minItems: 1 }),
+  system: Type.Optional(System),
+  tools: Type.Optional(Type.Array(Tool)),
+  tool_choice: Type.Optional(Type.Object({ type: Type.String() })),
+  thinking: Type.Optional(Type.Object({ type: Type.String() })),
+};
+
+export const CountTokensRequestSchema = Type.Object(promptFields);
+
+export const MessagesRequestSchema = Type.Object({
+  ...promptFields,
+  max_tokens: Type.Integer({ minimum: 1, hint: 'Input should be a positive integer' }),
+  stream: Type.Optional(Type.Boolean()),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  // -1 is "not set": LangChain's ChatAnthropic sends top_k: -1 and top_p: -1 by default, and the API takes them
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Literal(-1)], { hint: 'Input should be between 0 and 1 (or -1, not set)' })),
+  top_k: Type.Optional(Type.Integer({ minimum: -1 })),
+  stop_sequences: Type.Optional(Type.Array(Type.String())),
+  metadata: Type.Optional(Type.Object({})),
+});
+
+export const messagesRequestValidator = compileRequestSchema(MessagesRequestSchema, 'anthropic');
+export const countTokensRequestValidator = compileRequestSchema(CountTokensRequestSchema, 'anthropic');

@@ -1,0 +1,30 @@
+/**
+ * The documented fields of a Responses request (POST /v1/responses), checked as the OpenAI API checks
+ * them before the gateway translates anything. Other fields are left alone.
+ */
+import { Type } from '@sinclair/typebox';
+import { compileRequestSchema, Nullable } from '../../http/request-schema';
+
+const Tool = Type.Object({ type: Type.String({ minLength: 1 }) });
+
+export const ResponsesRequestSchema = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  input: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({}))], { hint: 'expected a string or an array of input items' })),
+  instructions: Type.Optional(Nullable(Type.String())),
+  stream: Type.Optional(Nullable(Type.Boolean())),
+  max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  tools: Type.Optional(Type.Array(Tool)),
+  tool_choice: Type.Optional(Type.Union([Type.String(), Type.Object({ type: Type.String() })], { hint: "must be 'none', 'auto', 'required' or a tool choice object" })),
+  parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+  previous_response_id: Type.Optional(Nullable(Type.String())),
+  store: Type.Optional(Nullable(Type.Boolean())),
+  text: Type.Optional(Nullable(Type.Object({}))),
+  reasoning: Type.Optional(Nullable(Type.Object({}))),
+  metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
+  truncation: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('disabled'), Type.Null()], { hint: "must be 'auto' or 'disabled'" })),
+  user: Type.Optional(Nullable(Type.String())),
+});
+
+export const responsesRequestValidator = compileRequestSchema(ResponsesRequestSchema, 'openai');

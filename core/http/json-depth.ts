@@ -1,0 +1,40 @@
+/**
+ * How deep a JSON text nests, found before it is parsed. `JSON.parse` builds a 100,000-deep value without
+ * complaint, but everything after it that walks the value recursively (re-serialising it for the upstream,
+ * guardrail extraction, ajv) overflows the stack: the limit has to hold before anything is built.
+ *
+ * One pass over the UTF-8 bytes, counting brackets outside strings (no byte of a multi-byte character can
+ * be a bracket or a quote). Strings, most of a request, are skipped with the native `indexOf`. It stops
+ * as soon as the limit is passed, so a hostile body costs no more than its first `max` brackets.
+ */
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Whether the JSON in `bytes` nests arrays and objects more than `max` levels deep (strings are skipped). */
+export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  const length = bytes.length;
+  for (let i = 0; i < length; i++) {
+    const c = bytes[i];
+    if (c === QUOTE) {
+      // the closing quote: the next quote not escaped by an odd run of backslashes
+      for (;;) {
+        i = bytes.indexOf(QUOTE, i + 1);
+        if (i === -1) return false; // an unterminated string: the parser reports it
+        let backslashes = 0;
+        while (bytes[i - 1 - backslashes] === BACKSLASH) backslashes++;
+        if ((backslashes & 1) === 0) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,280 @@
+/**
+ * Malformed input, sent as an attacker or a buggy client would (issue 14): each case is answered with its
+ * status in its API's own error shape (OpenAI, Anthropic, JSON-RPC), nothing reaches an upstream, and the
+ * gateway serves a good request on the same API right after. Plain fetch, and raw sockets where a client
+ * library would refuse to send the bytes.
+ */
+import { expect } from 'chai';
+import net from 'node:net';
+import { FakeAnthropicUpstream } from '../providers/anthropic/fake-anthropic-upstream';
+import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const KEY = 'sk-client-malformed';
+const ADMIN = 'sk-admin-malformed';
+const OPENAI_KEY = 'sk-provider-openai-malformed';
+const ANTHROPIC_KEY = 'sk-ant-provider-malformed';
+
+type Family = 'chat' | 'messages' | 'responses' | 'embeddings' | 'images' | 'admin' | 'mcp';
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+interface Case {
+  name: string;
+  family: Family;
+  send(gw: TestGateway): Promise<Answer>;
+  status: number;
+  /** the whole error body (deep equal) or the parts of it that matter (deep include) */
+  body: Record<string, unknown>;
+  exact?: boolean;
+}
+
+const HEADERS: Record<Family, Record<string, string>> = {
+  chat: { authorization: `Bearer ${KEY}` },
+  messages: { 'x-api-key': KEY },
+  responses: { authorization: `Bearer ${KEY}` },
+  embeddings: { authorization: `Bearer ${KEY}` },
+  images: { authorization: `Bearer ${KEY}` },
+  admin: { authorization: `Bearer ${ADMIN}` },
+  mcp: { 'x-gateway-api-key': `Bearer ${KEY}`, accept: 'application/json' },
+};
+
+const PATHS: Record<Family, string> = {
+  chat: '/v1/chat/completions',
+  messages: '/native/v1/messages',
+  responses: '/v1/responses',
+  embeddings: '/v1/embeddings',
+  images: '/v1/images/generations',
+  admin: '/admin/v1/keys',
+  mcp: '/mcp',
+};
+
+/** A request each API serves with a 200 (admin: 201), for "and the gateway still works". */
+const GOOD: Record<Family, unknown> = {
+  chat: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 },
+  messages: { model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+  responses: { model: 'gpt-test', input: 'hi' },
+  embeddings: { model: 'embed-test', input: 'hi' },
+  images: { model: 'painter', prompt: 'a fox' },
+  admin: { org: 'acme', name: 'after-malformed' },
+  mcp: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+};
+
+async function fetchAnswer(res: Response): Promise<Answer> {
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** POST a body (an object is sent as JSON) with the family's key and headers. */
+function post(family: Family, body: unknown, headers: Record<string, string> = {}, path = PATHS[family]) {
+  return async (gw: TestGateway): Promise<Answer> => {
+    const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+    const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...HEADERS[family], ...headers }, body: payload });
+    return fetchAnswer(res);
+  };
+}
+
+/** A JSON text nested `depth` arrays deep (parses fine; re-serialising the value overflows the stack). */
+function nested(depth: number, inner = '0'): string {
+  return '['.repeat(depth) + inner + ']'.repeat(depth);
+}
+
+/** `{"model":...,"x":<deep>}`: the deep value in an otherwise good body. */
+function deepBody(family: Family, depth = 100_000): string {
+  return JSON.stringify(GOOD[family]).replace(/}$/, `,"x":${nested(depth)}}`);
+}
+
+/** A good body with bytes that are not UTF-8 inside a string (0xC3 0x28: a broken two-byte sequence). */
+function invalidUtf8(family: Family): Uint8Array {
+  const json = JSON.stringify(GOOD[family]).replace(/}$/, ',"x":"AB"}');
+  const bytes = Buffer.from(json, 'latin1');
+  const at = bytes.indexOf('AB');
+  bytes[at] = 0xc3;
+  bytes[at + 1] = 0x28;
+  return bytes;
+}
+
+/** Write raw bytes on one connection and read what the server sends until it closes. */
+function rawExchange(gw: TestGateway, request: string): Promise<Answer> {
+  const { port, hostname } = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    // the server answers 431 and closes while the headers are still being written: EPIPE/ECONNRESET here
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('latin1');
+      if (!raw.startsWith('HTTP/1.1 ')) return reject(new Error(`no HTTP answer: ${JSON.stringify(raw.slice(0, 200))}`));
+      const [head, body] = raw.split('\r\n\r\n');
+      resolve({ status: Number(head.slice(9, 12)), body: JSON.parse(body) });
+    });
+  });
+}
+
+function hugeHeaders(path: string, extra: string): (gw: TestGateway) => Promise<Answer> {
+  return (gw) => rawExchange(gw, `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}content-type: application/json\r\nx-padding: ${'a'.repeat(300 * 1024)}\r\ncontent-length: 2\r\n\r\n{}`);
+}
+
+/** An image edit form with a model and a prompt and no image part. */
+function editWithoutImage(gw: TestGateway): Promise<Answer> {
+  const form = new FormData();
+  form.append('model', 'painter');
+  form.append('prompt', 'make it blue');
+  form.append('mask', new Blob([Buffer.alloc(64, 1)], { type: 'image/png' }), 'mask.png');
+  return fetch(`${gw.url}/v1/images/edits`, { method: 'POST', headers: HEADERS.images, body: form }).then(fetchAnswer);
+}
+
+/** Every field of `expected` is in `actual` with the same value (objects compared field by field). */
+function expectSubset(actual: any, expected: any, path: string): void {
+  if (expected === null || typeof expected !== 'object') return void expect(actual, path).to.deep.equal(expected);
+  expect(actual, path).to.be.an('object');
+  for (const key of Object.keys(expected)) expectSubset(actual[key], expected[key], `${path}.${key}`);
+}
+
+const openAi = (message: string, code: string, param: string | null = null, type = 'invalid_request_error') => ({ error: { message, type, param, code } });
+const anthropic = (message: string, type = 'invalid_request_error') => ({ type: 'error', error: { type, message } });
+const jsonRpc = (code: number, dataCode: string) => ({ jsonrpc: '2.0', id: null, error: { code, data: { code: dataCode } } });
+
+const NOT_UTF8 = 'The request body is not valid UTF-8.';
+const TOO_DEEP = 'The request body nests JSON more than 128 levels deep.';
+const TEXT_PLAIN = 'Unsupported content type "text/plain": send the body as \'application/json\'.';
+
+const CASES: Case[] = [
+  // chat completions (fast JSON route, OpenAI shape)
+  { name: 'chat: max_tokens -5', family: 'chat', send: post('chat', { ...(GOOD.chat as object), max_tokens: -5 }), status: 400, exact: true, body: openAi("Invalid value for 'max_tokens': must be >= 1.", 'invalid_value', 'max_tokens') },
+  { name: 'chat: max_tokens 1.5', family: 'chat', send: post('chat', { ...(GOOD.chat as object), max_tokens: 1.5 }), status: 400, exact: true, body: openAi("Invalid type for 'max_tokens': expected an integer.", 'invalid_type', 'max_tokens') },
+  { name: 'chat: temperature 3', family: 'chat', send: post('chat', { ...(GOOD.chat as object), temperature: 3 }), status: 400, exact: true, body: openAi("Invalid value for 'temperature': must be <= 2.", 'invalid_value', 'temperature') },
+  { name: 'chat: top_p -0.1', family: 'chat', send: post('chat', { ...(GOOD.chat as object), top_p: -0.1 }), status: 400, body: { error: { code: 'invalid_value', param: 'top_p' } } },
+  { name: 'chat: content 42 in a message', family: 'chat', send: post('chat', { model: 'gpt-test', messages: [{ role: 'user', content: 42 }] }), status: 400, exact: true, body: openAi("Invalid value for 'messages[0].content': must be a string, an array of content parts or null.", 'invalid_value', 'messages[0].content') },
+  { name: 'chat: stop with five sequences', family: 'chat', send: post('chat', { ...(GOOD.chat as object), stop: ['a', 'b', 'c', 'd', 'e'] }), status: 400, body: { error: { code: 'invalid_value', param: 'stop' } } },
+  { name: 'chat: JSON nested 100,000 deep', family: 'chat', send: post('chat', deepBody('chat')), status: 400, exact: true, body: openAi(TOO_DEEP, 'json_too_deep') },
+  { name: 'chat: invalid UTF-8', family: 'chat', send: post('chat', invalidUtf8('chat')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
+  { name: 'chat: content-type text/plain', family: 'chat', send: post('chat', GOOD.chat, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
+  { name: 'chat: a gzip-encoded body', family: 'chat', send: post('chat', GOOD.chat, { 'content-encoding': 'gzip' }), status: 415, body: { error: { code: 'unsupported_content_encoding' } } },
+
+  // Messages (fast JSON route, Anthropic shape; claude-test is passed through to the Anthropic upstream)
+  { name: 'messages: system 42 on a pass-through model', family: 'messages', send: post('messages', { ...(GOOD.messages as object), system: 42 }), status: 400, exact: true, body: anthropic('system: Input should be a valid string or a list of text blocks') },
+  { name: 'messages: max_tokens -5', family: 'messages', send: post('messages', { ...(GOOD.messages as object), max_tokens: -5 }), status: 400, exact: true, body: anthropic('max_tokens: Input should be a positive integer') },
+  { name: 'messages: temperature 1.5 (Anthropic allows 0-1)', family: 'messages', send: post('messages', { ...(GOOD.messages as object), temperature: 1.5 }), status: 400, exact: true, body: anthropic('temperature: must be <= 1') },
+  { name: 'messages: top_p 1.5', family: 'messages', send: post('messages', { ...(GOOD.messages as object), top_p: 1.5 }), status: 400, exact: true, body: anthropic('top_p: Input should be between 0 and 1 (or -1, not set)') },
+  { name: 'messages: no messages', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [] }), status: 400, exact: true, body: anthropic('messages: must contain at least 1 item(s)') },
+  { name: 'messages: a system role in messages', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [{ role: 'system', content: 'x' }] }), status: 400, exact: true, body: anthropic("messages.0.role: Input should be 'user' or 'assistant'") },
+  { name: 'messages: a content block without a type', family: 'messages', send: post('messages', { ...(GOOD.messages as object), messages: [{ role: 'user', content: [{ text: 'x' }] }] }), status: 400, exact: true, body: anthropic('messages.0.content: Input should be a valid string or a list of content blocks') },
+  { name: 'count_tokens: system 42', family: 'messages', send: post('messages', { model: 'claude-test', messages: [{ role: 'user', content: 'x' }], system: 42 }, {}, '/native/v1/messages/count_tokens'), status: 400, body: anthropic('system: Input should be a valid string or a list of text blocks') },
+  { name: 'messages: JSON nested 100,000 deep', family: 'messages', send: post('messages', deepBody('messages')), status: 400, exact: true, body: anthropic(TOO_DEEP) },
+  { name: 'messages: invalid UTF-8', family: 'messages', send: post('messages', invalidUtf8('messages')), status: 400, exact: true, body: anthropic(NOT_UTF8) },
+  { name: 'messages: content-type text/plain', family: 'messages', send: post('messages', GOOD.messages, { 'content-type': 'text/plain' }), status: 415, exact: true, body: anthropic(TEXT_PLAIN) },
+  { name: 'messages: headers over 256 KiB', family: 'messages', send: hugeHeaders('/native/v1/messages', `x-api-key: ${KEY}\r\n`), status: 431, exact: true, body: anthropic('The request headers are too large.') },
+  { name: 'messages (deprecated /v1/messages): headers over 256 KiB', family: 'messages', send: hugeHeaders('/v1/messages', ''), status: 431, exact: true, body: anthropic('The request headers are too large.') },
+
+  // Responses (express app, OpenAI shape)
+  { name: 'responses: JSON nested 100,000 deep', family: 'responses', send: post('responses', deepBody('responses')), status: 400, exact: true, body: openAi(TOO_DEEP, 'json_too_deep') },
+  { name: 'responses: max_output_tokens -1', family: 'responses', send: post('responses', { ...(GOOD.responses as object), max_output_tokens: -1 }), status: 400, body: { error: { code: 'invalid_value', param: 'max_output_tokens' } } },
+  { name: 'responses: temperature "hot"', family: 'responses', send: post('responses', { ...(GOOD.responses as object), temperature: 'hot' }), status: 400, exact: true, body: openAi("Invalid type for 'temperature': expected a number.", 'invalid_type', 'temperature') },
+  { name: 'responses: a tool without a type', family: 'responses', send: post('responses', { ...(GOOD.responses as object), tools: [{ name: 'x' }] }), status: 400, exact: true, body: openAi("Missing required parameter: 'tools[0].type'.", 'missing_required_parameter', 'tools[0].type') },
+  { name: 'responses: invalid UTF-8', family: 'responses', send: post('responses', invalidUtf8('responses')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
+  { name: 'responses: content-type text/plain', family: 'responses', send: post('responses', GOOD.responses, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
+
+  // embeddings (fast JSON route, OpenAI shape)
+  { name: 'embeddings: content-type text/plain', family: 'embeddings', send: post('embeddings', GOOD.embeddings, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
+  { name: 'embeddings: an empty input array', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: [] }), status: 400, body: { error: { code: 'invalid_value', param: 'input' } } },
+  { name: 'embeddings: dimensions 0', family: 'embeddings', send: post('embeddings', { ...(GOOD.embeddings as object), dimensions: 0 }), status: 400, exact: true, body: openAi("Invalid value for 'dimensions': must be >= 1.", 'invalid_value', 'dimensions') },
+  { name: 'embeddings: encoding_format "int8"', family: 'embeddings', send: post('embeddings', { ...(GOOD.embeddings as object), encoding_format: 'int8' }), status: 400, body: { error: { code: 'invalid_value', param: 'encoding_format' } } },
+
+  // images (express app, OpenAI shape)
+  { name: 'images: an edit without an image part', family: 'images', send: editWithoutImage, status: 400, exact: true, body: openAi("Missing required parameter: 'image' (an image edit needs an image file part).", 'missing_required_parameter', 'image') },
+  { name: 'images: n 11', family: 'images', send: post('images', { ...(GOOD.images as object), n: 11 }), status: 400, exact: true, body: openAi("Invalid value for 'n': expected a positive integer.", 'invalid_value', 'n') },
+  { name: 'images: invalid UTF-8', family: 'images', send: post('images', invalidUtf8('images')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
+  { name: 'images: content-type text/plain', family: 'images', send: post('images', GOOD.images, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
+
+  // the management API (express app, OpenAI shape)
+  { name: 'admin: POST /admin/v1/keys nested 100,000 deep', family: 'admin', send: post('admin', deepBody('admin')), status: 400, exact: true, body: openAi(TOO_DEEP, 'json_too_deep') },
+  { name: 'admin: POST /admin/v1/keys as text/plain', family: 'admin', send: post('admin', GOOD.admin, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
+
+  // /mcp: every error is JSON-RPC
+  { name: 'mcp: content-type text/plain', family: 'mcp', send: post('mcp', GOOD.mcp, { 'content-type': 'text/plain' }), status: 415, body: jsonRpc(-32600, 'unsupported_media_type') },
+  { name: 'mcp: invalid UTF-8', family: 'mcp', send: post('mcp', invalidUtf8('mcp')), status: 400, body: jsonRpc(-32700, 'invalid_utf8') },
+  { name: 'mcp: JSON nested 100,000 deep', family: 'mcp', send: post('mcp', deepBody('mcp')), status: 400, body: jsonRpc(-32700, 'json_too_deep') },
+  { name: 'mcp: PUT /mcp', family: 'mcp', send: (gw) => fetch(`${gw.url}/mcp`, { method: 'PUT', headers: { 'content-type': 'application/json', ...HEADERS.mcp }, body: JSON.stringify(GOOD.mcp) }).then(fetchAnswer), status: 405, body: { jsonrpc: '2.0', id: null, error: { code: -32600 } } },
+  { name: 'mcp: PATCH /mcp', family: 'mcp', send: (gw) => fetch(`${gw.url}/mcp`, { method: 'PATCH', headers: HEADERS.mcp }).then(fetchAnswer), status: 405, body: { jsonrpc: '2.0', id: null, error: { code: -32600 } } },
+  { name: 'mcp: a path below /mcp', family: 'mcp', send: post('mcp', GOOD.mcp, {}, '/mcp/tools'), status: 404, body: jsonRpc(-32602, 'unknown_endpoint') },
+  { name: 'mcp: headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp', `x-gateway-api-key: Bearer ${KEY}\r\n`), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
+];
+
+describe('malformed input: each answered with its status in its API error shape, and the gateway serves on', () => {
+  let openai: FakeOpenAI;
+  let claude: FakeAnthropicUpstream;
+  let gw: TestGateway;
+
+  before(async () => {
+    openai = await new FakeOpenAI().start();
+    openai.script = (req) =>
+      req.path.endsWith('/embeddings')
+        ? { kind: 'json', body: { object: 'list', model: 'upstream-embed', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 1, total_tokens: 1 } } }
+        : { kind: 'json', body: chatCompletion('fine') };
+    claude = new FakeAnthropicUpstream(ANTHROPIC_KEY);
+    await claude.start();
+    claude.reply({ json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'fine' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } });
+    gw = await testConfig()
+      .withKey(KEY)
+      .with({ adminKey: ADMIN })
+      .withOpenAI('oai', openai, OPENAI_KEY)
+      .withModel('gpt-test', { model: 'upstream-chat' })
+      .withModel('embed-test', { model: 'upstream-embed', kind: 'embedding' })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: claude.url, apiKey: ANTHROPIC_KEY })
+      .withModel('claude-test', { model: 'claude-sonnet-4-5' })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('painter', { kind: 'image' })
+      .with({ routing: { retries: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await openai.stop();
+    await claude.close();
+  });
+
+  it(`covers at least thirty cases across every API family (${CASES.length})`, () => {
+    expect(CASES.length).to.be.at.least(30);
+    expect(new Set(CASES.map((c) => c.family))).to.have.lengthOf(Object.keys(PATHS).length);
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: ${c.status}, and the next good request is served`, async () => {
+      const upstreamCalls = openai.requests.length + claude.requests.length;
+      const answer = await c.send(gw);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(c.status);
+      if (c.exact) expect(answer.body).to.deep.equal(c.body);
+      else expectSubset(answer.body, c.body, 'body');
+      expect(openai.requests.length + claude.requests.length, 'nothing reached an upstream').to.equal(upstreamCalls);
+
+      const good = await post(c.family, GOOD[c.family])(gw);
+      expect(good.status, JSON.stringify(good.body)).to.equal(c.family === 'admin' ? 201 : 200);
+    });
+  }
+
+  it('takes JSON nested 128 deep and refuses 129; brackets inside strings and unknown fields pass through as sent', async () => {
+    const at = await post('chat', deepBody('chat', 127))(gw); // the body object itself is the first level
+    expect(at.status).to.equal(200);
+    const over = await post('chat', deepBody('chat', 128))(gw);
+    expect(over.body.error).to.include({ code: 'json_too_deep' });
+
+    const text = `${'['.repeat(10_000)} "\\"{`;
+    const body = { model: 'gpt-test', messages: [{ role: 'user', content: text }], temperature: 2, top_p: 0, max_tokens: null, vendor_extension: { deep: [1, { x: null }] } };
+    const served = await post('chat', body)(gw);
+    expect(served.status).to.equal(200);
+    expect(openai.last.body).to.deep.include({ messages: [{ role: 'user', content: text }], temperature: 2, top_p: 0, max_tokens: null, vendor_extension: { deep: [1, { x: null }] } });
+  });
+
+  it("takes LangChain ChatAnthropic's defaults (top_k -1, top_p -1: not set) on a pass-through Messages request", async () => {
+    const body = { ...(GOOD.messages as object), temperature: 1, top_k: -1, top_p: -1 };
+    const served = await post('messages', body)(gw);
+    expect(served.status, JSON.stringify(served.body)).to.equal(200);
+    expect(claude.last.body).to.deep.include({ top_k: -1, top_p: -1 });
+  });
+});
