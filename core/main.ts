@@ -41,7 +41,8 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && workers > 1) return runPrimary(workers, (url) => process.stdout.write(`${startupLines(url, config.adminKey).join('\n')}\n`));
   const gateway = await createGateway(config);
   const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];
-  for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
+  // under --workers the first worker speaks for all of them
+  if (!cluster.isWorker || cluster.worker?.id === 1) for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
   let running: Awaited<ReturnType<typeof listen>>;
   try {
     running = await listen(gateway, config.server.host, config.server.port);
