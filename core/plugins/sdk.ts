@@ -23,6 +23,8 @@ export { emptyUsage } from '../types/usage';
 export type * from '../apis/messages/types';
 export { finishReasonFromStopReason, stopReasonFromFinishReason } from '../apis/messages/stop-reasons';
 export { chatUsageFromMessagesUsage, messagesUsageFromChatUsage, tokenUsageFromMessagesUsage } from '../apis/messages/usage';
+export { BUDGET_OF_EFFORT, isThinkingBlock, reasoningText, thinkingBlockOf, thinkingBlocksOfContent } from '../apis/messages/thinking';
+export { outputFormatOfResponseFormat } from '../apis/messages/output-config';
 
 // Image edits: the uploaded multipart form a provider re-encodes for its upstream.
 export { editUploadOf, EditUpload, type EditFields, type UploadedFileInfo } from '../apis/images/edit-upload';

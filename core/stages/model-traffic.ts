@@ -19,6 +19,7 @@ import { formatAdapter } from '../formats/registry';
 import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import type { TokenUsage } from '../types/usage';
+import { fillUnreportedUsage, frameTextLength } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
 
 const KIND_OF_FORMAT: Record<ApiFormat, ModelKind> = {
@@ -138,7 +139,7 @@ export class ModelTraffic implements TrafficStrategy {
     const adapter = formatAdapter(exchange.format);
     const price = exchange.deployment?.config.price;
     if (result.stream) {
-      if (adapter.usageOfFrame) result.stream = meterStream(ctx, result.stream, adapter.usageOfFrame, price);
+      if (adapter.usageOfFrame) result.stream = meterStream(ctx, exchange.format, result.stream, adapter.usageOfFrame, price);
       return;
     }
     const usage = adapter.usageOf(result.body);
@@ -157,19 +158,34 @@ export class ModelTraffic implements TrafficStrategy {
   }
 }
 
+/**
+ * Meters a stream as it passes. A stream that does not run to its end (cut by the upstream, failed, left
+ * by the client) usually ends before the upstream reported its usage, yet the upstream did the work: the
+ * counters it never reported are estimated from the request and the text streamed so far, and the log
+ * entry is flagged `usageEstimated`.
+ */
+/** Streams of generated text, whose unreported usage can be estimated from that text. */
+const TEXT_FORMATS = new Set<ApiFormat>(['chat', 'messages']);
+
 async function* meterStream(
   ctx: AuthedContext,
+  format: ApiFormat,
   stream: AsyncIterable<SseFrame>,
   usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
   price: Parameters<typeof priceUsage>[0],
 ): AsyncGenerator<SseFrame> {
+  let streamedChars = 0;
+  let complete = false;
   try {
     for await (const frame of stream) {
       const usage = usageOfFrame(frame);
       if (usage) mergeUsage(ctx.usage, usage);
+      streamedChars += frameTextLength(format, frame);
       yield frame;
     }
+    complete = true;
   } finally {
+    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamedChars)) ctx.logDetails.usageEstimated = true;
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
   }
 }

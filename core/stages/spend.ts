@@ -46,6 +46,8 @@ export class SpendStage implements Stage {
       parent.foldedChildren++;
       parent.firstDeploymentId ??= target.deploymentId ?? undefined;
       if (ctx.guardrails.length) parent.guardrails.push(...ctx.guardrails);
+      // the parent's one entry is estimated if any round in it was
+      if (ctx.logDetails.usageEstimated) parent.logDetails.usageEstimated = true;
       return;
     }
     const entry: LogEntry = {

@@ -4,6 +4,11 @@
  * as the upstream sent it (no parse, no re-serialisation on the pass-through path).
  */
 export class SseFrame {
+  /**
+   * The usage this frame reports is the gateway's own estimate (a translated `message_start`), not the
+   * upstream's count: meters skip it. Never written on the wire.
+   */
+  usageEstimated = false;
   private rawData: string | undefined;
   private parsed: unknown;
   private hasParsed: boolean;

@@ -14,12 +14,24 @@ export interface ToolCall {
   [extra: string]: unknown;
 }
 
+/**
+ * A model's reasoning as Anthropic returns it: a `thinking` block with the signature that must come back
+ * unchanged on the next turn, or a `redacted_thinking` block. The canonical chat format carries them as
+ * `thinking_blocks` beside `reasoning_content` (the names LiteLLM and OpenAI-compatible servers use), so a
+ * chat client can pass them back; providers without such a field leave them out of the upstream request.
+ */
+export type ThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature?: string; [extra: string]: unknown }
+  | { type: 'redacted_thinking'; data: string; [extra: string]: unknown };
+
 export interface ChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | string;
   content?: string | ContentPart[] | null;
   name?: string;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
+  /** assistant turns: the reasoning that preceded this answer, passed back as it was returned */
+  thinking_blocks?: ThinkingBlock[];
   [extra: string]: unknown;
 }
 
@@ -56,7 +68,16 @@ export interface Usage {
 
 export interface ChatChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null; [extra: string]: unknown };
+  message: {
+    role: 'assistant';
+    content: string | null;
+    tool_calls?: ToolCall[];
+    refusal?: string | null;
+    /** the model's reasoning text (DeepSeek, vLLM, Anthropic through the gateway) */
+    reasoning_content?: string | null;
+    thinking_blocks?: ThinkingBlock[];
+    [extra: string]: unknown;
+  };
   finish_reason: string | null;
   logprobs?: unknown;
   [extra: string]: unknown;
@@ -81,7 +102,16 @@ export interface ChunkToolCall {
 
 export interface ChatChunkChoice {
   index: number;
-  delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChunkToolCall[]; refusal?: string | null; [extra: string]: unknown };
+  delta: {
+    role?: 'assistant';
+    content?: string | null;
+    tool_calls?: ChunkToolCall[];
+    refusal?: string | null;
+    reasoning_content?: string | null;
+    /** a finished thinking block's signature (`thinking: ""`), or a redacted block, when the upstream gives one */
+    thinking_blocks?: ThinkingBlock[];
+    [extra: string]: unknown;
+  };
   finish_reason: string | null;
   logprobs?: unknown;
   [extra: string]: unknown;

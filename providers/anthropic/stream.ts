@@ -4,10 +4,13 @@
  *   message_start              -> a role chunk (id, model and prompt usage remembered)
  *   content_block_start text   -> a content chunk if the block starts with text
  *   content_block_start tool   -> a tool_calls chunk with id and name (arguments "")
- *   content_block_delta        -> text_delta: content; input_json_delta: tool call arguments
+ *   content_block_delta        -> text_delta: content; input_json_delta: tool call arguments;
+ *                                 thinking_delta: reasoning_content; signature_delta: a thinking_blocks
+ *                                 entry with the signature (so a chat client can pass the block back)
+ *   content_block_start redacted_thinking -> a thinking_blocks entry with the block
  *   message_delta              -> a finish chunk, then a usage chunk with `choices: []`
  *   message_stop               -> `[DONE]`
- *   ping, content_block_stop, thinking -> nothing
+ *   ping, content_block_stop   -> nothing
  *   error                      -> throws the matching GatewayError
  */
 import { finishReasonFromStopReason, chatUsageFromMessagesUsage, SseFrame, type Clock, type StreamState, type MessagesUsage, type ChatChunk, type ChatChunkChoice } from '../../core/plugins/sdk';
@@ -40,6 +43,8 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'content_block_start': {
       const block = event.content_block ?? {};
       if (block.type === 'text') return block.text ? [chunk(state, { content: block.text })] : [];
+      if (block.type === 'thinking') return block.thinking ? [chunk(state, { reasoning_content: block.thinking })] : [];
+      if (block.type === 'redacted_thinking') return [chunk(state, { thinking_blocks: [{ type: 'redacted_thinking', data: String(block.data ?? '') }] })];
       if (block.type === 'tool_use') {
         const index = state.nextToolIndex++;
         state.toolIndexByBlock[event.index] = index;
@@ -50,6 +55,8 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'content_block_delta': {
       const delta = event.delta ?? {};
       if (delta.type === 'text_delta') return delta.text ? [chunk(state, { content: delta.text })] : [];
+      if (delta.type === 'thinking_delta') return delta.thinking ? [chunk(state, { reasoning_content: delta.thinking })] : [];
+      if (delta.type === 'signature_delta') return delta.signature ? [chunk(state, { thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature }] })] : [];
       if (delta.type === 'input_json_delta') {
         const index = state.toolIndexByBlock[event.index];
         if (index === undefined || !delta.partial_json) return [];

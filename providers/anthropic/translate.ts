@@ -7,10 +7,21 @@
  *   one plain system message, text blocks otherwise, keeping any `cache_control` on a part);
  * - `max_tokens` is required upstream: max_completion_tokens, else max_tokens, else DEFAULT_MAX_TOKENS;
  * - `tool` messages become `tool_result` blocks in a user turn, consecutive ones in the same turn;
- * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them.
+ * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them;
+ *   without `thinking`, `reasoning_effort` turns thinking on with a budget per effort (BUDGET_OF_EFFORT),
+ *   and the default output cap grows by that budget;
+ * - `response_format` json_schema -> `output_config.format`; JSON mode without a schema is refused;
+ * - an assistant message's `thinking_blocks` lead its content, signatures unchanged; in the answer,
+ *   thinking blocks come back as `reasoning_content` (their text) and `thinking_blocks` (the blocks).
  */
 import {
+  BUDGET_OF_EFFORT,
   InvalidRequestError,
+  isThinkingBlock,
+  outputFormatOfResponseFormat,
+  reasoningText,
+  thinkingBlockOf,
+  thinkingBlocksOfContent,
   finishReasonFromStopReason,
   chatUsageFromMessagesUsage,
   type MessagesContentBlock,
@@ -64,9 +75,10 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
     }
   });
 
+  const thinking = request.thinking === undefined ? thinkingOfEffort(request.reasoning_effort) : undefined;
   const body: MessagesRequest = {
     model: upstreamModel,
-    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),
     messages,
   };
   const system = systemField(systemBlocks);
@@ -82,6 +94,9 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
   for (const name of NATIVE_PASSTHROUGH) if (request[name] !== undefined) (body as Record<string, unknown>)[name] = request[name];
+  if (thinking) body.thinking = thinking;
+  const format = outputFormatOfResponseFormat(request.response_format);
+  if (format) body.output_config = { format };
   if (request.stream === true) body.stream = true;
   return body;
 }
@@ -139,10 +154,18 @@ function imageBlock(part: { image_url: { url: string }; cache_control?: unknown 
   return block;
 }
 
+/** `reasoning_effort` -> a thinking budget; `none` (or an effort Anthropic has no budget for) leaves thinking off. */
+function thinkingOfEffort(effort: unknown): { type: 'enabled'; budget_tokens: number } | undefined {
+  const budget = typeof effort === 'string' ? BUDGET_OF_EFFORT.get(effort) : undefined;
+  return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget };
+}
+
 function assistantContent(message: ChatMessage, where: string): string | MessagesContentBlock[] {
   const calls = message.tool_calls ?? [];
-  if (calls.length === 0 && (typeof message.content === 'string' || message.content == null)) return message.content ?? '';
-  const blocks: MessagesContentBlock[] = [];
+  // thinking blocks passed back lead the turn, as the model wrote them, signatures unchanged
+  const thinking = Array.isArray(message.thinking_blocks) ? message.thinking_blocks.filter(isThinkingBlock).map(thinkingBlockOf) : [];
+  if (calls.length === 0 && thinking.length === 0 && (typeof message.content === 'string' || message.content == null)) return message.content ?? '';
+  const blocks: MessagesContentBlock[] = [...thinking];
   if (typeof message.content === 'string') {
     if (message.content !== '') blocks.push({ type: 'text', text: message.content });
   } else if (Array.isArray(message.content)) {
@@ -232,13 +255,18 @@ export function chatResponseFromMessages(body: MessagesResponse, created: number
       const use = block as MessagesToolUseBlock;
       toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
     }
-    // thinking and server-tool blocks have no place in a chat message
+    // server-tool blocks have no place in a chat message
   }
   const message: ChatResponse['choices'][number]['message'] = {
     role: 'assistant',
     content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '',
   };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const thinking = thinkingBlocksOfContent(body.content ?? []);
+  if (thinking.length > 0) {
+    message.reasoning_content = reasoningText(thinking) ?? '';
+    message.thinking_blocks = thinking;
+  }
   return {
     id: body.id,
     object: 'chat.completion',

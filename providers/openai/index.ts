@@ -17,6 +17,19 @@ function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record
 }
 
 /**
+ * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
+ * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
+ */
+function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
+  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
+  return messages.map((m) => {
+    if (m?.thinking_blocks === undefined) return m;
+    const { thinking_blocks: _dropped, ...rest } = m;
+    return rest;
+  });
+}
+
+/**
  * The OpenAI API and every OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp). The client's
  * format is the upstream's: bodies pass through unchanged except the model name; responses and stream
  * frames are returned as the upstream sent them.
@@ -24,7 +37,7 @@ function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record
 function createOpenAiProvider(options: OpenAiOptions): Provider {
   const chat: HttpOperation<ChatRequest> = {
     toUpstream(request, target) {
-      const body: ChatRequest = { ...request, model: target.model.model };
+      const body: ChatRequest = { ...request, model: target.model.model, messages: withoutThinkingBlocks(request.messages) };
       // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
       // chunk again for clients that did not ask for it.
       if (body.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };

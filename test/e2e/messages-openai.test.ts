@@ -79,7 +79,7 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       tool_choice: 'auto',
     });
     expect(first).to.deep.equal({
-      id: 'chatcmpl-fake',
+      id: 'msg_fake',
       type: 'message',
       role: 'assistant',
       model: 'upstream-model',
@@ -127,7 +127,7 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     // parsed_output and stop_details are the SDK's own additions to the message it assembles
     const { parsed_output: _parsed, stop_details: _details, ...assembled } = message as any;
     expect(assembled).to.deep.equal({
-      id: 'chatcmpl-s2',
+      id: 'msg_s2',
       type: 'message',
       role: 'assistant',
       model: 'gpt-4o-mini',
@@ -149,7 +149,8 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(answer.headers['content-type']).to.match(/^text\/event-stream/);
     const events = await sseEvents(answer.text);
     expect(events).to.deep.equal([
-      { event: 'message_start', data: { type: 'message_start', message: { id: 'chatcmpl-fake', type: 'message', role: 'assistant', model: 'upstream-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } } },
+      // a msg_ id, and the prompt estimated (32 characters of messages, 4 a token) until message_delta restates it
+      { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_fake', type: 'message', role: 'assistant', model: 'upstream-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 8, output_tokens: 0 } } } },
       { event: 'ping', data: { type: 'ping' } },
       { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
       { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } } },
@@ -161,8 +162,11 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       },
       { event: 'message_stop', data: { type: 'message_stop' } },
     ]);
-    // 1000 x $1 + 500 x $2, per million
+    // 1000 x $1 + 500 x $2, per million: the upstream's counts, not the estimate
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.002');
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    expect(entry).to.deep.include({ promptTokens: 1000, completionTokens: 500 });
+    expect(entry.details).to.not.have.property('usageEstimated');
   });
 
   it('prices cached prompt tokens at the cache-read price on a JSON answer', async () => {

@@ -10,9 +10,10 @@ import { chatRequestFromMessages } from './to-chat-request';
 import { messagesResponseFromChat } from './from-chat-response';
 import { MessagesStreamTranslator } from './from-chat-stream';
 import { readMessagesResponseUsage } from './usage';
+import { estimatePromptTokens } from '../../spend/usage-estimate';
 
-async function* streamFromChat(frames: AsyncIterable<SseFrame>): AsyncIterable<SseFrame> {
-  const translator = new MessagesStreamTranslator();
+async function* streamFromChat(frames: AsyncIterable<SseFrame>, request: unknown): AsyncIterable<SseFrame> {
+  const translator = new MessagesStreamTranslator({ estimatedInputTokens: estimatePromptTokens(request) });
   for await (const frame of frames) yield* translator.push(frame);
   yield* translator.end();
 }
@@ -28,6 +29,8 @@ function count(value: unknown): number | undefined {
  */
 export function usageOfMessagesFrame(frame: SseFrame): Partial<TokenUsage> | undefined {
   if (frame.event !== 'message_start' && frame.event !== 'message_delta') return undefined;
+  // the gateway's estimate of a translated stream's prompt: the upstream's count follows in message_delta
+  if (frame.usageEstimated) return undefined;
   let event: any;
   try {
     event = frame.json;
@@ -55,7 +58,7 @@ export const messagesFormat: FormatAdapter = {
   format: 'messages',
   toChat: (body) => chatRequestFromMessages(body),
   fromChat: (response: ChatResponse) => messagesResponseFromChat(response),
-  streamFromChat: (frames) => streamFromChat(frames),
+  streamFromChat: (frames, request) => streamFromChat(frames, request),
   usageOf: (body) => readMessagesResponseUsage(body),
   usageOfFrame: usageOfMessagesFrame,
   isTerminalFrame: (frame) => frame.event === 'message_stop',

@@ -4,20 +4,23 @@
  */
 import { UpstreamError } from '../../errors/gateway-error';
 import type { ChatResponse, ToolCall } from '../../types/chat';
+import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
+import { thinkingBlocksOfChat } from './thinking';
 import type { MessagesContentBlock, MessagesResponse } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 
 export function messagesResponseFromChat(response: ChatResponse): MessagesResponse {
   const choice = response.choices?.[0];
-  const content: MessagesContentBlock[] = [];
+  // reasoning comes first, as Anthropic models write it
+  const content: MessagesContentBlock[] = [...thinkingBlocksOfChat(choice?.message)];
   const text = choice?.message?.content;
   if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
   for (const call of choice?.message?.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call) });
   }
   return {
-    id: response.id,
+    id: messagesId(response.id),
     type: 'message',
     role: 'assistant',
     model: response.model,

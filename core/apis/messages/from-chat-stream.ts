@@ -2,24 +2,32 @@
  * Canonical `chat.completion.chunk` frames -> the Anthropic Messages event sequence:
  *
  *   message_start, ping,
- *   (content_block_start, content_block_delta*, content_block_stop)*   text or tool_use blocks
+ *   (content_block_start, content_block_delta*, content_block_stop)*   thinking, text or tool_use blocks
  *   message_delta (stop_reason + usage), message_stop
  *
  * Chat streams report usage in a last chunk after the finish chunk, so `message_delta` is held back
- * until that chunk or `[DONE]` arrives. Only choice 0 is read (a Messages request has one answer).
+ * until that chunk or `[DONE]` arrives. `message_start` carries an estimate of the prompt's tokens
+ * (clients such as LangChain read the input count only there); the frame is marked so the meter does
+ * not take the estimate for the upstream's count, which `message_delta` restates.
+ *
+ * Reasoning (`reasoning_content`, or `reasoning` on some servers) becomes a thinking block; a signature
+ * the upstream sends in `thinking_blocks` becomes its `signature_delta`. Only choice 0 is read (a Messages request has one answer).
  * One translator per stream; it is not reusable.
  */
 import { SseFrame } from '../../streaming/sse-frame';
-import type { ChatChunk, ChunkToolCall, Usage } from '../../types/chat';
+import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types/chat';
+import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 
-type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
+type OpenBlock = { kind: 'text'; index: number } | { kind: 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
 
 export interface MessagesStreamOptions {
   /** the model name to report in message_start (default: the chunk's model) */
   model?: string;
+  /** the prompt's estimated size, reported in message_start until the upstream's count arrives */
+  estimatedInputTokens?: number;
 }
 
 export class MessagesStreamTranslator {
@@ -45,6 +53,9 @@ export class MessagesStreamTranslator {
     const choice = chunk.choices?.find((c) => c.index === 0 || c.index === undefined);
     if (!choice) return out;
     const delta = choice.delta ?? {};
+    const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
+    if (reasoning !== '') this.thinking(reasoning, out);
+    if (Array.isArray(delta.thinking_blocks)) for (const block of delta.thinking_blocks) this.thinkingBlock(block, out);
     if (typeof delta.content === 'string' && delta.content !== '') this.text(delta.content, out);
     for (const call of delta.tool_calls ?? []) this.toolCall(call, out);
     if (choice.finish_reason) {
@@ -65,23 +76,47 @@ export class MessagesStreamTranslator {
 
   private start(chunk: Partial<ChatChunk>, out: SseFrame[]): void {
     this.started = true;
-    out.push(
-      event({
-        type: 'message_start',
-        message: {
-          id: chunk.id ?? 'msg_gateway',
+    const start = event({
+      type: 'message_start',
+      message: {
+        id: messagesId(chunk.id),
           type: 'message',
           role: 'assistant',
-          model: this.options.model ?? chunk.model ?? '',
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          // the prompt size of a chat stream is known only at its end: message_delta restates it
-          usage: { input_tokens: 0, output_tokens: 0 },
-        },
-      }),
-      event({ type: 'ping' }),
-    );
+        model: this.options.model ?? chunk.model ?? '',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        // the prompt size of a chat stream is known only at its end: message_delta restates it
+        usage: { input_tokens: this.options.estimatedInputTokens ?? 0, output_tokens: 0 },
+      },
+    });
+    start.usageEstimated = true;
+    out.push(start, event({ type: 'ping' }));
+  }
+
+  private thinking(text: string, out: SseFrame[]): void {
+    if (this.open?.kind !== 'thinking') {
+      this.closeBlock(out);
+      this.open = { kind: 'thinking', index: this.nextBlockIndex++ };
+      out.push(event({ type: 'content_block_start', index: this.open.index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    }
+    out.push(event({ type: 'content_block_delta', index: this.open.index, delta: { type: 'thinking_delta', thinking: text } }));
+  }
+
+  /** A signature closes the thinking block it signs; a redacted block is a block of its own. */
+  private thinkingBlock(block: ThinkingBlock, out: SseFrame[]): void {
+    if (block?.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
+      if (this.open?.kind !== 'thinking') this.thinking('', out);
+      out.push(event({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'signature_delta', signature: block.signature } }));
+      this.closeBlock(out);
+    } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string') {
+      this.closeBlock(out);
+      const index = this.nextBlockIndex++;
+      out.push(
+        event({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: block.data } }),
+        event({ type: 'content_block_stop', index }),
+      );
+    }
   }
 
   private text(text: string, out: SseFrame[]): void {

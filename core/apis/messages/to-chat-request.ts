@@ -6,12 +6,19 @@
  *   blank line because many OpenAI-compatible servers accept only a string there.
  * - `tool_result` blocks become `tool` messages placed BEFORE the rest of that user turn, as the chat
  *   format requires tool answers to follow the assistant's tool calls directly.
- * - thinking blocks and `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
+ * - thinking blocks of earlier assistant turns travel as that message's `thinking_blocks` (signatures
+ *   unchanged; providers without reasoning input leave them out); `thinking` -> `reasoning_effort`.
+ * - `output_config.format` (structured output) -> `response_format` json_schema; what in `output_config`
+ *   has no chat equivalent is refused, never dropped (output-config.ts).
+ * - `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
  * - Server tools (web search, code execution, ...) and documents cannot run on another provider: they
  *   are refused with a clear error instead of being silently ignored.
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../types/chat';
+import type { ThinkingBlock } from '../../types/chat';
+import { chatFieldsOfOutputConfig } from './output-config';
+import { effortOfBudget, isThinkingBlock, thinkingBlockOf } from './thinking';
 import type {
   MessagesContentBlock,
   MessagesImageBlock,
@@ -23,8 +30,6 @@ import type {
   MessagesToolUseBlock,
 } from './types';
 
-/** Block types with no chat meaning that are safe to leave out. */
-const DROPPED_BLOCKS = new Set(['thinking', 'redacted_thinking']);
 
 export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
   if (!request || typeof request !== 'object') throw new InvalidRequestError('The request body must be a JSON object.');
@@ -38,10 +43,15 @@ export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
   const chat: ChatRequest = { model: request.model, messages };
   if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
-  if (request.top_p !== undefined) chat.top_p = request.top_p;
+  // -1 is the Messages API's "not set" (LangChain sends it); chat APIs refuse it
+  if (request.top_p !== undefined && request.top_p !== -1) chat.top_p = request.top_p;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
   if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(chatTool);
   if (request.tool_choice !== undefined) Object.assign(chat, chatToolChoice(request.tool_choice));
+  const effort = reasoningEffortOfThinking(request.thinking);
+  if (effort !== undefined) chat.reasoning_effort = effort;
+  // output_config.effort, when given, is the more precise of the two
+  Object.assign(chat, chatFieldsOfOutputConfig(request.output_config));
   const user = request.metadata?.user_id;
   if (typeof user === 'string' && user !== '') chat.user = user;
   if (request.stream === true) {
@@ -76,15 +86,18 @@ function chatMessagesFrom(message: MessagesMessage, i: number): ChatMessage[] {
 function assistantMessage(blocks: MessagesContentBlock[], where: string): ChatMessage {
   const texts: string[] = [];
   const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+  const thinking: ThinkingBlock[] = [];
   blocks.forEach((block, j) => {
-    if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
+    if (isThinkingBlock(block)) thinking.push(thinkingBlockOf(block));
+    else if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
     else if (block.type === 'tool_use') {
       const use = block as MessagesToolUseBlock;
       toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
-    } else if (!DROPPED_BLOCKS.has(block.type)) unsupportedBlock(block, `${where}.content.${j}`);
+    } else unsupportedBlock(block, `${where}.content.${j}`);
   });
   const message: ChatMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '' };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (thinking.length > 0) message.thinking_blocks = thinking;
   return message;
 }
 
@@ -102,7 +115,7 @@ function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessag
       parts.push(...images);
     } else if (block.type === 'text') parts.push({ type: 'text', text: (block as MessagesTextBlock).text });
     else if (block.type === 'image') parts.push(imagePart(block as MessagesImageBlock, at));
-    else if (!DROPPED_BLOCKS.has(block.type)) unsupportedBlock(block, at);
+    else if (!isThinkingBlock(block)) unsupportedBlock(block, at);
   });
   const out = [...toolMessages];
   if (parts.length > 0 || toolMessages.length === 0) out.push({ role: 'user', content: parts });
@@ -150,6 +163,16 @@ function chatTool(tool: MessagesTool, i: number): ChatTool {
   if (tool.description !== undefined) fn.description = tool.description;
   fn.parameters = tool.input_schema ?? { type: 'object', properties: {} };
   return { type: 'function', function: fn };
+}
+
+/** `thinking` -> the chat effort: an enabled budget maps to the nearest effort; disabled or adaptive to none. */
+function reasoningEffortOfThinking(thinking: unknown): string | undefined {
+  if (thinking === undefined || thinking === null) return undefined;
+  const type = (thinking as { type?: unknown }).type;
+  if (type === 'disabled' || type === 'adaptive') return undefined;
+  const budget = (thinking as { budget_tokens?: unknown }).budget_tokens;
+  if (type === 'enabled' && typeof budget === 'number' && Number.isFinite(budget)) return effortOfBudget(budget);
+  throw new InvalidRequestError('thinking: must be {type: "enabled", budget_tokens}, {type: "adaptive"} or {type: "disabled"}', 'invalid_request', { param: 'thinking' });
 }
 
 function chatToolChoice(choice: MessagesRequest['tool_choice']): Partial<ChatRequest> {

@@ -65,6 +65,10 @@ export interface MessagesRequest {
   tools?: MessagesTool[];
   tool_choice?: MessagesToolChoice;
   metadata?: { user_id?: string | null; [extra: string]: unknown };
+  /** extended thinking: `{type: "enabled", budget_tokens}`, `{type: "adaptive"}` or `{type: "disabled"}` */
+  thinking?: { type: string; budget_tokens?: number; [extra: string]: unknown };
+  /** structured output (`format`) and effort */
+  output_config?: { format?: { type: string; schema?: Record<string, unknown>; [extra: string]: unknown } | null; effort?: string | null; [extra: string]: unknown };
   [extra: string]: unknown;
 }
 

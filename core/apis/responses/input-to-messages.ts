@@ -4,10 +4,12 @@
  * Items the model must see become messages: messages, function calls and their outputs, MCP calls fed
  * back. An `mcp_approval_request` answered by an `mcp_approval_response` in the same input becomes an
  * assistant tool call whose result the tool loop fills in (runs it, or reports the denial); unanswered
- * requests and `mcp_list_tools` items are context for the client only and are skipped.
+ * requests and `mcp_list_tools` items are context for the client only and are skipped. A `reasoning`
+ * item the gateway wrote gives its blocks back to the assistant turn that follows it (reasoning.ts).
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
-import type { ChatMessage, ContentPart, ToolCall } from '../../types/chat';
+import type { ChatMessage, ContentPart, ThinkingBlock, ToolCall } from '../../types/chat';
+import { decodeReasoning } from './reasoning';
 import { toFunctionName } from './function-names';
 import type { InputItem } from './responses-types';
 
@@ -58,15 +60,28 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
 
   const messages: ChatMessage[] = [];
   const answered: AnsweredApproval[] = [];
+  /** reasoning blocks waiting for the assistant turn they preceded */
+  let thinking: ThinkingBlock[] = [];
+  const withThinking = (message: ChatMessage | undefined) => {
+    if (message?.role === 'assistant' && thinking.length > 0) message.thinking_blocks = [...(message.thinking_blocks ?? []), ...thinking];
+    thinking = [];
+  };
   input.forEach((item, i) => {
     if (typeof item !== 'object' || item === null) throw new InvalidRequestError(`input[${i}] must be an object.`, 'invalid_type', { param: `input[${i}]` });
     const type = item.type ?? 'message';
     switch (type) {
-      case 'message':
-        messages.push(messageOf(item, i));
+      case 'message': {
+        const message = messageOf(item, i);
+        messages.push(message);
+        withThinking(message);
         return;
+      }
       case 'function_call':
         appendToolCall(messages, { id: requireString(item, 'call_id', i), type: 'function', function: { name: requireString(item, 'name', i), arguments: stringArgs(item.arguments) } });
+        withThinking(messages[messages.length - 1]);
+        return;
+      case 'reasoning':
+        thinking.push(...decodeReasoning(item.encrypted_content));
         return;
       case 'function_call_output':
         messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: outputText(item.output) });
@@ -75,6 +90,7 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
         const name = requireString(item, 'name', i);
         const id = requireString(item, 'id', i);
         appendToolCall(messages, { id, type: 'function', function: { name: toFunctionName(name), arguments: stringArgs(item.arguments) } });
+        withThinking(messages[messages.length - 1]);
         const output = typeof item.output === 'string' ? item.output : typeof item.error === 'string' ? `Error: ${item.error}` : '';
         messages.push({ role: 'tool', tool_call_id: id, content: output });
         return;
@@ -92,7 +108,6 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
       }
       case 'mcp_approval_response':
       case 'mcp_list_tools':
-      case 'reasoning':
         return;
       default:
         throw new InvalidRequestError(`input[${i}]: items of type "${type}" are not supported by this gateway.`, 'unsupported_value', { param: `input[${i}].type` });

@@ -16,6 +16,7 @@ import type { InboundHeaders } from '../mcp/upstream-headers';
 import type { ChatTool } from '../../types/chat';
 import { toFunctionName } from './function-names';
 import { newId } from './ids';
+import { responsesToolAnnotations } from './tool-annotations';
 import type { McpListToolsItem, McpToolEntry, ToolEntry } from './responses-types';
 
 export interface OfferedTool {
@@ -90,7 +91,10 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
       id: newId('mcpl'),
       type: 'mcp_list_tools',
       server_label: entry.server_label,
-      tools: offered.map((t) => ({ name: t.mcpName, description: t.description ?? null, input_schema: t.inputSchema, annotations: upstream.find((u) => u.name === t.mcpName)?.annotations ?? null })),
+      tools: offered.map((t) => {
+        const annotations = responsesToolAnnotations(upstream.find((u) => u.name === t.mcpName)?.annotations);
+        return { name: t.mcpName, description: t.description ?? null, input_schema: t.inputSchema, ...(annotations ? { annotations } : {}) };
+      }),
     });
     // With several entries, the first one that offers a tool owns it (its label and approval rule).
     for (const tool of offered) {

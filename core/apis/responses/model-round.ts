@@ -8,7 +8,8 @@ import type { GatewayContext } from '../../pipeline/context';
 import type { Pipeline } from '../../pipeline/run-pipeline';
 import type { Clock } from '../../plugins/contracts';
 import { childSignal } from '../../upstream/child-signal';
-import type { ChatChunk, ChatRequest, ChatResponse, ToolCall } from '../../types/chat';
+import type { ChatChunk, ChatRequest, ChatResponse, ThinkingBlock, ToolCall } from '../../types/chat';
+import { ReasoningCollector } from './reasoning';
 import type { TokenUsage } from '../../types/usage';
 
 export interface RoundResult {
@@ -17,6 +18,10 @@ export interface RoundResult {
   finishReason: string | null;
   usage: TokenUsage;
   reasoningTokens: number;
+  /** the reasoning the model showed (Anthropic's blocks with their signatures, or plain text) */
+  reasoning: ThinkingBlock[];
+  /** the blocks of `reasoning` a provider accepts back on the next turn */
+  replayableReasoning: ThinkingBlock[];
   cost: number;
   deploymentId: string;
 }
@@ -34,7 +39,20 @@ export interface RoundEnvironment {
 /** Receives the round's text as it arrives (streaming); may wait for the client to drain. */
 export type TextSink = (delta: string) => void | Promise<void>;
 
-export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, onText: TextSink): Promise<RoundResult> {
+/** Where a round's answer goes as it arrives: its reasoning first, then its text. */
+export interface RoundSinks {
+  onText: TextSink;
+  onReasoning?: TextSink;
+  /** collects the round's reasoning blocks (the caller's, to read signatures while the round runs) */
+  reasoning?: ReasoningCollector;
+}
+
+export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, sinks: RoundSinks | TextSink): Promise<RoundResult> {
+  const { onText, onReasoning, reasoning = new ReasoningCollector() } = typeof sinks === 'function' ? { onText: sinks } : sinks;
+  const onThought = async (delta: string) => {
+    reasoning.text(delta);
+    await onReasoning?.(delta);
+  };
   const step = childSignal(env.signal);
   const ctx = env.parent.child('model', 'fold', env.clock.now(), step.signal);
   const body: ChatRequest = stream ? { ...request, stream: true, stream_options: { include_usage: true } } : request;
@@ -47,8 +65,8 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
         const deploymentId = exchange.deployment!.id;
         env.accepted(deploymentId);
         const result = exchange.result!;
-        const partial = result.stream ? await readStream(result.stream, onText) : await readBody(result.body as ChatResponse, onText);
-        round = { ...partial, usage: { ...done.usage }, cost: done.cost, deploymentId };
+        const partial = result.stream ? await readStream(result.stream, onText, onThought, reasoning) : await readBody(result.body as ChatResponse, onText, onThought, reasoning);
+        round = { ...partial, reasoning: reasoning.blocks, replayableReasoning: reasoning.replayable, usage: { ...done.usage }, cost: done.cost, deploymentId };
       },
       fail() {},
     });
@@ -61,8 +79,17 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
 
 type Partial = Pick<RoundResult, 'text' | 'toolCalls' | 'finishReason' | 'reasoningTokens'>;
 
-async function readBody(response: ChatResponse, onText: TextSink): Promise<Partial> {
+async function readBody(response: ChatResponse, onText: TextSink, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
   const choice = response?.choices?.[0];
+  const message = choice?.message;
+  const thought = typeof message?.reasoning_content === 'string' ? message.reasoning_content : typeof message?.reasoning === 'string' ? message.reasoning : '';
+  if (Array.isArray(message?.thinking_blocks)) {
+    // the blocks hold the text too: tell the client it, keep the blocks as they are
+    for (const block of message.thinking_blocks) {
+      if (block?.type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') await onThought(block.thinking);
+      reasoning.block({ ...block, thinking: '' } as never);
+    }
+  } else if (thought) await onThought(thought);
   const text = choice?.message?.content ?? choice?.message?.refusal ?? '';
   if (text) await onText(text);
   return {
@@ -74,7 +101,7 @@ async function readBody(response: ChatResponse, onText: TextSink): Promise<Parti
 }
 
 /** Chat chunks -> text deltas passed on as they come; tool calls assembled by index. */
-async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>, onText: TextSink): Promise<Partial> {
+async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>, onText: TextSink, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
   let text = '';
   let finishReason: string | null = null;
   let reasoningTokens = 0;
@@ -87,6 +114,9 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     const delta = choice.delta ?? {};
+    const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
+    if (thought) await onThought(thought);
+    for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
     const piece = delta.content ?? delta.refusal;
     if (piece) {
       text += piece;

@@ -8,6 +8,7 @@
  * for messages, `mcp_list_tools`/`mcp_call` events for MCP items), then `response.completed` (or
  * `response.incomplete` / `response.failed`).
  */
+import { newId } from './ids';
 import { messageItem } from './output-items';
 import type {
   FunctionCallItem,
@@ -17,12 +18,20 @@ import type {
   McpListToolsItem,
   MessageItem,
   OutputItem,
+  ReasoningItem,
   ResponseObject,
   ResponsesUsage,
 } from './responses-types';
 
 export type ResponseEvent = { type: string; [field: string]: unknown };
 export type EventListener = (event: ResponseEvent) => void;
+
+/** A reasoning item being written, delta by delta (its one summary part). */
+export interface OpenReasoning {
+  item: ReasoningItem;
+  index: number;
+  text: string;
+}
 
 /** An assistant message being written, delta by delta. */
 export interface OpenMessage {
@@ -87,6 +96,30 @@ export class ResponseRecorder {
     this.emit('response.function_call_arguments.delta', { output_index: index, item_id: item.id, delta: item.arguments });
     this.emit('response.function_call_arguments.done', { output_index: index, item_id: item.id, name: item.name, arguments: item.arguments });
     this.emit('response.output_item.done', { output_index: index, item });
+  }
+
+  /** Reasoning, as OpenAI streams a summary: the item, one summary part, its text deltas. */
+  openReasoning(): OpenReasoning {
+    const item: ReasoningItem = { id: newId('rs'), type: 'reasoning', summary: [] };
+    const index = this.push(item);
+    this.emit('response.output_item.added', { output_index: index, item: { ...item, summary: [] } });
+    this.emit('response.reasoning_summary_part.added', { output_index: index, item_id: item.id, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    return { item, index, text: '' };
+  }
+
+  reasoningDelta(open: OpenReasoning, delta: string): void {
+    open.text += delta;
+    this.emit('response.reasoning_summary_text.delta', { output_index: open.index, item_id: open.item.id, summary_index: 0, delta });
+  }
+
+  /** The summary is final; `encrypted` carries the blocks to pass back, when there are any. */
+  closeReasoning(open: OpenReasoning, encrypted?: string): void {
+    const part = { type: 'summary_text' as const, text: open.text };
+    open.item.summary = [part];
+    if (encrypted) open.item.encrypted_content = encrypted;
+    this.emit('response.reasoning_summary_text.done', { output_index: open.index, item_id: open.item.id, summary_index: 0, text: open.text });
+    this.emit('response.reasoning_summary_part.done', { output_index: open.index, item_id: open.item.id, summary_index: 0, part });
+    this.emit('response.output_item.done', { output_index: open.index, item: open.item });
   }
 
   openMessage(): OpenMessage {

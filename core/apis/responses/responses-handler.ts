@@ -19,6 +19,7 @@ import type { InboundHeaders } from '../mcp/upstream-headers';
 import { COST_HEADER } from '../../stages/spend';
 import { formatCost } from '../../spend/pricing';
 import { newId } from './ids';
+import { resolveItemReferences } from './item-references';
 import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
 import { mcpEntries, resolveMcpTools } from './mcp-tool-set';
 import { responsesUsage } from './output-items';
@@ -122,7 +123,7 @@ export class ResponsesHandler {
     if (body.previous_response_id && !previous) {
       throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
     }
-    const input = inputToMessages(body.input);
+    const input = inputToMessages(await resolveItemReferences(body.input, (id) => this.states.loadItem(id, principal)));
     const messages = [...(previous?.messages ?? [])];
     const continuedLength = messages.length;
     if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
@@ -152,7 +153,9 @@ export class ResponsesHandler {
     const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
     // only what this response added: the rest is already stored under the responses it continues
-    if (body.store !== false) await this.states.save(run.response.id, principal, { model: body.model, messages: messages.slice(continuedLength), pending: result.pending }, previous);
+    if (body.store !== false) {
+      await this.states.save(run.response.id, principal, { model: body.model, messages: messages.slice(continuedLength), pending: result.pending, output: run.response.output }, previous);
+    }
   }
 
   /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */

@@ -103,7 +103,16 @@ export interface McpApprovalRequestItem {
   server_label: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | McpListToolsItem | McpCallItem | McpApprovalRequestItem;
+export interface ReasoningItem {
+  id: string;
+  type: 'reasoning';
+  summary: { type: 'summary_text'; text: string }[];
+  /** the reasoning blocks to pass back (opaque to the client), when the provider signs them */
+  encrypted_content?: string;
+  status?: 'in_progress' | 'completed' | 'incomplete';
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | McpListToolsItem | McpCallItem | McpApprovalRequestItem | ReasoningItem;
 
 export interface ResponsesUsage {
   input_tokens: number;

@@ -22,7 +22,8 @@ import { runToolCall, type ToolRunEnvironment } from './mcp-tool-runner';
 import { runModelRound, type RoundEnvironment } from './model-round';
 import type { ChatTemplate } from './request-to-chat';
 import { approvalRequestItem, functionCallItem, mcpCallItem } from './output-items';
-import type { ResponseRecorder, OpenMessage } from './response-recorder';
+import type { ResponseRecorder, OpenMessage, OpenReasoning } from './response-recorder';
+import { encodeReasoning, ReasoningCollector } from './reasoning';
 import type { IncompleteReason } from './responses-types';
 
 /** An approval the client answered, to settle before the first round. */
@@ -118,8 +119,10 @@ export class ToolLoop {
       if (this.env.clock.now() >= this.limits.deadline) return { pending: [], incomplete: 'time_limit' };
       const round = await this.modelRound({ ...roundTemplate, messages: [...input.instructions, ...messages] }, input.stream);
       const limited = round.finishReason === 'length' ? 'max_output_tokens' : round.finishReason === 'content_filter' ? 'content_filter' : undefined;
+      // signed reasoning goes back with the turn it preceded (Anthropic requires it before tool results)
+      const thinking = round.replayableReasoning.length > 0 ? { thinking_blocks: round.replayableReasoning } : {};
       if (round.toolCalls.length === 0 || limited) {
-        messages.push({ role: 'assistant', content: round.text });
+        messages.push({ role: 'assistant', content: round.text, ...thinking });
         return { pending: [], incomplete: limited };
       }
       const calls = round.toolCalls.map((c): ToolCall => ({ ...c, id: c.id || newId('call') }));
@@ -129,12 +132,12 @@ export class ToolLoop {
       if (mcpCalls.length > 0) {
         const bound = toolRounds >= this.limits.maxToolRounds ? 'max_tool_rounds' : this.env.clock.now() >= this.limits.deadline ? 'time_limit' : undefined;
         if (bound) {
-          if (round.text) messages.push({ role: 'assistant', content: round.text });
+          if (round.text) messages.push({ role: 'assistant', content: round.text, ...thinking });
           return { pending: [], incomplete: bound };
         }
         toolRounds++;
       }
-      messages.push({ role: 'assistant', content: round.text || null, tool_calls: calls });
+      messages.push({ role: 'assistant', content: round.text || null, tool_calls: calls, ...thinking });
       const pending = await this.runCalls(mcpCalls, toolSet, messages);
       const forClient = calls.filter(isClients);
       for (const call of forClient) this.recorder.functionCall(functionCallItem(call.id, call.function.name, call.function.arguments));
@@ -220,18 +223,45 @@ export class ToolLoop {
 
   private async modelRound(request: ChatRequest, stream: boolean) {
     let open: OpenMessage | undefined;
+    let thought: OpenReasoning | undefined;
+    let thoughtClosed = false;
+    // the reasoning item ends where the answer starts (its signature, if any, is known only at the end)
+    const closeThought = (encrypted?: string) => {
+      if (!thought || thoughtClosed) return;
+      this.recorder.closeReasoning(thought, encrypted);
+      thoughtClosed = true;
+    };
+    const reasoning = new ReasoningCollector();
     let round;
     try {
-      round = await runModelRound(this.env.round, request, stream, async (delta) => {
-        open ??= this.recorder.openMessage();
-        this.recorder.textDelta(open, delta);
-        await this.env.drain();
+      round = await runModelRound(this.env.round, request, stream, {
+        reasoning,
+        onReasoning: async (delta) => {
+          // reasoning after the answer started (interleaved) is kept in the blocks, not shown again
+          if (open || thoughtClosed) return;
+          thought ??= this.recorder.openReasoning();
+          this.recorder.reasoningDelta(thought, delta);
+          await this.env.drain();
+        },
+        onText: async (delta) => {
+          if (!open) {
+            closeThought(encodeReasoning(reasoning.replayable));
+            open = this.recorder.openMessage();
+          }
+          this.recorder.textDelta(open, delta);
+          await this.env.drain();
+        },
       });
     } catch (err) {
       // a round cut short (time limit, upstream failure) leaves its text so far as an incomplete message
+      closeThought();
       if (open) this.recorder.closeMessage(open, 'incomplete');
       throw err;
     }
+    const encrypted = encodeReasoning(round.replayableReasoning);
+    // reasoning without readable text (redacted) still needs an item to travel back in
+    if (!thought && encrypted) thought = this.recorder.openReasoning();
+    closeThought(encrypted);
     const t = this.totals;
     t.rounds++;
     t.modelCost += round.cost;

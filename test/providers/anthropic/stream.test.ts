@@ -17,6 +17,7 @@ describe('anthropic provider: Messages stream -> chat.completion.chunk frames (g
 
   it('has the stream cases', () => {
     expect(cases).to.have.members(['text', 'tool-use']);
+    expect(readFixture('anthropic', 'tool-use.upstream-stream.json').map((f: any) => f.data?.delta?.type)).to.include.members(['thinking_delta', 'signature_delta']);
   });
 
   for (const name of cases) {

@@ -20,6 +20,9 @@ describe('anthropic provider: chat request -> Messages request (golden files)', 
       'tool-choice-named',
       'tool-choice-none',
       'stream-native-params',
+      'structured-output',
+      'reasoning-effort',
+      'thinking-round-trip',
     ]);
   });
 
@@ -58,6 +61,12 @@ describe('anthropic provider: requests it refuses', () => {
     }
     throw new Error('expected the request to be refused');
   }
+
+  it('refuses JSON mode without a schema, which Anthropic models have no equivalent for', () => {
+    const err = refusal({ model: 'm', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } });
+    expect(err).to.deep.include({ status: 400, param: 'response_format.type' });
+    expect(err.message).to.include('json_object');
+  });
 
   it('refuses an audio content part with the path of the part', () => {
     const err = refusal({ model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { messagesFormat, usageOfMessagesFrame } from '../../../../core/apis/messages/format';
 import { SseFrame } from '../../../../core/streaming/sse-frame';
+import { estimatePromptTokens } from '../../../../core/spend/usage-estimate';
 import { readFixture } from '../../../support/fixtures';
 import { framesFromFixture, wireFrames } from '../../../providers/anthropic/golden';
 
@@ -23,9 +24,17 @@ describe('Messages format adapter', () => {
     async function* source() {
       yield* framesFromFixture('messages', 'text.chat-stream.json');
     }
+    const request = readFixture('messages', 'stream.messages-request.json');
     const out: SseFrame[] = [];
-    for await (const frame of messagesFormat.streamFromChat!(source(), {})) out.push(frame);
-    expect(wireFrames(out)).to.deep.equal(readFixture('messages', 'text.messages-stream.json'));
+    for await (const frame of messagesFormat.streamFromChat!(source(), request)) out.push(frame);
+    const expected = readFixture('messages', 'text.messages-stream.json');
+    // message_start announces the prompt estimated from the request (the golden file's translator had none)
+    expected[0].data.message.usage.input_tokens = estimatePromptTokens(request);
+    expect(estimatePromptTokens(request)).to.be.greaterThan(0);
+    expect(wireFrames(out)).to.deep.equal(expected);
     expect(messagesFormat.isTerminalFrame!(out[out.length - 1])).to.equal(true);
+    // the meter does not take the estimate for the upstream's count
+    expect(usageOfMessagesFrame(out[0])).to.equal(undefined);
+    expect(usageOfMessagesFrame(out[out.length - 2])).to.have.property('outputTokens').greaterThan(0);
   });
 });

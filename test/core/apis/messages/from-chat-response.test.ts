@@ -8,7 +8,7 @@ describe('chat response -> Messages response (golden files)', () => {
   const cases = goldenCases('messages', '.chat-response.json');
 
   it('has the response cases', () => {
-    expect(cases).to.have.members(['cached-usage', 'refusal', 'text', 'tool-calls']);
+    expect(cases).to.have.members(['cached-usage', 'refusal', 'text', 'thinking', 'tool-calls']);
   });
 
   for (const name of cases) {

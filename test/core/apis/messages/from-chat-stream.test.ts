@@ -13,7 +13,7 @@ describe('chat chunk stream -> Messages event stream (golden files)', () => {
   const cases = goldenCases('messages', '.chat-stream.json');
 
   it('has the stream cases', () => {
-    expect(cases).to.have.members(['text', 'tool-calls']);
+    expect(cases).to.have.members(['text', 'thinking', 'tool-calls']);
   });
 
   for (const name of cases) {

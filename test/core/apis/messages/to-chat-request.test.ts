@@ -8,7 +8,7 @@ describe('Messages request -> chat request (golden files)', () => {
   const cases = goldenCases('messages', '.messages-request.json');
 
   it('has a golden case for every mapping it claims', () => {
-    expect(cases).to.have.members(['images', 'stream', 'system-blocks', 'system-string', 'tool-choice-any', 'tool-choice-none', 'tool-choice-tool', 'tool-round-trip']);
+    expect(cases).to.have.members(['images', 'stream', 'system-blocks', 'system-string', 'tool-choice-any', 'tool-choice-none', 'tool-choice-tool', 'tool-round-trip', 'structured-output', 'thinking-history']);
   });
 
   for (const name of cases) {
@@ -40,6 +40,24 @@ describe('Messages request -> chat request: what cannot be translated', () => {
       param: 'tools.0',
       message: 'tools.0: server tools ("web_search_20250305") are supported only for Anthropic models',
     });
+  });
+
+  const ask = (extra: object) => ({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+  it('refuses structured output it cannot translate, naming the field, instead of dropping it', () => {
+    expect(refusal(ask({ output_config: { format: { type: 'regex', pattern: 'a+' } } }))).to.deep.include({ status: 400, code: 'unsupported_parameter', param: 'output_config.format.type' });
+    expect(refusal(ask({ output_config: { effort: 'max' } }))).to.deep.include({ status: 400, code: 'unsupported_parameter', param: 'output_config.effort' });
+    expect(refusal(ask({ output_config: { task_budget: 100 } }))).to.deep.include({ status: 400, code: 'unsupported_parameter', param: 'output_config.task_budget' });
+    expect(refusal(ask({ output_config: { format: { type: 'json_schema' } } }))).to.deep.include({ status: 400, param: 'output_config.format.schema' });
+  });
+
+  it('leaves out top_p -1, the Messages API\u2019s "not set", which chat APIs refuse', () => {
+    expect(chatRequestFromMessages(ask({ top_p: -1, top_k: -1 }) as any)).to.not.have.property('top_p');
+    expect(chatRequestFromMessages(ask({ top_p: 0.5 }) as any)).to.have.property('top_p', 0.5);
+  });
+
+  it('refuses a thinking setting it does not know', () => {
+    expect(refusal(ask({ thinking: { type: 'always' } }))).to.deep.include({ status: 400, param: 'thinking' });
   });
 
   it('refuses a document block with its path', () => {

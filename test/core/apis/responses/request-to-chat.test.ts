@@ -9,7 +9,7 @@ function firstRound(request: any) {
 }
 
 describe('Responses request -> canonical chat request (golden files)', () => {
-  for (const name of ['text-input', 'items', 'function-tools']) {
+  for (const name of ['text-input', 'items', 'function-tools', 'reasoning']) {
     it(`translates ${name}`, () => {
       const request = readFixture('responses', `${name}.request.json`);
       expect(firstRound(request)).to.deep.equal(readFixture('responses', `${name}.chat.json`));

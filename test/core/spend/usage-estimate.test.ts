@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { SseFrame } from '../../../core/streaming/sse-frame';
+import { estimatePromptTokens, fillUnreportedUsage, frameTextLength } from '../../../core/spend/usage-estimate';
+import { emptyUsage } from '../../../core/types/usage';
+
+describe('usage estimates for what an upstream never reported', () => {
+  const raw = (data: string) => SseFrame.fromRaw(data);
+
+  it('counts the generated text of a frame without parsing it: content, reasoning, tool arguments, Messages deltas', () => {
+    expect(frameTextLength('chat', raw('{"choices":[{"index":0,"delta":{"content":"Hello","reasoning_content":"hmm"}}]}'))).to.equal(8);
+    expect(frameTextLength('chat', raw('{"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\\"a\\":1}"}}]}}]}'))).to.equal('{\\"a\\":1}'.length);
+    expect(frameTextLength('messages', raw('{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"abc"}}'))).to.equal(3);
+    // a "text" inside generated text is escaped, so it is not taken for a key
+    expect(frameTextLength('chat', raw('{"choices":[{"delta":{"content":"say \\"text\\": no"}}]}'))).to.equal('say \\"text\\": no'.length);
+    expect(frameTextLength('chat', SseFrame.fromRaw('[DONE]'))).to.equal(0);
+    expect(frameTextLength('images.generations', raw('{"type":"image_generation.partial_image","b64_json":"AAAA"}'))).to.equal(0);
+  });
+
+  it('estimates a prompt at about four characters a token, from its messages, system prompt and tools', () => {
+    const messages = [{ role: 'user', content: 'x'.repeat(400) }];
+    expect(estimatePromptTokens({ model: 'm', messages })).to.equal(Math.ceil(JSON.stringify(messages).length / 4));
+    expect(estimatePromptTokens({ model: 'm', messages, system: 'y'.repeat(40) })).to.equal(Math.ceil((JSON.stringify(messages).length + 40) / 4));
+  });
+
+  it('fills only what is missing, and a larger output estimate replaces a count reported at the start', () => {
+    const usage = { ...emptyUsage(), inputTokens: 50, outputTokens: 1 };
+    expect(fillUnreportedUsage(usage, { messages: [] }, 400)).to.equal(true);
+    expect(usage).to.deep.include({ inputTokens: 50, outputTokens: 100 });
+    const complete = { ...emptyUsage(), inputTokens: 50, outputTokens: 500 };
+    expect(fillUnreportedUsage(complete, { messages: [] }, 400)).to.equal(false);
+    expect(complete).to.deep.include({ inputTokens: 50, outputTokens: 500 });
+  });
+});

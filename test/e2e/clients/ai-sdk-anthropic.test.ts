@@ -1,0 +1,61 @@
+/**
+ * The AI SDK 7's Anthropic provider (`@ai-sdk/anthropic`) on a model served by translation to chat: its
+ * native structured output (`output_config.format`) must reach the upstream as `response_format`, and
+ * the upstream's reasoning must come back as reasoning the SDK reads.
+ */
+import { expect } from 'chai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { Output, generateText, jsonSchema } from 'ai';
+import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
+import { readFixture } from '../../support/fixtures';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
+
+const KEY = 'sk-ai-sdk-anthropic-CANARY-8d2';
+
+describe('AI SDK 7 (@ai-sdk/anthropic) on a translated (non-Anthropic) model', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig().withKey(KEY).withOpenAI('oai', upstream, 'sk-provider').withModel('gpt-test', { model: 'upstream-model' }).with({ routing: { retries: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  const anthropic = () => createAnthropic({ baseURL: `${gw.url}/native/v1`, apiKey: KEY });
+
+  it('gets a typed object: the schema goes upstream as response_format json_schema', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('{"name":"Ada Lovelace","born":1815}') };
+    const schema = jsonSchema<{ name: string; born: number }>({
+      type: 'object',
+      properties: { name: { type: 'string' }, born: { type: 'integer' } },
+      required: ['name', 'born'],
+      additionalProperties: false,
+    });
+    const result = await generateText({
+      model: anthropic()('gpt-test'),
+      prompt: 'Extract: Ada Lovelace, born 1815.',
+      output: Output.object({ schema }),
+      providerOptions: { anthropic: { structuredOutputMode: 'outputFormat' } },
+    });
+    expect(result.output).to.deep.equal({ name: 'Ada Lovelace', born: 1815 });
+    expect(upstream.last.body.response_format?.type).to.equal('json_schema');
+    expect(upstream.last.body.response_format.json_schema.schema).to.deep.include({ required: ['name', 'born'] });
+  });
+
+  it('reads the upstream\u2019s reasoning as reasoning, asked for with thinking', async () => {
+    upstream.script = { kind: 'json', body: readFixture('messages', 'thinking.chat-response.json') };
+    const result = await generateText({
+      model: anthropic()('gpt-test'),
+      prompt: '17 * 23?',
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } },
+    });
+    expect(upstream.last.body.reasoning_effort).to.equal('low');
+    expect(result.text).to.equal('391');
+    expect(result.reasoningText).to.equal('17 * 23 = 17 * 20 + 17 * 3 = 340 + 51.');
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The Vercel AI SDK 7 (`@ai-sdk/openai`, Responses API) against the gateway, as its users write it:
+ * multi-turn with `store` on (its default: earlier output goes back as `item_reference`s), and
+ * `openai.tools.mcp` on the gateway's own MCP server, streamed and not.
+ */
+import { expect } from 'chai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText, type ModelMessage } from 'ai';
+import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../../support/fake-openai';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
+
+const KEY = 'sk-ai-sdk-CANARY-5d1';
+
+/** generateText, or streamText read to its end: the parts these tests look at. */
+async function run(args: Parameters<typeof generateText>[0], streamed: boolean): Promise<{ text: string; steps: any[]; response: { messages: ModelMessage[] } }> {
+  if (!streamed) return (await generateText(args)) as any;
+  const result = streamText(args as Parameters<typeof streamText>[0]);
+  let error: unknown;
+  const consumed = result.consumeStream({ onError: (e) => (error = e) });
+  const [text, steps, response] = await Promise.all([result.text, result.steps, result.response, consumed]);
+  if (error) throw error;
+  return { text, steps, response: response as any };
+}
+const OTHER_KEY = 'sk-ai-sdk-other-CANARY-6e2';
+
+describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({
+      toolsOnly: true,
+      tools: {
+        lookup: { description: 'Look a word up', handler: () => ({ content: [{ type: 'text', text: 'a small domesticated feline' }] }) },
+        erase: { description: 'Erase a word', extra: { annotations: { readOnlyHint: false, destructiveHint: true } } },
+      },
+    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'ai-sdk', mcp: { servers: ['kb'] } })
+      .withKey(OTHER_KEY, { id: 'other' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  const provider = (apiKey = KEY) => createOpenAI({ baseURL: `${gw.url}/v1`, apiKey });
+
+  describe('multi-turn with store on: earlier output comes back as item_reference', () => {
+    for (const streamed of [false, true]) {
+      it(`resolves the references to the stored items (${streamed ? 'streamed' : 'JSON'})`, async () => {
+        upstream.script = (req: RecordedRequest): Script => {
+          const turn = (req.body.messages as any[]).filter((m) => m.role === 'user').length;
+          return { kind: 'json', body: chatCompletion(turn === 1 ? 'A cat is a small feline.' : 'Yes, they purr.') };
+        };
+        const model = provider().responses('gpt-test');
+        const messages: ModelMessage[] = [{ role: 'user', content: 'What is a cat?' }];
+        const first = (await run({ model, messages: [...messages] }, streamed)).response;
+        messages.push(...first.messages, { role: 'user', content: 'Do they purr?' });
+        const second = await run({ model, messages }, streamed);
+        expect(second.text).to.equal('Yes, they purr.');
+        // what the SDK sent: the assistant turn by reference only
+        const sentAssistant = (first.messages[0].content as any[]).find((p) => p.type === 'text');
+        expect(sentAssistant.providerOptions.openai.itemId).to.match(/^msg_/);
+        // what the model saw: the full earlier answer in its place
+        expect(upstream.last.body.messages).to.deep.equal([
+          { role: 'user', content: [{ type: 'text', text: 'What is a cat?' }] },
+          { role: 'assistant', content: 'A cat is a small feline.' },
+          { role: 'user', content: [{ type: 'text', text: 'Do they purr?' }] },
+        ]);
+      });
+    }
+
+    it('does not resolve another key\u2019s items: 404 in the OpenAI shape, naming the id', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('Stored answer.') };
+      const first = await generateText({ model: provider().responses('gpt-test'), prompt: 'Hello' });
+      const itemId = (first.response.messages[0].content as any[]).find((p) => p.type === 'text').providerOptions.openai.itemId;
+      const res = await fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OTHER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-test', input: [{ type: 'item_reference', id: itemId }, { role: 'user', content: 'Go on' }] }),
+      });
+      expect(res.status).to.equal(404);
+      const body = (await res.json()) as any;
+      expect(body.error).to.deep.include({ type: 'not_found_error', code: 'item_not_found', param: 'input[0].id' });
+      expect(body.error.message).to.include(itemId);
+      expect(upstream.requests).to.have.length(1);
+    });
+  });
+
+  describe('openai.tools.mcp on gateway_proxy', () => {
+    const callThenAnswer = (req: RecordedRequest): Script => {
+      if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('A cat is a small domesticated feline.') };
+      const message = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"word":"cat"}' } }] };
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
+    };
+
+    // the SDK's JSON parser rejects `annotations: null`; its stream parser is checked on the same call
+    it('accepts the mcp_list_tools item and runs the call, JSON and streamed', async () => {
+      for (const streamed of [false, true]) {
+        upstream.script = callThenAnswer;
+        const openai = provider();
+        const args = {
+          model: openai.responses('gpt-test'),
+          prompt: 'Define cat.',
+          tools: { gw: openai.tools.mcp({ serverLabel: 'gw', serverUrl: 'gateway_proxy', requireApproval: 'never' }) },
+        };
+        const result = await run(args as any, streamed);
+        expect(result.text).to.equal('A cat is a small domesticated feline.');
+        const content = result.steps.flatMap((s: any) => s.content);
+        const toolResult = content.find((p: any) => p.type === 'tool-result');
+        expect(toolResult).to.deep.include({ providerExecuted: true });
+        expect(JSON.stringify(toolResult.output)).to.include('a small domesticated feline');
+      }
+    });
+
+    it('lists tools without annotations with none, and MCP hints in the Responses form', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+      const res = await fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-test', input: 'hi', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] }),
+      });
+      const listing = ((await res.json()) as any).output.find((i: any) => i.type === 'mcp_list_tools');
+      const byName = new Map<string, any>(listing.tools.map((t: any) => [t.name, t]));
+      expect(byName.get('lookup')).to.not.have.property('annotations');
+      expect(byName.get('erase').annotations).to.deep.equal({ read_only: false, destructiveHint: true });
+    });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * A stream the upstream cuts before its usage frame is still charged: the gateway estimates what the
+ * upstream never reported from the request and the text streamed so far, and flags the log entry
+ * `usageEstimated` (issue 14, point 4). Driven with the official SDKs against a fake upstream that
+ * closes its socket mid-stream.
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { FakeOpenAI, chatChunks } from '../support/fake-openai';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const KEY = 'sk-cut-stream-CANARY-9a4';
+const PIECES = ['The launch ', 'plan is ', 'x'.repeat(400), ' and then'];
+
+describe('a cut stream is charged by estimate', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig()
+      .withKey(KEY)
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .with({ routing: { retries: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  const lastEntry = async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+
+  it('chat completions (OpenAI SDK): the cut is reported, and the entry is charged and flagged', async () => {
+    // the text chunks go out, then the socket closes: no finish chunk, no usage, no [DONE]
+    upstream.script = { kind: 'sse', events: chatChunks(PIECES, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }), cutAfter: 1 + PIECES.length };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Tell me the plan for the launch.' }] });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().then(() => undefined, (e) => e);
+    expect(text).to.equal(PIECES.join(''));
+    expect(err?.error?.code ?? err?.code).to.equal('upstream_stream_cut');
+    const entry = await lastEntry();
+    expect(entry).to.deep.include({ model: 'gpt-test', outcome: 'upstream_cut' });
+    // about four characters a token: 430 streamed characters, a prompt of some 50
+    expect(entry.completionTokens).to.be.within(100, 120);
+    expect(entry.promptTokens).to.be.within(5, 40);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+
+  it('Messages translated from chat (Anthropic SDK): the same, from the translated events', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(PIECES, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }), cutAfter: 1 + PIECES.length };
+    const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, maxRetries: 0 });
+    const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 1024, messages: [{ role: 'user', content: 'Tell me the plan for the launch.' }] });
+    const err = await stream.finalMessage().then(() => undefined, (e) => e);
+    expect(err).to.be.an('error');
+    const entry = await lastEntry();
+    expect(entry).to.deep.include({ model: 'gpt-test', outcome: 'upstream_cut' });
+    expect(entry.completionTokens).to.be.within(100, 120);
+    expect(entry.promptTokens).to.be.within(5, 40);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+});
