@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './errors/gateway-error';
 import { loadConfig } from './config/load-config';
@@ -12,6 +13,7 @@ import { startupLines } from './cli/startup-lines';
 import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrails';
 import { USAGE } from './cli/usage';
 import { createLogger, formatFrom } from './observability/logger';
+import { WorkerStartError, reportListening, resolveWorkers, runPrimary } from './cli/cluster';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
@@ -20,7 +22,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({
-    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'log-format': { type: 'string' }, ...HELP_FLAG },
+    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'log-format': { type: 'string' }, workers: { type: 'string' }, ...HELP_FLAG },
     strict: true,
   });
   if (values.help) {
@@ -40,10 +42,15 @@ async function main(): Promise<void> {
   } catch (err) {
     throw new ConfigError(values['log-format'] !== undefined ? '--log-format' : 'LOG_FORMAT', (err as Error).message);
   }
+  // `--workers N`: this process becomes the primary of N gateway processes (core/cli/cluster.ts); each
+  // worker runs this same function again and continues below
+  const workers = values.workers !== undefined ? resolveWorkers(values.workers, '--workers') : resolveWorkers(config.server.workers, 'server.workers');
+  if (cluster.isPrimary && workers > 1) return runPrimary(workers, (url) => process.stdout.write(`${startupLines(url, config.adminKey).join('\n')}\n`));
   const logger = createLogger({ format });
   const gateway = await createGateway(config, { logger });
   const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];
-  for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
+  // under --workers the first worker speaks for all of them
+  if (!cluster.isWorker || cluster.worker?.id === 1) for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
   let running: Awaited<ReturnType<typeof listen>>;
   try {
     running = await listen(gateway, config.server.host, config.server.port);
@@ -70,8 +77,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // printed last: whoever waits for this line (a supervisor, a test) may send SIGTERM at once, and the
-  // handlers above must already be in place to drain rather than die
+  // handlers above must already be in place to drain rather than die. A worker leaves it to the primary.
   logger.flushSync();
+  if (cluster.isWorker) return reportListening(running.url);
   process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 }
 
@@ -106,7 +114,7 @@ async function rotateSecretKeyCommand(args: string[]): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`model-gateway: config error:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
-  } else if (err instanceof StartError) {
+  } else if (err instanceof StartError || err instanceof WorkerStartError) {
     process.stderr.write(`model-gateway: ${err.message}\n`);
   } else if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     process.stderr.write(`model-gateway: ${(err as Error).message}\n${USAGE}\n`);

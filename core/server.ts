@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Gateway } from './gateway';
@@ -24,7 +25,11 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
   // Hot JSON endpoints skip express entirely; everything else is the express app's. While draining the
   // gateway keeps listening, so a readiness probe sees its 503, but takes no new work.
   // requestTimeout bounds how long a client may take to send a request (a large image upload included).
+  // under `--workers N` every response names the worker that served it (1..N, then replacements), for
+  // operators reading a response or a log behind the shared port
+  const workerId = cluster.isWorker ? String(cluster.worker!.id) : undefined;
   const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 600_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    if (workerId) res.setHeader('x-gateway-worker', workerId);
     if (lifecycle.draining && !req.url?.startsWith('/health/')) return refuseWhileDraining(req, res);
     if (!fastRoutes.tryHandle(req, res)) app(req, res);
   });

@@ -3,7 +3,7 @@
  * core/main.ts (node:util parseArgs); test/e2e/cli-commands.test.ts checks each one is listed here.
  */
 export const USAGE = `usage:
-  model-gateway [--config FILE] [--port N] [--host H]     run the gateway
+  model-gateway [--config FILE] [--port N] [--host H] [--workers N]   run the gateway
   model-gateway check [--config FILE]                      validate a config and print what would run
   model-gateway rotate-secret-key [--config FILE]          re-encrypt every stored secret under a new key
 
@@ -12,6 +12,7 @@ flags:
   -p, --port N        the port to listen on, 0 for a free one; default: server.port from the config (4000)
       --host H        the address to listen on; default: server.host from the config (127.0.0.1)
       --log-format F  json (one JSON object a line, on stdout) or pretty (for a terminal); default json, or LOG_FORMAT
+      --workers N     gateway processes sharing the port, or auto (one per core); default: server.workers (1)
   -h, --help          print this help
 
 environment:

@@ -195,6 +195,8 @@ export const ServerSettingsSchema = Strict(
     host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 4000 })),
     drainSeconds: Type.Optional(Type.Number({ minimum: 0, default: 10 })),
+    /** processes sharing the port (node:cluster); `auto`: one per core. `--workers` overrides it */
+    workers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 256 }), Type.Literal('auto')], { default: 1 })),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { default: [] })),
   },

@@ -66,7 +66,8 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   res.on('close', onClose);
   const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
   ctx.credential = spec.credential(req);
-  ctx.model = { format: spec.format, body, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
+  const declared = Number(req.headers['content-length']);
+  ctx.model = { format: spec.format, body, bodyBytes: declared > 0 ? declared : undefined, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
   try {
     await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));

@@ -33,6 +33,8 @@ export interface ModelExchange {
   readonly format: ApiFormat;
   /** the request body in `format`'s shape; stages may rewrite it (guardrail masking) */
   body: any;
+  /** the body's size as the client sent it (content-length): the usage estimate needs no re-serialising */
+  bodyBytes?: number;
   readonly requestedModel: string;
   readonly stream: boolean;
   /** the deployments to try, in order (route stage; fallbacks after the first) */

@@ -1,7 +1,9 @@
+import cluster from 'node:cluster';
 import type { ResolvedConfig } from '../config/types';
 import { ConfigError } from '../errors/gateway-error';
 import { InstanceEvents, type ChangeEvents } from './events/change-events';
 import { LocalChangeEvents } from './events/local-change-events';
+import { ClusterChangeEvents } from './events/cluster-change-events';
 import { PostgresChangeEvents } from './events/postgres-change-events';
 import { RedisChangeEvents } from './events/redis-change-events';
 import { guardBackend } from './faults/guarded-backend';
@@ -51,6 +53,9 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
       events = await PostgresChangeEvents.connect(postgresUrl, { timeoutMs: settings.timeoutMs, onHandlerError }).catch((err) => {
         throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}`);
       });
+    } else if (!options.shared && cluster.isWorker && process.send) {
+      // a `--workers N` worker on SQLite or memory: the primary relays its events to its siblings (core/cli/cluster.ts)
+      events = new ClusterChangeEvents(process, onHandlerError);
     } else {
       let local = localEvents.get(records);
       if (!local) localEvents.set(records, (local = new LocalChangeEvents()));
@@ -58,7 +63,7 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
     }
     const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
     const backend = guardBackend(combined, guard);
-    const ownEvents = redisUrl || postgresUrl ? events : undefined;
+    const ownEvents = localEvents.get(records) === events ? undefined : events;
     const instanceEvents = new InstanceEvents(events);
     return {
       backend,

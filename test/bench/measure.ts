@@ -11,6 +11,8 @@ export interface Measurement {
   p50: number;
   p99: number;
   errors: number;
+  /** responses completed during the run (for CPU per request) */
+  requests: number;
 }
 
 export interface LoadSpec {
@@ -59,7 +61,8 @@ async function measureWithWrk(label: string, spec: LoadSpec): Promise<Measuremen
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
   const errors = non2xx + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0);
-  return { label, rps, p50: pct('50'), p99: pct('99'), errors };
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
+  return { label, rps, p50: pct('50'), p99: pct('99'), errors, requests };
 }
 
 /** One autocannon run (a real HTTP load generator) against a URL; latency is to the end of the response. */
@@ -73,7 +76,7 @@ async function measureWithAutocannon(label: string, spec: LoadSpec): Promise<Mea
     body: spec.body,
   });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
+  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, requests: result.requests.total };
 }
 
 /** Warm connections and JIT before measuring. */

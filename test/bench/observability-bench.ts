@@ -85,7 +85,7 @@ export async function observabilityBench(ctx: BenchContext): Promise<string> {
       }
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-    const rows: Measurement[] = [...totals].map(([label, t]) => ({ label, rps: mean(t.rps), p50: mean(t.p50), p99: mean(t.p99), errors: t.errors }));
+    const rows: Measurement[] = [...totals].map(([label, t]) => ({ label, rps: mean(t.rps), p50: mean(t.p50), p99: mean(t.p99), errors: t.errors, requests: Math.round(mean(t.rps) * ctx.durationSeconds) }));
     const cpu = new Map([...totals].map(([label, t]) => [label, mean(t.cpuPerRequest)]));
     const off = rows[0];
     const lines = rows.map((r) => `  ${r.label}: ${(r.rps / off.rps).toFixed(3)}x the throughput of all off; gateway CPU ${cpu.get(r.label)!.toFixed(0)} µs/request (all off: ${cpu.get(off.label)!.toFixed(0)} µs)`);

@@ -1,73 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
-import { HAVE_WRK, formatTable, measure, warm, type Measurement } from './measure';
+import { HAVE_WRK, measure, warm } from './measure';
 import { EXTRA_BENCHES } from './extra-benches';
+import { chatBody } from './chat-body';
+import { medianFirstByteMs } from './first-byte';
+import { cpuMicros, peakRssMiB } from './proc-stats';
 
 /**
- * `npm run bench`: direct-to-upstream, a bare undici pass-through proxy, and the gateway, measured in one
- * run at c=1 and c=16 (JSON) and c=16 streaming (20 chunks), with gateway/bare ratios. With two cores,
- * the system under test (bare proxy or gateway) gets core 1 alone; load generator and upstream share core 0.
+ * `npm run bench`: the gateway as users run it (SQLite store in a temp dir, a 1 KB chat body, usage
+ * priced, a log row per request) beside the gateway on `memory://`, a bare undici pass-through proxy and a
+ * parse-only proxy (JSON.parse and re-serialise of the request and of every upstream event), measured in
+ * one run with interleaved repetitions (the median of BENCH_REPS, default 3): req/s at c=1/16/64 and a
+ * 20-chunk stream at c=16, p50/p99, CPU µs per request of the system under test (/proc/<pid>/stat, so
+ * other load on the machine does not count), stream time to first byte and peak RSS (VmHWM), with ratios
+ * to the bare proxy. With two cores the system under test gets core 1 alone; load generator and upstream
+ * share core 0. BENCH_QUICK=1: one repetition of 2 s and no feature sections.
  */
 const DIST = path.resolve(__dirname, '..', '..');
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const QUICK = process.env.BENCH_QUICK === '1';
+const DURATION = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 4));
+const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
 const KEY = 'sk-bench-key';
+const MODEL = 'bench-model';
+const BARE = 'bare proxy (undici)';
+
+interface Target {
+  label: string;
+  url: string;
+  pid: number;
+}
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
+  errors: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function gatewayConfig(upstreamUrl: string, storeUrl: string): object {
+  return {
+    store: { url: storeUrl },
+    organizations: [{ id: 'bench' }],
+    keys: [{ key: KEY, org: 'bench' }],
+    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
+    models: [{ name: MODEL, provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+  };
+}
 
 async function main(): Promise<void> {
   const pin = canPin();
   if (pin) pinSelf(0);
+  const core = pin ? 1 : undefined;
   const upstream = await startNode([path.join(__dirname, 'fast-upstream.js')], /^listening \d+/, pin ? 0 : undefined);
   const upstreamUrl = `http://127.0.0.1:${upstream.line.split(' ')[1]}`;
   const children: Child[] = [upstream];
+  const storeDir = mkdtempSync(path.join(tmpdir(), 'mg-bench-store-'));
   try {
-    const bare = await startNode([path.join(__dirname, 'bare-proxy.js'), upstreamUrl], /^listening \d+/, pin ? 1 : undefined);
-    children.push(bare);
-    const bareUrl = `http://127.0.0.1:${bare.line.split(' ')[1]}`;
+    const targets: Target[] = [];
+    for (const [label, script] of [
+      [BARE, 'bare-proxy.js'],
+      ['parse-only proxy', 'parse-proxy.js'],
+    ] as const) {
+      const child = await startNode([path.join(__dirname, script), upstreamUrl], /^listening \d+/, core);
+      children.push(child);
+      targets.push({ label, url: `http://127.0.0.1:${child.line.split(' ')[1]}`, pid: child.process.pid! });
+    }
+    for (const [label, storeUrl] of [
+      ['model-gateway (SQLite)', `sqlite://${path.join(storeDir, 'gateway.db')}`],
+      ['model-gateway (memory://)', 'memory://'],
+    ] as const) {
+      const gateway = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), gatewayConfig(upstreamUrl, storeUrl), core);
+      children.push(gateway.child);
+      targets.push({ label, url: gateway.url, pid: gateway.child.process.pid! });
+    }
 
-    const gateway = await startGatewayProcess(
-      path.join(DIST, 'core', 'main.js'),
-      {
-        store: { url: 'memory://' },
-        organizations: [{ id: 'bench' }],
-        keys: [{ key: KEY, org: 'bench' }],
-        providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
-        models: [{ name: 'bench-model', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      },
-      pin ? 1 : undefined,
-    );
-    children.push(gateway.child);
-    const gatewayUrl = gateway.url;
-
-    const chatBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 16 });
-    const streamBody = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'Say something short.' }] });
     const headers = { authorization: `Bearer ${KEY}` };
-    process.stdout.write(`model-gateway benchmark: ${DURATION}s per run, ${HAVE_WRK ? 'wrk' : 'autocannon'}, ${pin ? 'system under test pinned to core 1 (taskset)' : 'no CPU pinning'}\n`);
+    const json = chatBody(MODEL, false);
+    const stream = chatBody(MODEL, true);
+    process.stdout.write(
+      `model-gateway benchmark: ${DURATION}s per run, median of ${REPS} interleaved, ${HAVE_WRK ? 'wrk' : 'autocannon'}, ${pin ? 'system under test pinned to core 1 (taskset)' : 'no CPU pinning'}, ` +
+        `${Buffer.byteLength(json)}-byte chat body, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
+    );
 
     const scenarios = [
-      { title: 'chat JSON, c=1', connections: 1, body: chatBody },
-      { title: 'chat JSON, c=16', connections: 16, body: chatBody },
-      { title: 'chat SSE (20 chunks), c=16', connections: 16, body: streamBody },
+      { key: 'c1', title: 'chat JSON, c=1', connections: 1, body: json },
+      { key: 'c16', title: 'chat JSON, c=16', connections: 16, body: json },
+      { key: 'c64', title: 'chat JSON, c=64', connections: 64, body: json },
+      { key: 'sse', title: 'chat SSE (20 chunks), c=16', connections: 16, body: stream },
     ];
-    const summary: string[] = [];
+    const results = new Map<string, Map<string, Sample>>();
     for (const s of scenarios) {
-      const rows: Measurement[] = [];
-      for (const [label, base] of [
-        ['direct to upstream', upstreamUrl],
-        ['bare proxy (undici)', bareUrl],
-        ['model-gateway', gatewayUrl],
-      ] as const) {
-        const spec = { url: `${base}/v1/chat/completions`, connections: s.connections, durationSeconds: DURATION, body: s.body, headers };
-        await warm(spec);
-        rows.push(await measure(label, spec));
+      const samples = new Map<string, Sample[]>(targets.map((t) => [t.label, []]));
+      for (const t of targets) await warm({ url: `${t.url}/v1/chat/completions`, connections: s.connections, durationSeconds: 1, body: s.body, headers });
+      for (let rep = 0; rep < REPS; rep++) {
+        // interleaved, and each repetition starts with another target, so drift in the machine's load is shared
+        for (let i = 0; i < targets.length; i++) {
+          const t = targets[(i + rep) % targets.length];
+          const before = cpuMicros(t.pid) ?? NaN;
+          const m = await measure(t.label, { url: `${t.url}/v1/chat/completions`, connections: s.connections, durationSeconds: DURATION, body: s.body, headers });
+          const used = (cpuMicros(t.pid) ?? NaN) - before;
+          samples.get(t.label)!.push({ rps: m.rps, p50: m.p50, p99: m.p99, cpuPerRequest: used / m.requests, errors: m.errors });
+        }
       }
-      process.stdout.write(`${formatTable(s.title, rows, 'bare proxy (undici)')}\n`);
-      const [, bareRow, gw] = rows;
-      summary.push(`${s.title}: gateway/bare throughput ${(gw.rps / bareRow.rps).toFixed(2)}x, added p50 ${(gw.p50 - bareRow.p50).toFixed(3)} ms`);
+      const row = new Map<string, Sample>();
+      for (const [label, list] of samples) {
+        row.set(label, {
+          rps: median(list.map((x) => x.rps)),
+          p50: median(list.map((x) => x.p50)),
+          p99: median(list.map((x) => x.p99)),
+          cpuPerRequest: median(list.map((x) => x.cpuPerRequest)),
+          errors: list.reduce((n, x) => n + x.errors, 0),
+        });
+      }
+      results.set(s.key, row);
+      process.stdout.write(`${formatScenario(s.title, row)}\n`);
     }
-    for (const extra of EXTRA_BENCHES) process.stdout.write(`${await extra({ durationSeconds: DURATION, pin, upstreamUrl, gatewayBinary: path.join(DIST, 'core', 'main.js') })}\n`);
-    process.stdout.write(`\nsummary\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
+
+    const firstByte = new Map<string, number>();
+    for (const t of targets) firstByte.set(t.label, await medianFirstByteMs(`${t.url}/v1/chat/completions`, stream, headers, QUICK ? 50 : 300));
+    const rss = new Map(targets.map((t) => [t.label, peakRssMiB(t.pid) ?? NaN]));
+    process.stdout.write(`${formatSummary(targets, results, firstByte, rss)}\n`);
+
+    if (!QUICK) for (const extra of EXTRA_BENCHES) process.stdout.write(`${await extra({ durationSeconds: DURATION, pin, upstreamUrl, gatewayBinary: path.join(DIST, 'core', 'main.js') })}\n`);
   } finally {
     for (const c of children.reverse()) await c.stop();
+    rmSync(storeDir, { recursive: true, force: true });
   }
+}
+
+function formatScenario(title: string, row: Map<string, Sample>): string {
+  const base = row.get(BARE)!;
+  const lines = [`\n${title}`, `${'target'.padEnd(28)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'CPU µs/req'.padStart(10)} ${'errors'.padStart(6)}  vs bare`];
+  for (const [label, r] of row) {
+    const ratio = label === BARE ? '' : `  ${(r.rps / base.rps).toFixed(2)}x req/s, p50 ${r.p50 - base.p50 >= 0 ? '+' : ''}${(r.p50 - base.p50).toFixed(3)} ms`;
+    lines.push(`${label.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.p99.toFixed(3).padStart(8)} ${r.cpuPerRequest.toFixed(0).padStart(10)} ${String(r.errors).padStart(6)}${ratio}`);
+  }
+  return lines.join('\n');
+}
+
+/** The issue's table: ratios to the bare proxy per scenario, CPU per request, first byte, peak RSS. */
+function formatSummary(targets: Target[], results: Map<string, Map<string, Sample>>, firstByte: Map<string, number>, rss: Map<string, number>): string {
+  const ratio = (key: string, label: string) => `${(results.get(key)!.get(label)!.rps / results.get(key)!.get(BARE)!.rps).toFixed(2)}x`;
+  const lines = [
+    '\nsummary (req/s as a ratio to the bare proxy)',
+    `| target | c=1 | c=16 | c=64 | stream c=16 | CPU µs/req c=16 | CPU µs/req stream | added p50 c=1 | stream first byte | peak RSS |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+  ];
+  for (const t of targets) {
+    const c16 = results.get('c16')!.get(t.label)!;
+    const sse = results.get('sse')!.get(t.label)!;
+    const addedP50 = results.get('c1')!.get(t.label)!.p50 - results.get('c1')!.get(BARE)!.p50;
+    lines.push(
+      `| ${t.label} | ${ratio('c1', t.label)} | ${ratio('c16', t.label)} | ${ratio('c64', t.label)} | ${ratio('sse', t.label)} | ${c16.cpuPerRequest.toFixed(0)} | ${sse.cpuPerRequest.toFixed(0)} | ` +
+        `${t.label === BARE ? '' : `${addedP50 >= 0 ? '+' : ''}${addedP50.toFixed(3)} ms`} | ${firstByte.get(t.label)!.toFixed(3)} ms | ${rss.get(t.label)!.toFixed(0)} MiB |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 main().catch((err) => {

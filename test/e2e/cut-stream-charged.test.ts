@@ -32,7 +32,12 @@ describe('a cut stream is charged by estimate', () => {
     await upstream.stop();
   });
 
-  const lastEntry = async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+  // the client sees the cut before the request settles, and log rows are written a turn later, in a batch
+  const lastEntry = async () => {
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    return (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+  };
 
   it('chat completions (OpenAI SDK): the cut is reported, and the entry is charged and flagged', async () => {
     // the text chunks go out, then the socket closes: no finish chunk, no usage, no [DONE]

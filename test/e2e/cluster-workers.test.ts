@@ -1,0 +1,229 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
+import { REPO_ROOT } from '../support/fixtures';
+
+const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
+const ADMIN = 'sk-cluster-admin-1';
+const BUDGETED = 'sk-cluster-budgeted-1';
+const LIMITED = 'sk-cluster-limited-1';
+const MEMBER = 'sk-cluster-member-1';
+/** 10 prompt tokens at $100/M + 5 completion tokens at $200/M */
+const COST_PER_REQUEST = 0.002;
+
+interface Cluster {
+  child: ChildProcess;
+  url: string;
+  stdout: string[];
+  exit: Promise<number | null>;
+}
+
+/** `model-gateway --workers 2` as a user runs it: the CLI as a child process, SQLite in a temp dir. */
+async function startCluster(configFile: string): Promise<Cluster> {
+  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0', '--workers', '2'], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stdout: string[] = [];
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout.push(line);
+      const m = /^model-gateway listening on (http:\/\/\S+)$/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    exit.then((code) => reject(new Error(`the gateway exited ${code} before listening`)));
+  });
+  return { child, url, stdout, exit };
+}
+
+/** one request on a connection of its own (no keep-alive), so the primary hands it to the next worker in turn */
+function chatOnNewConnection(url: string, key: string): Promise<{ status: number; worker: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, worker: String(res.headers['x-gateway-worker']) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }));
+  });
+}
+
+/** the worker processes of a primary (Linux /proc) */
+function workerPids(primary: number): number[] {
+  return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+describe('model-gateway --workers 2: two processes on one port and one store', function () {
+  this.timeout(60_000);
+  let upstream: FakeOpenAI;
+  let dir: string;
+  let gw: Cluster;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+  });
+  after(() => upstream.stop());
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-cluster-'));
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    const config = {
+      adminKey: ADMIN,
+      store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 },
+      organizations: [{ id: 'acme' }],
+      keys: [
+        { key: BUDGETED, id: 'budgeted', org: 'acme', maxBudget: 10 * COST_PER_REQUEST },
+        { key: LIMITED, id: 'limited', org: 'acme', rpm: 10 },
+        { key: MEMBER, id: 'member', org: 'acme' },
+      ],
+      providers: [{ id: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
+      models: [{ name: 'priced', provider: 'oai', model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } }],
+      server: { drainSeconds: 10 },
+    };
+    const file = path.join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(config));
+    gw = await startCluster(file);
+  });
+  afterEach(async () => {
+    if (gw?.child.exitCode === null) {
+      gw.child.kill('SIGTERM');
+      await gw.exit;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const chat = (key: string, body: object = {}) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, ...body }),
+    });
+
+  /** 50 requests at once through the official client; the status of each and the workers that answered */
+  async function fifty(key: string): Promise<{ passed: number; refused: string[]; workers: Set<string> }> {
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const workers = new Set<string>();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        client.chat.completions
+          .create({ model: 'priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })
+          .withResponse()
+          .then(
+            ({ response }) => {
+              workers.add(response.headers.get('x-gateway-worker') ?? '?');
+              return 200;
+            },
+            (err: InstanceType<typeof OpenAI.APIError>) => {
+              workers.add(err.headers?.get('x-gateway-worker') ?? '?');
+              return `${err.status} ${err.code}`;
+            },
+          ),
+      ),
+    );
+    return { passed: results.filter((r) => r === 200).length, refused: results.filter((r): r is string => r !== 200), workers };
+  }
+
+  it('prints the startup line once, and 50 parallel requests over both workers pass a budget that fits 10 at most 11 times', async () => {
+    expect(gw.stdout.filter((l) => l.startsWith('model-gateway listening on'))).to.have.length(1);
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 200 };
+    const { passed, refused, workers } = await fifty(BUDGETED);
+    expect([...workers].sort(), 'both workers answered').to.deep.equal(['1', '2']);
+    expect(passed).to.be.within(1, 11);
+    expect(refused.every((r) => r === '429 budget_exceeded'), refused.join(', ')).to.equal(true);
+  });
+
+  it('50 parallel requests over both workers pass a limit of 10 a minute at most 10 times', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 50 };
+    const { passed, refused, workers } = await fifty(LIMITED);
+    expect([...workers].sort(), 'both workers answered').to.deep.equal(['1', '2']);
+    expect(passed).to.be.within(1, 10);
+    expect(refused.every((r) => r === '429 rate_limit_exceeded'), refused.join(', ')).to.equal(true);
+  });
+
+  it('refuses a key revoked through one worker on every worker within a second, though both had it cached', async () => {
+    const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'leaving' }) });
+    expect(created.status).to.equal(201);
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    // both workers serve the key, so both hold it in their key cache (5 s)
+    const warmed = new Set<string>();
+    for (let i = 0; i < 40 && warmed.size < 2; i++) {
+      const res = await chat(key);
+      expect(res.status).to.equal(200);
+      warmed.add(res.headers.get('x-gateway-worker')!);
+    }
+    expect(warmed.size, 'both workers served the key').to.equal(2);
+
+    expect((await fetch(`${gw.url}/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } })).status).to.equal(200);
+    const start = Date.now();
+    const refusedBy = new Set<string>();
+    let lastServedAt = start;
+    while (refusedBy.size < 2 && Date.now() - start < 6000) {
+      // four at once, so both workers answer in every round whatever the order of connections
+      const round = await Promise.all(Array.from({ length: 4 }, () => chat(key)));
+      for (const res of round) {
+        await res.arrayBuffer();
+        if (res.status === 401) refusedBy.add(res.headers.get('x-gateway-worker')!);
+        else lastServedAt = Date.now();
+      }
+    }
+    expect([...refusedBy].sort(), 'workers that refused the revoked key').to.deep.equal(['1', '2']);
+    expect(lastServedAt - start, 'ms during which a worker still served the revoked key').to.be.below(1000);
+  });
+
+  it('replaces a worker killed with SIGKILL, and requests keep succeeding', async () => {
+    const before = workerPids(gw.child.pid!);
+    expect(before).to.have.length(2);
+    process.kill(before[0], 'SIGKILL');
+    for (let i = 0; i < 200; i++) {
+      const now = workerPids(gw.child.pid!);
+      if (now.length === 2 && !now.includes(before[0])) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const after = workerPids(gw.child.pid!);
+    expect(after).to.have.length(2);
+    expect(after).to.not.include(before[0]);
+    // the replacement (worker 3) listens once it answers; until then the survivor serves everything
+    const served = new Set<string>();
+    const since = Date.now();
+    while (!served.has('3') && Date.now() - since < 15_000) {
+      const { status, worker } = await chatOnNewConnection(gw.url, MEMBER);
+      expect(status).to.equal(200);
+      served.add(worker);
+    }
+    expect(served.has('3'), `workers that served: ${[...served].join(', ')}`).to.equal(true);
+  });
+
+  it('on SIGTERM every worker finishes its open streams, then the gateway exits 0', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(Array.from({ length: 20 }, (_, i) => `w${i} `)), eventDelayMs: 100 };
+    const streams: { worker: string; reader: ReadableStreamDefaultReader<Uint8Array> }[] = [];
+    // one connection per stream: open streams until both workers hold at least one
+    for (let i = 0; i < 12 && new Set(streams.map((s) => s.worker)).size < 2; i++) {
+      const res = await chat(MEMBER, { stream: true });
+      expect(res.status).to.equal(200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      streams.push({ worker: res.headers.get('x-gateway-worker')!, reader });
+    }
+    expect(new Set(streams.map((s) => s.worker)).size, 'streams open on both workers').to.equal(2);
+
+    gw.child.kill('SIGTERM');
+    const texts = await Promise.all(
+      streams.map(async ({ reader }) => {
+        let text = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return text;
+          text += new TextDecoder().decode(value);
+        }
+      }),
+    );
+    for (const text of texts) {
+      expect(text).to.include('w19 ');
+      expect(text).to.include('data: [DONE]');
+    }
+    expect(await gw.exit).to.equal(0);
+  });
+});
