@@ -34,7 +34,7 @@ import { PreGuardrailStage } from './stages/pre-guardrail';
 import { RouteStage } from './stages/route';
 import { ScopeStage } from './stages/scope';
 import { SpendStage } from './stages/spend';
-import { openStore } from './store/open-store';
+import { openGatewayStore } from './store/open-gateway-store';
 import { startSweeper } from './store/sweeper';
 import { RequestLog } from './store/request-log';
 import type { StoreBackend } from './store/store-backend';
@@ -69,11 +69,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const configSecrets = knownSecrets.group();
   configSecrets.replace(configSecretValues(config));
   const logger = options.logger ? scrubbingLogger(options.logger) : createLogger();
-  const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store.url, () => clock.now(), { env: options.env, logger }).catch((err) => {
+  const opened = await openGatewayStore(config.store, () => clock.now(), { env: options.env, logger, shared: options.store }).catch((err) => {
     configSecrets.release();
     throw err;
-  }));
+  });
+  // every command of every layer above goes through the guard (timeouts, breaker: core/store/faults)
+  const store = opened.backend;
   const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger, { days: config.store.logRetentionDays, now: () => clock.now() })];
   try {
     const upstream = new UpstreamClient(config.timeouts);
@@ -92,11 +93,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     await registry.loadExternal(config.plugins, config.baseDir);
 
     const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
-    const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now());
+    const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now(), { events: opened.events, graceMs: config.store.graceSeconds * 1000 });
+    disposers.push(async () => keys.close());
     const requestLog = new RequestLog(store, logger);
 
     container.registerInstance(T.CONFIG, config);
     container.registerInstance(T.STORE, store);
+    container.registerInstance(T.CHANGE_EVENTS, opened.events);
+    container.registerInstance(T.STORE_GUARD, opened.guard);
     container.registerInstance(T.CLOCK, clock);
     container.registerInstance(T.LOGGER, logger);
     container.registerInstance(T.PLUGIN_REGISTRY, registry);
@@ -144,13 +148,15 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         services.lifecycle.ready = false;
         // requests that already answered may still be writing their log entry and budget charges
         await pipeline.whenSettled(config.server.drainSeconds * 1000);
+        // log rows kept while the store failed get one last chance (bounded: the process is going away)
+        await requestLog.writer.flush(Math.max(1000, config.server.drainSeconds * 1000));
         for (const dispose of disposers.reverse()) await dispose().catch(() => undefined);
-        if (ownsStore) await store.close();
+        await opened.close();
       },
     };
   } catch (err) {
     for (const dispose of disposers.reverse()) await dispose().catch(() => undefined);
-    if (ownsStore) await store.close();
+    await opened.close();
     throw err;
   }
 }

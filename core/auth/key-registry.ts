@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../config/types';
 import type { Collection, StoreBackend } from '../store/store-backend';
-import { ConfigError } from '../errors/gateway-error';
+import { ConfigError, StoreUnavailableError } from '../errors/gateway-error';
+import type { ChangeEvents } from '../store/events/change-events';
 import { compileModelPatterns } from './model-patterns';
 import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
 import type { Principal } from './principal';
@@ -30,6 +31,21 @@ function generatedId(): string {
 
 const DYNAMIC_CACHE_MS = 5_000;
 
+export interface KeyRegistryOptions {
+  /** changes from the other instances (and the ones this instance tells them about) */
+  events?: ChangeEvents;
+  /** how long a key that was valid keeps working from cache while the store cannot be reached (default 60 s) */
+  graceMs?: number;
+}
+
+interface CachedLookup {
+  principal: (Principal & { digest: string }) | null;
+  /** fresh until: after it the store is asked again */
+  until: number;
+  /** when the store last confirmed it: a valid key is served from cache up to `graceMs` after it */
+  confirmedAt: number;
+}
+
 /**
  * Looks up the principal for a presented key. Lookups go by the SHA-256 digest of the presented value
  * (so timing depends on the digest, not on how much of a real key was guessed), then the digests are
@@ -38,12 +54,22 @@ const DYNAMIC_CACHE_MS = 5_000;
  */
 export class KeyRegistry {
   private readonly byDigest = new Map<string, Principal & { digest: string; stored: StoredKey }>();
-  private readonly dynamicCache = new Map<string, { principal: (Principal & { digest: string }) | null; until: number }>();
+  private readonly dynamicCache = new Map<string, CachedLookup>();
   private readonly adminDigest?: string;
   readonly collection: Collection<StoredKey>;
+  private readonly events?: ChangeEvents;
+  private readonly graceMs: number;
+  private readonly unsubscribe: () => void;
+  /** bumped by every invalidation: a lookup that started before one does not cache what it read */
+  private generation = 0;
 
-  constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number) {
+  constructor(configKeys: KeyConfig<string>[], adminKey: string | undefined, private readonly store: StoreBackend, private readonly now: () => number, options: KeyRegistryOptions = {}) {
     this.collection = store.collection<StoredKey>('keys');
+    this.events = options.events;
+    this.graceMs = options.graceMs ?? 60_000;
+    this.unsubscribe = options.events?.subscribe((event) => {
+      if (event.type === 'key.changed') this.forget(event.keyId);
+    }) ?? (() => undefined);
     for (const k of configKeys) {
       if (k.id && GENERATED_ID.test(k.id)) throw new ConfigError('keys', `key id "${k.id}" has the shape of a generated id (key_ and 24 characters); choose another`);
       const digest = hashKey(k.key);
@@ -72,12 +98,40 @@ export class KeyRegistry {
     const now = this.now();
     const cached = this.dynamicCache.get(digest);
     if (cached && cached.until > now) return cached.principal ?? undefined;
-    const id = await this.store.keyv('key-digests').get<string>(digest);
-    const stored = id ? await this.collection.get(id) : undefined;
-    const principal = stored && !stored.revoked && digestsEqual(digest, stored.digest) ? toPrincipal(stored) : null;
-    if (this.dynamicCache.size > 10_000) this.dynamicCache.clear();
-    this.dynamicCache.set(digest, { principal, until: now + DYNAMIC_CACHE_MS });
+    const generation = this.generation;
+    let principal: CachedLookup['principal'];
+    try {
+      const id = await this.store.keyv('key-digests').get<string>(digest);
+      const stored = id ? await this.collection.get(id) : undefined;
+      principal = stored && !stored.revoked && digestsEqual(digest, stored.digest) ? toPrincipal(stored) : null;
+    } catch (err) {
+      // The store did not answer: a key it confirmed lately keeps working for the grace period; anything
+      // else is 503, never "invalid key" (and the error is not cached, so the next request asks again).
+      if (cached?.principal && now - cached.confirmedAt < this.graceMs) return cached.principal;
+      throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(undefined, { cause: err });
+    }
+    if (generation === this.generation) {
+      if (this.dynamicCache.size > 10_000) this.dynamicCache.clear();
+      this.dynamicCache.set(digest, { principal, until: now + DYNAMIC_CACHE_MS, confirmedAt: now });
+    }
     return principal ?? undefined;
+  }
+
+  /** Drop what is cached of one key (a change here or on another instance). */
+  private forget(keyId: string): void {
+    this.generation += 1;
+    for (const [digest, entry] of this.dynamicCache) if (entry.principal?.keyId === keyId) this.dynamicCache.delete(digest);
+  }
+
+  /** Tell every instance (this one included) that a key changed; the store is already written. */
+  private async announce(keyId: string, revoked: boolean): Promise<void> {
+    this.forget(keyId);
+    // best effort: an instance that misses it still rereads the key within DYNAMIC_CACHE_MS
+    await this.events?.publish({ type: 'key.changed', keyId, ...(revoked ? { revoked } : {}) }).catch(() => undefined);
+  }
+
+  close(): void {
+    this.unsubscribe();
   }
 
   /**
@@ -98,14 +152,14 @@ export class KeyRegistry {
 
   async update(key: StoredKey): Promise<void> {
     await this.collection.set(key.id, key);
-    this.dynamicCache.delete(key.digest);
+    await this.announce(key.id, false);
   }
 
   /** The key stops working at once; its record stays as a tombstone (see `create`). */
   async revoke(key: StoredKey): Promise<void> {
     await this.collection.set(key.id, { ...key, revoked: true, revokedAt: new Date(this.now()).toISOString() });
     await this.store.keyv('key-digests').delete(key.digest);
-    this.dynamicCache.delete(key.digest);
+    await this.announce(key.id, true);
   }
 }
 

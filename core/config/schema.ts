@@ -188,6 +188,15 @@ export const StoreSettingsSchema = Strict(
     sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
     /** days the request log keeps an entry (swept with the rest); spend rollups stay. 0: keep every entry */
     logRetentionDays: Type.Optional(Type.Number({ minimum: 0, default: 30 })),
+    /**
+     * Redis beside a database (`url` postgres:// or sqlite://): rate-limit windows, budget counters,
+     * plugin caches and the events between instances go there, records stay in `url`
+     */
+    redis: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'redis://HOST:PORT[/DB] or rediss://' })),
+    /** longest wait for one store command before the request gets 503 store_unavailable */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 250 })),
+    /** how long a key seen before keeps working from cache while the store is unreachable */
+    graceSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
   },
   { default: {} },
 );

@@ -6,6 +6,8 @@ export function configSecretValues(config: ResolvedConfig): string[] {
   for (const key of config.keys) values.push(key.key);
   for (const provider of config.providers) values.push(provider.apiKey, ...Object.values(provider.headers ?? {}));
   for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));
+  // a store URL may carry a password (redis://:PASSWORD@host, postgres://user:PASSWORD@host)
+  values.push(urlPassword(config.store?.url), urlPassword(config.store?.redis));
   return values.filter((v): v is string => typeof v === 'string' && v.length > 0);
 }
 
@@ -19,5 +21,14 @@ function authValues(auth: McpAuthConfig<string> | undefined): string[] {
       return [auth.username, auth.password];
     default:
       return [];
+  }
+}
+
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
   }
 }

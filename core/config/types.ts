@@ -47,7 +47,7 @@ export type McpServerPatchBody = Static<typeof S.McpServerPatchBody>;
 /** The config after secrets are resolved and defaults applied (the schema's defaults fill every section). */
 export interface ResolvedConfig {
   server: Required<Omit<ServerConfig, 'allowedOrigins'>> & { allowedOrigins: string[] };
-  store: Required<StoreConfig>;
+  store: Required<Omit<StoreConfig, 'redis'>> & Pick<StoreConfig, 'redis'>;
   adminKey?: string;
   organizations: OrganizationConfig[];
   keys: KeyConfig<string>[];

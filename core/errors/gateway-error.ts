@@ -91,8 +91,18 @@ export class UpstreamTimeoutError extends GatewayError {
 }
 
 export class ServiceUnavailableError extends GatewayError {
-  constructor(message: string, code = 'service_unavailable') {
-    super(503, 'service_unavailable', code, message);
+  constructor(message: string, code = 'service_unavailable', options?: GatewayErrorOptions) {
+    super(503, 'service_unavailable', code, message, options);
+  }
+}
+
+/**
+ * The store (database or Redis) did not answer within its timeout, or its circuit breaker is open: the
+ * request is refused at once rather than made to wait, and never answered as if a record were missing.
+ */
+export class StoreUnavailableError extends ServiceUnavailableError {
+  constructor(message = 'The gateway cannot reach its store right now; try again shortly.', options: GatewayErrorOptions = {}) {
+    super(message, 'store_unavailable', options);
   }
 }
 

@@ -20,3 +20,7 @@ export const ADMISSION = Symbol('Admission');
 export const DEPLOYMENT_HEALTH = Symbol('DeploymentHealth');
 /** Load-balancing strategy, retries and backoff (core/routing). */
 export const ROUTING_POLICY = Symbol('RoutingPolicy');
+/** Changes between gateway instances on one store (core/store/events). */
+export const CHANGE_EVENTS = Symbol('ChangeEvents');
+/** The store's timeout and circuit breaker (core/store/faults). */
+export const STORE_GUARD = Symbol('StoreGuard');

@@ -116,7 +116,24 @@ export class DeploymentHealth {
     if (record.recentFailures.length >= this.settings.failures) {
       record.cooldownUntil = now + this.settings.cooldownMs;
       record.recentFailures = [];
+      this.onCooldown(id, record.cooldownUntil);
     }
+  }
+
+  /** Told of every cooldown this instance starts or ends, to tell the other instances (0: ended). */
+  onCooldown: (id: string, until: number) => void = () => undefined;
+
+  /**
+   * A cooldown another instance started (or ended, `until` 0). A later end wins over an earlier one, so
+   * two instances cooling the same deployment agree on the longer cooldown.
+   */
+  applyCooldown(id: string, until: number): void {
+    const record = this.records.get(id);
+    if (!record) return;
+    if (until === 0) {
+      record.cooldownUntil = 0;
+      record.recentFailures = [];
+    } else record.cooldownUntil = Math.max(record.cooldownUntil, until);
   }
 
   /** Put a deployment back in service now (management API). */
@@ -125,6 +142,7 @@ export class DeploymentHealth {
     if (!record) return false;
     record.cooldownUntil = 0;
     record.recentFailures = [];
+    this.onCooldown(id, 0);
     return true;
   }
 

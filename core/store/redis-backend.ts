@@ -49,7 +49,7 @@ export class RedisBackend implements StoreBackend {
   keyv(namespace: string): Keyv {
     let kv = this.keyvs.get(namespace);
     if (!kv) {
-      kv = stampExpiry(new Keyv({ store: new KeyvRedis(this.client as never), namespace: `${this.prefix}${namespace}` }), this.now);
+      kv = stampExpiry(new Keyv({ store: new KeyvRedis(this.client as never, { throwOnErrors: true }), namespace: `${this.prefix}${namespace}` }), this.now);
       this.keyvs.set(namespace, kv);
     }
     return kv;

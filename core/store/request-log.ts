@@ -3,6 +3,7 @@ import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import { hourCeil, hourOf, type SpendBucket } from './spend-rollup';
 import type { Logger } from '../plugins/contracts';
+import { LogWriter, type LogWriterOptions } from './log-writer';
 
 export interface SpendRow {
   group: string;
@@ -14,14 +15,20 @@ export interface SpendRow {
 
 /**
  * The request log and spend views. Writes are fire-and-forget from the request's point of view: a slow
- * store never delays a response, and a failed write is logged, not thrown at the client.
+ * store never delays a response, and a failed write is kept and retried by the writer (log-writer.ts),
+ * never thrown at the client.
  */
 export class RequestLog {
-  constructor(private readonly store: StoreBackend, private readonly logger: Logger) {}
+  /** batches, queues and retries the writes; its counters are the log's metrics */
+  readonly writer: LogWriter;
+
+  constructor(private readonly store: StoreBackend, logger: Logger, writerOptions?: LogWriterOptions) {
+    this.writer = new LogWriter(store, logger, writerOptions);
+  }
 
   record(entry: LogEntry): Promise<void> {
     // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-    return this.store.appendLog({ ...entry, cost: roundCost(entry.cost) }).catch((err) => this.logger.error('request log write failed', { error: (err as Error).message, requestId: entry.requestId }));
+    return this.writer.write({ ...entry, cost: roundCost(entry.cost) });
   }
 
   query(query: LogQuery): Promise<LogPage> {

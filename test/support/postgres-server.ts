@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,10 @@ export interface PostgresServer {
   port: number;
   /** a new, empty database on the server; its postgres:// URL */
   createDatabase(): Promise<string>;
+  /** freeze the server and every backend process (SIGSTOP): connections stay open, nothing answers */
+  pause(): void;
+  /** thaw them (SIGCONT) */
+  resume(): void;
 }
 
 /** where Debian's packages put each major version's server binaries */
@@ -83,8 +87,19 @@ async function start(): Promise<PostgresServer> {
   });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`cannot start postgres: ${err.message}`))));
   await Promise.race([ready(port), spawnError]);
+  const signalAll = (signal: NodeJS.Signals) => {
+    for (const pid of [child.pid!, ...childPids(child.pid!)]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        /* a backend that has just exited */
+      }
+    }
+  };
   return {
     port,
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
     async createDatabase() {
       const name = `mg_test_${process.pid}_${++databases}`;
       const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
@@ -112,4 +127,21 @@ async function ready(port: number): Promise<void> {
     }
   }
   throw new Error('postgres did not start within 10 s');
+}
+
+/** The processes whose parent is `parent` (PostgreSQL's backends, one per connection), from /proc. */
+function childPids(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // the field after the parenthesised command name: state, then the parent pid
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) pids.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return pids;
 }

@@ -4,6 +4,10 @@ import net from 'node:net';
 export interface RedisServer {
   url: string;
   port: number;
+  /** freeze the server (SIGSTOP): connections stay open and nothing answers, like a hung host */
+  pause(): void;
+  /** thaw it (SIGCONT) */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -44,10 +48,13 @@ export async function startRedis(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
+        child.kill('SIGCONT'); // a frozen server would not see the SIGTERM
         child.kill('SIGTERM');
       }),
   };

@@ -7,7 +7,8 @@
 import type { BootExtension } from '../../boot/extensions';
 import type { OrganizationConfig } from '../../config/types';
 import type { Clock, Logger, McpTransportFactory } from '../../plugins/contracts';
-import { CLOCK, LOGGER, MODEL_CATALOG, STORE } from '../../plugins/tokens';
+import { CHANGE_EVENTS, CLOCK, LOGGER, MODEL_CATALOG, STORE } from '../../plugins/tokens';
+import type { InstanceEvents } from '../../store/events/change-events';
 import type { ModelCatalog } from '../../routing/model-catalog';
 import type { StoreBackend } from '../../store/store-backend';
 import { GATEWAY_PROXY_SERVER, GatewayProxyServer } from './gateway-proxy';
@@ -34,6 +35,7 @@ export const mcpExtension: BootExtension = async (boot) => {
     settings: boot.config.mcp,
     callTimeoutMs: boot.config.timeouts.totalMs,
     logger,
+    events: boot.container.isRegistered(CHANGE_EVENTS) ? boot.container.resolve<InstanceEvents>(CHANGE_EVENTS) : undefined,
     orgExists: async (org) => configOrgs.has(org) || (await storedOrgs.get(org)) !== undefined,
   });
   await gateway.start(boot.config.mcpServers);

@@ -20,6 +20,7 @@ import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import type { McpTransports } from './transports';
 import { McpUpstreamPool } from './upstream-pool';
 import type { GatewayProxyServer } from './gateway-proxy';
+import type { InstanceEvents } from '../../store/events/change-events';
 
 /** DI token of the instance's MCP gateway (routes resolve it from the container). */
 export const MCP_GATEWAY = Symbol('McpGateway');
@@ -38,6 +39,8 @@ export interface McpGatewayOptions {
   orgExists?: (org: string) => boolean | Promise<boolean>;
   /** the built-in gateway_proxy server: in every scope like a public upstream server (gateway-proxy.ts) */
   builtin?: GatewayProxyServer;
+  /** changes between instances: servers and tool states changed elsewhere are reloaded within a second */
+  events?: InstanceEvents;
 }
 
 export interface UpstreamCallContext {
@@ -77,6 +80,49 @@ export class McpGateway {
     if (options.builtin) this.cache.set(options.builtin.record.id, options.builtin.catalog);
     // An upstream that announces a changed list is rediscovered at once (new tools stay hidden as usual).
     this.pool.onListChanged = (id) => void this.health.check(id);
+    const events = options.events;
+    if (events) {
+      this.registry.announce = (event) => void events.publish(event).catch((err) => options.logger?.warn('change event not published', { error: (err as Error).message }));
+      this.unsubscribe = events.subscribe((event) => {
+        if ((event.type === 'mcp-server.changed' || event.type === 'tool-state.changed') && event.origin !== events.origin) this.remoteChange(event.type === 'mcp-server.changed' && event.change !== 'removed' ? event.serverId : undefined);
+      });
+    }
+  }
+
+  private unsubscribe: () => void = () => undefined;
+  /** servers changed elsewhere since the last reload, to discover once reloaded */
+  private readonly toDiscover = new Set<string>();
+  private reloading: Promise<void> | undefined;
+  private reloadAgain = false;
+
+  /**
+   * Another instance changed a server or a tool state: re-read the registry (one reload for a burst of
+   * events), then discover the servers that were added or updated, so this instance's tool lists match.
+   * A reload that fails (store unreachable) leaves the periodic check as the backstop.
+   */
+  private remoteChange(serverId: string | undefined): void {
+    if (serverId) this.toDiscover.add(serverId);
+    if (this.reloading) {
+      // a change arriving mid-reload may not be in what it read: one more reload after it
+      this.reloadAgain = true;
+      return;
+    }
+    this.reloading = (async () => {
+      try {
+        await this.registry.reload();
+        const ids = [...this.toDiscover];
+        this.toDiscover.clear();
+        for (const id of ids) if (this.registry.get(id)) void this.health.check(id);
+      } catch (err) {
+        this.options.logger?.warn('mcp registry reload after a change event failed', { error: (err as Error).message });
+      } finally {
+        this.reloading = undefined;
+        if (this.reloadAgain) {
+          this.reloadAgain = false;
+          this.remoteChange(undefined);
+        }
+      }
+    })();
   }
 
   /**
@@ -91,6 +137,7 @@ export class McpGateway {
   }
 
   async stop(): Promise<void> {
+    this.unsubscribe();
     this.health.stop();
     await this.pool.closeAll();
     await Promise.all([...this.options.transports.values()].map((t) => t.close?.()));

@@ -17,6 +17,7 @@ import { GATEWAY_PROXY } from './gateway-proxy-name';
 import { normalizeServerName } from './naming';
 import { DEFAULT_API_KEY_HEADER, redactUrl, type McpServerRecord, type McpServerSecrets } from './server-record';
 import { lookupFrom } from '../../lookup/own-keys';
+import type { ChangeEvent } from '../../store/events/change-events';
 import { disableTool, emptyToolTable, enableTool, reviveToolTables, toolState } from './tool-states';
 import { transportIdOf, unknownTransport, DEFAULT_MCP_TRANSPORT } from './transports';
 import { baseUpstreamHeaders } from './upstream-headers';
@@ -63,6 +64,8 @@ export class McpServerRegistry {
   private readonly unreadable = new Map<string, Error>();
   /** called after a server's URL, headers or existence changed (the pool drops its connection) */
   onChange: (id: string) => void = () => undefined;
+  /** told of every change made through this instance, after it is stored (the other instances reload) */
+  announce: (event: ChangeEvent) => void = () => undefined;
 
   constructor(
     store: StoreBackend,
@@ -235,6 +238,7 @@ export class McpServerRegistry {
     await this.secretStore.set(id, secretsOf(normalized));
     this.changed(id);
     await this.save(record);
+    this.announce({ type: 'mcp-server.changed', serverId: id, change: 'added' });
     return record;
   }
 
@@ -285,6 +289,7 @@ export class McpServerRegistry {
     await this.secretStore.set(record.id, secretsOf(normalized));
     this.changed(record.id);
     await this.save(record);
+    this.announce({ type: 'mcp-server.changed', serverId: record.id, change: 'updated' });
     return { record, droppedSecrets: kept.dropped };
   }
 
@@ -294,6 +299,7 @@ export class McpServerRegistry {
       throw new InvalidRequestError(`MCP server "${existing.name}" is defined in the config file; remove it there.`, 'mcp_server_from_config');
     }
     await this.delete(existing.id);
+    this.announce({ type: 'mcp-server.changed', serverId: existing.id, change: 'removed' });
     return existing;
   }
 
@@ -306,6 +312,7 @@ export class McpServerRegistry {
       record.notices = record.notices.filter((n) => !n.includes(`tool "${tool}"`));
     } else disableTool(state);
     await this.save(record);
+    this.announce({ type: 'tool-state.changed', serverId: record.id, tool, enabled });
     return record;
   }
 

@@ -1,0 +1,110 @@
+import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll, IsolatedCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
+import { StoreUnavailableError } from '../../errors/gateway-error';
+
+export interface StoreGuardOptions {
+  /** longest wait for one store command (default 250 ms) */
+  timeoutMs?: number;
+  /** consecutive failures that open the breaker (default 5) */
+  failures?: number;
+  /** how long the breaker stays open before one trial command goes through (default 1000 ms) */
+  halfOpenAfterMs?: number;
+}
+
+/**
+ * Bounds every store command (issue 13 point 5): a timeout, then a circuit breaker over it. While the
+ * breaker is open every command fails at once, so a frozen or dead store costs a request a few
+ * microseconds, not a timeout each; one trial command per `halfOpenAfterMs` tells when it is back, and
+ * the breaker closes on its own (no restart). Every failure becomes a StoreUnavailableError (503
+ * `store_unavailable`), which callers must never read as "not found".
+ */
+export class StoreGuard {
+  private readonly policy: CircuitBreakerPolicy;
+  readonly timeoutMs: number;
+  /** commands that did not answer in time (a number for the metrics) */
+  timeouts = 0;
+  /** commands refused at once because the breaker was open */
+  rejected = 0;
+  /** commands that failed with an error of the store */
+  failed = 0;
+  private open = false;
+
+  constructor(options: StoreGuardOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 250;
+    this.policy = circuitBreaker(handleAll, { halfOpenAfter: options.halfOpenAfterMs ?? 1000, breaker: new ConsecutiveBreaker(options.failures ?? 5) });
+    this.policy.onBreak(() => (this.open = true));
+    this.policy.onReset(() => (this.open = false));
+  }
+
+  /** true while the breaker refuses commands (the store was found unreachable and has not answered since) */
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  async run<T>(command: () => Promise<T>): Promise<T> {
+    let sent: Promise<T> | undefined;
+    try {
+      return await this.policy.execute(() => withDeadline((sent = command()), this.timeoutMs));
+    } catch (err) {
+      const timedOut = err instanceof StoreTimeoutError;
+      if (timedOut) this.timeouts += 1;
+      else if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) this.rejected += 1;
+      else this.failed += 1;
+      const error = new StoreUnavailableError(undefined, { cause: err, headers: { 'retry-after': '1' } });
+      // the caller stopped waiting, the command did not stop: say when it ends, for writers that must not repeat it
+      if (timedOut && sent) timedOutCommands.set(error, settledOutcome(sent));
+      throw error;
+    }
+  }
+}
+
+class StoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`store command timed out after ${ms} ms`);
+  }
+}
+
+/**
+ * The command's result, or a StoreTimeoutError `ms` after it was sent; the command itself goes on. When
+ * the timer fires, the answer may be waiting unread behind a busy event loop (timers run before I/O in a
+ * loop turn): one setImmediate lets this turn's I/O in first, so only a store that really has not
+ * answered counts as a timeout, not a busy gateway.
+ */
+function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => setImmediate(() => settled || reject(new StoreTimeoutError(ms))), ms);
+    command.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** How a command that timed out ended after all: written (`done`), failed, or still running (`pending`). */
+export interface LateOutcome {
+  state(): 'pending' | 'done' | 'failed';
+}
+
+const timedOutCommands = new WeakMap<object, LateOutcome>();
+
+function settledOutcome(command: Promise<unknown>): LateOutcome {
+  let state: 'pending' | 'done' | 'failed' = 'pending';
+  command.then(
+    () => (state = 'done'),
+    () => (state = 'failed'),
+  );
+  return { state: () => state };
+}
+
+/** For a store error that was a timeout, how the command that was sent ends; undefined for any other error. */
+export function lateOutcome(err: unknown): LateOutcome | undefined {
+  return typeof err === 'object' && err !== null ? timedOutCommands.get(err) : undefined;
+}

@@ -1,0 +1,187 @@
+import type { Logger } from '../plugins/contracts';
+import { lateOutcome, type LateOutcome } from './faults/store-guard';
+import type { LogEntry } from './log-entry';
+import type { StoreBackend } from './store-backend';
+
+export interface LogWriterOptions {
+  /** most entries kept waiting for a store that fails (default 50,000); beyond it new entries are dropped */
+  maxQueued?: number;
+  /** first retry delay; doubles per failure up to `maxRetryDelayMs` (defaults 100 ms, 5 s) */
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** entries per retried write (default 500) */
+  batchSize?: number;
+}
+
+interface Batch {
+  entries: LogEntry[];
+  /** the last attempt timed out: it may still be written; wait for it to end before writing it again */
+  late?: LateOutcome;
+}
+
+/**
+ * The writer in front of the store for request-log rows (issue 13 point 6, issue 16).
+ *
+ * Batching: every entry settled in one event-loop turn goes to the store in one `appendLogs` call (one
+ * transaction), on the next turn (setImmediate), so the store sees one write per turn, not per request.
+ *
+ * Faults: a batch the store refuses is kept, in order, in a bounded queue that is retried with a doubling
+ * delay until the store answers again, and flushed at drain. While anything is queued, new entries join
+ * the end of the queue, so rows reach the store in the order requests settled. A write that timed out was
+ * sent and may still land (a frozen server answers when it thaws): the writer waits for that write to end
+ * and only writes the batch again if it failed, so a slow store never doubles a row or its spend.
+ *
+ * `record` never rejects: a request's answer never depends on its log row.
+ */
+export class LogWriter {
+  /** entries waiting for a store that failed (a gauge) */
+  get queued(): number {
+    return this.queuedCount;
+  }
+  /** entries given up because the queue was full (a counter) */
+  dropped = 0;
+  /** writes the store refused or did not answer in time (a counter) */
+  failedWrites = 0;
+  /** entries written (a counter) */
+  written = 0;
+
+  private readonly maxQueued: number;
+  private readonly retryDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly batchSize: number;
+  private pending: { entry: LogEntry; done: () => void }[] = [];
+  private turnScheduled = false;
+  private readonly queue: Batch[] = [];
+  private queuedCount = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retrying: Promise<void> | undefined;
+  private failuresInARow = 0;
+  private closed = false;
+
+  constructor(private readonly store: StoreBackend, private readonly logger: Logger, options: LogWriterOptions = {}) {
+    this.maxQueued = options.maxQueued ?? 50_000;
+    this.retryDelayMs = options.retryDelayMs ?? 100;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  /** Resolves once the entry is written, or kept in the queue for a later write, or dropped (counted). */
+  write(entry: LogEntry): Promise<void> {
+    return new Promise<void>((done) => {
+      this.pending.push({ entry, done });
+      if (this.turnScheduled) return;
+      this.turnScheduled = true;
+      setImmediate(() => void this.writeTurn());
+    });
+  }
+
+  private async writeTurn(): Promise<void> {
+    this.turnScheduled = false;
+    const turn = this.pending;
+    this.pending = [];
+    const entries = turn.map((p) => p.entry);
+    try {
+      // something older still waits: keep the order, the retry loop writes these after it
+      if (this.queue.length || this.closed) this.enqueue(entries);
+      else await this.attempt({ entries }, true);
+    } finally {
+      for (const p of turn) p.done();
+    }
+  }
+
+  /** One write; on failure the batch goes to the queue (at its end when new, back at its head when retried). */
+  private async attempt(batch: Batch, isNew: boolean): Promise<boolean> {
+    const late = batch.late?.state();
+    if (late === 'pending') {
+      // the earlier write has not ended (the store is still frozen): wait, do not write it a second time
+      this.scheduleRetry();
+      return false;
+    }
+    batch.late = undefined;
+    try {
+      if (late !== 'done') await this.store.appendLogs(batch.entries);
+      this.written += batch.entries.length;
+      this.failuresInARow = 0;
+      return true;
+    } catch (err) {
+      this.failedWrites += 1;
+      this.failuresInARow += 1;
+      if (isNew) this.enqueue(batch.entries, lateOutcome(err));
+      else batch.late = lateOutcome(err);
+      if (this.failuresInARow === 1) this.logger.warn('request log write failed; entries kept for retry', { error: (err as Error).message, queued: this.queuedCount });
+      this.scheduleRetry();
+      return false;
+    }
+  }
+
+  private enqueue(entries: LogEntry[], late?: LateOutcome): void {
+    const room = this.maxQueued - this.queuedCount;
+    const kept = entries.slice(0, Math.max(0, room));
+    const lost = entries.length - kept.length;
+    if (lost > 0) {
+      if (this.dropped === 0 || Math.floor((this.dropped + lost) / 1000) > Math.floor(this.dropped / 1000)) {
+        this.logger.error('request log queue full; entries dropped', { dropped: this.dropped + lost, maxQueued: this.maxQueued });
+      }
+      this.dropped += lost;
+    }
+    if (late) this.queue.push({ entries: kept, late }); // whole: it is one write that may still land
+    else for (let i = 0; i < kept.length; i += this.batchSize) this.queue.push({ entries: kept.slice(i, i + this.batchSize) });
+    this.queuedCount += kept.length;
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.retrying || !this.queue.length) return;
+    const delay = Math.min(this.retryDelayMs * 2 ** Math.max(0, this.failuresInARow - 1), this.maxRetryDelayMs);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.drainQueue();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** Write the queue from its head, in order, until it is empty or a write fails. */
+  private drainQueue(): Promise<void> {
+    if (this.retrying) return this.retrying;
+    this.retrying = (async () => {
+      try {
+        while (this.queue.length) {
+          const head = this.queue[0];
+          if (!(await this.attempt(head, false))) return;
+          this.queue.shift();
+          this.queuedCount -= head.entries.length;
+          if (this.queue.length === 0 && this.failedWrites > 0) this.logger.info('request log caught up after store errors', { written: this.written });
+        }
+      } finally {
+        this.retrying = undefined;
+        if (this.queue.length && !this.retryTimer) this.scheduleRetry();
+      }
+    })();
+    return this.retrying;
+  }
+
+  /**
+   * At drain: write what waits, retrying until `timeoutMs` has passed. What is still queued then is
+   * counted as dropped and logged (the process is going away).
+   */
+  async flush(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.pending.length || this.turnScheduled) await new Promise((r) => setImmediate(r));
+    while (this.queue.length && Date.now() < deadline) {
+      if (this.retryTimer) {
+        clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
+      }
+      await this.drainQueue();
+      if (this.queue.length) await new Promise((r) => setTimeout(r, Math.min(100, Math.max(0, deadline - Date.now()))));
+    }
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.queuedCount) {
+      this.logger.error('request log entries not written before shutdown', { dropped: this.queuedCount });
+      this.dropped += this.queuedCount;
+      this.queue.length = 0;
+      this.queuedCount = 0;
+    }
+  }
+}

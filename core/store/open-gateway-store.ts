@@ -1,0 +1,77 @@
+import type { ResolvedConfig } from '../config/types';
+import { ConfigError } from '../errors/gateway-error';
+import { InstanceEvents, type ChangeEvents } from './events/change-events';
+import { LocalChangeEvents } from './events/local-change-events';
+import { PostgresChangeEvents } from './events/postgres-change-events';
+import { RedisChangeEvents } from './events/redis-change-events';
+import { guardBackend } from './faults/guarded-backend';
+import { StoreGuard } from './faults/store-guard';
+import { openStore, type OpenStoreOptions } from './open-store';
+import { splitBackend } from './split-backend';
+import type { StoreBackend } from './store-backend';
+
+export interface GatewayStore {
+  /** every command bounded by `guard` */
+  backend: StoreBackend;
+  guard: StoreGuard;
+  /** changes to and from the other instances on the same store */
+  events: InstanceEvents;
+  close(): Promise<void>;
+}
+
+/** In-process events per backend object: gateways built on one shared backend (tests, one process) share them. */
+const localEvents = new WeakMap<StoreBackend, LocalChangeEvents>();
+
+/**
+ * The store one gateway instance works on: the records backend (`store.url`), Redis beside it when
+ * `store.redis` names one, the fault guard over both, and the events between instances (Redis pub/sub
+ * when there is a Redis, PostgreSQL LISTEN/NOTIFY on a PostgreSQL store without one, else in-process). `shared`: a backend opened by the caller (tests), not closed here.
+ */
+export async function openGatewayStore(settings: ResolvedConfig['store'], now: () => number, options: OpenStoreOptions & { shared?: StoreBackend } = {}): Promise<GatewayStore> {
+  const opened: StoreBackend[] = [];
+  let events: ChangeEvents | undefined;
+  try {
+    const records = options.shared ?? (await openStore(settings.url, now, options));
+    if (!options.shared) opened.push(records);
+    let combined = records;
+    if (settings.redis) {
+      const fast = await openStore(settings.redis, now, { ...options, secretBox: records.secretBox }).catch((err) => {
+        throw new ConfigError('store.redis', (err as Error).message.replace(/^store\.url: /, ''));
+      });
+      opened.push(fast);
+      combined = splitBackend(records, fast);
+    }
+    const redisUrl = options.shared ? undefined : (settings.redis ?? (/^rediss?:\/\//.test(settings.url) ? settings.url : undefined));
+    const postgresUrl = options.shared || redisUrl ? undefined : /^postgres(ql)?:\/\//.test(settings.url) ? settings.url : undefined;
+    const onHandlerError = (err: unknown) => options.logger?.error('change event handler failed', { error: (err as Error).message });
+    if (redisUrl) {
+      events = await RedisChangeEvents.connect(redisUrl, { timeoutMs: settings.timeoutMs, onHandlerError });
+    } else if (postgresUrl) {
+      // no Redis: PostgreSQL's own LISTEN/NOTIFY carries the events
+      events = await PostgresChangeEvents.connect(postgresUrl, { timeoutMs: settings.timeoutMs, onHandlerError }).catch((err) => {
+        throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}`);
+      });
+    } else {
+      let local = localEvents.get(records);
+      if (!local) localEvents.set(records, (local = new LocalChangeEvents()));
+      events = local;
+    }
+    const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
+    const backend = guardBackend(combined, guard);
+    const ownEvents = redisUrl || postgresUrl ? events : undefined;
+    const instanceEvents = new InstanceEvents(events);
+    return {
+      backend,
+      guard,
+      events: instanceEvents,
+      async close() {
+        await instanceEvents.close();
+        await ownEvents?.close();
+        await Promise.allSettled(opened.map((b) => b.close()));
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled(opened.map((b) => b.close()));
+    throw err;
+  }
+}

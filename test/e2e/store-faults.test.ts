@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startPostgres } from '../support/postgres-server';
+import { startRedis } from '../support/redis-server';
+import { startGateway, type TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const ADMIN = 'sk-faults-admin-1';
+const CONFIG_KEY = 'sk-faults-config-1';
+const UNKNOWN_KEY = 'sk-faults-never-issued';
+/** the store timeout (250 ms) plus a margin far below the 8 s a frozen Redis cost before */
+const BOUND_MS = 2000;
+
+interface Outcome {
+  who: string;
+  status: number;
+  code?: string;
+  ms: number;
+  requestId?: string;
+}
+
+interface FrozenStore {
+  url: string;
+  pause(): void;
+  resume(): void;
+  stop?(): Promise<void>;
+}
+
+/**
+ * The store frozen with SIGSTOP (connections stay open, nothing answers: the worst case for a client
+ * without timeouts) for 10 s under steady traffic, then thawed.
+ */
+function frozenStoreScenario(name: string, open: () => Promise<FrozenStore>) {
+  describe(`store faults: ${name} frozen for 10 s under traffic`, function () {
+    this.timeout(60_000);
+    let store: FrozenStore;
+    let upstream: FakeOpenAI;
+    let gw: TestGateway;
+
+    before(async () => {
+      store = await open();
+      upstream = await new FakeOpenAI().start();
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+      const config: GatewayConfigInput = testConfig()
+        .withKey(CONFIG_KEY, { id: 'from-config' })
+        .withOpenAI('oai', upstream, 'sk-provider')
+        .withModel('gpt-test', { model: 'm' })
+        .with({ adminKey: ADMIN, store: { url: store.url, sweepIntervalSeconds: 0 } })
+        .build();
+      gw = await startGateway(config);
+    });
+    after(async () => {
+      store?.resume();
+      await gw?.close();
+      await upstream?.stop();
+      await store?.stop?.();
+    });
+
+    async function call(who: string, key: string, path = '/v1/chat/completions'): Promise<Outcome> {
+      const start = Date.now();
+      const init: RequestInit = path.startsWith('/admin')
+        ? { headers: { authorization: `Bearer ${key}` } }
+        : { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }) };
+      const res = await fetch(`${gw.url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
+      const body = (await res.json()) as { error?: { code?: string } };
+      return { who, status: res.status, code: body.error?.code, ms: Date.now() - start, requestId: res.headers.get('x-gateway-request-id') ?? undefined };
+    }
+
+    it('bounds every wait, serves known keys, answers 503 store_unavailable otherwise, and keeps every log row', async () => {
+      const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'stored' }) });
+      const storedKey = ((await created.json()) as { key: string }).key;
+      // seen once: from now on the gateway may serve it from its cache
+      expect((await call('stored', storedKey)).status).to.equal(200);
+
+      store.pause();
+      const outcomes: Outcome[] = [];
+      const until = Date.now() + 10_000;
+      try {
+        while (Date.now() < until) {
+          outcomes.push(...(await Promise.all([call('stored', storedKey), call('config', CONFIG_KEY), call('unknown', UNKNOWN_KEY), call('admin', ADMIN, '/admin/v1/keys')])));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      } finally {
+        store.resume();
+      }
+
+      const slowest = Math.max(...outcomes.map((o) => o.ms));
+      if (process.env.FAULT_STATS) console.log(JSON.stringify({ requests: outcomes.length, slowest, byWho: ['stored', 'config', 'unknown', 'admin'].map((w) => [w, Math.max(...outcomes.filter((o) => o.who === w).map((o) => o.ms))]) }));
+      expect(slowest, 'longest wait during the fault (ms)').to.be.below(BOUND_MS);
+      const by = (who: string) => outcomes.filter((o) => o.who === who);
+      // rounds before the first store command found Redis frozen run through the 5 s key cache too
+      expect(by('stored').length).to.be.above(10);
+      expect(by('stored').map((o) => o.status), 'a key seen before, served from cache (grace period)').to.satisfy((s: number[]) => s.every((x) => x === 200));
+      expect(by('config').map((o) => o.status), 'a key from the config file').to.satisfy((s: number[]) => s.every((x) => x === 200));
+      expect(by('unknown').map((o) => `${o.status} ${o.code}`), 'an unknown key: 503, never 401').to.satisfy((s: string[]) => s.every((x) => x === '503 store_unavailable'));
+      expect(by('admin').map((o) => `${o.status} ${o.code}`), 'the management API').to.satisfy((s: string[]) => s.every((x) => x === '503 store_unavailable'));
+
+      // after the thaw: recovered without a restart, and every request served meanwhile has its log row
+      const servedIds = new Set(outcomes.filter((o) => o.status === 200).map((o) => o.requestId!));
+      let logged = new Set<string>();
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const res = await fetch(`${gw.url}/admin/v1/logs?limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        if (res.status === 200) {
+          logged = new Set(((await res.json()) as { data: { id: string }[] }).data.map((e) => e.id));
+          if ([...servedIds].every((id) => logged.has(id))) break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect([...servedIds].filter((id) => !logged.has(id)), 'served during the fault, missing from the log').to.deep.equal([]);
+      const rows = ((await (await fetch(`${gw.url}/admin/v1/logs?limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: { id: string }[] }).data;
+      expect(rows.length, 'no row written twice').to.equal(new Set(rows.map((r) => r.id)).size);
+      expect((await call('unknown', UNKNOWN_KEY)).status, 'an unknown key after recovery').to.equal(401);
+      expect(gw.gateway.services.requestLog.writer.dropped).to.equal(0);
+    });
+  });
+}
+
+frozenStoreScenario('Redis', startRedis);
+frozenStoreScenario('PostgreSQL', async () => {
+  const server = await startPostgres();
+  // the run's shared server: only this test's database is dropped with it, the server stays up
+  return { url: await server.createDatabase(), pause: server.pause, resume: server.resume };
+});
