@@ -32,7 +32,16 @@ describe('a cut stream is charged by estimate', () => {
     await upstream.stop();
   });
 
-  const lastEntry = async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+  // the gateway records a cut stream once its own side has ended, which can be just after the client sees
+  // the cut: wait (up to 5 s, far beyond the few milliseconds this takes) for that entry
+  const lastEntry = async () => {
+    for (let i = 0; i < 100; i++) {
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+      if (entry?.outcome === 'upstream_cut') return entry;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+  };
 
   it('chat completions (OpenAI SDK): the cut is reported, and the entry is charged and flagged', async () => {
     // the text chunks go out, then the socket closes: no finish chunk, no usage, no [DONE]
