@@ -115,6 +115,26 @@ export const ProviderConfigSchema = Strict({
   baseUrl: Type.Optional(Id),
   apiKey: Type.Optional(FileSecret),
   headers: Type.Optional(Type.Record(Type.String(), FileSecret)),
+  /** `azure-openai`: the `api-version` query (a dated version), or "v1" for the v1 API path (the default) */
+  apiVersion: Type.Optional(Id),
+  /** `openai`: a named OpenAI-compatible vendor (providers/openai/presets.ts) filling baseUrl and quirks */
+  preset: Type.Optional(Id),
+  /** `azure-openai`: a Microsoft Entra ID bearer token, instead of apiKey (static, or env(...)) */
+  entraToken: Type.Optional(FileSecret),
+  /** `azure-openai`: a command that prints an Entra ID token (or `az account get-access-token` JSON), run again as it expires */
+  entraTokenCommand: Type.Optional(Id),
+  /** vertex-ai: the Google Cloud project and region (`global` for the global endpoint) */
+  project: Type.Optional(Type.String({ minLength: 1 })),
+  location: Type.Optional(Type.String({ minLength: 1 })),
+  /** vertex-ai: a service-account key file's JSON text; absent = the gateway host's application default credentials */
+  credentials: Type.Optional(FileSecret),
+  /** bedrock: the AWS region; static keys, else the standard AWS environment variables, profile or instance role */
+  region: Type.Optional(Type.String({ minLength: 1 })),
+  accessKeyId: Type.Optional(FileSecret),
+  secretAccessKey: Type.Optional(FileSecret),
+  sessionToken: Type.Optional(FileSecret),
+  /** bedrock: a named profile of the shared AWS config files */
+  profile: Type.Optional(Type.String({ minLength: 1 })),
   /** validated by the provider plugin's own schema */
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });

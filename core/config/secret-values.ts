@@ -4,7 +4,10 @@ import type { McpAuthConfig, ResolvedConfig } from './types';
 export function configSecretValues(config: ResolvedConfig): string[] {
   const values: (string | undefined)[] = [config.adminKey];
   for (const key of config.keys) values.push(key.key);
-  for (const provider of config.providers) values.push(provider.apiKey, ...Object.values(provider.headers ?? {}));
+  for (const provider of config.providers) {
+    values.push(provider.apiKey, provider.entraToken, ...Object.values(provider.headers ?? {}));
+    values.push(provider.credentials, serviceAccountKey(provider.credentials), provider.accessKeyId, provider.secretAccessKey, provider.sessionToken);
+  }
   for (const server of config.mcpServers) values.push(...authValues(server.auth), ...Object.values(server.staticHeaders ?? {}));
   // a store URL may carry a password (redis://:PASSWORD@host, postgres://user:PASSWORD@host)
   values.push(urlPassword(config.store?.url), urlPassword(config.store?.redis));
@@ -21,6 +24,17 @@ function authValues(auth: McpAuthConfig<string> | undefined): string[] {
       return [auth.username, auth.password];
     default:
       return [];
+  }
+}
+
+/** The private key inside a service-account JSON, scrubbed on its own too (an error may quote just the key). */
+function serviceAccountKey(json: string | undefined): string | undefined {
+  if (!json) return undefined;
+  try {
+    const key = (JSON.parse(json) as { private_key?: unknown }).private_key;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,9 +6,13 @@ import type { PluginDefinition } from './contracts';
 import echo from '../../providers/echo';
 import openai from '../../providers/openai';
 import anthropic from '../../providers/anthropic';
+import azureOpenAi from '../../providers/azure-openai';
+import gemini from '../../providers/gemini';
+import vertexAi from '../../providers/vertex-ai';
+import bedrock from '../../providers/bedrock';
 import piiMask from '../../guardrails/pii-mask';
 import block from '../../guardrails/block';
 import mcpStreamableHttp from '../../plugins/mcp-streamable-http';
 import mcpDemo from '../../plugins/mcp-demo';
 
-export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, piiMask, block, mcpStreamableHttp, mcpDemo];
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [echo, openai, anthropic, azureOpenAi, gemini, vertexAi, bedrock, piiMask, block, mcpStreamableHttp, mcpDemo];

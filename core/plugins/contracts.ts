@@ -4,6 +4,7 @@
  */
 import type { JSONSchemaType } from 'ajv';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport as ModernTransport } from '@modelcontextprotocol/client';
 import type { GatewayError } from '../errors/gateway-error';
 import type { SseFrame } from '../streaming/sse-frame';
 import type { ModelConfig, ProviderConfig } from '../config/types';
@@ -39,12 +40,19 @@ export interface PluginDeps {
   readonly fetch: HttpFetch;
 }
 
+/** What the config says around the plugin's own options. */
+export interface PluginContext {
+  /** provider plugins: the provider entry being created, secrets resolved (one instance per entry) */
+  readonly provider?: ProviderConfig<string>;
+}
+
 export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, I = any> {
   readonly kind: K;
   readonly id: string;
   readonly apiVersion: 1;
   readonly optionsSchema: JSONSchemaType<O> | Record<string, unknown>;
-  create(options: O, deps: PluginDeps): I | Promise<I>;
+  /** An Error thrown here stops the boot with its message, under the options' path. */
+  create(options: O, deps: PluginDeps, context?: PluginContext): I | Promise<I>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -82,6 +90,31 @@ export interface UpstreamRequest {
   body?: string | Uint8Array | AsyncIterable<Uint8Array>;
 }
 
+/**
+ * The request exactly as it goes on the wire, handed to `Provider.prepareRequest` as the last step before
+ * it is sent: the full URL (base URL + path, query included), the method, every header and the body's
+ * bytes (a body streamed from the client is gathered first). What the hook returns is what is sent.
+ */
+export interface PreparedRequest {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
+/**
+ * Turns an upstream's streamed body into events, for upstreams whose stream is not SSE (AWS binary
+ * event-stream frames, a JSON array written piece by piece). The events are `SseFrame`s so the
+ * operation's `fromUpstreamEvent` reads them as it reads SSE frames: `event` names the kind of event
+ * and `data` carries its payload (JSON text).
+ */
+export interface StreamDecoder {
+  /** one chunk of the body in, the events it completes out */
+  push(chunk: Uint8Array): SseFrame[];
+  /** the body ended: events still held, or throw if it ended in the middle of one (a cut stream) */
+  end?(): SseFrame[];
+}
+
 /** Per-stream scratch space for a translator (e.g. which content block is open). */
 export type StreamState = Record<string, unknown>;
 
@@ -89,7 +122,12 @@ export type StreamState = Record<string, unknown>;
 export interface HttpOperation<Req = any, Res = any> {
   toUpstream(request: Req, target: ProviderTarget, inbound: InboundInfo): UpstreamRequest;
   fromUpstream(body: any, target: ProviderTarget, request: Req): Res;
-  /** One upstream SSE frame in, zero or more frames of this operation's client format out. */
+  /**
+   * The decoder for a streamed answer with this content type. Absent (or returning undefined): an answer
+   * of type `text/event-stream` is read as SSE, any other as one JSON document.
+   */
+  streamDecoder?(contentType: string, target: ProviderTarget): StreamDecoder | undefined;
+  /** One upstream SSE frame (or decoder event) in, zero or more frames of this operation's client format out. */
   fromUpstreamEvent?(frame: SseFrame, state: StreamState, target: ProviderTarget): SseFrame | SseFrame[] | null;
   /** Frames to send after the upstream's last frame (e.g. a closing event). */
   endOfStream?(state: StreamState, target: ProviderTarget): SseFrame[];
@@ -113,6 +151,14 @@ export interface Provider {
   readonly defaultBaseUrl?: string;
   /** The formats served natively. A model call in another format is translated to `chat` by the core. */
   readonly operations: Partial<Record<ApiFormat, ProviderOperation>>;
+  /**
+   * The last step before each attempt is sent (again on every retry): sign the final bytes (SigV4), add
+   * an OAuth token the provider fetched and caches, move the request to another URL. Runs inside the
+   * attempt's first-byte deadline; `signal` aborts when the client goes away or the deadline passes.
+   * A GatewayError it throws reaches the client as it is; any other error becomes a 502
+   * `upstream_auth_failed` without its message (it may hold a credential).
+   */
+  prepareRequest?(request: PreparedRequest, target: ProviderTarget, signal: AbortSignal): PreparedRequest | Promise<PreparedRequest>;
   /** Turn an upstream error answer into a GatewayError; never echo credentials or the upstream URL. */
   toError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>): GatewayError;
 }
@@ -165,6 +211,13 @@ export interface McpTransportTarget {
 export interface McpTransportFactory {
   /** A fresh SDK transport for one connection to the upstream server. */
   connect(target: McpTransportTarget): Transport | Promise<Transport>;
+  /**
+   * Optional: a fresh SDK 2.x (`@modelcontextprotocol/client`) transport for the same target, which can
+   * carry MCP revision 2026-07-28 (per-request `_meta` envelope, `MCP-Protocol-Version` and `Mcp-Method`
+   * headers). A factory that has it lets the gateway probe each server with `server/discover` and speak
+   * 2026-07-28 to those that answer; without it every server is spoken to in 2025-11-25 over `connect`.
+   */
+  connectModern?(target: McpTransportTarget): ModernTransport | Promise<ModernTransport>;
   /** Release what the factory holds (connection pools); called when the gateway stops. */
   close?(): Promise<void>;
 }

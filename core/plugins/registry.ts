@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createJiti } from 'jiti';
 import { PluginError } from '../errors/gateway-error';
 import { compileSchema, type SchemaValidator } from '../config/validators';
-import type { PluginDefinition, PluginDeps, PluginKind } from './contracts';
+import type { PluginContext, PluginDefinition, PluginDeps, PluginKind } from './contracts';
 
 const KINDS: readonly PluginKind[] = ['provider', 'guardrail', 'mcp-transport'];
 const SUPPORTED_API_VERSIONS = new Set([1]);
@@ -60,7 +60,7 @@ export class PluginRegistry {
    * Validate `options` against the plugin's schema (errors carry `optionsPath`, e.g.
    * "guardrails[0].options") and create the instance.
    */
-  async create<I>(kind: PluginKind, id: string, options: unknown, deps: PluginDeps, optionsPath: string): Promise<I> {
+  async create<I>(kind: PluginKind, id: string, options: unknown, deps: PluginDeps, optionsPath: string, context: PluginContext = {}): Promise<I> {
     const entry = this.entries.get(`${kind}:${id}`);
     if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
     const value = structuredClone(options ?? {});
@@ -68,7 +68,7 @@ export class PluginRegistry {
     // the error already starts with optionsPath: a problem with the options object itself is not named twice
     if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));
     try {
-      return (await entry.definition.create(value, deps)) as I;
+      return (await entry.definition.create(value, deps, context)) as I;
     } catch (err) {
       throw new PluginError(optionsPath, `plugin "${id}" failed to start: ${(err as Error).message}`);
     }

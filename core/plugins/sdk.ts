@@ -29,7 +29,8 @@ export { outputFormatOfResponseFormat } from '../apis/messages/output-config';
 // Image edits: the uploaded multipart form a provider re-encodes for its upstream.
 export { editUploadOf, EditUpload, type EditFields, type UploadedFileInfo } from '../apis/images/edit-upload';
 
-// Server-sent events: the frame a translator returns, and a parser for plugins that read a stream themselves.
+// Server-sent events: the frame a translator returns, and the SSE decoder (the default `StreamDecoder`, and a
+// parser for plugins that read a stream themselves). `PreparedRequest` and `StreamDecoder` are in the contracts.
 export { SseFrame } from '../streaming/sse-frame';
 export { SseDecoder, parseSse } from '../streaming/sse-parser';
 

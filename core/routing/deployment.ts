@@ -10,4 +10,6 @@ export interface Deployment {
   readonly config: ModelConfig & { id: string; model: string; kind: NonNullable<ModelConfig['kind']>; weight: number };
   readonly provider: Provider;
   readonly target: ProviderTarget;
+  /** where `config.price` came from: the model entry, the bundled table (core/spend/price-table), or none */
+  readonly priceSource?: 'config' | 'bundled' | null;
 }

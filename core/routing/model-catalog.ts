@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/types';
 import { ConfigError } from '../errors/gateway-error';
 import type { PluginDeps, Provider } from '../plugins/contracts';
 import type { PluginRegistry } from '../plugins/registry';
+import { bundledPrice } from '../spend/price-table/bundled-price';
 import type { Deployment } from './deployment';
 
 /** The models the gateway serves: deployments grouped by public name, providers created once at boot. */
@@ -24,7 +25,7 @@ export class ModelCatalog {
       if (!registry.has('provider', p.type)) {
         throw new ConfigError(`providers[${i}].type`, `unknown provider type "${p.type}" (known: ${registry.ids('provider').join(', ')})`);
       }
-      providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, deps, `providers[${i}].options`));
+      providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, deps, `providers[${i}].options`, { provider: p }));
     }
     const deployments = config.models.map((m): Deployment => {
       const providerConfig = config.providers.find((p) => p.id === m.provider)!;
@@ -33,8 +34,11 @@ export class ModelCatalog {
       if (!baseUrl && !Object.values(provider.operations).some((op) => op && 'local' in op)) {
         throw new ConfigError(`providers[${config.providers.indexOf(providerConfig)}].baseUrl`, `provider "${providerConfig.id}" needs a baseUrl`);
       }
-      const cfg = m as Deployment['config'];
-      return { id: cfg.id, name: cfg.name, config: cfg, provider, target: { model: cfg, provider: providerConfig, baseUrl } };
+      // The price in use: the entry's own, else the bundled table's (the config's always wins).
+      const bundled = m.price ? undefined : bundledPrice(providerConfig.type, m.model ?? m.name, providerConfig.preset);
+      const cfg = (bundled ? { ...m, price: bundled } : m) as Deployment['config'];
+      const priceSource = m.price ? 'config' : bundled ? 'bundled' : null;
+      return { id: cfg.id, name: cfg.name, config: cfg, provider, target: { model: cfg, provider: providerConfig, baseUrl }, priceSource };
     });
     return new ModelCatalog(deployments);
   }

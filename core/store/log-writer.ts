@@ -57,6 +57,7 @@ export class LogWriter {
   private retrying: Promise<void> | undefined;
   private failuresInARow = 0;
   private closed = false;
+  private turnsInFlight = 0;
 
   constructor(private readonly store: StoreBackend, private readonly logger: Logger, options: LogWriterOptions = {}) {
     this.maxQueued = options.maxQueued ?? 50_000;
@@ -80,13 +81,23 @@ export class LogWriter {
     const turn = this.pending;
     this.pending = [];
     const entries = turn.map((p) => p.entry);
+    this.turnsInFlight += 1;
     try {
       // something older still waits: keep the order, the retry loop writes these after it
       if (this.queue.length || this.closed) this.enqueue(entries);
       else await this.attempt({ entries }, true);
     } finally {
+      this.turnsInFlight -= 1;
       for (const p of turn) p.done();
     }
+  }
+
+  /**
+   * Resolves once every entry handed in so far has been written or queued for retry, so this instance's
+   * log and spend views include the requests it has already settled (read-your-writes).
+   */
+  async settled(): Promise<void> {
+    while (this.turnScheduled || this.turnsInFlight > 0) await new Promise((r) => setImmediate(r));
   }
 
   /** One write; on failure the batch goes to the queue (at its end when new, back at its head when retried). */

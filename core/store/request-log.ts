@@ -31,12 +31,14 @@ export class RequestLog {
     return this.writer.write({ ...entry, cost: roundCost(entry.cost) });
   }
 
-  query(query: LogQuery): Promise<LogPage> {
+  async query(query: LogQuery): Promise<LogPage> {
+    await this.writer.settled();
     return this.store.queryLogs(query);
   }
 
   /** every entry in [since, until), oldest first (the store scans from `since`; `until` is checked here) */
   async *scan(since?: string, until?: string): AsyncIterable<LogEntry> {
+    await this.writer.settled();
     for await (const e of this.store.scanLogs(since)) if (!until || e.time < until) yield e;
   }
 
@@ -46,6 +48,7 @@ export class RequestLog {
    * never with requests, and they outlive the log's retention.
    */
   async buckets(since?: string, until?: string, org?: string): Promise<SpendBucket[]> {
+    await this.writer.settled();
     const rows = await this.store.spendBuckets(since && hourOf(since), until && hourCeil(until));
     return org ? rows.filter((b) => b.org === org) : rows;
   }

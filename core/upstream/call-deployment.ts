@@ -2,7 +2,7 @@ import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
-import { isLocalOperation, type HttpOperation, type InboundInfo, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
+import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
@@ -105,7 +105,8 @@ async function send(
   timeouts: TimeoutsConfig,
 ): Promise<ModelResult> {
   const { target, provider } = deployment;
-  const response = await client.send(target.baseUrl, request, signal, timeouts);
+  const prepare = provider.prepareRequest ? (wire: PreparedRequest, hookSignal: AbortSignal) => provider.prepareRequest!(wire, target, hookSignal) : undefined;
+  const response = await client.send(target.baseUrl, request, signal, timeouts, prepare);
   if (response.status >= 400) {
     const errorBody = await readErrorBody(response.body);
     const error = provider.toError(response.status, errorBody, response.headers);
@@ -113,8 +114,9 @@ async function send(
     throw new AttemptError(error, false, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
   }
   const contentType = String(response.headers['content-type'] ?? '');
-  if (stream && contentType.includes('text/event-stream')) {
-    return { status: 200, stream: await peekFirstFrame(translateStream(response.body, op, target, format, signal)), headers: {} };
+  const decoder = stream ? (op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined)) : undefined;
+  if (decoder) {
+    return { status: 200, stream: await peekFirstFrame(translateStream(response.body, decoder, op, target, format, signal)), headers: {} };
   }
   let text: string;
   try {
@@ -133,9 +135,13 @@ async function send(
   return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
 }
 
-/** Upstream SSE -> frames of the client's format; a stream that ends without its terminal frame was cut. */
+/**
+ * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format; a stream that
+ * ends without its terminal frame was cut.
+ */
 async function* translateStream(
   body: AsyncIterable<Uint8Array>,
+  decoder: StreamDecoder,
   op: HttpOperation,
   target: ProviderTarget,
   format: ModelExchange['format'],
@@ -145,7 +151,6 @@ async function* translateStream(
   const adapter = formatAdapter(format);
   let sawTerminal = !adapter.isTerminalFrame;
   try {
-    const decoder = new SseDecoder();
     for await (const chunk of body) {
       for (const frame of decoder.push(chunk)) {
         const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
@@ -154,6 +159,14 @@ async function* translateStream(
           if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
           yield f;
         }
+      }
+    }
+    // events a provider decoder still held when the body ended (the SSE decoder holds none worth sending)
+    for (const frame of decoder.end?.() ?? []) {
+      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+      for (const f of !out ? [] : Array.isArray(out) ? out : [out]) {
+        if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
+        yield f;
       }
     }
     if (op.endOfStream) for (const f of op.endOfStream(state, target)) {

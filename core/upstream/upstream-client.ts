@@ -3,6 +3,7 @@ import type Dispatcher from 'undici/types/dispatcher';
 import type { TimeoutsConfig } from '../config/types';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
 import type { UpstreamRequest } from '../plugins/contracts';
+import { prepareForWire, type PrepareHook } from './prepare-request';
 
 export interface UpstreamResponse {
   status: number;
@@ -22,7 +23,8 @@ export class ClientAbortError extends GatewayError {
  * Agent keeps a keep-alive pool per origin (one more per distinct per-model connect timeout). Timeouts:
  * connect (the agent's), first byte (a deadline from the start of the attempt, so it covers connecting
  * too), idle time between body chunks (bodyTimeout) and the total time of the attempt, body or stream
- * included. Errors never carry the upstream URL or credentials.
+ * included. Errors never carry the upstream URL or credentials. A provider's `prepareRequest` (`prepare`)
+ * is the last step before the bytes go out, inside the first-byte deadline.
  */
 export class UpstreamClient {
   readonly agent: Agent;
@@ -49,7 +51,7 @@ export class UpstreamClient {
     return agent;
   }
 
-  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}): Promise<UpstreamResponse> {
+  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
     const totalMs = timeouts.totalMs ?? this.defaults.totalMs;
     const firstByteMs = Math.min(timeouts.firstByteMs ?? this.defaults.firstByteMs, totalMs);
     const startedAt = Date.now();
@@ -68,11 +70,14 @@ export class UpstreamClient {
       attempt.abort();
     }, firstByteMs);
     try {
-      const res = await request(baseUrl + req.path, {
+      const wire = prepare
+        ? await prepareForWire(baseUrl, req, prepare, attempt.signal)
+        : { url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body as string | Uint8Array | undefined };
+      const res = await request(wire.url, {
         dispatcher: timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs),
-        method: req.method ?? 'POST',
-        headers: req.headers,
-        body: req.body as string | Uint8Array | undefined,
+        method: wire.method,
+        headers: wire.headers,
+        body: wire.body,
         signal: attempt.signal,
         headersTimeout: firstByteMs,
         bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,

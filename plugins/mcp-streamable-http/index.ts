@@ -3,12 +3,16 @@
  * SDK's own `StreamableHTTPClientTransport`, carrying the server's stored credential, static headers and
  * any per-request forwarded headers on every HTTP request.
  *
+ * Revisions: `connect` gives the SDK 1.x transport (2025-11-25 and earlier); `connectModern` the SDK 2.x
+ * one, which also carries 2026-07-28. The core's pool probes each server with the 2.x one first.
+ *
  * Sessions: the SDK transport keeps the `Mcp-Session-Id` a stateful upstream returns at `initialize` and
  * sends it back; a stateless upstream simply never sets one. When an upstream forgets a session it answers
  * 404 and the transport throws `StreamableHTTPError(404)`; the core's connection pool then drops that
  * connection and opens a new one (see core/apis/mcp/upstream-pool.ts), which initializes a fresh session.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport as ModernStreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { definePlugin, isInternalAddress, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
 import { createRequestFetch } from './request-fetch';
 
@@ -54,6 +58,15 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     connect(target: McpTransportTarget) {
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
+        requestInit: { headers: { ...target.headers } },
+        fetch: target.publicOnly ? publicOnly : httpFetch,
+        reconnectionOptions,
+      });
+    },
+    // The SDK 2.x transport: the same requests, plus the 2026-07-28 headers (MCP-Protocol-Version,
+    // Mcp-Method, Mcp-Name) on each POST. The pool probes each server with it (server/discover).
+    connectModern(target: McpTransportTarget) {
+      return new ModernStreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: { ...target.headers } },
         fetch: target.publicOnly ? publicOnly : httpFetch,
         reconnectionOptions,

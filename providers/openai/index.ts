@@ -1,9 +1,9 @@
-import { definePlugin, type HttpOperation, type Provider, type ProviderTarget, type ChatRequest, type EmbeddingsRequest } from '../../core/plugins/sdk';
+import { definePlugin, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
 import { openAiUpstreamError } from './errors';
-import { openAiImageOperations } from './images';
+import { openAiOperations } from './operations';
+import { applyPreset, PRESETS, type Preset } from './presets';
 
 interface OpenAiOptions {
-  /** extra path segment style: OpenAI-compatible servers all use /chat/completions under the base URL */
   organization?: string;
   project?: string;
 }
@@ -16,44 +16,31 @@ function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record
   return headers;
 }
 
-/**
- * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
- * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
- */
-function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
-  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
-  return messages.map((m) => {
-    if (m?.thinking_blocks === undefined) return m;
-    const { thinking_blocks: _dropped, ...rest } = m;
-    return rest;
-  });
+function presetOf(config: ProviderConfig<string> | undefined): Preset | undefined {
+  const name = config?.preset;
+  if (name === undefined) return undefined;
+  const preset = PRESETS.get(name);
+  if (!preset) throw new Error(`unknown preset "${name}" (known: ${[...PRESETS.keys()].join(', ')})`);
+  // a hosted vendor answers 401 to every request without a key: say so at boot instead
+  if (!preset.local && !config?.apiKey) throw new Error(`preset "${name}" needs the provider's apiKey`);
+  return preset;
 }
 
 /**
- * The OpenAI API and every OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp). The client's
- * format is the upstream's: bodies pass through unchanged except the model name; responses and stream
- * frames are returned as the upstream sent them.
+ * The OpenAI API and every OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp), by base URL or
+ * by a vendor `preset` (presets.ts). The client's format is the upstream's: bodies pass through unchanged
+ * except the model name and a preset's quirks; responses and stream frames are returned as the upstream
+ * sent them.
  */
-function createOpenAiProvider(options: OpenAiOptions): Provider {
-  const chat: HttpOperation<ChatRequest> = {
-    toUpstream(request, target) {
-      const body: ChatRequest = { ...request, model: target.model.model, messages: withoutThinkingBlocks(request.messages) };
-      // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
-      // chunk again for clients that did not ask for it.
-      if (body.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
-      return { path: '/chat/completions', headers: upstreamHeaders(target, options), body: JSON.stringify(body) };
-    },
-    fromUpstream: (body) => body,
-    fromUpstreamEvent: (frame) => frame,
-  };
-  const embeddings: HttpOperation<EmbeddingsRequest> = {
-    toUpstream: (request, target) => ({ path: '/embeddings', headers: upstreamHeaders(target, options), body: JSON.stringify({ ...request, model: target.model.model }) }),
-    fromUpstream: (body) => body,
-  };
-  const images = openAiImageOperations((target) => upstreamHeaders(target, options));
+function createOpenAiProvider(options: OpenAiOptions, config: ProviderConfig<string> | undefined): Provider {
+  const preset = presetOf(config);
+  const operations = openAiOperations({
+    headersFor: (target) => upstreamHeaders(target, options),
+    chatBody: preset ? (body, target) => applyPreset(preset, body, target.model.model) : undefined,
+  });
   return {
-    defaultBaseUrl: 'https://api.openai.com/v1',
-    operations: { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits },
+    defaultBaseUrl: preset?.baseUrl ?? 'https://api.openai.com/v1',
+    operations,
     toError: openAiUpstreamError,
   };
 }
@@ -67,5 +54,5 @@ export default definePlugin<'provider', OpenAiOptions, Provider>({
     additionalProperties: false,
     properties: { organization: { type: 'string', nullable: true }, project: { type: 'string', nullable: true } },
   } as never,
-  create: (options) => createOpenAiProvider(options),
+  create: (options, _deps, context) => createOpenAiProvider(options, context?.provider),
 });

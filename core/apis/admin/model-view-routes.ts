@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { DEPLOYMENT_HEALTH } from '../../plugins/tokens';
 import type { DeploymentHealth, DeploymentStatus } from '../../routing/deployment-health';
 import { adminAuth, adminHandler } from './admin-auth';
+import { BUNDLED_PRICES } from '../../spend/price-table/bundled-prices';
 import type { GatewayServices } from '../../http/gateway-services';
 
 /**
@@ -36,6 +37,7 @@ export function installAdminModelViewRoutes(router: Router, services: GatewaySer
             weight: d.config.weight,
             share: totalWeight > 0 ? d.config.weight / totalWeight : null,
             price: d.config.price ?? null,
+            priceSource: d.priceSource ?? null,
             fallbacks: d.config.fallbacks ?? [],
             timeouts: d.config.timeouts ?? null,
             health: live.get(d.id) ?? null,
@@ -44,6 +46,7 @@ export function installAdminModelViewRoutes(router: Router, services: GatewaySer
       });
       res.json({
         object: 'list',
+        priceTable: { version: BUNDLED_PRICES.version, date: BUNDLED_PRICES.date },
         routing: { strategy: services.config.routing.strategy ?? 'weighted', retries: services.config.routing.retries ?? null },
         cooldown: { failures, windowSeconds: windowMs / 1000, cooldownSeconds: cooldownMs / 1000 },
         data,

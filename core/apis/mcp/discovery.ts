@@ -4,12 +4,11 @@
  * upstream does not offer (no capability, or "method not found") are empty, not failures.
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamTimeoutError } from '../../errors/gateway-error';
 import { childSignal } from '../../upstream/child-signal';
 import { UpstreamRpcError } from './upstream-errors';
 import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
+import type { UpstreamSession } from './upstream-session';
 
 /** An upstream item exactly as listed (every field kept, so clients see what the upstream sent). */
 export type UpstreamItem = Record<string, unknown>;
@@ -19,6 +18,8 @@ export interface UpstreamCatalog {
   prompts: (UpstreamItem & { name: string })[];
   resources: (UpstreamItem & { uri: string })[];
   resourceTemplates: (UpstreamItem & { uriTemplate: string })[];
+  /** the protocol revision the server was spoken to in */
+  protocolVersion?: string;
 }
 
 /** guards against an upstream that pages forever */
@@ -47,6 +48,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
         prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => typeof p.name === 'string')),
         resources: resources.filter((r): r is UpstreamItem & { uri: string } => typeof r.uri === 'string'),
         resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => typeof r.uriTemplate === 'string'),
+        protocolVersion: client.revision,
       };
     });
   } finally {
@@ -54,7 +56,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
   }
 }
 
-async function listAll(client: Client, method: string, key: string, signal: AbortSignal, deadline: number): Promise<UpstreamItem[]> {
+async function listAll(client: UpstreamSession, method: string, key: string, signal: AbortSignal, deadline: number): Promise<UpstreamItem[]> {
   const items: UpstreamItem[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -62,7 +64,7 @@ async function listAll(client: Client, method: string, key: string, signal: Abor
     // a signal per page: the SDK never removes its abort listener, and pages would pile them on one signal
     const step = childSignal(signal);
     try {
-      result = await client.request({ method, params: cursor ? { cursor } : {} } as any, ResultSchema, {
+      result = await client.request(method, cursor ? { cursor } : {}, {
         signal: step.signal,
         timeout: Math.max(1, deadline - Date.now()),
       });

@@ -121,7 +121,7 @@ export class McpHealthMonitor {
       reconcileTools(latest, catalog.tools, nowIso());
       this.cache.set(id, catalog);
       const at = nowIso();
-      latest.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0 };
+      latest.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0, ...(catalog.protocolVersion ? { protocolVersion: catalog.protocolVersion } : {}) };
       await this.registry.save(latest);
       return latest;
     } catch (err) {
@@ -134,6 +134,7 @@ export class McpHealthMonitor {
         lastHealthyAt: latest.health.lastHealthyAt,
         lastError: message,
         consecutiveFailures: latest.health.consecutiveFailures + 1,
+        ...(latest.health.protocolVersion ? { protocolVersion: latest.health.protocolVersion } : {}),
       };
       await this.registry.save(latest);
       this.logger?.warn('mcp server health check failed', { server: latest.name, org: latest.org, error: message });

@@ -3,6 +3,7 @@ import type { InboundHeaders } from './upstream-headers';
 import type { RoutedName } from './catalog-view';
 import type { McpServerRecord } from './server-record';
 import type { ProxyTool } from './gateway-proxy';
+import type { ProgressUpdate } from './upstream-session';
 
 /** The MCP methods that reach an upstream, and so run the stages (lists run auth and scope only). */
 export type McpCallMethod = 'tools/call' | 'prompts/get' | 'resources/read';
@@ -21,6 +22,8 @@ export interface McpExchange {
   arguments?: Record<string, unknown>;
   /** the inbound `x-mcp-*` headers (server selection, per-user credentials); never logged */
   mcpHeaders: InboundHeaders;
+  /** what the client's revision lets the gateway relay (routes.ts fills it; absent = nothing) */
+  relay?: McpRelay;
   // --- route stage ---
   /** what the call stage asks, and of whom */
   target?: McpTarget;
@@ -37,6 +40,27 @@ export interface McpExchange {
    * call blocked or failed upstream), not as a protocol error.
    */
   failureIsToolResult?: boolean;
+  /** the upstream answered `input_required` and it goes to the client: not a finished call, no fee */
+  inputRequired?: boolean;
+}
+
+/**
+ * The multi-round-trip and progress side of one call (MCP 2026-07-28 `input_required`, progress for any
+ * revision): what the client can answer, what it answered, and where its progress goes.
+ */
+export interface McpRelay {
+  /** the client speaks 2026-07-28, so it can be handed an `input_required` result */
+  modern: boolean;
+  /** the capabilities it declared on this request (`elicitation`, `sampling`, `roots`) */
+  clientCapabilities: Record<string, unknown>;
+  /** a retry: the client's answers, for the upstream */
+  inputResponses?: Record<string, unknown>;
+  /** a retry: the upstream's own state, from the gateway-signed one the client echoed */
+  upstreamState?: string;
+  /** a retry: the server the signed state was issued for; the call must route there */
+  boundServerId?: string;
+  /** the client sent a progress token and reads the answer as a stream */
+  onProgress?: (progress: ProgressUpdate) => void;
 }
 
 /** What the route stage resolved a call to. */

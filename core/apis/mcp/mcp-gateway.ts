@@ -20,6 +20,7 @@ import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import type { McpTransports } from './transports';
 import { McpUpstreamPool } from './upstream-pool';
 import type { GatewayProxyServer } from './gateway-proxy';
+import type { McpRelay } from './mcp-exchange';
 import type { InstanceEvents } from '../../store/events/change-events';
 
 /** DI token of the instance's MCP gateway (routes resolve it from the container). */
@@ -46,6 +47,8 @@ export interface McpGatewayOptions {
 export interface UpstreamCallContext {
   inbound: InboundHeaders;
   signal?: AbortSignal;
+  /** 2026-07-28 retries and progress (mcp-exchange.ts) */
+  relay?: McpRelay;
 }
 
 export class McpGateway {
@@ -229,10 +232,27 @@ export class McpGateway {
   }
 
   private upstream(server: McpServerRecord, method: string, params: Record<string, unknown>, call: UpstreamCallContext) {
+    // a retry carries the client's answers and the upstream's state back (2026-07-28 upstreams only
+    // ever asked, so only they get them)
+    const relay = call.relay;
+    if (relay?.inputResponses) params.inputResponses = relay.inputResponses;
+    if (relay?.upstreamState !== undefined) params.requestState = relay.upstreamState;
     return this.pool.request(this.health.target(server), method, params, {
       timeoutMs: this.options.callTimeoutMs,
       signal: call.signal,
       forwarded: forwardedHeaders(server, call.inbound),
+      onprogress: relay?.onProgress,
+      clientCapabilities: relayableCapabilities(relay),
     });
   }
+}
+
+/** the input requests a gateway can relay: those the calling client said it answers (2026-07-28 only) */
+const RELAYABLE = ['elicitation', 'sampling', 'roots'];
+
+function relayableCapabilities(relay: McpRelay | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!relay?.modern) return out;
+  for (const name of RELAYABLE) if (Object.hasOwn(relay.clientCapabilities, name)) out[name] = relay.clientCapabilities[name];
+  return out;
 }

@@ -9,7 +9,7 @@
  *   spend - `toolPrices[tool]` or `pricePerCall`, charged when the upstream answered; a log entry
  *           `MCP: <tool>`, `MCP: prompt <name>`, `MCP: resource <uri>`
  */
-import { toGatewayError } from '../../errors/gateway-error';
+import { GatewayError, toGatewayError } from '../../errors/gateway-error';
 import type { GuardrailRunner } from '../../guardrails/guardrail-runner';
 import type { AuthedContext } from '../../pipeline/context';
 import type { Pipeline } from '../../pipeline/run-pipeline';
@@ -87,7 +87,11 @@ export class McpTraffic implements TrafficStrategy {
     const ex = ctx.mcpExchange;
     const target = ex.target;
     if (!target) throw new Error('mcp call before route');
-    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal };
+    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal, relay: ex.relay };
+    // answers to an input request go back to the server that asked, whatever the name routes to now
+    if (ex.relay?.boundServerId !== undefined && ex.relay.boundServerId !== ex.serverId) {
+      throw new GatewayError(400, 'invalid_request_error', 'invalid_request_state', 'params.requestState was issued for another server: call the tool again without it.', { param: 'requestState' });
+    }
     switch (target.kind) {
       case 'model':
         return this.callModel(ctx, ex, target.tool);
@@ -101,6 +105,29 @@ export class McpTraffic implements TrafficStrategy {
         ex.result = await this.gateway.callTool(target.routed, ex.arguments, upstream);
         if ((ex.result as { isError?: unknown }).isError === true) ctx.logDetails.toolError = true;
     }
+    if ((ex.result as { resultType?: unknown }).resultType === 'input_required') this.inputRequired(ctx, ex);
+  }
+
+  /**
+   * A 2026-07-28 upstream needs input (elicitation, sampling, roots) before it can answer. A client that
+   * declared it can give every kind asked gets the request relayed (routes.ts signs the state); any other
+   * gets a tool error result that says what was asked (prompts and resources: an error).
+   */
+  private inputRequired(ctx: AuthedContext, ex: McpExchange): void {
+    const result = ex.result as { inputRequests?: unknown };
+    const requests = inputRequestsOf(result.inputRequests);
+    const caps = ex.relay?.clientCapabilities ?? {};
+    const missing = requests.filter((r) => !Object.hasOwn(caps, CAPABILITY_OF.get(r.method) ?? r.method));
+    if (ex.relay?.modern && missing.length === 0) {
+      ex.inputRequired = true;
+      return;
+    }
+    const asked = requests.map((r) => (r.message ? `${r.method}: ${r.message}` : r.method)).join('; ') || 'more input';
+    const why = ex.relay?.modern ? 'this client did not declare the capability to answer it' : 'this client speaks an MCP revision older than 2026-07-28';
+    const message = `The MCP server ${ex.serverName ?? ''} asked for input before it can answer (${asked}), and ${why}.`;
+    if (ex.method !== 'tools/call') throw new GatewayError(400, 'invalid_request_error', 'mcp_input_required', message);
+    ex.result = { content: [{ type: 'text', text: message }], isError: true };
+    ctx.logDetails.toolError = true;
   }
 
   /**
@@ -137,7 +164,7 @@ export class McpTraffic implements TrafficStrategy {
   /** The fee is charged once the upstream answered (a tool-level error included); not when it was refused. */
   finalCost(ctx: AuthedContext, _outcome: Outcome): void {
     const ex = ctx.mcpExchange;
-    if (ex.result !== undefined) ctx.cost += ex.fee ?? 0;
+    if (ex.result !== undefined && !ex.inputRequired) ctx.cost += ex.fee ?? 0;
   }
 
   logTarget(ctx: AuthedContext): LogTarget {
@@ -157,4 +184,20 @@ export class McpTraffic implements TrafficStrategy {
 /** The error of a failed MCP exchange as the model (or an MCP client) reads it: a tool-level error result. */
 export function toolErrorResult(error: unknown): { content: { type: 'text'; text: string }[]; isError: true } {
   return { content: [{ type: 'text', text: toGatewayError(error).message }], isError: true };
+}
+
+/** the client capability each 2026-07-28 input request needs */
+const CAPABILITY_OF = new Map([
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+  ['roots/list', 'roots'],
+]);
+
+/** The input requests of an `input_required` result (keyed by the upstream's ids), with what they ask. */
+function inputRequestsOf(value: unknown): { method: string; message?: string }[] {
+  if (!value || typeof value !== 'object') return [];
+  return Object.values(value as Record<string, unknown>).map((r) => {
+    const req = (r ?? {}) as { method?: unknown; params?: { message?: unknown } };
+    return { method: typeof req.method === 'string' ? req.method : 'unknown', message: typeof req.params?.message === 'string' ? req.params.message : undefined };
+  });
 }

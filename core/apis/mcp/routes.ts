@@ -2,8 +2,12 @@
  * `POST /mcp`: the gateway as one streamable-HTTP MCP server (interface.md §4.4), stateless: no
  * handshake needed, no session. Scripts post bare JSON-RPC (`tools/list`, `tools/call`, ...) with
  * `Accept: application/json`; standard MCP clients may `initialize` first and get an answer that lets
- * them go on. `tools/call` runs through the whole pipeline (auth, scope, route, pre-guardrail, call,
- * post-guardrail, spend); listing methods authenticate and scope, and answer from the discovery cache.
+ * them go on. Revision 2026-07-28 is served beside 2025-11-25, chosen per message (revision.ts):
+ * `server/discover` (answered with or without a key), results with `resultType`, `input_required`
+ * relayed with a gateway-signed state (relay-state.ts), progress streamed as SSE when asked for.
+ * `tools/call` runs through the whole pipeline (auth, scope, route, pre-guardrail, call,
+ * post-guardrail, spend) under either revision; listing methods authenticate and scope, and answer from
+ * the discovery cache.
  *
  * HTTP statuses: 401 missing or bad key, 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding),
  * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for every method but POST and
@@ -20,6 +24,12 @@ import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
 import type { McpCallMethod } from './mcp-exchange';
 import { McpTraffic, toolErrorResult } from './mcp-traffic';
 import { initializeResult } from './protocol';
+import type { McpRelay } from './mcp-exchange';
+import { RelayStateSigner, relayStateKey } from './relay-state';
+import { STORE } from '../../plugins/tokens';
+import type { StoreBackend } from '../../store/store-backend';
+import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
+import type { ProgressUpdate } from './upstream-session';
 import { childSignal } from '../../upstream/child-signal';
 import type { InboundHeaders } from './upstream-headers';
 import { bearerToken } from '../../http/credentials';
@@ -42,6 +52,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
   const traffic = services.container.resolve(McpTraffic);
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
+  // relayed input requests are signed under a key derived from the store's secret key (relay-state.ts)
+  const relayStates = new RelayStateSigner(relayStateKey(services.container.resolve<StoreBackend>(STORE).secretBox));
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
   const originAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -66,7 +78,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h.startsWith('x-mcp-') && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
     res.setHeader('vary', 'Origin, Access-Control-Request-Headers');
-    res.setHeader('access-control-allow-headers', ['content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-session-id, last-event-id', ...requested].join(', '));
+    res.setHeader('access-control-allow-headers', ['content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id', ...requested].join(', '));
     res.statusCode = 204;
     res.end();
   });
@@ -105,8 +117,10 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     const parent = new GatewayContext('mcp', 'mcp', services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
     const credential = mcpKey(req.headers);
     parent.credential = credential;
+    // server/discover says nothing about any key's scope: a client may ask it before it has a key
+    const discoverOnly = messages.every((m) => (m as { method?: unknown } | null)?.method === 'server/discover');
     try {
-      await services.auth.signIn(parent, true);
+      if (!(discoverOnly && !credential)) await services.auth.signIn(parent, true);
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
       const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).');
@@ -118,7 +132,19 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
-    const call: CallContext = { services, mcp, traffic, res, parent: parent as AuthedContext, mcpHeaders: mcpHeadersOf(req.headers), signal: abort.signal };
+    const stream = new ProgressStream(res, acceptsEventStream(req.headers.accept));
+    const call: CallContext = {
+      services,
+      mcp,
+      traffic,
+      res,
+      parent: parent as AuthedContext,
+      mcpHeaders: mcpHeadersOf(req.headers),
+      signal: abort.signal,
+      revisionHeaders: { version: singleHeader(req.headers['mcp-protocol-version']), method: singleHeader(req.headers['mcp-method']) },
+      relayStates,
+      stream,
+    };
     const replies: RpcReply[] = [];
     for (const message of messages) {
       // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
@@ -130,10 +156,14 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     res.off('close', onClose);
 
     const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
-    if (bodies.length === 0) {
+    if (stream.opened) {
+      // progress went out already: the answers follow on the same stream
+      for (const b of bodies) stream.write(b);
+      res.end();
+    } else if (bodies.length === 0) {
       res.writeHead(202).end();
     } else if (!Array.isArray(body) && bodies.length === 1 && isInvalid(bodies[0])) {
-      writeJson(res, 400, bodies[0]); // a single message that was not JSON-RPC at all
+      writeJson(res, 400, bodies[0]); // a single message that was not JSON-RPC at all, or in a revision we do not serve
     } else if (accept === 'sse') {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       for (const b of bodies) res.write(`event: message\ndata: ${JSON.stringify(b)}\n\n`);
@@ -153,6 +183,10 @@ interface CallContext {
   parent: AuthedContext;
   mcpHeaders: InboundHeaders;
   signal: AbortSignal;
+  /** `MCP-Protocol-Version` and `Mcp-Method`, checked against each message's envelope */
+  revisionHeaders: { version?: string; method?: string };
+  relayStates: RelayStateSigner;
+  stream: ProgressStream;
 }
 
 async function handleMessage(call: CallContext, message: unknown): Promise<RpcReply> {
@@ -173,11 +207,15 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
   }
   const params = (m.params ?? {}) as Record<string, unknown>;
   try {
-    if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params);
+    const client = clientRevision(m.method, params, call.revisionHeaders);
+    if (m.method === 'server/discover') return { body: { jsonrpc: '2.0', id, result: resultFor({ modern: true, capabilities: {} }, m.method, discoverResult()) } };
+    if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params, client);
     const result = await answer(call, m.method, params);
     if (result === undefined) return { body: rpcErrorRaw(id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`) };
-    return { body: { jsonrpc: '2.0', id, result } };
+    return { body: { jsonrpc: '2.0', id, result: resultFor(client, m.method, result) } };
   } catch (err) {
+    // a revision we do not serve: the revision's own code, and the versions we do (HTTP 400)
+    if (err instanceof RevisionError) return { body: { jsonrpc: '2.0', id, error: { code: err.rpcCode, message: err.message, ...(err.rpcData ? { data: err.rpcData } : {}) } } };
     return { body: rpcError(id, toGatewayError(err), call) };
   }
 }
@@ -212,7 +250,7 @@ function scopeOf(call: CallContext) {
  * a gateway_proxy model call that failed) is a tool error the model can read; its reason never quotes
  * the blocked text.
  */
-async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, params: Record<string, unknown>): Promise<RpcReply> {
+async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, params: Record<string, unknown>, client: ClientRevision): Promise<RpcReply> {
   const { services, parent } = call;
   const ctx = parent.child('mcp', 'own', services.clock.now(), call.signal, parent.requestId);
   const args = params.arguments;
@@ -231,19 +269,83 @@ async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, 
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
   }
+  const called = method === 'resources/read' ? String(params.uri) : name;
+  ctx.mcp.relay = await relayOf(call, method, called, params, client);
   let body: unknown;
   await services.pipeline.execute(ctx, {
     async deliver(done) {
-      body = { jsonrpc: '2.0', id, result: done.mcpExchange.result };
+      const ex = done.mcpExchange;
+      let result = ex.result as Record<string, unknown>;
+      if (ex.inputRequired) {
+        // the client answers the upstream through us: the state it echoes is ours, signed, and names the server
+        const upstreamState = typeof result.requestState === 'string' ? result.requestState : undefined;
+        const state = await call.relayStates.mint({ serverId: ex.serverId ?? '', method, name: called, keyId: parent.principal.keyId, upstreamState });
+        result = { ...result, requestState: state };
+      }
+      body = { jsonrpc: '2.0', id, result: resultFor(client, method, result) };
     },
     fail(failed, error) {
       const asResult = method === 'tools/call' && (error.code === 'guardrail_blocked' || failed.mcp?.failureIsToolResult === true);
       // the driver has logged an internal error already
-      body = asResult ? { jsonrpc: '2.0', id, result: toolErrorResult(error) } : jsonRpcErrorBody(id, error);
+      body = asResult ? { jsonrpc: '2.0', id, result: resultFor(client, method, toolErrorResult(error)) } : jsonRpcErrorBody(id, error);
     },
   });
   // a client that went away gets no answer (the outcome is logged as client_abort)
   return { body: body ?? jsonRpcErrorBody(id, new GatewayError(499, 'api_error', 'client_closed', 'The client closed the request.')) };
+}
+
+/**
+ * What this call may relay: `input_required` (a 2026-07-28 client), the answers of a retry (checked
+ * against the gateway-signed state it echoes), and progress (a token, and a client reading SSE).
+ */
+async function relayOf(call: CallContext, method: McpCallMethod, called: string, params: Record<string, unknown>, client: ClientRevision): Promise<McpRelay> {
+  const relay: McpRelay = { modern: client.modern, clientCapabilities: client.capabilities };
+  const meta = params._meta as { progressToken?: unknown } | undefined;
+  const token = meta && typeof meta === 'object' ? meta.progressToken : undefined;
+  if ((typeof token === 'string' || typeof token === 'number') && call.stream.enabled) relay.onProgress = (p) => call.stream.progress(token, p);
+  if (!client.modern) return relay;
+  const { inputResponses, requestState } = params;
+  if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
+    throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.inputResponses must be an object.', { param: 'inputResponses' });
+  }
+  if (inputResponses !== undefined && requestState === undefined) {
+    throw new GatewayError(400, 'invalid_request_error', 'invalid_request_state', 'params.inputResponses needs the requestState the gateway returned with the input requests.', { param: 'requestState' });
+  }
+  if (requestState !== undefined) {
+    const state = await call.relayStates.verify(requestState, { method, name: called, keyId: call.parent.principal.keyId });
+    relay.inputResponses = inputResponses as Record<string, unknown> | undefined;
+    relay.upstreamState = state.upstreamState;
+    relay.boundServerId = state.serverId;
+  }
+  return relay;
+}
+
+/**
+ * The response as an event stream, opened at the first progress notification of a client that reads
+ * SSE: progress then goes out as it arrives, and the answers follow when they are ready.
+ */
+class ProgressStream {
+  opened = false;
+  constructor(
+    private readonly res: ServerResponse,
+    readonly enabled: boolean,
+  ) {}
+
+  progress(token: string | number, update: ProgressUpdate): void {
+    if (!this.enabled || this.res.writableEnded) return;
+    const params: Record<string, unknown> = { progressToken: token, progress: update.progress };
+    if (update.total !== undefined) params.total = update.total;
+    if (update.message !== undefined) params.message = update.message;
+    this.write({ jsonrpc: '2.0', method: 'notifications/progress', params });
+  }
+
+  write(message: unknown): void {
+    if (!this.opened) {
+      this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      this.opened = true;
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
 }
 
 function rpcError(id: RpcId, err: GatewayError, call?: CallContext) {
@@ -259,8 +361,11 @@ function invalid(id: RpcId, why: string) {
   return rpcErrorRaw(id, JSONRPC.INVALID_REQUEST, `Invalid Request: ${why}.`);
 }
 
+/** answered with HTTP 400: not JSON-RPC at all, or a revision we do not serve (2026-07-28's codes) */
+const HTTP_400_CODES = new Set<number>([JSONRPC.INVALID_REQUEST, -32022, -32020]);
+
 function isInvalid(body: unknown): boolean {
-  return (body as { error?: { code?: number } })?.error?.code === JSONRPC.INVALID_REQUEST;
+  return HTTP_400_CODES.has((body as { error?: { code?: number } })?.error?.code as number);
 }
 
 function requireStringParam(params: Record<string, unknown>, name: string): string {
@@ -304,6 +409,15 @@ function negotiate(accept: string | undefined): 'json' | 'sse' | undefined {
   if (types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) return 'json';
   if (types.includes('text/event-stream')) return 'sse';
   return undefined;
+}
+
+/** The client reads an event stream (SDK clients accept both JSON and SSE). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  return !!accept && accept.split(',').some((t) => t.split(';')[0].trim().toLowerCase() === 'text/event-stream');
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 function writeJson(res: ServerResponse, status: number, payload: unknown): void {

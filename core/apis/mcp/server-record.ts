@@ -41,6 +41,8 @@ export interface HealthRecord {
   lastHealthyAt?: string;
   lastError?: string;
   consecutiveFailures: number;
+  /** the MCP revision the last successful check spoke to the server in (2026-07-28, or 2025-11-25 and earlier) */
+  protocolVersion?: string;
 }
 
 export type McpAuthType = McpAuthConfig['type'];

@@ -4,8 +4,12 @@
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
 import { scrubSecrets } from '../../errors/scrub';
+
+/** 2026-07-28: the receiver does not speak the request's protocol version (error data: supported, requested) */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** The upstream answered with a JSON-RPC error: it is alive, it refused this request. */
 export class UpstreamRpcError extends UpstreamError {
@@ -19,7 +23,7 @@ export class UpstreamRpcError extends UpstreamError {
 
 /** A stateful upstream no longer knows our session (spec: 404). The pool reconnects and retries once. */
 export function isSessionExpired(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) {
+  if (err instanceof StreamableHTTPError || err instanceof SdkHttpError) {
     if (err.code === 404) return true;
     // Some servers (the reference "everything" server among them) answer 400 for an unknown session.
     if (err.code === 400 && /session/i.test(err.message)) return true;
@@ -28,6 +32,7 @@ export function isSessionExpired(err: unknown): boolean {
 }
 
 export function isTimeout(err: unknown): boolean {
+  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return true;
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout && (err.data as { timeout?: unknown } | undefined)?.timeout !== undefined;
 }
 
@@ -38,6 +43,10 @@ export function isAbort(err: unknown): boolean {
 /** True when the failure says nothing reached a healthy upstream (so the pooled connection is suspect). */
 export function isConnectionFailure(err: unknown): boolean {
   if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
+  // SDK 2.x (2026-07-28 upstreams): a JSON-RPC error means the server is alive; a version refusal means
+  // it changed revision, which a new connection re-learns
+  if (err instanceof ProtocolError) return err.code === UNSUPPORTED_PROTOCOL_VERSION;
+  if (err instanceof SdkError) return err.code !== SdkErrorCode.RequestTimeout && err.code !== SdkErrorCode.InvalidResult && err.code !== SdkErrorCode.UnsupportedResultType;
   return !(err instanceof GatewayError);
 }
 
@@ -59,11 +68,13 @@ export function toUpstreamGatewayError(server: string, err: unknown): GatewayErr
     const message = err.message.replace(/^MCP error -?\d+: /, '');
     return new UpstreamRpcError(server, err.code, message, err.data);
   }
-  if (err instanceof StreamableHTTPError) {
-    if (err.code === 401 || err.code === 403) {
-      return new UpstreamError(`MCP server ${server} refused the gateway's credentials (HTTP ${err.code}).`, 'mcp_upstream_unauthorized');
+  if (err instanceof ProtocolError) return new UpstreamRpcError(server, err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
+  const status = err instanceof StreamableHTTPError ? err.code : err instanceof SdkHttpError ? err.status : undefined;
+  if (err instanceof StreamableHTTPError || err instanceof SdkHttpError) {
+    if (status === 401 || status === 403) {
+      return new UpstreamError(`MCP server ${server} refused the gateway's credentials (HTTP ${status}).`, 'mcp_upstream_unauthorized');
     }
-    return new UpstreamError(`MCP server ${server} answered HTTP ${err.code ?? 'error'}.`, 'mcp_upstream_http_error');
+    return new UpstreamError(`MCP server ${server} answered HTTP ${status ?? 'error'}.`, 'mcp_upstream_http_error');
   }
   return new UpstreamError(`MCP server ${server} is unreachable.`, 'mcp_upstream_unreachable', { cause: err });
 }

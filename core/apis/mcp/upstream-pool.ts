@@ -1,26 +1,31 @@
 /**
- * Connections to upstream MCP servers: one SDK `Client` per server, connected on first use and kept for
- * the next request (the `initialize` handshake is paid once, not per call). A connection that fails is
- * dropped so the next request opens a new one; when a stateful upstream has expired our session (404),
+ * Connections to upstream MCP servers: one session per server (upstream-session.ts), connected on first
+ * use and kept for the next request (the handshake is paid once, not per call).
+ *
+ * Revision: a server is first probed with `server/discover` (SDK 2.x, pinned to 2026-07-28) when its
+ * transport plugin can carry 2026-07-28 (`connectModern`); a server that does not answer it gets the
+ * legacy `initialize` handshake (SDK 1.x). The verdict is remembered per server, so later connections
+ * skip the probe (a modern one adopts the remembered `server/discover` answer, no round trip); it is
+ * forgotten when a connection fails or the server record changes, so a server that changed revision is
+ * learned again.
+ *
+ * A connection that fails is dropped so the next request opens a new one; when a stateful upstream has expired our session (404),
  * the request is retried once on a fresh connection, which is safe because the upstream did not run it.
  *
  * A request that carries per-user forwarded headers gets its own short-lived connection instead: the
  * pooled connection (and a stateful upstream's session) belongs to the server's stored identity, and one
  * user's credential must never ride on a connection another request can reuse.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { DiscoverResult } from '@modelcontextprotocol/client';
 import { GatewayError, UpstreamError } from '../../errors/gateway-error';
 import { ClientAbortError } from '../../upstream/upstream-client';
 import { scrubMessage } from '../../errors/scrub';
 import type { Logger } from '../../plugins/contracts';
 import { DEFAULT_MCP_TRANSPORT, type McpTransports } from './transports';
 import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
+import { LegacySession, MODERN_REVISION, ModernSession, type ProgressUpdate, type ServerCapabilities, type UpstreamSession } from './upstream-session';
+
+export type { ServerCapabilities } from './upstream-session';
 
 export interface UpstreamTarget {
   /** server id: the pool key */
@@ -43,12 +48,17 @@ export interface UpstreamCallOptions {
   signal?: AbortSignal;
   /** per-user headers for this request only */
   forwarded?: Record<string, string>;
+  /** the caller's client wants the upstream's progress notifications */
+  onprogress?: (progress: ProgressUpdate) => void;
+  /** 2026-07-28 upstreams: the input requests the caller's client can answer (upstream-session.ts) */
+  clientCapabilities?: Record<string, unknown>;
 }
 
-export type ServerCapabilities = NonNullable<ReturnType<Client['getServerCapabilities']>>;
+/** What the pool remembers of a server's revision between connections. */
+type RevisionVerdict = { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' };
 
 interface PooledConnection {
-  client: Client;
+  client: UpstreamSession;
   /** the URL, transport and headers it was opened with: a changed server record must not reuse it */
   fingerprint: string;
   closed: boolean;
@@ -60,10 +70,11 @@ interface PoolEntry {
   settled?: PooledConnection;
 }
 
-const CLIENT_INFO = { name: 'model-gateway', version: '0.1.0' };
-
 export class McpUpstreamPool {
   private readonly connections = new Map<string, PoolEntry>();
+  private readonly verdicts = new Map<string, RevisionVerdict>();
+  /** what `initialize` negotiated with each legacy server */
+  private readonly legacyRevisions = new Map<string, string>();
   /** an upstream said its tools, prompts or resources changed (stateful upstreams, on their event stream) */
   onListChanged: (serverId: string) => void = () => undefined;
 
@@ -77,7 +88,7 @@ export class McpUpstreamPool {
     return this.withClient(target, options, (client) =>
       // Asking for progress (a no-op handler) lets an upstream that reports it run past the timeout: a long
       // tool call follows the upstream's own pace as long as it shows it is working.
-      client.request({ method, params } as any, ResultSchema, { timeout: options.timeoutMs, signal: options.signal, onprogress: () => undefined, resetTimeoutOnProgress: true }),
+      client.request(method, params, { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress ?? (() => undefined), resetTimeoutOnProgress: true, clientCapabilities: options.clientCapabilities }),
     );
   }
 
@@ -85,28 +96,31 @@ export class McpUpstreamPool {
    * Run `work` with a connected client. With forwarded headers the client is short-lived; otherwise it is
    * the pooled one, replaced and retried once when the upstream expired its session.
    */
-  async withClient<T>(target: UpstreamTarget, options: UpstreamCallOptions, work: (client: Client, capabilities: ServerCapabilities) => Promise<T>): Promise<T> {
+  async withClient<T>(target: UpstreamTarget, options: UpstreamCallOptions, work: (client: UpstreamSession, capabilities: ServerCapabilities) => Promise<T>): Promise<T> {
     try {
       if (options.forwarded && Object.keys(options.forwarded).length > 0) {
         const client = await this.open(target, { ...target.headers, ...options.forwarded }, options);
         try {
-          return await work(client, client.getServerCapabilities() ?? {});
+          return await work(client, client.capabilities);
         } finally {
           void client.close().catch(() => undefined);
         }
       }
       const first = await this.pooled(target, options);
       try {
-        return await work(first.client, first.client.getServerCapabilities() ?? {});
+        return await work(first.client, first.client.capabilities);
       } catch (err) {
         // the caller gave up (client gone, time limit): the connection is fine, keep it
         if (options.signal?.aborted) throw err;
         if (isSessionExpired(err) || (first.closed && isConnectionFailure(err))) {
           this.drop(target.id, first);
           const second = await this.pooled(target, options);
-          return await work(second.client, second.client.getServerCapabilities() ?? {});
+          return await work(second.client, second.client.capabilities);
         }
-        if (isConnectionFailure(err)) this.drop(target.id, first);
+        if (isConnectionFailure(err)) {
+          this.drop(target.id, first);
+          this.verdicts.delete(target.id); // re-learn the revision at the next connection
+        }
         throw err;
       }
     } catch (err) {
@@ -118,8 +132,15 @@ export class McpUpstreamPool {
     }
   }
 
+  /** The revision the pool last learned for a server (undefined before its first connection). */
+  revisionOf(id: string): string | undefined {
+    const verdict = this.verdicts.get(id);
+    return verdict?.kind === 'modern' ? MODERN_REVISION : verdict ? this.legacyRevisions.get(id) : undefined;
+  }
+
   /** Forget a server's connection (its record changed or it was removed). */
   invalidate(id: string): void {
+    this.verdicts.delete(id);
     const entry = this.connections.get(id);
     this.connections.delete(id);
     void entry?.promise.then((c) => this.close(c), () => undefined);
@@ -147,10 +168,7 @@ export class McpUpstreamPool {
       // A shared connect is not tied to one caller's signal: its abort must not fail the others waiting.
       promise: this.open(target, target.headers, { timeoutMs: options.timeoutMs }).then((client) => {
         // Only the pooled connection listens: it is the one that lives long enough to hear.
-        const changed = async () => this.onListChanged(target.id);
-        client.setNotificationHandler(ToolListChangedNotificationSchema, changed);
-        client.setNotificationHandler(PromptListChangedNotificationSchema, changed);
-        client.setNotificationHandler(ResourceListChangedNotificationSchema, changed);
+        client.onListChanged(() => this.onListChanged(target.id));
         const connection: PooledConnection = { client, fingerprint, closed: false };
         client.onclose = () => {
           connection.closed = true;
@@ -176,24 +194,45 @@ export class McpUpstreamPool {
     void connection.client.close().catch(() => undefined);
   }
 
-  private async open(target: UpstreamTarget, headers: Record<string, string>, options: UpstreamCallOptions): Promise<Client> {
+  private async open(target: UpstreamTarget, headers: Record<string, string>, options: UpstreamCallOptions): Promise<UpstreamSession> {
     const refusal = await target.beforeConnect?.();
     if (refusal) throw new UpstreamError(`MCP server ${target.name} may not be reached: ${refusal}`, 'mcp_egress_refused');
     const transportId = target.transport ?? DEFAULT_MCP_TRANSPORT;
     // a stored server may name a transport plugin the current config no longer loads
     const factory = this.transports.get(transportId);
     if (!factory) throw new UpstreamError(`MCP server ${target.name} uses the MCP transport "${transportId}", which is not loaded.`, 'mcp_transport_unavailable');
-    const transport = await factory.connect({ url: target.url, headers, publicOnly: target.publicOnly });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
     // The SDK's message may quote the upstream's error body; an upstream that echoes our headers must not
     // get them into the log.
-    client.onerror = (err) => this.logger?.debug('mcp upstream transport error', { server: target.name, error: scrubMessage(err.message, Object.values(headers)) });
+    const onerror = (err: Error) => this.logger?.debug('mcp upstream transport error', { server: target.name, error: scrubMessage(err.message, Object.values(headers)) });
+    const connectTarget = { url: target.url, headers, publicOnly: target.publicOnly };
+    const verdict = this.verdicts.get(target.id);
+    if (factory.connectModern && verdict?.kind !== 'legacy') {
+      const modern = ModernSession.create(onerror);
+      try {
+        const transport = await factory.connectModern(connectTarget);
+        await modern.client.connect(transport, { timeout: options.timeoutMs, signal: options.signal, ...(verdict ? { prior: verdict } : {}) } as any);
+        const discover = modern.discovered;
+        if (discover) this.verdicts.set(target.id, { kind: 'modern', discover });
+        return modern;
+      } catch (err) {
+        void modern.close().catch(() => undefined);
+        if (options.signal?.aborted) throw err;
+        // No `server/discover` (a 2025 server answers it with an error, or refuses it without a session):
+        // the legacy handshake below decides. An unreachable server fails there too, with its own error.
+      }
+    }
+    const transport = await factory.connect(connectTarget);
+    const legacy = LegacySession.create(onerror);
     try {
-      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
+      await legacy.client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
     } catch (err) {
-      void client.close().catch(() => undefined);
+      void legacy.close().catch(() => undefined);
       throw err;
     }
-    return client;
+    const negotiated = (transport as { protocolVersion?: unknown }).protocolVersion;
+    if (typeof negotiated === 'string') legacy.revision = negotiated;
+    this.verdicts.set(target.id, { kind: 'legacy' });
+    this.legacyRevisions.set(target.id, legacy.revision);
+    return legacy;
   }
 }

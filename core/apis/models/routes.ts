@@ -5,10 +5,15 @@ import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
+import type { Deployment } from '../../routing/deployment';
 
-/** OpenAI's model object; `created` is the gateway's boot time (the upstream's is not known here). */
-function modelObject(id: string, created: number, kind: string) {
-  return { id, object: 'model', created, owned_by: 'model-gateway', kind };
+/**
+ * OpenAI's model object; `created` is the gateway's boot time (the upstream's is not known here). `price`
+ * is the price in use on the model's first deployment (its config's, else the bundled table's; null when
+ * it has none) and `price_source` says which.
+ */
+function modelObject(id: string, created: number, first: Deployment) {
+  return { id, object: 'model', created, owned_by: 'model-gateway', kind: first.config.kind, price: first.config.price ?? null, price_source: first.priceSource ?? null };
 }
 
 export function installModelRoutes(router: Router, services: GatewayServices): void {
@@ -34,7 +39,7 @@ export function installModelRoutes(router: Router, services: GatewayServices): v
       const data = services.catalog
         .names()
         .filter((name) => principal.allowsModel(name))
-        .map((name) => modelObject(name, created, services.catalog.group(name)![0].config.kind));
+        .map((name) => modelObject(name, created, services.catalog.group(name)![0]));
       res.json({ object: 'list', data });
     }),
   );
@@ -47,7 +52,7 @@ export function installModelRoutes(router: Router, services: GatewayServices): v
       const id = Array.isArray(raw) ? raw.join('/') : raw;
       const group = services.catalog.group(id);
       if (!group || !principal.allowsModel(id)) throw modelNotFound(id);
-      res.json(modelObject(id, created, group[0].config.kind));
+      res.json(modelObject(id, created, group[0]));
     }),
   );
 }

@@ -7,7 +7,7 @@
  * A value is sealed for one place (its collection and record id, the "context", authenticated as GCM
  * additional data), so a ciphertext copied to another record does not decrypt there.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { ConfigError } from '../../errors/gateway-error';
 
 export const SECRET_KEY_BYTES = 32;
@@ -92,6 +92,15 @@ export class SecretBox {
     return { sealed: ALGORITHM, kid: this.currentKeyId, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
   }
 
+  /**
+   * A 32-byte key for another job (signing, say), derived from the current key with HKDF-SHA256 and the
+   * job's name: the same on every instance that shares the key ring, and never the encryption key itself.
+   * Undefined when the box has no real key.
+   */
+  deriveKey(purpose: string): Buffer | undefined {
+    return Buffer.from(hkdfSync('sha256', this.keys.get(this.current)!, Buffer.alloc(0), purpose, SECRET_KEY_BYTES));
+  }
+
   open(value: SealedValue, context: string): string {
     if (!this.keys.has(value.kid) && this.reread) this.load(this.reread());
     const key = this.keys.get(value.kid);
@@ -125,5 +134,9 @@ export class NoSecretBox extends SecretBox {
   }
   override open(): string {
     throw new SecretKeyError('this store was opened without a secret key, so it cannot read stored secrets');
+  }
+  /** its key is all zeros, known to anyone: nothing may be derived from it */
+  override deriveKey(_purpose: string): undefined {
+    return undefined;
   }
 }

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import Ajv from 'ajv';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import plugin, { createStreamableHttpFactory } from '../../../plugins/mcp-streamable-http';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { ModernMcpServer } from '../../support/modern-mcp-server';
 
 describe('plugins/mcp-streamable-http', () => {
   let server: FakeMcpServer;
@@ -75,6 +77,30 @@ describe('plugins/mcp-streamable-http', () => {
     expect((await trusted.listTools()).tools.map((t) => t.name)).to.deep.equal(['echo']);
     await trusted.close();
     await factory.close?.();
+  });
+
+  it('gives an SDK 2.x client a 2026-07-28 transport (connectModern) with the target headers, and the same egress rule', async () => {
+    const modern = await ModernMcpServer.start();
+    const factory = createStreamableHttpFactory({}, { fetch });
+    try {
+      const client = new ModernClient({ name: 't', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as any);
+      await client.connect(await factory.connectModern!({ url: modern.url, headers: { authorization: 'Bearer upstream-token' } }));
+      expect((await client.listTools()).tools.map((t) => t.name)).to.include('echo');
+      await client.close();
+      for (const r of modern.received) {
+        expect(r.headers.authorization).to.equal('Bearer upstream-token');
+        expect(r.headers['mcp-protocol-version']).to.equal('2026-07-28');
+        expect(r.headers['mcp-method']).to.equal(r.body.method);
+      }
+      const before = modern.received.length;
+      const refused = new ModernClient({ name: 't', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as any);
+      const err = await refused.connect(await factory.connectModern!({ url: modern.url.replace('127.0.0.1', 'localhost'), headers: {}, publicOnly: true })).catch((e) => e);
+      expect(err).to.be.instanceOf(Error);
+      expect(modern.received.length).to.equal(before);
+    } finally {
+      await factory.close?.();
+      await modern.close();
+    }
   });
 
   it('keeps the Mcp-Session-Id a stateful upstream issues and sends it back', async () => {

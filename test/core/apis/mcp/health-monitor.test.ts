@@ -26,7 +26,7 @@ describe('core/apis/mcp/health-monitor', () => {
   it('discovers at boot: health goes from unknown to healthy and every first-seen tool is enabled', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: { description: 'Search' }, fetch: {} } });
     const record = await start();
-    expect(record.health).to.deep.equal({ status: 'healthy', checkedAt: '2026-01-01T00:00:00.000Z', lastHealthyAt: '2026-01-01T00:00:00.000Z', consecutiveFailures: 0 });
+    expect(record.health).to.deep.equal({ status: 'healthy', checkedAt: '2026-01-01T00:00:00.000Z', lastHealthyAt: '2026-01-01T00:00:00.000Z', consecutiveFailures: 0, protocolVersion: '2025-11-25' });
     expect(toPublicView(record).tools.map((t) => [t.name, t.status])).to.deep.equal([['search', 'enabled'], ['fetch', 'enabled']]);
     expect(toolNames()).to.deep.equal(['search', 'fetch']);
   });
@@ -59,7 +59,7 @@ describe('core/apis/mcp/health-monitor', () => {
     upstream.failWithStatus = undefined;
     h.clock.advance(60_000);
     const healed = await h.gateway.health.check(record.id);
-    expect(healed!.health).to.deep.equal({ status: 'healthy', checkedAt: '2026-01-01T00:01:00.000Z', lastHealthyAt: '2026-01-01T00:01:00.000Z', consecutiveFailures: 0 });
+    expect(healed!.health).to.deep.equal({ status: 'healthy', checkedAt: '2026-01-01T00:01:00.000Z', lastHealthyAt: '2026-01-01T00:01:00.000Z', consecutiveFailures: 0, protocolVersion: '2025-11-25' });
     expect(toolNames()).to.deep.equal(['search']);
   });
 

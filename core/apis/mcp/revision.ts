@@ -1,0 +1,111 @@
+/**
+ * Which MCP revision a client's message speaks, and the shape of our answers in it. `/mcp` serves
+ * 2026-07-28 and 2025-11-25 (and the older revisions the SDK 1.x negotiates) on one endpoint; every
+ * message goes through the same pipeline whichever revision it came in, only its edges are translated:
+ *
+ * - 2026-07-28: the message carries `params._meta["io.modelcontextprotocol/protocolVersion"]` (with the
+ *   client's capabilities beside it); the `MCP-Protocol-Version` and `Mcp-Method` headers, when sent,
+ *   must agree with the body. Results carry `resultType`; list results (and resource reads) carry the
+ *   cache fields `ttlMs: 0` and `cacheScope: "private"` (what a key sees depends on the key).
+ * - 2025-11-25 and earlier: no envelope; a legacy `initialize` works as before.
+ */
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '@modelcontextprotocol/client';
+import { GatewayError } from '../../errors/gateway-error';
+import { GATEWAY_SERVER_INFO, GATEWAY_CAPABILITIES, GATEWAY_INSTRUCTIONS } from './protocol';
+import { MODERN_REVISION } from './upstream-session';
+
+/** the 2026-07-28-era revisions we serve (per-request envelope) */
+export const MODERN_VERSIONS: readonly string[] = [MODERN_REVISION];
+/** every revision we serve, newest first */
+export const SERVED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+/** 2026-07-28 error codes */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+export const HEADER_MISMATCH = -32020;
+
+/** What the gateway knows of the client from one message. */
+export interface ClientRevision {
+  modern: boolean;
+  /** 2026-07-28: the capabilities the client declared on this request (input requests it can answer) */
+  capabilities: Record<string, unknown>;
+}
+
+/** A message refused for its revision: the JSON-RPC error (HTTP 400). */
+export class RevisionError extends GatewayError {
+  constructor(
+    readonly rpcCode: number,
+    message: string,
+    readonly rpcData?: unknown,
+  ) {
+    super(400, 'invalid_request_error', 'mcp_protocol_version', message);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The revision of one message, from its `_meta` envelope and the request's headers; throws RevisionError. */
+export function clientRevision(method: string, params: Record<string, unknown>, headers: { version?: string; method?: string }): ClientRevision {
+  const meta = isObject(params._meta) ? params._meta : undefined;
+  const claimed = meta ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+  if (claimed !== undefined) {
+    if (typeof claimed !== 'string' || !MODERN_VERSIONS.includes(claimed)) {
+      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${String(claimed)}. This gateway serves ${SERVED_VERSIONS.join(', ')}.`, {
+        supported: SERVED_VERSIONS,
+        requested: String(claimed),
+      });
+    }
+    if (headers.version !== undefined && headers.version !== claimed) {
+      throw new RevisionError(HEADER_MISMATCH, `The MCP-Protocol-Version header (${headers.version}) does not match the request's protocol version (${claimed}).`);
+    }
+    if (headers.method !== undefined && headers.method !== method) {
+      throw new RevisionError(HEADER_MISMATCH, `The Mcp-Method header (${headers.method}) does not match the request's method (${method}).`);
+    }
+    const capabilities = meta![CLIENT_CAPABILITIES_META_KEY];
+    return { modern: true, capabilities: isObject(capabilities) ? capabilities : {} };
+  }
+  if (headers.version !== undefined) {
+    if (MODERN_VERSIONS.includes(headers.version) && method !== 'server/discover') {
+      throw new RevisionError(-32602, `The MCP-Protocol-Version header names ${headers.version}, but params._meta lacks "${PROTOCOL_VERSION_META_KEY}" and "${CLIENT_CAPABILITIES_META_KEY}".`);
+    }
+    if (!SERVED_VERSIONS.includes(headers.version)) {
+      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${headers.version}. This gateway serves ${SERVED_VERSIONS.join(', ')}.`, {
+        supported: SERVED_VERSIONS,
+        requested: headers.version,
+      });
+    }
+  }
+  return { modern: false, capabilities: {} };
+}
+
+/** `server/discover`: the same answer with or without a key (nothing in it depends on the caller). */
+export function discoverResult() {
+  return {
+    supportedVersions: [MODERN_REVISION, LATEST_PROTOCOL_VERSION],
+    capabilities: GATEWAY_CAPABILITIES,
+    instructions: GATEWAY_INSTRUCTIONS,
+    ttlMs: 0,
+    cacheScope: 'public',
+  };
+}
+
+/** results a 2026-07-28 client may cache: ours depend on the key, so they are private and fresh */
+const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/** A result in the client's revision: `resultType` (and the cache fields) for 2026-07-28, none for older. */
+export function resultFor(client: ClientRevision, method: string, result: unknown): unknown {
+  if (!isObject(result)) return result;
+  if (!client.modern) {
+    if (!('resultType' in result)) return result;
+    const { resultType: _dropped, ...rest } = result;
+    return rest;
+  }
+  const out: Record<string, unknown> = { ...result, resultType: result.resultType ?? 'complete' };
+  if (out.resultType === 'complete' && CACHEABLE.has(method)) {
+    out.ttlMs ??= 0;
+    out.cacheScope ??= 'private';
+  }
+  // the client talks to the gateway: the server info in the result is ours, not an upstream's
+  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_META_KEY]: GATEWAY_SERVER_INFO };
+  return out;
+}

@@ -1,0 +1,84 @@
+import { definePlugin, type HttpOperation, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
+import { openAiUpstreamError } from '../openai/errors';
+import { openAiOperations } from '../openai/operations';
+import { azureStreamFrame, contentFilterError, filteredCompletion } from './content-filter';
+import { CommandTokenSource } from './entra-token';
+import { azurePath } from './paths';
+
+/** Error codes Azure uses for its content filter (chat and completions, images). */
+const FILTER_CODES = new Set(['content_filter', 'contentFilter', 'content_policy_violation', 'ResponsibleAIPolicyViolation']);
+
+function checkConfig(config: ProviderConfig<string>): void {
+  const auths = [config.apiKey, config.entraToken, config.entraTokenCommand].filter((v) => v !== undefined);
+  if (auths.length !== 1) throw new Error('give exactly one of apiKey, entraToken or entraTokenCommand');
+  if (config.baseUrl && /\/openai(\/v1)?\/*$/.test(config.baseUrl)) {
+    throw new Error('baseUrl is the resource endpoint (https://RESOURCE.openai.azure.com), without /openai or /openai/v1');
+  }
+}
+
+/** Auth errors and the content filter first; the rest as any OpenAI-compatible upstream's. */
+function azureError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>) {
+  const error = (body as { error?: { code?: unknown; innererror?: { code?: unknown; content_filter_result?: unknown } } } | undefined)?.error;
+  if (status === 400 && (FILTER_CODES.has(String(error?.code)) || FILTER_CODES.has(String(error?.innererror?.code)))) {
+    return contentFilterError('prompt', error?.innererror?.content_filter_result);
+  }
+  return openAiUpstreamError(status, body, headers);
+}
+
+/**
+ * Azure OpenAI: the OpenAI API on a resource endpoint, a deployment per model (`model` is the deployment
+ * name), the v1 API or a dated `api-version`, `api-key` or Entra ID bearer auth. The translation is the
+ * OpenAI one with Azure's paths, and its content-filter results turned into one clear error.
+ */
+function createAzureProvider(tokens: CommandTokenSource | undefined): Provider {
+  const headersFor = (target: ProviderTarget): Record<string, string> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+    if (target.provider.apiKey) headers['api-key'] = target.provider.apiKey;
+    else if (target.provider.entraToken) headers.authorization = `Bearer ${target.provider.entraToken}`;
+    return headers;
+  };
+  const openAi = openAiOperations({ headersFor });
+  const onAzure = (op: HttpOperation): HttpOperation => ({
+    ...op,
+    toUpstream(request, target, inbound) {
+      const upstream = op.toUpstream(request, target, inbound);
+      return { ...upstream, path: azurePath(upstream.path, target) };
+    },
+  });
+  const chat: HttpOperation = {
+    ...onAzure(openAi.chat),
+    fromUpstream(body) {
+      const filtered = filteredCompletion(body);
+      if (filtered) throw filtered;
+      return body;
+    },
+    fromUpstreamEvent: azureStreamFrame,
+  };
+  return {
+    operations: {
+      chat,
+      embeddings: onAzure(openAi.embeddings),
+      'images.generations': onAzure(openAi['images.generations']),
+      'images.edits': onAzure(openAi['images.edits']),
+    },
+    // a token from the operator's command is fetched (or reused) as the last step of every attempt
+    prepareRequest: tokens
+      ? async (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${await tokens.token()}` } })
+      : undefined,
+    toError: azureError,
+  };
+}
+
+export default definePlugin<'provider', Record<string, never>, Provider>({
+  kind: 'provider',
+  id: 'azure-openai',
+  apiVersion: 1,
+  optionsSchema: { type: 'object', additionalProperties: false, properties: {} },
+  create(_options, deps, context) {
+    const config = context?.provider;
+    if (!config) throw new Error('azure-openai is created from a provider entry');
+    checkConfig(config);
+    const tokens = config.entraTokenCommand ? new CommandTokenSource(config.entraTokenCommand, deps.clock, deps.logger) : undefined;
+    return createAzureProvider(tokens);
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * AWS binary event-stream messages (ConverseStream's `application/vnd.amazon.eventstream` body) ->
+ * events for the stream translator. Decoding, CRC checks included, is @smithy/eventstream-codec's; this
+ * file only cuts the byte stream into whole messages (each starts with its total length, a big-endian
+ * uint32) and names each event:
+ *
+ *   :message-type event      -> frame named by `:event-type`, the payload as data
+ *   :message-type exception  -> frame named by `:exception-type` (throttlingException, ...)
+ *   :message-type error      -> frame named `internalServerException` with `:error-message`
+ */
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { SseFrame, UpstreamError, type StreamDecoder } from '../../core/plugins/sdk';
+
+export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
+
+export class EventStreamDecoder implements StreamDecoder {
+  private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
+  private pending: Buffer = Buffer.alloc(0);
+
+  push(chunk: Uint8Array): SseFrame[] {
+    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    const frames: SseFrame[] = [];
+    while (this.pending.length >= 4) {
+      const length = this.pending.readUInt32BE(0);
+      if (this.pending.length < length) break;
+      let message;
+      try {
+        message = this.codec.decode(this.pending.subarray(0, length));
+      } catch {
+        throw new UpstreamError('The Bedrock upstream sent a damaged event-stream message.', 'upstream_bad_response');
+      }
+      this.pending = this.pending.subarray(length);
+      frames.push(frameOf(message.headers, toUtf8(message.body)));
+    }
+    return frames;
+  }
+
+  end(): SseFrame[] {
+    if (this.pending.length > 0) throw new UpstreamError('The Bedrock upstream ended the stream in the middle of a message.', 'upstream_stream_cut');
+    return [];
+  }
+}
+
+type Headers = Record<string, { type: string; value: unknown }>;
+
+function frameOf(headers: Headers, body: string): SseFrame {
+  const value = (name: string) => (typeof headers[name]?.value === 'string' ? (headers[name].value as string) : undefined);
+  const kind = value(':message-type');
+  if (kind === 'exception') return SseFrame.fromRaw(body || '{}', value(':exception-type') ?? 'internalServerException');
+  if (kind === 'error') return SseFrame.fromJson({ message: value(':error-message') ?? value(':error-code') ?? '' }, 'internalServerException');
+  return SseFrame.fromRaw(body || '{}', value(':event-type') ?? 'unknown');
+}

@@ -1,0 +1,182 @@
+/**
+ * A chat-completions request -> a Bedrock Converse body. Pure; golden files in test/fixtures/bedrock.
+ *
+ * Choices a client can observe:
+ * - system and developer messages become `system` text blocks;
+ * - images must travel as bytes (Converse takes no URLs): a base64 data: URL is required;
+ * - `cache_control` on a text part (Anthropic's prompt-caching marker, which chat clients of Claude use)
+ *   becomes a Converse `cachePoint` right after that block;
+ * - tool answers are `toolResult` blocks in a user turn, consecutive ones in one turn; a JSON object
+ *   answer is sent as `json`, anything else as `text`;
+ * - Converse has no "none" tool choice: with `tool_choice: "none"` the tools are left out, unless the
+ *   conversation already holds tool calls (Bedrock then requires the tool list), where they stay;
+ * - `top_k` and `reasoning_effort` have no Converse field: `top_k` goes in additionalModelRequestFields
+ *   (the model's native name), `reasoning_effort` is refused rather than silently dropped.
+ */
+import { InvalidRequestError, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
+import type { ConverseBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './wire';
+
+export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
+  if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
+  if (typeof request.n === 'number' && request.n > 1) throw new InvalidRequestError('n: Bedrock models return a single choice', 'unsupported_parameter', { param: 'n' });
+  if (request.reasoning_effort !== undefined) throw new InvalidRequestError('reasoning_effort: not supported for Bedrock models; send the model\u2019s own field (for Claude: thinking) instead', 'unsupported_parameter', { param: 'reasoning_effort' });
+
+  const system: NonNullable<ConverseRequest['system']> = [];
+  const messages: ConverseMessage[] = [];
+  request.messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message?.role) {
+      case 'system':
+      case 'developer':
+        system.push(...(systemBlocks(message.content, where) as NonNullable<ConverseRequest['system']>));
+        break;
+      case 'user':
+        push(messages, 'user', contentBlocks(message.content, where));
+        break;
+      case 'assistant':
+        push(messages, 'assistant', assistantBlocks(message, where));
+        break;
+      case 'tool':
+        push(messages, 'user', [toolResult(message, where)]);
+        break;
+      default:
+        throw new InvalidRequestError(`${where}.role: unsupported role "${String(message?.role)}"`, 'invalid_request', { param: `${where}.role` });
+    }
+  });
+
+  const body: ConverseRequest = { messages };
+  if (system.length > 0) body.system = system;
+  const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  if (typeof maxTokens === 'number') inference.maxTokens = maxTokens;
+  if (typeof request.temperature === 'number') inference.temperature = request.temperature;
+  if (typeof request.top_p === 'number') inference.topP = request.top_p;
+  if (request.stop != null) {
+    const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
+    if (stops.length > 0) inference.stopSequences = stops;
+  }
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+  const toolConfig = toolConfigOf(request, messages);
+  if (toolConfig) body.toolConfig = toolConfig;
+  if (request.response_format != null && (request.response_format as { type?: unknown }).type !== 'text') {
+    throw new InvalidRequestError('response_format: Bedrock Converse has no JSON output mode; describe the JSON in the prompt or use a tool', 'unsupported_parameter', { param: 'response_format' });
+  }
+  if (typeof request.top_k === 'number') body.additionalModelRequestFields = { top_k: request.top_k };
+  return body;
+}
+
+function push(messages: ConverseMessage[], role: ConverseMessage['role'], content: ConverseBlock[]): void {
+  if (content.length === 0) return;
+  const last = messages[messages.length - 1];
+  if (last?.role === role) last.content.push(...content);
+  else messages.push({ role, content });
+}
+
+function systemBlocks(content: ChatMessage['content'], where: string): ConverseBlock[] {
+  if (content == null || content === '') return [];
+  if (typeof content === 'string') return [{ text: content }];
+  return content.flatMap((part, j) => {
+    if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
+    return withCachePoint({ text: (part as { text: string }).text }, part);
+  });
+}
+
+function contentBlocks(content: ChatMessage['content'], where: string): ConverseBlock[] {
+  if (content == null || content === '') return [];
+  if (typeof content === 'string') return [{ text: content }];
+  return content.flatMap((part, j) => {
+    if (part.type === 'text' && (part as { text: string }).text === '') return [];
+    return withCachePoint(contentBlock(part, `${where}.content[${j}]`), part);
+  });
+}
+
+function withCachePoint(block: ConverseBlock, part: ContentPart): ConverseBlock[] {
+  return part.cache_control !== undefined ? [block, { cachePoint: { type: 'default' } }] : [block];
+}
+
+const DATA_URL = /^data:image\/([a-z]+);base64,(.*)$/s;
+const FORMATS: ReadonlyMap<string, ConverseImageFormat> = new Map([
+  ['png', 'png'],
+  ['jpeg', 'jpeg'],
+  ['jpg', 'jpeg'],
+  ['gif', 'gif'],
+  ['webp', 'webp'],
+]);
+
+function contentBlock(part: ContentPart, at: string): ConverseBlock {
+  if (part.type === 'text') return { text: (part as { text: string }).text };
+  if (part.type === 'image_url') {
+    const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
+    const data = typeof url === 'string' ? DATA_URL.exec(url) : null;
+    const format = data ? FORMATS.get(data[1].toLowerCase()) : undefined;
+    if (!data || !format) {
+      throw new InvalidRequestError(`${at}.image_url.url: Bedrock takes images as base64 data: URLs (png, jpeg, gif or webp), not links`, 'invalid_request', { param: `${at}.image_url.url` });
+    }
+    return { image: { format, source: { bytes: data[2] } } };
+  }
+  throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Bedrock models`, 'unsupported_content', { param: at });
+}
+
+function assistantBlocks(message: ChatMessage, where: string): ConverseBlock[] {
+  const blocks = contentBlocks(message.content, where);
+  (message.tool_calls ?? []).forEach((call, j) => {
+    const at = `${where}.tool_calls[${j}].function.arguments`;
+    blocks.push({ toolUse: { toolUseId: call.id, name: call.function?.name, input: objectArgs(call.function?.arguments, at) } });
+  });
+  return blocks;
+}
+
+function objectArgs(args: unknown, at: string): unknown {
+  if (typeof args !== 'string' || args.trim() === '') return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    throw new InvalidRequestError(`${at}: must be a JSON object`, 'invalid_request', { param: at });
+  }
+}
+
+function toolResult(message: ChatMessage, where: string): ConverseBlock {
+  if (typeof message.tool_call_id !== 'string') throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
+  const content = message.content;
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('') : '';
+  return { toolResult: { toolUseId: message.tool_call_id, content: [jsonObject(text) ?? { text }] } };
+}
+
+function jsonObject(text: string): { json: unknown } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? { json: parsed } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toolConfigOf(request: ChatRequest, messages: ConverseMessage[]): ConverseRequest['toolConfig'] {
+  if (!Array.isArray(request.tools) || request.tools.length === 0) return undefined;
+  const tools = request.tools.map(toolSpec);
+  const choice = request.tool_choice;
+  if (choice === 'none') {
+    const usesTools = messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
+    return usesTools ? { tools } : undefined;
+  }
+  const toolChoice = toolChoiceOf(choice);
+  return toolChoice ? { tools, toolChoice } : { tools };
+}
+
+function toolSpec(tool: ChatTool, i: number): ConverseToolSpec {
+  if (tool?.type !== 'function' || !tool.function?.name) {
+    throw new InvalidRequestError(`tools[${i}]: only function tools are supported for Bedrock models`, 'unsupported_tool', { param: `tools[${i}]` });
+  }
+  const spec: ConverseToolSpec['toolSpec'] = { name: tool.function.name, inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } } };
+  if (tool.function.description !== undefined) spec.description = tool.function.description;
+  return { toolSpec: spec };
+}
+
+function toolChoiceOf(choice: unknown): ConverseToolChoice | undefined {
+  if (choice === undefined || choice === null) return undefined;
+  if (choice === 'auto') return { auto: {} };
+  if (choice === 'required') return { any: {} };
+  const name = (choice as { function?: { name?: unknown } })?.function?.name;
+  if (typeof choice === 'object' && (choice as { type?: unknown }).type === 'function' && typeof name === 'string') return { tool: { name } };
+  throw new InvalidRequestError('tool_choice: must be "auto", "none", "required" or a named function', 'invalid_request', { param: 'tool_choice' });
+}

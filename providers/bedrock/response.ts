@@ -1,0 +1,29 @@
+/**
+ * A Converse answer -> `chat.completion`. Pure: Converse answers carry no id, so the caller passes one
+ * (and `created`). Reasoning blocks have no place in a chat message and are left out.
+ */
+import type { ChatResponse, ToolCall } from '../../core/plugins/sdk';
+import { chatUsageFromConverse, finishReasonFromConverse } from './usage';
+import type { ConverseResponse } from './wire';
+
+export function chatResponseFromConverse(body: ConverseResponse, model: string, id: string, created: number): ChatResponse {
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of body.output?.message?.content ?? []) {
+    if (typeof block.text === 'string') texts.push(block.text);
+    else if (block.toolUse) toolCalls.push({ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } });
+  }
+  const message: ChatResponse['choices'][number]['message'] = {
+    role: 'assistant',
+    content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '',
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(body.stopReason), logprobs: null }],
+    usage: chatUsageFromConverse(body.usage),
+  };
+}

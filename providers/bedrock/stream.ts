@@ -1,0 +1,79 @@
+/**
+ * ConverseStream events -> `chat.completion.chunk` frames. The event-stream decoder (event-stream.ts)
+ * hands each binary message over as a frame named by its event type, the JSON payload as data:
+ *
+ *   messageStart                  -> a role chunk
+ *   contentBlockStart (toolUse)   -> a tool_calls chunk with id and name (arguments "")
+ *   contentBlockDelta text        -> a content chunk
+ *   contentBlockDelta toolUse     -> a tool_calls chunk with the next piece of the arguments
+ *   messageStop                   -> a finish chunk
+ *   metadata                      -> the usage chunk, then `[DONE]`
+ *   an exception message          -> throws the matching GatewayError (errors.ts)
+ *   contentBlockStop, reasoning   -> nothing
+ */
+import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
+import { bedrockError } from './errors';
+import { chatUsageFromConverse, finishReasonFromConverse } from './usage';
+
+interface ConverseStreamState {
+  id: string;
+  model: string;
+  created: number;
+  /** Converse content block index -> chat tool call index */
+  toolIndexByBlock: Map<number, number>;
+  stopped: boolean;
+  done: boolean;
+}
+
+export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamState, model: string, id: string, created: number): SseFrame[] {
+  const state = scratch as unknown as ConverseStreamState;
+  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), stopped: false, done: false });
+  const event = frame.json as Record<string, any>;
+  switch (frame.event) {
+    case 'messageStart':
+      return [chunk(state, { role: 'assistant', content: '' })];
+    case 'contentBlockStart': {
+      const use = event?.start?.toolUse;
+      if (!use) return [];
+      const index = state.toolIndexByBlock.size;
+      state.toolIndexByBlock.set(event.contentBlockIndex, index);
+      return [chunk(state, { tool_calls: [{ index, id: use.toolUseId, type: 'function', function: { name: use.name, arguments: '' } }] })];
+    }
+    case 'contentBlockDelta': {
+      const delta = event?.delta ?? {};
+      if (typeof delta.text === 'string') return delta.text ? [chunk(state, { content: delta.text })] : [];
+      if (delta.toolUse) {
+        const index = state.toolIndexByBlock.get(event.contentBlockIndex);
+        if (index === undefined || !delta.toolUse.input) return [];
+        return [chunk(state, { tool_calls: [{ index, function: { arguments: delta.toolUse.input } }] })];
+      }
+      return [];
+    }
+    case 'messageStop':
+      state.stopped = true;
+      return [chunk(state, {}, finishReasonFromConverse(event?.stopReason))];
+    case 'metadata':
+      state.done = true;
+      return [SseFrame.fromJson({ ...base(state), choices: [], usage: chatUsageFromConverse(event?.usage) } satisfies ChatChunk), SseFrame.fromRaw('[DONE]')];
+    case 'contentBlockStop':
+      return [];
+    default:
+      // exceptions arrive as frames named after their type (throttlingException, validationException, ...)
+      if (frame.event?.endsWith('Exception')) throw bedrockError(undefined, event, {}, frame.event);
+      return [];
+  }
+}
+
+/** A stream that stopped but sent no metadata event still ends properly; one that never stopped stays cut. */
+export function endOfConverseStream(scratch: StreamState): SseFrame[] {
+  const state = scratch as unknown as ConverseStreamState;
+  return state.stopped && !state.done ? [SseFrame.fromRaw('[DONE]')] : [];
+}
+
+function base(state: ConverseStreamState): { id: string; object: 'chat.completion.chunk'; created: number; model: string } {
+  return { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model };
+}
+
+function chunk(state: ConverseStreamState, delta: ChatChunkChoice['delta'], finishReason: string | null = null): SseFrame {
+  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] } satisfies ChatChunk);
+}

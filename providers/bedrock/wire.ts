@@ -1,0 +1,44 @@
+/** The Bedrock Converse API's JSON (Converse and ConverseStream): only the fields the translation uses. */
+
+export type ConverseImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
+
+export type ConverseBlock =
+  | { text: string }
+  | { image: { format: ConverseImageFormat; source: { bytes: string } } }
+  | { toolUse: { toolUseId: string; name: string; input: unknown } }
+  | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[]; status?: 'success' | 'error' } }
+  | { cachePoint: { type: 'default' } }
+  | { reasoningContent: unknown };
+
+export interface ConverseMessage {
+  role: 'user' | 'assistant';
+  content: ConverseBlock[];
+}
+
+export interface ConverseToolSpec {
+  toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } };
+}
+
+export type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
+
+export interface ConverseRequest {
+  messages: ConverseMessage[];
+  system?: ({ text: string } | { cachePoint: { type: 'default' } })[];
+  inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
+  toolConfig?: { tools: ConverseToolSpec[]; toolChoice?: ConverseToolChoice };
+  additionalModelRequestFields?: Record<string, unknown>;
+}
+
+export interface ConverseUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
+}
+
+export interface ConverseResponse {
+  output?: { message?: { role?: string; content?: Record<string, any>[] } };
+  stopReason?: string;
+  usage?: ConverseUsage;
+}

@@ -1,0 +1,46 @@
+/**
+ * OpenAI embeddings <-> Gemini `embedContent` (one input) and `batchEmbedContents` (several).
+ * The OpenAI clients ask for base64 by default: the vectors are then packed as little-endian float32,
+ * the encoding OpenAI uses. Token-id inputs have no Gemini equivalent and are refused.
+ */
+import { InvalidRequestError, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
+
+export function embeddingInputs(request: EmbeddingsRequest): string[] {
+  const input = request?.input;
+  const inputs = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((i) => typeof i === 'string') ? (input as string[]) : undefined;
+  if (!inputs || inputs.length === 0) throw new InvalidRequestError('input: must be a string or a non-empty array of strings for this model', 'invalid_request', { param: 'input' });
+  return inputs;
+}
+
+/** The body for `models/M:embedContent` (one input) or `models/M:batchEmbedContents`. */
+export function geminiEmbeddingBody(request: EmbeddingsRequest, modelPath: string): { batch: boolean; body: unknown } {
+  const inputs = embeddingInputs(request);
+  const one = (text: string) => {
+    const item: Record<string, unknown> = { model: modelPath, content: { parts: [{ text }] } };
+    if (typeof request.dimensions === 'number') item.outputDimensionality = request.dimensions;
+    return item;
+  };
+  if (inputs.length === 1 && typeof request.input === 'string') return { batch: false, body: one(inputs[0]) };
+  return { batch: true, body: { requests: inputs.map(one) } };
+}
+
+export function embeddingsResponse(vectors: number[][], request: EmbeddingsRequest, model: string, promptTokens: number): EmbeddingsResponse {
+  const base64 = request.encoding_format === 'base64';
+  return {
+    object: 'list',
+    data: vectors.map((values, index) => ({ object: 'embedding', index, embedding: base64 ? float32Base64(values) : values })),
+    model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+/** `{embedding:{values}}` or `{embeddings:[{values}]}` -> vectors. */
+export function geminiVectors(body: unknown): number[][] {
+  const b = body as { embedding?: { values?: number[] }; embeddings?: { values?: number[] }[] };
+  if (b?.embedding) return [b.embedding.values ?? []];
+  return (b?.embeddings ?? []).map((e) => e?.values ?? []);
+}
+
+function float32Base64(values: number[]): string {
+  return Buffer.from(new Float32Array(values).buffer).toString('base64');
+}

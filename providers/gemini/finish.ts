@@ -1,0 +1,33 @@
+import { GatewayError } from '../../core/plugins/sdk';
+import type { GeminiResponse } from './wire';
+
+/** Finish reasons that mean a safety or policy system stopped the answer. */
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+
+/** Gemini finishReason -> chat finish_reason; a turn that called functions finishes with `tool_calls`. */
+export function finishReasonFromGemini(reason: string | undefined, calledTools: boolean): string | null {
+  if (reason === undefined || reason === 'FINISH_REASON_UNSPECIFIED') return null;
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (FILTERED.has(reason)) return 'content_filter';
+  return calledTools ? 'tool_calls' : 'stop';
+}
+
+export function isFiltered(reason: string | undefined): boolean {
+  return reason !== undefined && FILTERED.has(reason);
+}
+
+/** The prompt itself was blocked: Gemini answers 200 with no candidates, the client gets a 400. */
+export function promptBlockedError(body: GeminiResponse): GatewayError | undefined {
+  const reason = body?.promptFeedback?.blockReason;
+  if (!reason || reason === 'BLOCK_REASON_UNSPECIFIED') return undefined;
+  return contentFilterError(`The Gemini upstream blocked the prompt (${reason}).`);
+}
+
+/** An answer stopped by a safety filter before any output. */
+export function answerBlockedError(reason: string): GatewayError {
+  return contentFilterError(`The Gemini upstream blocked the answer (${reason}).`);
+}
+
+function contentFilterError(message: string): GatewayError {
+  return new GatewayError(400, 'invalid_request_error', 'content_filter', message);
+}

@@ -1,0 +1,239 @@
+/**
+ * A chat-completions request -> a Gemini `generateContent` body. Pure; golden files in
+ * test/fixtures/gemini pin every mapping. Vertex AI's Gemini models take the same body.
+ *
+ * Choices a client can observe:
+ * - system and developer messages, wherever they sit, become `systemInstruction`;
+ * - consecutive turns of one role are merged (Gemini wants user and model turns to alternate), so the
+ *   answers to parallel tool calls travel in one user turn, as Gemini expects;
+ * - a tool answer names its function: Gemini matches answers by name, the chat format by call id, so the
+ *   name is looked up from the assistant turn that made the call;
+ * - a tool call id made by this translation carries Gemini's thought signature (see tool-ids.ts), which
+ *   goes back on the call part so thinking models keep their reasoning across turns;
+ * - tool parameters and `json_schema` response formats are sent as JSON Schema (`parametersJsonSchema`,
+ *   `responseJsonSchema`), not the older OpenAPI subset, so `additionalProperties` and friends are kept;
+ * - `reasoning_effort` becomes a thinking budget (THINKING_BUDGETS).
+ */
+import { InvalidRequestError, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
+import { splitToolCallId } from './tool-ids';
+import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire';
+
+/** reasoning_effort -> thinkingBudget (tokens); 0 turns thinking off where the model allows it. */
+export const THINKING_BUDGETS: ReadonlyMap<string, number> = new Map([
+  ['none', 0],
+  ['minimal', 0],
+  ['low', 1024],
+  ['medium', 8192],
+  ['high', 24576],
+]);
+
+export function geminiRequestFromChat(request: ChatRequest): GeminiRequest {
+  if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
+
+  const systemParts: GeminiPart[] = [];
+  const contents: GeminiContent[] = [];
+  request.messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message?.role) {
+      case 'system':
+      case 'developer':
+        systemParts.push(...textParts(message.content, where));
+        break;
+      case 'user':
+        push(contents, 'user', userParts(message.content, where));
+        break;
+      case 'assistant':
+        push(contents, 'model', modelParts(message, where));
+        break;
+      case 'tool':
+        push(contents, 'user', [functionResponsePart(message, request.messages, i, where)]);
+        break;
+      default:
+        throw new InvalidRequestError(`${where}.role: unsupported role "${String(message?.role)}"`, 'invalid_request', { param: `${where}.role` });
+    }
+  });
+
+  const body: GeminiRequest = { contents };
+  if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
+  if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
+  const toolConfig = functionCallingConfig(request.tool_choice);
+  if (toolConfig) body.toolConfig = { functionCallingConfig: toolConfig };
+  const generationConfig = generationConfigOf(request);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return body;
+}
+
+/** Consecutive turns of one role become one turn. */
+function push(contents: GeminiContent[], role: GeminiContent['role'], parts: GeminiPart[]): void {
+  if (parts.length === 0) return;
+  const last = contents[contents.length - 1];
+  if (last?.role === role) last.parts.push(...parts);
+  else contents.push({ role, parts });
+}
+
+function textParts(content: ChatMessage['content'], where: string): GeminiPart[] {
+  if (content == null || content === '') return [];
+  if (typeof content === 'string') return [{ text: content }];
+  return content.map((part, j) => {
+    if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
+    return { text: (part as { text: string }).text };
+  });
+}
+
+function userParts(content: ChatMessage['content'], where: string): GeminiPart[] {
+  if (content == null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  return content.map((part, j) => contentPart(part, `${where}.content[${j}]`));
+}
+
+function contentPart(part: ContentPart, at: string): GeminiPart {
+  if (part.type === 'text') return { text: (part as { text: string }).text };
+  if (part.type === 'image_url') return imagePart((part as { image_url?: { url?: unknown } }).image_url?.url, at);
+  throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Gemini models`, 'unsupported_content', { param: at });
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/** Extension -> MIME type, for an image given by URL (Gemini wants a MIME type with every file). */
+const IMAGE_TYPES: ReadonlyMap<string, string> = new Map([
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['webp', 'image/webp'],
+  ['gif', 'image/gif'],
+  ['heic', 'image/heic'],
+  ['heif', 'image/heif'],
+]);
+
+function imagePart(url: unknown, at: string): GeminiPart {
+  if (typeof url !== 'string') throw new InvalidRequestError(`${at}.image_url.url: field required`, 'invalid_request', { param: `${at}.image_url.url` });
+  const data = DATA_URL.exec(url);
+  if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
+  if (/^(https?|gs):\/\//i.test(url)) {
+    const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase();
+    return { fileData: { mimeType: (extension && IMAGE_TYPES.get(extension)) ?? 'image/jpeg', fileUri: url } };
+  }
+  throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) or gs:// URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
+}
+
+function modelParts(message: ChatMessage, where: string): GeminiPart[] {
+  const parts: GeminiPart[] = [];
+  if (typeof message.content === 'string') {
+    if (message.content !== '') parts.push({ text: message.content });
+  } else if (Array.isArray(message.content)) {
+    message.content.forEach((part, j) => {
+      if (part.type === 'text' && (part as { text: string }).text === '') return;
+      parts.push(contentPart(part, `${where}.content[${j}]`));
+    });
+  }
+  (message.tool_calls ?? []).forEach((call, j) => {
+    const at = `${where}.tool_calls[${j}]`;
+    const part: GeminiPart = { functionCall: { name: call.function?.name, args: argsOf(call.function?.arguments, `${at}.function.arguments`) } };
+    const signature = splitToolCallId(call.id).thoughtSignature;
+    if (signature !== undefined) part.thoughtSignature = signature;
+    parts.push(part);
+  });
+  return parts;
+}
+
+function argsOf(args: unknown, at: string): Record<string, unknown> {
+  if (typeof args !== 'string' || args.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    throw new InvalidRequestError(`${at}: must be a JSON object`, 'invalid_request', { param: at });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidRequestError(`${at}: must be a JSON object`, 'invalid_request', { param: at });
+  return parsed as Record<string, unknown>;
+}
+
+/** A tool message -> a functionResponse part, named after the call it answers. */
+function functionResponsePart(message: ChatMessage, messages: ChatMessage[], index: number, where: string): GeminiPart {
+  const id = message.tool_call_id;
+  if (typeof id !== 'string') throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
+  const name = callName(messages, index, id);
+  if (name === undefined) {
+    throw new InvalidRequestError(`${where}.tool_call_id: no earlier assistant message has a tool call with id "${id}"`, 'invalid_request', { param: `${where}.tool_call_id` });
+  }
+  return { functionResponse: { name, response: responseObject(message.content) } };
+}
+
+/** The nearest earlier assistant tool call with this id (ids may repeat across turns). */
+function callName(messages: ChatMessage[], before: number, id: string): string | undefined {
+  for (let i = before - 1; i >= 0; i--) {
+    const call = messages[i]?.role === 'assistant' ? messages[i].tool_calls?.find((c) => c.id === id) : undefined;
+    if (call) return call.function?.name;
+  }
+  return undefined;
+}
+
+/** Gemini wants an object: a JSON object answer is sent as it is, anything else as `{ result }`. */
+function responseObject(content: ChatMessage['content']): Record<string, unknown> {
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('') : '';
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    return { result: parsed };
+  } catch {
+    return { result: text };
+  }
+}
+
+function functionDeclaration(tool: ChatTool, i: number) {
+  if (tool?.type !== 'function' || !tool.function?.name) {
+    throw new InvalidRequestError(`tools[${i}]: only function tools are supported for Gemini models`, 'unsupported_tool', { param: `tools[${i}]` });
+  }
+  const declaration: { name: string; description?: string; parametersJsonSchema?: Record<string, unknown> } = { name: tool.function.name };
+  if (tool.function.description !== undefined) declaration.description = tool.function.description;
+  if (tool.function.parameters !== undefined) declaration.parametersJsonSchema = tool.function.parameters;
+  return declaration;
+}
+
+const TOOL_CHOICE_ERROR = 'tool_choice: must be "auto", "none", "required" or a named function';
+
+function functionCallingConfig(choice: unknown): NonNullable<GeminiRequest['toolConfig']>['functionCallingConfig'] | undefined {
+  if (choice === undefined || choice === null) return undefined;
+  if (choice === 'auto') return { mode: 'AUTO' };
+  if (choice === 'none') return { mode: 'NONE' };
+  if (choice === 'required') return { mode: 'ANY' };
+  const name = (choice as { function?: { name?: unknown } })?.function?.name;
+  if (typeof choice === 'object' && (choice as { type?: unknown }).type === 'function' && typeof name === 'string') return { mode: 'ANY', allowedFunctionNames: [name] };
+  throw new InvalidRequestError(TOOL_CHOICE_ERROR, 'invalid_request', { param: 'tool_choice' });
+}
+
+function generationConfigOf(request: ChatRequest): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  if (typeof request.temperature === 'number') config.temperature = request.temperature;
+  if (typeof request.top_p === 'number') config.topP = request.top_p;
+  if (typeof request.top_k === 'number') config.topK = request.top_k;
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  if (typeof maxTokens === 'number') config.maxOutputTokens = maxTokens;
+  if (request.stop != null) {
+    const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
+    if (stops.length > 0) config.stopSequences = stops;
+  }
+  if (typeof request.n === 'number' && request.n !== 1) config.candidateCount = request.n;
+  if (typeof request.seed === 'number') config.seed = request.seed;
+  if (typeof request.presence_penalty === 'number') config.presencePenalty = request.presence_penalty;
+  if (typeof request.frequency_penalty === 'number') config.frequencyPenalty = request.frequency_penalty;
+  Object.assign(config, responseFormat(request.response_format));
+  if (typeof request.reasoning_effort === 'string') {
+    const budget = THINKING_BUDGETS.get(request.reasoning_effort);
+    if (budget === undefined) throw new InvalidRequestError(`reasoning_effort: must be one of ${[...THINKING_BUDGETS.keys()].join(', ')}`, 'invalid_request', { param: 'reasoning_effort' });
+    config.thinkingConfig = { thinkingBudget: budget };
+  }
+  return config;
+}
+
+function responseFormat(format: unknown): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseJsonSchema'> {
+  const type = (format as { type?: unknown } | null | undefined)?.type;
+  if (format == null || type === 'text') return {};
+  if (type === 'json_object') return { responseMimeType: 'application/json' };
+  if (type === 'json_schema') {
+    const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    if (schema === undefined) throw new InvalidRequestError('response_format.json_schema.schema: field required', 'invalid_request', { param: 'response_format.json_schema.schema' });
+    return { responseMimeType: 'application/json', responseJsonSchema: schema };
+  }
+  throw new InvalidRequestError('response_format.type: must be "text", "json_object" or "json_schema"', 'invalid_request', { param: 'response_format.type' });
+}

@@ -1,0 +1,61 @@
+import type { ChatRequest, EmbeddingsRequest, HttpOperation, ProviderTarget } from '../../core/plugins/sdk';
+import { openAiImageOperations } from './images';
+
+export interface OpenAiWire {
+  /** the headers of every request (content type, credentials) */
+  headersFor(target: ProviderTarget): Record<string, string>;
+  /** the chat body as this upstream takes it (a vendor preset drops or renames what the vendor rejects) */
+  chatBody?(body: ChatRequest, target: ProviderTarget): ChatRequest;
+}
+
+/**
+ * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
+ * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
+ */
+function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
+  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
+  return messages.map((m) => {
+    if (m?.thinking_blocks === undefined) return m;
+    const { thinking_blocks: _dropped, ...rest } = m;
+    return rest;
+  });
+}
+
+/**
+ * The OpenAI API's operations, shared by `openai` (with its presets) and `azure-openai`: bodies pass
+ * through with the model name rewritten, answers and stream frames come back as the upstream sent them.
+ * Paths are the OpenAI ones under the base URL; a provider with other paths rewrites them.
+ */
+export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings' | 'images.generations' | 'images.edits', HttpOperation> {
+  const chat: HttpOperation<ChatRequest> = {
+    toUpstream(request, target) {
+      let body: ChatRequest = { ...request, model: target.model.model, messages: withoutThinkingBlocks(request.messages) };
+      // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
+      // chunk again for clients that did not ask for it.
+      if (body.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+      if (wire.chatBody) body = wire.chatBody(body, target);
+      return { path: '/chat/completions', headers: wire.headersFor(target), body: JSON.stringify(body) };
+    },
+    fromUpstream: (body) => body,
+    fromUpstreamEvent: (frame) => frame,
+  };
+  const embeddings: HttpOperation<EmbeddingsRequest> = {
+    toUpstream: (request, target) => ({ path: '/embeddings', headers: wire.headersFor(target), body: JSON.stringify({ ...request, model: target.model.model }) }),
+    fromUpstream: (body) => body,
+  };
+  const images = openAiImageOperations(wire.headersFor);
+  return { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits };
+}
+
+/**
+ * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
+ * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
+ */
+function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
+  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
+  return messages.map((m) => {
+    if (m?.thinking_blocks === undefined) return m;
+    const { thinking_blocks: _dropped, ...rest } = m;
+    return rest;
+  });
+}

@@ -1,0 +1,61 @@
+import type { ChatRequest } from '../../core/plugins/sdk';
+
+/**
+ * Named OpenAI-compatible vendors (`type: "openai", preset: "groq"`): the base URL, and the request
+ * fields each vendor is known to refuse with a 400 (dropped) or to name differently (renamed). The README
+ * table "OpenAI-compatible presets" lists the same; change both together.
+ */
+export interface Preset {
+  readonly baseUrl: string;
+  /** fields the vendor rejects: left out of the upstream request */
+  readonly drop?: readonly string[];
+  /** fields the vendor names differently: [ours, theirs] */
+  readonly rename?: readonly (readonly [string, string])[];
+  /** fields dropped only for some of the vendor's models (its reasoning models) */
+  readonly dropFor?: { readonly models: RegExp; readonly fields: readonly string[] };
+  /** a local server: an API key is optional */
+  readonly local?: boolean;
+}
+
+export const PRESETS: ReadonlyMap<string, Preset> = new Map<string, Preset>([
+  ['groq', { baseUrl: 'https://api.groq.com/openai/v1', drop: ['logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier'] }],
+  [
+    'mistral',
+    {
+      baseUrl: 'https://api.mistral.ai/v1',
+      drop: ['stream_options', 'user', 'logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier', 'parallel_tool_calls'],
+      rename: [['seed', 'random_seed'], ['max_completion_tokens', 'max_tokens']],
+    },
+  ],
+  ['deepseek', { baseUrl: 'https://api.deepseek.com/v1', drop: ['store', 'metadata', 'service_tier'], rename: [['max_completion_tokens', 'max_tokens']] }],
+  ['together', { baseUrl: 'https://api.together.xyz/v1', drop: ['store', 'metadata', 'service_tier'], rename: [['max_completion_tokens', 'max_tokens']] }],
+  ['fireworks', { baseUrl: 'https://api.fireworks.ai/inference/v1', drop: ['store', 'metadata', 'service_tier'], rename: [['max_completion_tokens', 'max_tokens']] }],
+  ['openrouter', { baseUrl: 'https://openrouter.ai/api/v1' }],
+  [
+    'xai',
+    {
+      baseUrl: 'https://api.x.ai/v1',
+      drop: ['store', 'metadata', 'service_tier'],
+      // Grok's reasoning models answer 400 to these sampling parameters
+      dropFor: { models: /^grok-(3-mini|4)/, fields: ['presence_penalty', 'frequency_penalty', 'stop'] },
+    },
+  ],
+  ['ollama', { baseUrl: 'http://localhost:11434/v1', local: true, rename: [['max_completion_tokens', 'max_tokens']] }],
+  ['vllm', { baseUrl: 'http://localhost:8000/v1', local: true }],
+  ['lmstudio', { baseUrl: 'http://localhost:1234/v1', local: true, rename: [['max_completion_tokens', 'max_tokens']] }],
+]);
+
+/** The chat body with the preset's quirks applied; the client's own request object is not touched. */
+export function applyPreset(preset: Preset, body: ChatRequest, upstreamModel: string): ChatRequest {
+  const out = { ...body } as Record<string, unknown>;
+  for (const [ours, theirs] of preset.rename ?? []) {
+    if (Object.prototype.hasOwnProperty.call(out, ours)) {
+      // a value the client also gave under the vendor's name wins: it is what the client meant there
+      if (!Object.prototype.hasOwnProperty.call(out, theirs)) out[theirs] = out[ours];
+      delete out[ours];
+    }
+  }
+  for (const field of preset.drop ?? []) delete out[field];
+  if (preset.dropFor?.models.test(upstreamModel)) for (const field of preset.dropFor.fields) delete out[field];
+  return out as unknown as ChatRequest;
+}

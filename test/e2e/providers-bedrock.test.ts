@@ -1,0 +1,174 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeBedrock, eventMessage, eventStream, exceptionMessage, json } from '../providers/bedrock/fake-bedrock-upstream';
+import { readFixture } from '../support/fixtures';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+import { rejection, streamTrailers } from './cloud-support';
+
+const KEYS = { accessKeyId: 'AKIAFAKEGATEWAY00001', secretAccessKey: 'fake/secret+Key/CANARY/0123456789abcdefghij' };
+const CLIENT_KEY = 'sk-client-bedrock-CANARY-9';
+const MODEL = 'anthropic.claude-sonnet-4-5-v1:0';
+const MODEL_PATH = `/model/${encodeURIComponent(MODEL)}`;
+const NOW_MS = 1700000000_000;
+const PRICE = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 };
+
+function converseStream(fixture: string, extra: Uint8Array[] = []) {
+  const events = readFixture<{ event: string; data: unknown }[]>('bedrock', `${fixture}.upstream-stream.json`);
+  return eventStream([...events.map((e) => eventMessage(e.event, e.data)), ...extra]);
+}
+
+describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-stream frames, openai and anthropic SDKs)', () => {
+  let bedrock: FakeBedrock;
+  let gw: TestGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => {
+    bedrock = await new FakeBedrock(KEYS, 'eu-west-1').start();
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'app' })
+      .withProvider({ id: 'aws', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', ...KEYS })
+      .withModel('claude-on-aws', { model: MODEL, price: PRICE })
+      .withProvider({ id: 'aws-wrong-secret', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', accessKeyId: KEYS.accessKeyId, secretAccessKey: 'wrong-secret-CANARY-zzzzzzzzzzzz' })
+      .withModel('claude-wrong-secret', { model: MODEL })
+      .with({ routing: { retries: 0 } })
+      .start({ clock: { now: () => NOW_MS } });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await bedrock.close();
+  });
+  beforeEach(() => {
+    bedrock.server.requests.length = 0;
+    bedrock.checks.length = 0;
+  });
+
+  it('signs Converse with SigV4 for the region, and answers with the translated completion priced with cache tokens', async () => {
+    bedrock.reply(() => json(readFixture('bedrock', 'text-cache-usage.upstream-response.json')));
+    const request = readFixture('bedrock', 'system-cache-images.chat-request.json');
+    const { data, response } = await openai.chat.completions.create({ ...request, model: 'claude-on-aws' }).withResponse();
+    expect(bedrock.checks).to.deep.equal([{ ok: true, credentialScope: `${KEYS.accessKeyId}/eu-west-1/bedrock` }]);
+    expect(bedrock.server.last.path).to.equal(`${MODEL_PATH}/converse`);
+    expect(bedrock.server.last.body).to.deep.equal(readFixture('bedrock', 'system-cache-images.upstream-request.json'));
+    expect(data.id).to.match(/^chatcmpl-[0-9a-f-]{36}$/);
+    expect({ ...data, id: 'chatcmpl-test', created: 1700000000 }).to.deep.equal(readFixture('bedrock', 'text-cache-usage.chat-response.json'));
+    // 20 input x $3 + 2000 cache reads x $0.30 + 100 cache writes x $3.75 + 7 output x $15, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
+  });
+
+  it('streams ConverseStream frames cut across chunks: the openai SDK assembles the tool calls; the stream is priced', async () => {
+    bedrock.reply(() => converseStream('tool-use'));
+    const completion = await openai.chat.completions.stream({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'Weather in Paris and Tokyo?' }] }).finalChatCompletion();
+    expect(bedrock.server.last.path).to.equal(`${MODEL_PATH}/converse-stream`);
+    expect(bedrock.checks.every((c) => c.ok)).to.equal(true);
+    const message = completion.choices[0].message;
+    expect(message.content).to.equal('Checking.');
+    expect(message.tool_calls?.map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } : c))).to.deep.equal([
+      { id: 'tooluse_p1', name: 'get_weather', args: { city: 'Paris' } },
+      { id: 'tooluse_t2', name: 'get_weather', args: { city: 'Tokyo' } },
+    ]);
+    expect(completion.choices[0].finish_reason).to.equal('tool_calls');
+
+    const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'claude-on-aws', stream: true, messages: [{ role: 'user', content: 'Weather?' }] }, CLIENT_KEY);
+    // 300 input x $3 + 60 output x $15, per million
+    expect(raw.trailers['x-gateway-response-cost']).to.equal('0.0018');
+  });
+
+  it('serves an anthropic SDK client, streamed and not', async () => {
+    bedrock.reply(() => converseStream('tool-use'));
+    const streamed = await anthropic.messages.stream({ model: 'claude-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] }).finalMessage();
+    expect(streamed.content.map((b) => (b.type === 'tool_use' ? { id: b.id, input: b.input } : b.type === 'text' ? b.text : b.type))).to.deep.equal([
+      'Checking.',
+      { id: 'tooluse_p1', input: { city: 'Paris' } },
+      { id: 'tooluse_t2', input: { city: 'Tokyo' } },
+    ]);
+    expect(bedrock.server.last.body.inferenceConfig).to.deep.equal({ maxTokens: 100 });
+
+    bedrock.reply(() => json(readFixture('bedrock', 'text-cache-usage.upstream-response.json')));
+    const { data, response } = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'Picture?' }] }).withResponse();
+    expect(data.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['A cat on a sofa.']);
+    expect({ input: data.usage.input_tokens, read: data.usage.cache_read_input_tokens, write: data.usage.cache_creation_input_tokens, output: data.usage.output_tokens }).to.deep.equal({ input: 20, read: 2000, write: 100, output: 7 });
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
+  });
+
+  describe('errors, in each API\u2019s own shape', () => {
+    it('throttling is a 429 with Bedrock\u2019s Retry-After, for a JSON call and for a stream that throttles at once', async () => {
+      bedrock.reply(() => json({ message: 'Too many requests, please wait before trying again.' }, 429, { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/', 'retry-after': '3' }));
+      const err = await rejection(openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'hi' }] }));
+      expect({ status: err.status, code: err.error.code, retryAfter: err.headers.get('retry-after') }).to.deep.equal({ status: 429, code: 'upstream_rate_limited', retryAfter: '3' });
+
+      bedrock.reply(() => eventStream([exceptionMessage('throttlingException', 'Too many tokens, please wait before trying again.')]));
+      const streamed = await rejection(anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(streamed.status).to.equal(429);
+      expect(streamed.error).to.deep.equal({ type: 'error', error: { type: 'rate_limit_error', message: 'The Bedrock upstream throttled the request: Too many tokens, please wait before trying again.' } });
+    });
+
+    it('an exception after the stream started ends it with an error event', async () => {
+      bedrock.reply(() => eventStream([eventMessage('messageStart', { role: 'assistant' }), eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hel' } }), exceptionMessage('modelStreamErrorException', 'The model failed mid-answer.')]));
+      const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'claude-on-aws', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
+      expect(raw.status).to.equal(200);
+      expect(raw.text).to.include('"Hel"');
+      expect(raw.text).to.include('"code":"upstream_stream_error"');
+      expect(raw.text).to.include('The Bedrock upstream failed (modelstreamerrorexception): The model failed mid-answer.');
+      expect(raw.text).to.not.include('[DONE]');
+    });
+
+    it('a signature Bedrock refuses is the gateway\u2019s 502, and the secret appears nowhere', async () => {
+      bedrock.reply(() => json({}));
+      const err = await rejection(openai.chat.completions.create({ model: 'claude-wrong-secret', messages: [{ role: 'user', content: 'hi' }] }));
+      expect(bedrock.checks.map((c) => c.ok)).to.deep.equal([false]);
+      expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 502, code: 'upstream_auth_failed' });
+      const everything = JSON.stringify(err.error) + gw.logLines.join('\n');
+      expect(everything).to.not.include('wrong-secret-CANARY');
+      expect(everything).to.not.include(KEYS.secretAccessKey);
+    });
+
+    it('a prompt over the context window is 400 context_length_exceeded', async () => {
+      bedrock.reply(() => json({ message: 'Input is too long for requested model.' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }));
+      const err = await rejection(openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'long' }] }));
+      expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 400, code: 'context_length_exceeded' });
+    });
+  });
+
+  describe('credentials from the standard AWS environment variables', () => {
+    const NAMES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
+    const saved = new Map<string, string | undefined>();
+    let envBedrock: FakeBedrock;
+    let envGw: TestGateway;
+
+    before(async () => {
+      const keys = { accessKeyId: 'AKIAFAKEFROMENV00002', secretAccessKey: 'env/secret/CANARY/abcdefghijklmnop', sessionToken: 'FwoGZXIvYXdzEFAKESESSIONTOKEN' };
+      for (const name of NAMES) saved.set(name, process.env[name]);
+      process.env.AWS_ACCESS_KEY_ID = keys.accessKeyId;
+      process.env.AWS_SECRET_ACCESS_KEY = keys.secretAccessKey;
+      process.env.AWS_SESSION_TOKEN = keys.sessionToken;
+      envBedrock = await new FakeBedrock(keys, 'us-west-2').start();
+      envGw = await testConfig()
+        .withKey(CLIENT_KEY)
+        .withProvider({ id: 'aws-env', type: 'bedrock', baseUrl: envBedrock.server.url, region: 'us-west-2' })
+        .withModel('claude-env', { model: MODEL })
+        .start();
+    });
+    after(async () => {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await envGw.close();
+      await envBedrock.close();
+    });
+
+    it('signs with the environment\u2019s keys and session token when the provider has none', async () => {
+      envBedrock.reply(() => json(readFixture('bedrock', 'tool-use.upstream-response.json')));
+      const client = new OpenAI({ baseURL: `${envGw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+      const data = await client.chat.completions.create({ model: 'claude-env', messages: [{ role: 'user', content: 'Weather?' }] });
+      expect(envBedrock.checks).to.deep.equal([{ ok: true, credentialScope: 'AKIAFAKEFROMENV00002/us-west-2/bedrock' }]);
+      expect(envBedrock.server.last.headers['x-amz-security-token']).to.equal('FwoGZXIvYXdzEFAKESESSIONTOKEN');
+      expect(data.choices[0].message.tool_calls?.length).to.equal(2);
+    });
+  });
+});

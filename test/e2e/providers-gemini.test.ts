@@ -1,0 +1,162 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { fakeGeminiApi, googleError } from '../providers/gemini/fake-google-upstream';
+import { json, sse, type CloudUpstream } from '../providers/cloud-upstream';
+import { readFixture } from '../support/fixtures';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+import { rejection, streamTrailers } from './cloud-support';
+
+const GEMINI_KEY = 'AIzaSyD-gemini-provider-CANARY-0123456789';
+const CLIENT_KEY = 'sk-client-gemini-CANARY-77';
+const NOW_MS = 1700000000_000;
+// $ per million tokens; cached prompt tokens at a quarter of the input price
+const PRICE = { inputPerMTok: 0.3, outputPerMTok: 2.5, cacheReadPerMTok: 0.075 };
+
+describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API)', () => {
+  let upstream: CloudUpstream;
+  let gw: TestGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => {
+    upstream = await fakeGeminiApi(GEMINI_KEY).start();
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'app' })
+      .withProvider({ id: 'google', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_KEY })
+      .withModel('gemini-flash', { model: 'gemini-2.5-flash', price: PRICE })
+      .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding' })
+      .withProvider({ id: 'google-wrong-key', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: 'AIzaSy-revoked-key-000000000000' })
+      .withModel('gemini-misconfigured', { model: 'gemini-2.5-flash' })
+      .with({ routing: { retries: 0 } })
+      .start({ clock: { now: () => NOW_MS } });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  it('sends generateContent with the key in x-goog-api-key only, and answers with the translated completion and its cost', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    const request = readFixture('gemini', 'system-images-schema.chat-request.json');
+    const { data, response } = await openai.chat.completions.create({ ...request, model: 'gemini-flash' }).withResponse();
+    expect(upstream.last.path).to.equal('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(upstream.last.headers['x-goog-api-key']).to.equal(GEMINI_KEY);
+    expect(upstream.last.headers.authorization).to.equal(undefined);
+    expect(JSON.stringify(upstream.last.headers)).to.not.include(CLIENT_KEY);
+    expect(upstream.last.body).to.deep.equal(readFixture('gemini', 'system-images-schema.upstream-request.json'));
+    expect(data).to.deep.equal(readFixture('gemini', 'text-usage.chat-response.json'));
+    // 200 uncached x $0.30 + 1000 cached x $0.075 + 45 output (5 answer + 40 thinking) x $2.50, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0002475');
+  });
+
+  it('streams with alt=sse, the openai SDK assembling parallel tool calls; the stream is priced in its trailer', async () => {
+    upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
+    const runner = openai.chat.completions.stream({ model: 'gemini-flash', messages: [{ role: 'user', content: 'Weather in Paris and Tokyo?' }] });
+    const completion = await runner.finalChatCompletion();
+    expect(upstream.last.path).to.equal('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    const message = completion.choices[0].message;
+    expect(message.content).to.equal('Checking both.');
+    expect(message.tool_calls?.map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } : c))).to.deep.equal([
+      { id: 'call_s2_0__thought__c2ln', name: 'get_weather', args: { city: 'Paris' } },
+      { id: 'call_s2_1', name: 'get_weather', args: { city: 'Tokyo' } },
+    ]);
+    expect(completion.choices[0].finish_reason).to.equal('tool_calls');
+
+    const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'gemini-flash', stream: true, messages: [{ role: 'user', content: 'Weather?' }] }, CLIENT_KEY);
+    expect(raw.status).to.equal(200);
+    // 30 input x $0.30 + 10 output x $2.50, per million
+    expect(raw.trailers['x-gateway-response-cost']).to.equal('0.000034');
+  });
+
+  it('sends the tool answers of a parallel call back as function responses, with the thought signature', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'max-tokens.upstream-response.json')));
+    const request = readFixture('gemini', 'parallel-tool-round-trip.chat-request.json');
+    const data = await openai.chat.completions.create({ ...request, model: 'gemini-flash' });
+    expect(upstream.last.body).to.deep.equal(readFixture('gemini', 'parallel-tool-round-trip.upstream-request.json'));
+    expect(data.choices[0].finish_reason).to.equal('length');
+  });
+
+  it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
+    upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
+    const message = await anthropic.messages
+      .stream({ model: 'gemini-flash', max_tokens: 200, messages: [{ role: 'user', content: 'Weather in Paris and Tokyo?' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }] })
+      .finalMessage();
+    expect(upstream.last.body.tools).to.deep.equal([{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }]);
+    expect(upstream.last.body.generationConfig).to.deep.equal({ maxOutputTokens: 200 });
+    expect(message.stop_reason).to.equal('tool_use');
+    expect(message.content.map((b) => (b.type === 'tool_use' ? { name: b.name, input: b.input } : b.type === 'text' ? b.text : b.type))).to.deep.equal([
+      'Checking both.',
+      { name: 'get_weather', input: { city: 'Paris' } },
+      { name: 'get_weather', input: { city: 'Tokyo' } },
+    ]);
+    expect(message.usage.input_tokens).to.equal(30);
+    expect(message.usage.output_tokens).to.equal(10);
+  });
+
+  it('embeds with embedContent and batchEmbedContents, the openai SDK decoding its default base64', async () => {
+    upstream.reply((req) => (req.path.endsWith(':batchEmbedContents') ? json({ embeddings: [{ values: [0.5, -1] }, { values: [0.25, 2] }] }) : json({ embedding: { values: [0.125, 3] } })));
+    const one = await openai.embeddings.create({ model: 'gemini-embed', input: 'hello', dimensions: 2 });
+    expect(upstream.last.path).to.equal('/v1beta/models/gemini-embedding-001:embedContent');
+    expect(upstream.last.body).to.deep.equal({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hello' }] }, outputDimensionality: 2 });
+    expect(one.data.map((d) => d.embedding)).to.deep.equal([[0.125, 3]]);
+    const two = await openai.embeddings.create({ model: 'gemini-embed', input: ['a', 'b'] });
+    expect(upstream.last.path).to.equal('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    expect(two.data.map((d) => d.embedding)).to.deep.equal([
+      [0.5, -1],
+      [0.25, 2],
+    ]);
+  });
+
+  describe('errors, in each API\u2019s own shape', () => {
+    it('a rate limit is a 429 with Retry-After from Google\u2019s RetryInfo', async () => {
+      upstream.reply(() => json(googleError(429, 'Resource has been exhausted (e.g. check quota).', 'RESOURCE_EXHAUSTED', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }]), 429));
+      const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(429);
+      expect(err.headers.get('retry-after')).to.equal('7');
+      expect(err.error.code).to.equal('upstream_rate_limited');
+    });
+
+    it('a key Google refuses is the gateway\u2019s 502, and the key appears nowhere', async () => {
+      const err = await rejection(openai.chat.completions.create({ model: 'gemini-misconfigured', messages: [{ role: 'user', content: 'hi' }] }));
+      expect(err.status).to.equal(502);
+      expect(err.error.code).to.equal('upstream_auth_failed');
+      expect(JSON.stringify(err.error) + gw.logLines.join('\n')).to.not.include('AIzaSy-revoked');
+      expect(gw.logLines.join('\n')).to.not.include(GEMINI_KEY);
+    });
+
+    it('a blocked prompt is a 400 content_filter error for chat and for Messages, streamed or not', async () => {
+      upstream.reply(() => json({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } }));
+      const chat = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'something unsafe' }] }));
+      expect({ status: chat.status, code: chat.error.code, message: chat.error.message }).to.deep.equal({ status: 400, code: 'content_filter', message: 'The Gemini upstream blocked the prompt (SAFETY).' });
+      const messages = await rejection(anthropic.messages.create({ model: 'gemini-flash', max_tokens: 10, messages: [{ role: 'user', content: 'something unsafe' }] }));
+      expect(messages.status).to.equal(400);
+      expect(messages.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The Gemini upstream blocked the prompt (SAFETY).' } });
+      upstream.reply(() => sse([{ data: { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } } }]));
+      const streamed = await rejection(openai.chat.completions.create({ model: 'gemini-flash', stream: true, messages: [{ role: 'user', content: 'something unsafe' }] }));
+      expect({ status: streamed.status, code: streamed.error.code }).to.deep.equal({ status: 400, code: 'content_filter' });
+    });
+
+    it('an error Google sends after the stream started ends it with an error event carrying its words', async () => {
+      upstream.reply(() => sse([{ data: { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }], responseId: 'e1' } }, { data: googleError(500, 'An internal error has occurred.', 'INTERNAL') }]));
+      const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'gemini-flash', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
+      expect(raw.status).to.equal(200);
+      expect(raw.text).to.include('"Hel"');
+      expect(raw.text).to.include('"code":"upstream_stream_error"');
+      expect(raw.text).to.include('The Gemini upstream failed (HTTP 500): An internal error has occurred.');
+      expect(raw.text).to.not.include('[DONE]');
+    });
+
+    it('a prompt over the context window is 400 context_length_exceeded', async () => {
+      upstream.reply(() => json(googleError(400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'INVALID_ARGUMENT'), 400));
+      const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'long' }] }));
+      expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 400, code: 'context_length_exceeded' });
+    });
+  });
+});

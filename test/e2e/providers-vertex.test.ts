@@ -1,0 +1,147 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { fakeVertex } from '../providers/gemini/fake-google-upstream';
+import { FakeTokenEndpoint } from '../providers/vertex-ai/fake-token-endpoint';
+import { json, sse, type CloudUpstream } from '../providers/cloud-upstream';
+import { textEvents } from '../providers/anthropic/fake-anthropic-upstream';
+import { readFixture } from '../support/fixtures';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+import { rejection, streamTrailers } from './cloud-support';
+
+const CLIENT_KEY = 'sk-client-vertex-CANARY-42';
+const NOW_MS = 1700000000_000;
+const PROJECT_PATH = '/v1/projects/my-project/locations/europe-west4';
+const CLAUDE = 'claude-sonnet-4-5@20250929';
+
+describe('vertex-ai provider end to end (service-account OAuth against a fake token endpoint, fake Vertex AI)', () => {
+  let tokens: FakeTokenEndpoint;
+  let upstream: CloudUpstream;
+  let gw: TestGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  let serviceAccount: string;
+  const revoked = new Set<string>();
+
+  before(async () => {
+    tokens = await new FakeTokenEndpoint().start();
+    // a token is good once issued, until the test revokes it
+    upstream = await fakeVertex((token) => tokens.issued.includes(token) && !revoked.has(token)).start();
+    serviceAccount = tokens.serviceAccountJson();
+    gw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'app' })
+      .withProvider({ id: 'vertex', type: 'vertex-ai', baseUrl: `${upstream.url}/v1`, project: 'my-project', location: 'europe-west4', credentials: serviceAccount })
+      .withModel('gemini-pro', { model: 'gemini-2.5-pro', price: { inputPerMTok: 1.25, outputPerMTok: 10 } })
+      .withModel('claude-vertex', { model: CLAUDE, price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .withModel('vertex-embed', { model: 'text-embedding-005', kind: 'embedding', price: { inputPerMTok: 0.1 } })
+      // a second entry with the same key: its own token cache, for the refresh test
+      .withProvider({ id: 'vertex-short', type: 'vertex-ai', baseUrl: `${upstream.url}/v1`, project: 'my-project', location: 'europe-west4', credentials: serviceAccount })
+      .withModel('gemini-short', { model: 'gemini-2.5-pro' })
+      .with({ routing: { retries: 0 } })
+      .start({ clock: { now: () => NOW_MS } });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+    await tokens.close();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  it('exchanges a signed JWT at the key file\u2019s token_uri, sends the token as a bearer, and caches it', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    const issuedBefore = tokens.issued.length;
+    const { data, response } = await openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'Sky colour?' }] }).withResponse();
+    await openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'Again?' }] });
+    expect(tokens.issued.length - issuedBefore, 'one token exchange for two requests').to.equal(1);
+    expect(tokens.assertions.at(-1)).to.include({ iss: 'gateway@test-project.iam.gserviceaccount.com', scope: 'https://www.googleapis.com/auth/cloud-platform' });
+    expect(upstream.requests.map((r) => r.headers.authorization)).to.deep.equal([`Bearer ${tokens.issued.at(-1)}`, `Bearer ${tokens.issued.at(-1)}`]);
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/google/models/gemini-2.5-pro:generateContent`);
+    expect(upstream.last.body).to.deep.equal({ contents: [{ role: 'user', parts: [{ text: 'Again?' }] }] });
+    expect(data.choices[0].message.content).to.equal('The sky is blue.');
+    // 1200 input x $1.25 + 45 output x $10, per million (no cache price: cached tokens at the input price)
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00195');
+  });
+
+  it('fetches a new token when the cached one is about to expire, and Vertex accepts only the new one', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'max-tokens.upstream-response.json')));
+    tokens.expiresIn = 60; // inside the library's refresh margin: the next request refreshes
+    try {
+      await openai.chat.completions.create({ model: 'gemini-short', messages: [{ role: 'user', content: 'one' }] });
+      const first = tokens.issued.at(-1)!;
+      expect(upstream.last.headers.authorization).to.equal(`Bearer ${first}`);
+      revoked.add(first);
+      await openai.chat.completions.create({ model: 'gemini-short', messages: [{ role: 'user', content: 'two' }] });
+      expect(tokens.issued.at(-1)).to.not.equal(first);
+      expect(upstream.last.headers.authorization).to.equal(`Bearer ${tokens.issued.at(-1)}`);
+    } finally {
+      tokens.expiresIn = 3600;
+    }
+  });
+
+  it('streams Gemini on Vertex with alt=sse and prices the stream', async () => {
+    upstream.reply(() => sse(readFixture('gemini', 'text.upstream-stream.json')));
+    const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'gemini-pro', stream: true, messages: [{ role: 'user', content: 'Sky?' }] }, CLIENT_KEY);
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse`);
+    expect(raw.text).to.include('" is blue."');
+    // 9 input x $1.25 + 16 output (4 answer + 12 thinking) x $10, per million
+    expect(raw.trailers['x-gateway-response-cost']).to.equal('0.00017125');
+  });
+
+  it('sends Claude through rawPredict with the Vertex anthropic_version and no model in the body', async () => {
+    upstream.reply(() => json(readFixture('anthropic', 'tool-use.upstream-response.json')));
+    const request = readFixture('anthropic', 'tool-round-trip.chat-request.json');
+    const { data, response } = await openai.chat.completions.create({ ...request, model: 'claude-vertex' }).withResponse();
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/anthropic/models/${encodeURIComponent(CLAUDE)}:rawPredict`);
+    const { model: _model, ...expected } = readFixture('anthropic', 'tool-round-trip.upstream-request.json');
+    expect(upstream.last.body).to.deep.equal({ anthropic_version: 'vertex-2023-10-16', ...expected });
+    expect(upstream.last.headers['x-api-key']).to.equal(undefined);
+    expect(data).to.deep.equal(readFixture('anthropic', 'tool-use.chat-response.json'));
+    expect(Number(response.headers.get('x-gateway-response-cost'))).to.be.greaterThan(0);
+  });
+
+  it('streams Claude through streamRawPredict: the openai SDK assembles the tool calls, the anthropic SDK the text', async () => {
+    upstream.reply(() => sse(readFixture('anthropic', 'tool-use.upstream-stream.json')));
+    const completion = await openai.chat.completions.stream({ model: 'claude-vertex', messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] }).finalChatCompletion();
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/anthropic/models/${encodeURIComponent(CLAUDE)}:streamRawPredict`);
+    expect(upstream.last.body.stream).to.equal(true);
+    expect(completion.choices[0].message.tool_calls?.map((c) => (c.type === 'function' ? [c.function.name, JSON.parse(c.function.arguments)] : c))).to.deep.equal([
+      ['get_weather', { city: 'Paris' }],
+      ['get_time', {}],
+    ]);
+
+    upstream.reply(() => sse(textEvents('msg_v1', CLAUDE, ['Hel', 'lo'], { input_tokens: 1000, output_tokens: 100 })));
+    const message = await anthropic.messages.stream({ model: 'claude-vertex', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['Hello']);
+    const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'claude-vertex', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
+    // 1000 input x $3 + 100 output x $15, per million
+    expect(raw.trailers['x-gateway-response-cost']).to.equal('0.0045');
+  });
+
+  it('embeds through predict, priced from the token counts Vertex reports', async () => {
+    upstream.reply(() => json({ predictions: [{ embeddings: { values: [1, 2], statistics: { token_count: 3, truncated: false } } }, { embeddings: { values: [3, 4], statistics: { token_count: 5, truncated: false } } }] }));
+    const { data, response } = await openai.embeddings.create({ model: 'vertex-embed', input: ['a b', 'c d e'] }).withResponse();
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/google/models/text-embedding-005:predict`);
+    expect(upstream.last.body).to.deep.equal({ instances: [{ content: 'a b' }, { content: 'c d e' }] });
+    expect(data.data.map((d) => d.embedding)).to.deep.equal([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(data.usage.prompt_tokens).to.equal(8);
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0000008');
+  });
+
+  it('a token Vertex refuses is the gateway\u2019s 502; the private key and token appear nowhere', async () => {
+    upstream.reply(() => json({}));
+    for (const token of tokens.issued) revoked.add(token);
+    const err = await rejection(openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'hi' }] }));
+    expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 502, code: 'upstream_auth_failed' });
+    const everything = JSON.stringify(err.error) + gw.logLines.join('\n');
+    for (const token of tokens.issued) expect(everything).to.not.include(token);
+    expect(everything).to.not.include('PRIVATE KEY');
+  });
+});

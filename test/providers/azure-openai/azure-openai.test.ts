@@ -1,0 +1,185 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
+import { API_VERSION, AZURE_KEY, FakeAzure, azureChunks, azureCompletion, filteredResults } from './fake-azure-upstream';
+
+const CLIENT_KEY = 'sk-client-azure';
+
+describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azure resource)', () => {
+  let azure: FakeAzure;
+  let gw: TestGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => {
+    azure = await new FakeAzure().start();
+    azure.bearers = ['entra-token-from-command', 'static-entra-token'];
+    gw = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'azure', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY, apiVersion: API_VERSION })
+      // no price: the bundled table prices the `gpt-4o` deployment
+      .withModel('gpt-4o', { model: 'gpt-4o' })
+      .withModel('my-dalle', { model: 'dall-e-3', kind: 'image' })
+      .withProvider({ id: 'azure-v1', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY })
+      .withModel('embed', { model: 'my-embedding-deployment', kind: 'embedding', price: { inputPerMTok: 1 } })
+      .withProvider({ id: 'azure-entra', type: 'azure-openai', baseUrl: azure.url, entraTokenCommand: 'echo entra-token-from-command', apiVersion: API_VERSION })
+      .withModel('gpt-entra', { model: 'gpt-4o-mini' })
+      .withProvider({ id: 'azure-static', type: 'azure-openai', baseUrl: azure.url, entraToken: { $env: 'TEST_AZURE_ENTRA_TOKEN' }, apiVersion: API_VERSION })
+      .withModel('gpt-static', { model: 'gpt-4o-mini' })
+      .with({ routing: { retries: 0 } })
+      .start({ env: { ...process.env, TEST_AZURE_ENTRA_TOKEN: 'static-entra-token' } });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await azure.stop();
+  });
+
+  it('calls the deployment path with api-key and api-version, and prices cached usage from the bundled table', async () => {
+    azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'Hi from Azure' }, 'stop', { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, prompt_tokens_details: { cached_tokens: 400 } }) });
+    const { data, response } = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }], temperature: 0.2 }).withResponse();
+    expect(azure.last.path).to.equal(`/openai/deployments/gpt-4o/chat/completions?api-version=${API_VERSION}`);
+    expect(azure.last.headers['api-key']).to.equal(AZURE_KEY);
+    expect(azure.last.headers.authorization).to.equal(undefined);
+    expect(azure.last.body).to.deep.equal({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }], temperature: 0.2 });
+    expect(data.choices[0].message.content).to.equal('Hi from Azure');
+    // 600 uncached at $2.50/M + 400 cached at $1.25/M + 100 out at $10/M
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.003');
+  });
+
+  it('streams tool calls the openai client assembles, drops the prompt-filter frame, and prices the streamed usage', async () => {
+    azure.reply = () => ({
+      kind: 'sse',
+      events: azureChunks(
+        [
+          { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+          { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] },
+          { tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] },
+        ],
+        'tool_calls',
+        { prompt_tokens: 2000, completion_tokens: 20, total_tokens: 2020 },
+      ),
+    });
+    const stream = openai.chat.completions.stream({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    });
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0].finish_reason).to.equal('tool_calls');
+    const call = final.choices[0].message.tool_calls![0];
+    expect(call).to.deep.include({ id: 'call_1', type: 'function' });
+    expect(call.type === 'function' && [call.function.name, call.function.arguments]).to.deep.equal(['get_weather', '{"city":"Paris"}']);
+    expect(azure.last.body.stream_options).to.deep.equal({ include_usage: true });
+    const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+    // 2000 in at $2.50/M + 20 out at $10/M
+    expect(page.data[0]).to.include({ model: 'gpt-4o', promptTokens: 2000, completionTokens: 20, status: 200, cost: 0.0052 });
+  });
+
+  it('serves Anthropic Messages clients through the chat translation, JSON and streamed tool use', async () => {
+    azure.reply = (req) =>
+      req.body.stream
+        ? { kind: 'sse', events: azureChunks([{ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'lookup', arguments: '{"q":"gw"}' } }] }], 'tool_calls', { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 }) }
+        : { kind: 'json', body: azureCompletion({ content: 'Bonjour' }, 'stop', { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 }) };
+    const message = await anthropic.messages.create({ model: 'gpt-4o', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Salut' }] });
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Bonjour' }]);
+    expect(message.usage).to.include({ input_tokens: 12, output_tokens: 2 });
+    expect(azure.last.body.messages).to.deep.equal([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Salut' }]);
+    expect(azure.last.body.max_tokens ?? azure.last.body.max_completion_tokens).to.equal(100);
+
+    const stream = anthropic.messages.stream({ model: 'gpt-4o', max_tokens: 100, tools: [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }], messages: [{ role: 'user', content: 'look it up' }] });
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).to.equal('tool_use');
+    expect(final.content).to.deep.equal([{ type: 'tool_use', id: 'call_9', name: 'lookup', input: { q: 'gw' } }]);
+  });
+
+  it('surfaces a prompt blocked by the content filter as a 400 content_filter naming the category', async () => {
+    azure.reply = () => ({
+      kind: 'json',
+      status: 400,
+      body: { error: { message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", type: null, param: 'prompt', code: 'content_filter', status: 400, innererror: { code: 'ResponsibleAIPolicyViolation', content_filter_result: filteredResults } } },
+    });
+    const err = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'something hateful' }] }).catch((e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.code).to.equal('content_filter');
+    expect(err.message).to.include("Azure OpenAI's content filter blocked the prompt (hate: medium)");
+    const anthropicErr = await anthropic.messages.create({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    expect(anthropicErr).to.be.instanceOf(Anthropic.BadRequestError);
+    expect(anthropicErr.error.error.message).to.include('content filter blocked the prompt');
+  });
+
+  it('surfaces a completion cut by the content filter as the same error, JSON and streamed', async () => {
+    azure.reply = (req) =>
+      req.body.stream
+        ? { kind: 'sse', events: azureChunks([{ role: 'assistant', content: 'Well' }], 'content_filter', { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }).map((e: any) => (e.choices?.[0]?.finish_reason === 'content_filter' ? { ...e, choices: [{ ...e.choices[0], content_filter_results: filteredResults }] } : e)) }
+        : { kind: 'json', body: azureCompletion({ content: null }, 'content_filter', { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 }, { content_filter_results: filteredResults }) };
+    const err = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.code).to.equal('content_filter');
+    expect(err.message).to.include('blocked the completion (hate: medium)');
+
+    const stream = await openai.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    let text = '';
+    const streamErr = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().catch((e) => e);
+    expect(text).to.equal('Well');
+    expect(streamErr).to.be.instanceOf(OpenAI.APIError);
+    expect(streamErr.message).to.include('blocked the completion (hate: medium)');
+  });
+
+  it('uses the v1 API path (no api-version, deployment as the body model) for embeddings', async () => {
+    azure.reply = () => ({ kind: 'json', body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }], model: 'text-embedding-3-small', usage: { prompt_tokens: 4, total_tokens: 4 } } });
+    const res = await openai.embeddings.create({ model: 'embed', input: 'hello', encoding_format: 'float' });
+    expect(res.data[0].embedding).to.deep.equal([0.5, -0.25]);
+    expect(azure.last.path).to.equal('/openai/v1/embeddings');
+    expect(azure.last.body).to.deep.include({ model: 'my-embedding-deployment', input: 'hello' });
+  });
+
+  it('generates images on the deployment path', async () => {
+    azure.reply = () => ({ kind: 'json', body: { created: 1700000000, data: [{ b64_json: 'aGVsbG8=', revised_prompt: 'a cat' }] } });
+    const res = await openai.images.generate({ model: 'my-dalle', prompt: 'a cat', size: '1024x1024', response_format: 'b64_json' });
+    expect(res.data![0].b64_json).to.equal('aGVsbG8=');
+    expect(azure.last.path).to.equal(`/openai/deployments/dall-e-3/images/generations?api-version=${API_VERSION}`);
+    expect(azure.last.body).to.deep.include({ model: 'dall-e-3', prompt: 'a cat', size: '1024x1024' });
+  });
+
+  it('sends an Entra ID token, from the configured command or static from env, as a bearer token and no api-key', async () => {
+    azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'entra ok' }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
+    const res = await openai.chat.completions.create({ model: 'gpt-entra', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.choices[0].message.content).to.equal('entra ok');
+    expect(azure.last.headers.authorization).to.equal('Bearer entra-token-from-command');
+    expect(azure.last.headers['api-key']).to.equal(undefined);
+    await openai.chat.completions.create({ model: 'gpt-static', messages: [{ role: 'user', content: 'hi' }] });
+    expect(azure.last.headers.authorization).to.equal('Bearer static-entra-token');
+    expect(azure.last.headers['api-key']).to.equal(undefined);
+  });
+
+  it('turns a refused key into a 502 upstream_auth_failed that does not repeat it', async () => {
+    const bad = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'azure', type: 'azure-openai', baseUrl: azure.url, apiKey: 'wrong-key-CANARY', apiVersion: API_VERSION })
+      .withModel('gpt-4o')
+      .with({ routing: { retries: 0 } })
+      .start();
+    try {
+      const client = new OpenAI({ baseURL: `${bad.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+      const err = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+      expect(err.status).to.equal(502);
+      expect(err.code).to.equal('upstream_auth_failed');
+      expect(JSON.stringify(err.error)).not.to.include('CANARY');
+    } finally {
+      await bad.close();
+    }
+  });
+
+  it('refuses at boot a provider entry without credentials, or with /openai in its baseUrl', async () => {
+    const noAuth = await testConfig().withKey(CLIENT_KEY).withProvider({ id: 'azure', type: 'azure-openai', baseUrl: azure.url }).withModel('m').start().catch((e) => e);
+    expect(String(noAuth.message)).to.include('give exactly one of apiKey, entraToken or entraTokenCommand');
+    const withPath = await testConfig().withKey(CLIENT_KEY).withProvider({ id: 'azure', type: 'azure-openai', baseUrl: `${azure.url}/openai/v1`, apiKey: 'k' }).withModel('m').start().catch((e) => e);
+    expect(String(withPath.message)).to.include('without /openai');
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * An upstream MCP server built with the SDK 2.x (`@modelcontextprotocol/server`) that speaks only the
+ * 2026-07-28 revision: `createMcpHandler(..., { legacy: 'reject' })` answers `initialize` and every
+ * envelope-less request with the unsupported-version error. Served from node:http on 127.0.0.1.
+ *
+ * Tools: `echo` (text back), `ask` (an elicitation as a multi-round-trip `input_required` result whose
+ * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
+ * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
+ * more, then a result). One resource, one
+ * prompt. Every JSON-RPC body it receives is kept in `received`.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler, createRequestStateCodec, fromJsonSchema, inputRequired, inputResponse, McpServer } from '@modelcontextprotocol/server';
+
+export interface ReceivedRequest {
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => fromJsonSchema<any>({ type: 'object', properties, required } as any);
+
+export class ModernMcpServer {
+  readonly received: ReceivedRequest[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private constructor(
+    private readonly http: HttpServer,
+    readonly url: string,
+    private readonly close_: () => Promise<void>,
+  ) {}
+
+  /** the JSON-RPC requests received for one method */
+  requestsFor(method: string): ReceivedRequest[] {
+    return this.received.filter((r) => r.body?.method === method);
+  }
+
+  /** let every `crunch` call waiting after its first progress notification go on */
+  releaseCrunch(): void {
+    for (const go of this.waiting.splice(0)) go();
+  }
+
+  private waitForRelease(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  static async start(name = 'modern-upstream'): Promise<ModernMcpServer> {
+    const codec = createRequestStateCodec<{ step: string }>({ key: 'modern-upstream-test-key-0123456789abcdef' });
+    const build = () => {
+      const server = new McpServer({ name, version: '2.0.0' }, { requestState: { verify: codec.verify } } as any);
+      server.registerTool('echo', { description: 'Echo a message', inputSchema: objectSchema({ message: { type: 'string' } }, ['message']) }, async (args: any) => ({
+        content: [{ type: 'text', text: `modern echo: ${args.message}` }],
+      }));
+      server.registerTool('ask', { description: 'Asks the user for a colour', inputSchema: objectSchema({}) }, async (_args: any, ctx: any) => {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, 'colour');
+        const state = ctx.mcpReq.requestState() as { step: string } | undefined;
+        if (answer.kind === 'elicit' && state?.step === 'asked') {
+          return { content: [{ type: 'text', text: `you chose ${answer.action === 'accept' ? String(answer.content?.colour) : answer.action}` }] };
+        }
+        return inputRequired({
+          inputRequests: { colour: inputRequired.elicit({ message: 'Which colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'] } as any }) },
+          requestState: await codec.mint({ step: 'asked' }),
+        });
+      });
+      server.registerTool('crunch', { description: 'Reports progress, then answers', inputSchema: objectSchema({}) }, async (_args: any, ctx: any) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        if (token !== undefined) {
+          for (let i = 1; i <= 3; i++) {
+            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3, message: `step ${i}` } });
+            if (i === 1) await self!.waitForRelease();
+          }
+        }
+        return { content: [{ type: 'text', text: 'crunched' }] };
+      });
+      server.registerResource('notes', 'modern://notes', { mimeType: 'text/plain' }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: 'modern notes' }] }));
+      server.registerPrompt('greet', { description: 'A greeting', argsSchema: objectSchema({ who: { type: 'string' } }, ['who']) } as any, (args: any) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.who} from the modern server` } }],
+      }));
+      return server;
+    };
+    const handler = createMcpHandler(build, { legacy: 'reject' });
+    let self: ModernMcpServer | undefined;
+    const http = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text) {
+        try {
+          self?.received.push({ headers: req.headers, body: JSON.parse(text) });
+        } catch {
+          /* the handler answers unreadable bodies itself */
+        }
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+      const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: req.method === 'POST' ? text : undefined });
+      const response = await handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+      if (!response.body) return void res.end();
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+      res.end();
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const port = (http.address() as AddressInfo).port;
+    self = new ModernMcpServer(http, `http://127.0.0.1:${port}/mcp`, async () => {
+      self?.releaseCrunch();
+    await handler.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    });
+    return self;
+  }
+
+  close(): Promise<void> {
+    return this.close_();
+  }
+}
