@@ -46,16 +46,3 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
   const images = openAiImageOperations(wire.headersFor);
   return { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits };
 }
-
-/**
- * Anthropic thinking blocks passed back on assistant turns (the gateway's `thinking_blocks`) mean nothing
- * to an OpenAI-compatible server, and OpenAI refuses unknown message fields: they are left out.
- */
-function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['messages'] {
-  if (!Array.isArray(messages) || !messages.some((m) => m?.thinking_blocks !== undefined)) return messages;
-  return messages.map((m) => {
-    if (m?.thinking_blocks === undefined) return m;
-    const { thinking_blocks: _dropped, ...rest } = m;
-    return rest;
-  });
-}
