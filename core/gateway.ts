@@ -10,7 +10,13 @@ import { NO_GUARDRAILS } from './guardrails/guardrail-runner';
 import { buildApp } from './http/app';
 import { FastJsonRoutes } from './http/fast-json-routes';
 import type { GatewayServices } from './http/gateway-services';
-import { createLogger, scrubbingLogger } from './logger';
+import { createLogger, isGatewayLogger } from './observability/logger';
+import { scrubbingLogger } from './observability/scrubbing-logger';
+import { GatewayMetrics, type MetricSources } from './observability/metrics';
+import { timedStore } from './observability/timed-store';
+import { RequestReporter } from './observability/request-report';
+import { traceExportFromEnv, Tracing } from './observability/tracing';
+import type { DeploymentHealth } from './routing/deployment-health';
 import { configSecretValues } from './config/secret-values';
 import { knownSecrets } from './errors/scrub';
 import { GATEWAY_PROXY_SERVER, type GatewayProxyServer } from './apis/mcp/gateway-proxy';
@@ -45,7 +51,7 @@ export interface GatewayOptions {
   logger?: Logger;
   /** use this store instead of opening config.store.url (tests sharing one backend) */
   store?: StoreBackend;
-  /** where GATEWAY_SECRET_KEY and GATEWAY_SECRET_KEY_FILE are read; default process.env */
+  /** where GATEWAY_SECRET_KEY, GATEWAY_SECRET_KEY_FILE and the OTEL_* variables are read; default process.env */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -68,14 +74,25 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // known before anything can fail or log: from here on no configured secret leaves in an error or a log line
   const configSecrets = knownSecrets.group();
   configSecrets.replace(configSecretValues(config));
-  const logger = options.logger ? scrubbingLogger(options.logger) : createLogger();
+  // ours (core/observability/logger.ts) scrubs every line already; an embedder's gets the scrubbing wrapper
+  const logger = !options.logger ? createLogger() : isGatewayLogger(options.logger) ? options.logger : scrubbingLogger(options.logger);
+  // read before anything opens: a bad OTEL_* value is a start error like a config error
+  const traceExport = traceExportFromEnv(options.env ?? process.env);
+  // the sources are filled in once what they read exists; they are only read at scrape time
+  const sources: MetricSources = { deployments: () => [], logWriter: () => ({ queued: 0, dropped: 0, failedWrites: 0, written: 0 }) };
+  const metrics = config.metrics.enabled ? new GatewayMetrics(sources) : undefined;
   const opened = await openGatewayStore(config.store, () => clock.now(), { env: options.env, logger, shared: options.store }).catch((err) => {
     configSecrets.release();
+    metrics?.close();
     throw err;
   });
-  // every command of every layer above goes through the guard (timeouts, breaker: core/store/faults)
-  const store = opened.backend;
-  const disposers: (() => Promise<void>)[] = [async () => configSecrets.release(), startSweeper(store, config.store.sweepIntervalSeconds, logger, { days: config.store.logRetentionDays, now: () => clock.now() })];
+  // every command of every layer above goes through the guard (timeouts, breaker: core/store/faults); timed above it
+  const store = metrics ? timedStore(opened.backend, metrics) : opened.backend;
+  const disposers: (() => Promise<void>)[] = [
+    async () => configSecrets.release(),
+    async () => metrics?.close(),
+    startSweeper(store, config.store.sweepIntervalSeconds, logger, { days: config.store.logRetentionDays, now: () => clock.now() }),
+  ];
   try {
     const upstream = new UpstreamClient(config.timeouts);
     disposers.push(() => upstream.close());
@@ -96,6 +113,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now(), { events: opened.events, graceMs: config.store.graceSeconds * 1000 });
     disposers.push(async () => keys.close());
     const requestLog = new RequestLog(store, logger);
+    sources.deployments = () => deploymentStates(catalog, container);
+    sources.logWriter = () => requestLog.writer;
+    const tracing = traceExport ? new Tracing(traceExport) : undefined;
+    if (tracing) disposers.push(() => tracing.shutdown());
 
     container.registerInstance(T.CONFIG, config);
     container.registerInstance(T.STORE, store);
@@ -109,6 +130,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     container.registerInstance(T.UPSTREAM_CLIENT, upstream);
     container.registerInstance(T.REQUEST_LOG, requestLog);
     container.registerInstance(T.GUARDRAIL_RUNNER, NO_GUARDRAILS);
+    container.registerInstance(T.REQUEST_REPORTER, new RequestReporter(logger, metrics, (name) => catalog.group(name) !== undefined));
 
     const boot: BootContext = { container, config, registry, pluginDeps };
     for (const extension of BOOT_EXTENSIONS) {
@@ -132,12 +154,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     traffic.set('responses', new ParentTraffic());
 
     const stages: Stage[] = STAGE_CLASSES.map((cls) => container.resolve<Stage>(cls as never));
-    const pipeline: Pipeline = new Pipeline(stages, logger);
+    const pipeline: Pipeline = new Pipeline(stages, logger, tracing);
     container.registerInstance(T.PIPELINE, pipeline);
     const auth = stages[0] as AuthStage;
 
     const fastRoutes = new FastJsonRoutes(config.server.bodyLimitBytes);
-    const services: GatewayServices = { config, keys, auth, catalog, pipeline, requestLog, store, clock, logger, container, fastRoutes, lifecycle: { ready: false, draining: false } };
+    const services: GatewayServices = { config, keys, auth, catalog, pipeline, requestLog, store, clock, logger, metrics, container, fastRoutes, lifecycle: { ready: false, draining: false } };
     const app = buildApp(services);
     services.lifecycle.ready = true;
     return {
@@ -159,6 +181,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     await opened.close();
     throw err;
   }
+}
+
+/** Each configured deployment's health, read at scrape time (gateway_deployment_healthy, _in_flight). */
+function deploymentStates(catalog: ModelCatalog, container: DependencyContainer): { id: string; healthy: boolean; inFlight: number }[] {
+  const health = container.isRegistered(T.DEPLOYMENT_HEALTH) ? container.resolve<DeploymentHealth>(T.DEPLOYMENT_HEALTH) : undefined;
+  return catalog.names().flatMap((name) => (catalog.group(name) ?? []).map((d) => ({ id: d.id, healthy: !health?.isCoolingDown(d.id), inFlight: health?.inFlight(d.id) ?? 0 })));
 }
 
 function withBindings(logger: Logger, bindings: Record<string, unknown>): Logger {

@@ -11,6 +11,7 @@ import { isAddressInUse, portInUseMessage } from './cli/port-in-use';
 import { startupLines } from './cli/startup-lines';
 import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrails';
 import { USAGE } from './cli/usage';
+import { createLogger, formatFrom } from './observability/logger';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({
-    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, ...HELP_FLAG },
+    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'log-format': { type: 'string' }, ...HELP_FLAG },
     strict: true,
   });
   if (values.help) {
@@ -33,7 +34,14 @@ async function main(): Promise<void> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', `must be an integer from 0 to 65535, got "${values.port}"`);
     config.server.port = port;
   }
-  const gateway = await createGateway(config);
+  let format;
+  try {
+    format = formatFrom(values['log-format'] ?? process.env.LOG_FORMAT);
+  } catch (err) {
+    throw new ConfigError(values['log-format'] !== undefined ? '--log-format' : 'LOG_FORMAT', (err as Error).message);
+  }
+  const logger = createLogger({ format });
+  const gateway = await createGateway(config, { logger });
   const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];
   for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });
   let running: Awaited<ReturnType<typeof listen>>;
@@ -50,15 +58,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     gateway.services.logger.info('draining', { signal });
+    const exit = (code: number) => {
+      logger.flushSync();
+      process.exit(code);
+    };
     running.drain().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // printed last: whoever waits for this line (a supervisor, a test) may send SIGTERM at once, and the
   // handlers above must already be in place to drain rather than die
+  logger.flushSync();
   process.stdout.write(`${startupLines(running.url, config.adminKey).join('\n')}\n`);
 }
 

@@ -12,6 +12,7 @@ import { installAdminGuardrailViewRoutes } from './admin/guardrail-view-routes';
 import { installChatRoutes } from './chat/routes';
 import { installEmbeddingsRoutes } from './embeddings/routes';
 import { installHealthRoutes } from '../http/health-routes';
+import { installMetricsRoutes } from '../observability/metrics-route';
 import { installImagesRoutes } from './images/routes';
 import { installMcpRoutes } from './mcp/routes';
 import { installMessagesRoutes } from './messages/routes';
@@ -24,6 +25,7 @@ export type RouteInstaller = (router: Router, services: GatewayServices) => void
 /** Every endpoint family, one installer each (each family's routes.ts under core/apis/; health is the server's own). */
 export const ROUTE_INSTALLERS: readonly RouteInstaller[] = [
   installHealthRoutes,
+  installMetricsRoutes,
   installModelRoutes,
   installChatRoutes,
   installMessagesRoutes,

@@ -11,8 +11,12 @@ flags:
   -c, --config FILE   the config file (.ts, .js, .mjs, .cjs or .json); default ./gateway.config.ts
   -p, --port N        the port to listen on, 0 for a free one; default: server.port from the config (4000)
       --host H        the address to listen on; default: server.host from the config (127.0.0.1)
+      --log-format F  json (one JSON object a line, on stdout) or pretty (for a terminal); default json, or LOG_FORMAT
   -h, --help          print this help
 
 environment:
   GATEWAY_SECRET_KEY, GATEWAY_SECRET_KEY_FILE   the key that encrypts stored secrets (see README "Store")
-  LOG_LEVEL                                     debug, info, warn or error; default info`;
+  LOG_LEVEL                                     debug, info, warn, error or silent; default info (one line per request)
+  LOG_FORMAT                                    json or pretty, like --log-format; default json
+  OTEL_EXPORTER_OTLP_ENDPOINT                   send OpenTelemetry traces over OTLP/HTTP (also ..._TRACES_ENDPOINT,
+                                                OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or http/json, OTEL_SERVICE_NAME)`;

@@ -283,6 +283,19 @@ export const ImagesSettingsSchema = Strict(
   { default: {} },
 );
 
+/** GET /metrics: who may scrape it (the platform admin key always may). */
+export const MetricsSettingsSchema = Strict(
+  {
+    /** a bearer token for Prometheus alone, e.g. env('METRICS_TOKEN'): it reads metrics and nothing else */
+    token: Type.Optional(FileSecret),
+    /** true: anyone who reaches the port may scrape (put the gateway behind a private network) */
+    public: Type.Optional(Type.Boolean({ default: false })),
+    /** false: no metrics are counted and /metrics answers 404 */
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { default: {} },
+);
+
 // ---- the config file -------------------------------------------------------------------------------
 
 const list = <T extends TSchema>(item: T) => Type.Optional(Type.Array(item, { default: [] }));
@@ -303,6 +316,7 @@ export const GatewayConfigSchema = Strict({
   timeouts: Type.Optional(TimeoutsSettingsSchema),
   responses: Type.Optional(ResponsesSettingsSchema),
   images: Type.Optional(ImagesSettingsSchema),
+  metrics: Type.Optional(MetricsSettingsSchema),
 });
 
 // ---- management-API bodies -------------------------------------------------------------------------

@@ -34,6 +34,7 @@ export type McpSettings = Static<typeof S.McpSettingsSchema>;
 export type RoutingConfig = Static<typeof S.RoutingConfigSchema>;
 export type ResponsesSettings = Static<typeof S.ResponsesSettingsSchema>;
 export type ImagesSettings = Static<typeof S.ImagesSettingsSchema>;
+export type MetricsSettings<Form = Secret> = WithSecrets<Static<typeof S.MetricsSettingsSchema>, Form>;
 export type GatewayConfigInput<Form = Secret> = WithSecrets<Input, Form>;
 
 /** Management-API bodies. */
@@ -61,6 +62,7 @@ export interface ResolvedConfig {
   timeouts: Required<TimeoutsConfig>;
   responses: Required<ResponsesSettings>;
   images: ImagesSettings;
+  metrics: MetricsSettings<string> & { public: boolean; enabled: boolean };
   /** the folder of the config file, for resolving relative paths */
   baseDir: string;
 }

@@ -1,6 +1,6 @@
 /**
  * The one scrubber for text that leaves the gateway: error messages (every wire shape renders through
- * core/errors/render.ts), log lines (core/logger.ts) and request-log entries.
+ * core/errors/render.ts), log lines (core/observability/logger.ts) and request-log entries.
  *
  * Two kinds of scrubbing:
  * - by value: every secret the gateway was given (provider API keys and static header values, MCP

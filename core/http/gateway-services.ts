@@ -8,6 +8,7 @@ import type { RequestLog } from '../store/request-log';
 import type { StoreBackend } from '../store/store-backend';
 import type { DependencyContainer } from 'tsyringe';
 import type { FastJsonRoutes } from './fast-json-routes';
+import type { GatewayMetrics } from '../observability/metrics';
 
 /** The services HTTP routes use, resolved once at boot. */
 export interface GatewayServices {
@@ -21,6 +22,8 @@ export interface GatewayServices {
   readonly store: StoreBackend;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Prometheus metrics; undefined when `metrics.enabled` is false */
+  readonly metrics?: GatewayMetrics;
   /** the gateway instance's container, for routes of later endpoint families */
   readonly container: DependencyContainer;
   /** the hot JSON POST endpoints, answered without express (route installers add theirs) */

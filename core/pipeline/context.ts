@@ -9,6 +9,7 @@ import type { GuardrailRecord } from '../guardrails/guardrail-record';
 import type { McpExchange, McpScope } from '../apis/mcp/mcp-exchange';
 import type { LimitTicket } from '../limits/admission';
 import type { ParentWork } from './parent-traffic';
+import type { RequestTrace } from '../observability/tracing';
 
 /**
  * The kind of work a context carries; it picks the traffic strategy every stage delegates to
@@ -92,6 +93,10 @@ export class GatewayContext {
   endInFlight?: () => void;
   /** budget and rate-limit reservations to settle to the real figures (call stage, core/limits) */
   limits?: LimitTicket;
+
+  // --- observability (core/observability) ---
+  /** the exchange's spans; only when tracing is on */
+  trace?: RequestTrace;
 
   constructor(
     readonly traffic: Traffic,

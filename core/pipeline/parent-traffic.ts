@@ -6,6 +6,8 @@ import type { LogTarget, TrafficStrategy } from './traffic';
  * exchanges (model rounds, tool calls) through the pipeline. The endpoint family supplies it.
  */
 export interface ParentWork {
+  /** the model the client asked for (span names, metric labels) */
+  readonly model?: string;
   run(ctx: AuthedContext): Promise<void>;
   /** what the parent's log entry names (its children's tokens, cost and guardrails are folded in) */
   logTarget(ctx: AuthedContext): LogTarget;

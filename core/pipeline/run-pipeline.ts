@@ -1,6 +1,7 @@
 import { toGatewayError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import type { Logger } from '../plugins/contracts';
+import type { Tracing } from '../observability/tracing';
 import { ClientAbortError } from '../upstream/upstream-client';
 import type { AuthedContext, GatewayContext } from './context';
 import type { Delivery } from './delivery';
@@ -23,7 +24,12 @@ export class Pipeline {
   private settledWaiters: (() => void)[] = [];
   private observer: StageObserver | undefined;
 
-  constructor(private readonly stages: readonly Stage[], private readonly logger: Logger) {
+  constructor(
+    private readonly stages: readonly Stage[],
+    private readonly logger: Logger,
+    /** OpenTelemetry spans per request and stage; undefined (tracing off) costs nothing per request */
+    private readonly tracing?: Tracing,
+  ) {
     const names = stages.map((s) => s.name);
     if (names.length !== STAGE_ORDER.length || names.some((n, i) => n !== STAGE_ORDER[i])) {
       throw new Error(`pipeline stages must be exactly [${STAGE_ORDER.join(', ')}], got [${names.join(', ')}]`);
@@ -41,6 +47,7 @@ export class Pipeline {
    */
   async execute(ctx: GatewayContext, delivery: Delivery): Promise<Outcome> {
     let outcome = OK;
+    if (this.tracing) ctx.trace = this.tracing.start(ctx);
     try {
       await this.run(ctx);
       outcome = (await delivery.deliver(ctx as AuthedContext)) ?? OK;
@@ -52,6 +59,7 @@ export class Pipeline {
       if (!aborted) await delivery.fail(ctx, error);
     } finally {
       await this.settle(ctx, outcome);
+      ctx.trace?.end(ctx, outcome);
     }
     return outcome;
   }
@@ -66,8 +74,21 @@ export class Pipeline {
     for (let i = 0; i < stages.length; i++) {
       ctx.stagesStarted = i + 1;
       if (observer) observer(ctx, stages[i].name, 'run');
-      // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext
-      await stages[i].run(ctx as AuthedContext);
+      const trace = ctx.trace;
+      if (!trace) {
+        // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext
+        await stages[i].run(ctx as AuthedContext);
+        continue;
+      }
+      // traced: a span per stage run, the parent of the upstream calls and child exchanges made in it
+      const span = trace.beginStage(stages[i].name);
+      try {
+        await stages[i].run(ctx as AuthedContext);
+      } catch (err) {
+        trace.endStage(span, err);
+        throw err;
+      }
+      trace.endStage(span);
     }
   }
 

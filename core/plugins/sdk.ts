@@ -58,3 +58,6 @@ export { scrubMessage } from '../errors/scrub';
 
 // Egress: whether an address is loopback, private or link-local (transports that connect sockets).
 export { isInternalAddress } from '../upstream/egress';
+
+// Tracing: the W3C trace headers of the upstream call in progress (MCP transports add them to their requests).
+export { outboundTraceHeaders } from '../observability/trace-headers';

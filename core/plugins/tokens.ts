@@ -20,6 +20,8 @@ export const ADMISSION = Symbol('Admission');
 export const DEPLOYMENT_HEALTH = Symbol('DeploymentHealth');
 /** Load-balancing strategy, retries and backoff (core/routing). */
 export const ROUTING_POLICY = Symbol('RoutingPolicy');
+/** The access-log line and metrics of each request (core/observability). */
+export const REQUEST_REPORTER = Symbol('RequestReporter');
 /** Changes between gateway instances on one store (core/store/events). */
 export const CHANGE_EVENTS = Symbol('ChangeEvents');
 /** The store's timeout and circuit breaker (core/store/faults). */

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { GUARDRAIL_RUNNER, MODEL_CATALOG, ROUTING_POLICY, UPSTREAM_CLIENT } from '../plugins/tokens';
+import { GUARDRAIL_RUNNER, MODEL_CATALOG, REQUEST_REPORTER, ROUTING_POLICY, UPSTREAM_CLIENT } from '../plugins/tokens';
+import type { RequestReporter } from '../observability/request-report';
 import type { GuardrailRunner } from '../guardrails/guardrail-runner';
 import { ModelCatalog } from '../routing/model-catalog';
 import type { AuthedContext, ModelExchange } from '../pipeline/context';
@@ -21,6 +22,7 @@ import type { SseFrame } from '../streaming/sse-frame';
 import type { TokenUsage } from '../types/usage';
 import { fillUnreportedUsage, frameTextLength } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
+import { GEN_AI } from '../observability/span-attributes';
 
 const KIND_OF_FORMAT: Record<ApiFormat, ModelKind> = {
   chat: 'chat',
@@ -45,6 +47,7 @@ export class ModelTraffic implements TrafficStrategy {
     @inject(ROUTING_POLICY) private readonly routing: RoutingPolicy,
     @inject(UPSTREAM_CLIENT) private readonly client: UpstreamClient,
     @inject(GUARDRAIL_RUNNER) private readonly guardrails: GuardrailRunner,
+    @inject(REQUEST_REPORTER) private readonly reporter: RequestReporter,
   ) {}
 
   /** A model outside the key's list is refused exactly like an unknown one, so a key cannot probe which exist. */
@@ -103,18 +106,27 @@ export class ModelTraffic implements TrafficStrategy {
       exchange.deployment = deployment;
       const end = health.begin(deployment.id);
       const startedAt = this.routing.now();
+      // traced: a client span per attempt, continued upstream by its traceparent
+      const span = ctx.trace?.client(`${exchange.format} ${deployment.config.model}`, attemptAttributes(deployment, exchange.attempts.length + 1));
       try {
-        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.signal, timeouts);
+        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.signal, timeouts, span?.headers());
       } catch (err) {
         end();
         const failure = classifyFailure(err, this.routing.now());
-        exchange.attempts.push({ deploymentId: deployment.id, status: failure.upstreamStatus ?? failure.error.status, error: failure.error.code });
+        const status = failure.upstreamStatus ?? failure.error.status;
+        exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
+        this.reporter.attempt(deployment.id, failure.retryable ? 'retried' : 'failed');
+        span?.end(failure.error.code, { 'http.response.status_code': status });
         if (!failure.retryable) throw failure.error;
         health.recordFailure(deployment.id, failure.error.code);
         last = { deployment, failure };
         continue;
       }
-      health.recordSuccess(deployment.id, this.routing.now() - startedAt);
+      const now = this.routing.now();
+      this.reporter.attempt(deployment.id, 'success');
+      span?.end(undefined, { 'http.response.status_code': exchange.result.status });
+      if (exchange.result.stream) this.reporter.firstFrame(ctx, now);
+      health.recordSuccess(deployment.id, now - startedAt);
       // the serving deployment stays "in flight" (least-busy) until the response is finished: call's settle
       ctx.endInFlight = end;
       exchange.attempts.push({ deploymentId: deployment.id, status: exchange.result.status });
@@ -188,6 +200,16 @@ async function* meterStream(
     if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamedChars)) ctx.logDetails.usageEstimated = true;
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
   }
+}
+
+/** An upstream attempt's span attributes (OpenTelemetry GenAI conventions, plus the deployment). */
+function attemptAttributes(deployment: Deployment, attempt: number) {
+  return {
+    [GEN_AI.requestModel]: deployment.config.model,
+    'gateway.provider.id': deployment.config.provider,
+    'gateway.deployment.id': deployment.id,
+    'gateway.attempt': attempt,
+  };
 }
 
 /** Retries and fallbacks, for the log entry (the attempts themselves are logged by the spend stage). */

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { CLOCK, REQUEST_LOG, TRAFFIC } from '../plugins/tokens';
+import { CLOCK, REQUEST_LOG, REQUEST_REPORTER, TRAFFIC } from '../plugins/tokens';
+import type { RequestReporter } from '../observability/request-report';
 import type { Clock } from '../plugins/contracts';
 import { RequestLog } from '../store/request-log';
 import type { LogEntry } from '../store/log-entry';
@@ -14,7 +15,8 @@ export const COST_HEADER = 'x-gateway-response-cost';
  * Usage x price (the traffic strategy meters the result), and the only writer of request-log entries:
  * one per request (success, error, cut stream, abort) and one per child tool call. A child that folds
  * into its parent (a Responses model round) adds its tokens, cost and guardrail records to the parent's
- * entry instead, which the parent's own spend stage writes.
+ * entry instead, which the parent's own spend stage writes. Each entry written is also the request's
+ * access-log line and metrics (core/observability/request-report.ts).
  */
 @injectable()
 export class SpendStage implements Stage {
@@ -25,6 +27,7 @@ export class SpendStage implements Stage {
     @inject(REQUEST_LOG) private readonly log: RequestLog,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(TRAFFIC) private readonly traffic: TrafficStrategies,
+    @inject(REQUEST_REPORTER) private readonly reporter: RequestReporter,
   ) {}
 
   async run(ctx: AuthedContext): Promise<void> {
@@ -72,6 +75,7 @@ export class SpendStage implements Stage {
         ...(ctx.guardrails.length ? { guardrails: ctx.guardrails } : {}),
       },
     };
+    this.reporter.settled(ctx, entry, outcome);
     await this.log.record(entry);
   }
 }

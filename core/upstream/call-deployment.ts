@@ -41,12 +41,21 @@ export class AttemptError extends Error {
  * has one (pass-through); otherwise translates the request to the canonical chat shape, calls the
  * provider's `chat` operation and translates the answer back. A stream is returned only once its first
  * frame has arrived and is not an error, so the caller may still retry elsewhere until then.
- * `timeouts` (per request) override the deployment's own.
+ * `timeouts` (per request) override the deployment's own. `traceHeaders` (tracing on) continue the
+ * attempt's span upstream.
  */
-export async function callDeployment(client: UpstreamClient, deployment: Deployment, exchange: ModelExchange, inbound: InboundInfo, signal: AbortSignal, timeouts?: TimeoutsConfig): Promise<ModelResult> {
+export async function callDeployment(
+  client: UpstreamClient,
+  deployment: Deployment,
+  exchange: ModelExchange,
+  inbound: InboundInfo,
+  signal: AbortSignal,
+  timeouts?: TimeoutsConfig,
+  traceHeaders?: Record<string, string>,
+): Promise<ModelResult> {
   const effective = { ...deployment.config.timeouts, ...timeouts };
   const native = deployment.provider.operations[exchange.format];
-  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective);
+  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective, traceHeaders);
 
   const adapter = formatAdapter(exchange.format);
   const chat = deployment.provider.operations.chat;
@@ -54,7 +63,7 @@ export async function callDeployment(client: UpstreamClient, deployment: Deploym
     throw new InvalidRequestError(`The model \`${exchange.requestedModel}\` does not support the ${exchange.format} API.`, 'unsupported_operation', { param: 'model' });
   }
   const chatRequest = adapter.toChat(exchange.body);
-  const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective);
+  const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective, traceHeaders);
   if (result.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
     return { ...result, stream: adapter.streamFromChat(result.stream, exchange.body) };
@@ -72,6 +81,7 @@ async function invoke(
   inbound: InboundInfo,
   signal: AbortSignal,
   timeouts: TimeoutsConfig,
+  traceHeaders: Record<string, string> | undefined,
 ): Promise<ModelResult> {
   const { target } = deployment;
   if (isLocalOperation(op)) {
@@ -84,6 +94,7 @@ async function invoke(
   } catch (err) {
     throw AttemptError.final(err);
   }
+  if (traceHeaders) request = { ...request, headers: { ...request.headers, ...traceHeaders } };
   try {
     return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
   } catch (err) {

@@ -13,7 +13,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPClientTransport as ModernStreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { definePlugin, isInternalAddress, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
+import { definePlugin, isInternalAddress, outboundTraceHeaders, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
 import { createRequestFetch } from './request-fetch';
 
 export interface StreamableHttpOptions {
@@ -50,6 +50,8 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
   // connects (a DNS answer can change after the gateway's own check).
   const publicOnly = createRequestFetch({ refuseAddress: (a) => (isInternalAddress(a) ? `${a} is not a public address` : undefined) });
   const httpFetch = own ?? deps.fetch;
+  const traced = withTraceHeaders(httpFetch);
+  const tracedPublicOnly = withTraceHeaders(publicOnly);
   return {
     async close() {
       await own?.close();
@@ -59,7 +61,7 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
         requestInit: { headers: { ...target.headers } },
-        fetch: target.publicOnly ? publicOnly : httpFetch,
+        fetch: target.publicOnly ? tracedPublicOnly : traced,
         reconnectionOptions,
       });
     },
@@ -68,11 +70,25 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     connectModern(target: McpTransportTarget) {
       return new ModernStreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: { ...target.headers } },
-        fetch: target.publicOnly ? publicOnly : httpFetch,
+        fetch: target.publicOnly ? tracedPublicOnly : traced,
         reconnectionOptions,
       });
     },
   };
+}
+
+/**
+ * The connection is shared by every request to the server, so the trace of the call being made is read
+ * per HTTP request: the gateway sets it around each upstream call while tracing is on (nothing otherwise).
+ */
+function withTraceHeaders(inner: typeof fetch): typeof fetch {
+  return ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const trace = outboundTraceHeaders();
+    if (!trace) return inner(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+    return inner(input, { ...init, headers });
+  }) as typeof fetch;
 }
 
 export default definePlugin<'mcp-transport', StreamableHttpOptions, McpTransportFactory>({

@@ -1,6 +1,7 @@
 import { guardrailBench } from '../guardrails/bench/guardrail-bench';
 import { recognizerBench } from '../guardrails/bench/recognizer-bench';
 import { mcpBench } from './mcp-bench';
+import { observabilityBench } from './observability-bench';
 import { spendBench } from './spend-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
 export interface BenchContext {
@@ -14,4 +15,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench];

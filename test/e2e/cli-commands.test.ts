@@ -49,8 +49,8 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(code).to.equal(0);
     // every flag main.ts declares (read from its source, so a new flag without help fails here)
     const source = readFileSync(path.join(REPO_ROOT, 'core', 'main.ts'), 'utf8');
-    const flags = [...source.matchAll(/\b(\w+): \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
-    expect(flags).to.include.members(['config', 'port', 'host', 'help']);
+    const flags = [...source.matchAll(/'?\b([\w-]+)'?: \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
+    expect(flags).to.include.members(['config', 'port', 'host', 'log-format', 'help']);
     for (const flag of flags) expect(stdout).to.include(`--${flag}`);
     expect(stdout).to.match(/--config FILE .*default \.\/gateway\.config\.ts/);
     expect(stdout).to.match(/--port N .*default.*4000/);
@@ -99,7 +99,8 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     try {
       const { code, stderr } = await run(['--config', writeConfig(config()), '--port', String(port)], SECRETS);
       expect(code).to.equal(1);
-      expect(stderr).to.include(`\nmodel-gateway: port ${port} on 127.0.0.1 is already in use (another gateway?); pick another with --port N, or --port 0 for any free port\n`);
+      // a line of its own (log lines, on stdout, may precede it on a terminal)
+      expect(stderr.split('\n')).to.include(`model-gateway: port ${port} on 127.0.0.1 is already in use (another gateway?); pick another with --port N, or --port 0 for any free port`);
       expect(stderr).to.not.include('failed to start');
     } finally {
       holder.close();
@@ -109,15 +110,20 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
   it('warns at boot about a guardrail that applies to nobody, and only that one', async () => {
     const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', '0'], { env: { ...process.env, ...SECRETS, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    const stdout: string[] = [];
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     const exit = new Promise((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('web console:') && resolve());
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        stdout.push(line);
+        if (line.startsWith('web console:')) resolve();
+      });
       exit.then(() => reject(new Error(`exited: ${stderr}`)));
     });
     child.kill('SIGTERM');
     expect(await exit).to.equal(0);
-    const output = stderr;
+    // the log (JSON lines) is on stdout, before the startup lines
+    const output = `${stdout.join('\n')}\n${stderr}`;
     const warnings = output.split('\n').filter((l) => l.includes('applies to nobody'));
     expect(warnings).to.have.length(1);
     expect(warnings[0]).to.include('orphan');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { resolveConfig } from '../../core/config/load-config';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { createGateway, type Gateway, type GatewayOptions } from '../../core/gateway';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../core/observability/logger';
 import { listen, type RunningServer } from '../../core/server';
 
 export interface TestGateway {
@@ -23,7 +23,7 @@ export async function startGateway(config: GatewayConfigInput, options: GatewayO
   // baseDir: where the config "lives" (relative plugin paths and plugin package names resolve from it)
   const resolved = resolveConfig({ store: { url: 'memory://' }, ...config }, options.env ?? process.env, options.baseDir);
   const logLines: string[] = [];
-  const logger = options.logger ?? createLogger('debug', {}, (line) => logLines.push(line));
+  const logger = options.logger ?? createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   const gateway = await createGateway(resolved, { ...options, logger });
   const server = await listen(gateway, '127.0.0.1', 0);
   return {

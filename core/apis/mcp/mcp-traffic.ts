@@ -20,6 +20,8 @@ import type { ChatResponse } from '../../types/chat';
 import { proxyChatRequest, type GatewayProxyServer, type ProxyTool } from './gateway-proxy';
 import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
 import type { McpGateway } from './mcp-gateway';
+import { GEN_AI } from '../../observability/span-attributes';
+import { withTraceHeaders } from '../../observability/trace-headers';
 
 export class McpTraffic implements TrafficStrategy {
   /** the platform admin key may use MCP (it may not call models) */
@@ -87,14 +89,25 @@ export class McpTraffic implements TrafficStrategy {
     const ex = ctx.mcpExchange;
     const target = ex.target;
     if (!target) throw new Error('mcp call before route');
-    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal, relay: ex.relay };
     // answers to an input request go back to the server that asked, whatever the name routes to now
     if (ex.relay?.boundServerId !== undefined && ex.relay.boundServerId !== ex.serverId) {
       throw new GatewayError(400, 'invalid_request_error', 'invalid_request_state', 'params.requestState was issued for another server: call the tool again without it.', { param: 'requestState' });
     }
+    if (target.kind === 'model') return this.callModel(ctx, ex, target.tool);
+    // traced: a client span for the upstream call; the transport sends its traceparent (core/observability/trace-headers.ts)
+    const span = ctx.trace?.client(`${ex.method} ${ex.upstreamTool ?? ex.uri ?? ''}`, upstreamCallAttributes(ex));
+    try {
+      await withTraceHeaders(span?.headers(), () => this.callUpstream(ctx, ex, target));
+    } catch (err) {
+      span?.end(toGatewayError(err).code);
+      throw err;
+    }
+    span?.end(ctx.logDetails.toolError ? 'tool_error' : undefined);
+  }
+
+  private async callUpstream(ctx: AuthedContext, ex: McpExchange, target: Exclude<McpTarget, { kind: 'model' }>): Promise<void> {
+    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal, relay: ex.relay };
     switch (target.kind) {
-      case 'model':
-        return this.callModel(ctx, ex, target.tool);
       case 'resource':
         ex.result = await this.gateway.readResource(target.server, ex.uri ?? '', upstream);
         break;
@@ -179,6 +192,14 @@ export class McpTraffic implements TrafficStrategy {
       details: ex.serverName ? { server: ex.serverName, ...(model !== undefined ? { model } : {}) } : undefined,
     };
   }
+}
+
+/** An MCP upstream call's span attributes (gen_ai.tool.name: the server's own name for the tool). */
+function upstreamCallAttributes(ex: McpExchange): Record<string, string> {
+  const attributes: Record<string, string> = { 'mcp.method.name': ex.method };
+  if (ex.upstreamTool !== undefined) attributes[GEN_AI.toolName] = ex.upstreamTool;
+  if (ex.serverName !== undefined) attributes['gateway.mcp.server'] = ex.serverName;
+  return attributes;
 }
 
 /** The error of a failed MCP exchange as the model (or an MCP client) reads it: a tool-level error result. */

@@ -79,6 +79,7 @@ export class ResponsesHandler {
     setMaxListeners(services.config.responses.maxToolCallsPerRound + 10, run.signal);
     const recorder = new ResponseRecorder(run.response, run.sink?.listener);
     ctx.parentWork = {
+      model: body.model,
       run: async (authed) => {
         try {
           await this.runLoop(authed, run, recorder);

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { GatewayContext } from '../../../core/pipeline/context';
 import { Pipeline } from '../../../core/pipeline/run-pipeline';
 import { STAGE_ORDER, type Outcome, type Stage, type StageName } from '../../../core/pipeline/stage';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../core/observability/logger';
 
-const logger = createLogger('silent');
+const logger = createLogger({ level: 'silent' });
 
 function recordingStages(events: string[], failAt?: StageName): Stage[] {
   return STAGE_ORDER.map((name) => ({

@@ -5,7 +5,7 @@
 import type { GuardrailConfig } from '../../../core/config/types';
 import { EngineGuardrailRunner } from '../../../core/guardrails/engine-runner';
 import { GuardrailSet } from '../../../core/guardrails/guardrail-set';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../core/observability/logger';
 import { GatewayContext, type AuthedContext } from '../../../core/pipeline/context';
 import type { GuardrailEngine, PluginDeps } from '../../../core/plugins/contracts';
 import block from '../../../guardrails/block';
@@ -14,7 +14,7 @@ import { principal } from '../routing/routing-fixtures';
 import { modelTraffic, signedIn, strategies } from './traffic-fixtures';
 import type { TrafficStrategies } from '../../../core/pipeline/traffic';
 
-const logger = createLogger('error', {}, () => undefined);
+const logger = createLogger({ level: 'error', write: () => undefined });
 const deps: PluginDeps = { logger, clock: { now: Date.now }, store: { get: async () => undefined, set: async () => undefined, delete: async () => undefined }, fetch };
 
 export async function runner(): Promise<EngineGuardrailRunner> {

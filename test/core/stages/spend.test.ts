@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../core/observability/logger';
+import { RequestReporter } from '../../../core/observability/request-report';
 import { GatewayContext, type AuthedContext } from '../../../core/pipeline/context';
 import { COST_HEADER, SpendStage } from '../../../core/stages/spend';
 import { MemoryBackend } from '../../../core/store/memory-backend';
@@ -27,7 +28,8 @@ describe('core/stages/spend (real request log on a memory store, real model and 
     now = STARTED + 250;
     store = new MemoryBackend(() => now);
     const traffic = strategies({ model: await modelTraffic(), mcp: await mcpTraffic(harness.gateway) });
-    stage = new SpendStage(new RequestLog(store, createLogger('error', {}, () => undefined)), { now: () => now }, traffic);
+    const logger = createLogger({ level: 'error', write: () => undefined });
+    stage = new SpendStage(new RequestLog(store, logger), { now: () => now }, traffic, new RequestReporter(logger, undefined, () => true));
   });
 
   async function modelContext(parent?: GatewayContext): Promise<AuthedContext> {

@@ -15,6 +15,8 @@ import { DeploymentHealth, cooldownSettings } from '../../../core/routing/deploy
 import type { ModelCatalog } from '../../../core/routing/model-catalog';
 import { RoutingPolicy } from '../../../core/routing/routing-policy';
 import { ModelTraffic } from '../../../core/stages/model-traffic';
+import { createLogger } from '../../../core/observability/logger';
+import { RequestReporter } from '../../../core/observability/request-report';
 import { UpstreamClient } from '../../../core/upstream/upstream-client';
 import { echoCatalog, sequence } from '../routing/routing-fixtures';
 
@@ -46,7 +48,7 @@ let idleClient: UpstreamClient | undefined;
 export async function modelTraffic(parts: ModelTrafficParts = {}): Promise<ModelTraffic> {
   const catalog = parts.catalog ?? (await echoCatalog([]));
   const client = parts.client ?? (idleClient ??= new UpstreamClient(resolveConfig({ store: { url: 'memory://' } }, {}).timeouts));
-  return new ModelTraffic(catalog, parts.routing ?? routingPolicy(catalog), client, parts.guardrails ?? NO_GUARDRAILS);
+  return new ModelTraffic(catalog, parts.routing ?? routingPolicy(catalog), client, parts.guardrails ?? NO_GUARDRAILS, new RequestReporter(createLogger({ level: 'silent' }), undefined, () => true));
 }
 
 /** The MCP traffic strategy over a real MCP gateway. Its gateway_proxy model calls need a pipeline: none here. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CommandTokenSource, parseTokenOutput } from '../../../providers/azure-openai/entra-token';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../core/observability/logger';
 
 describe('azure-openai Entra ID token from a command', () => {
   let dir: string;
@@ -22,7 +22,7 @@ describe('azure-openai Entra ID token from a command', () => {
     const runs = path.join(dir, 'runs');
     // each run appends a line and prints a token numbered by the count, valid for one hour
     const command = `echo run >> '${runs}'; printf '{"accessToken":"tok-%s","expires_on":"%s"}' "$(wc -l < '${runs}' | tr -d ' ')" "${Math.floor(now / 1000) + 3600}"`;
-    const source = new CommandTokenSource(command, { now: () => now }, createLogger('error', {}, () => {}));
+    const source = new CommandTokenSource(command, { now: () => now }, createLogger({ level: 'error', write: () => {} }));
     expect(await Promise.all([source.token(), source.token(), source.token()])).to.deep.equal(['tok-1', 'tok-1', 'tok-1']);
     now += 50 * 60_000;
     expect(await source.token()).to.equal('tok-1');
@@ -33,7 +33,7 @@ describe('azure-openai Entra ID token from a command', () => {
 
   it('fails without repeating what the command printed on stderr', async () => {
     const lines: string[] = [];
-    const source = new CommandTokenSource("echo 'secret-in-stderr-CANARY' >&2; exit 3", { now: () => 0 }, createLogger('debug', {}, (line) => lines.push(line)));
+    const source = new CommandTokenSource("echo 'secret-in-stderr-CANARY' >&2; exit 3", { now: () => 0 }, createLogger({ level: 'debug', write: (line) => lines.push(line) }));
     const err = await source.token().catch((e) => e);
     expect(err.message).to.equal('entraTokenCommand failed');
     expect(lines.join('\n')).to.include('"exitCode":3').and.not.include('CANARY');

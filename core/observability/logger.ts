@@ -1,0 +1,118 @@
+import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import pinoPretty from 'pino-pretty';
+import { scrubSecrets } from '../errors/scrub';
+import type { Logger } from '../plugins/contracts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type LogFormat = 'json' | 'pretty';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export interface LoggerOptions {
+  /** default: LOG_LEVEL from the environment, else info */
+  level?: LogLevel;
+  /** json (default): one JSON object a line; pretty: coloured, for a person at a terminal (pino-pretty) */
+  format?: LogFormat;
+  /** fields on every line */
+  bindings?: Record<string, unknown>;
+  /** where lines go instead of stdout (tests) */
+  write?: (line: string) => void;
+}
+
+/** The plugin-facing Logger, plus what the gateway itself uses. */
+export interface GatewayLogger extends Logger {
+  child(bindings: Record<string, unknown>): GatewayLogger;
+  /** write out what is buffered, synchronously (before the startup lines, before exit) */
+  flushSync(): void;
+}
+
+/**
+ * Field names whose values are credentials: pino's redaction blanks them before the line is built.
+ * Callers never pass secrets on purpose; this, and the scrubber of every configured secret value below,
+ * are the second and third line of defence. No wildcard paths: they make every line several times
+ * slower (measured: 7 -> 46 µs a request line), and the scrubber covers nested values.
+ */
+const REDACTED_PATHS = [
+  'authorization',
+  'apiKey',
+  'api_key',
+  'token',
+  'password',
+  'secret',
+  'key',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'headers["x-gateway-api-key"]',
+];
+
+/**
+ * The gateway's logger (pino): JSON lines on stdout with an ISO time and the level's name, or pino-pretty
+ * for humans. Every line passes through the secret scrubber (core/errors/scrub.ts) on its way out, so a
+ * configured secret never reaches the log whatever a message quotes (an upstream's error text, say).
+ */
+export function createLogger(options: LoggerOptions = {}): GatewayLogger {
+  const level = options.level ?? levelFromEnv(process.env.LOG_LEVEL);
+  const stream = destinationOf(options);
+  const log = pino(
+    {
+      level,
+      base: { pid: process.pid, ...options.bindings },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks: { streamWrite: (line) => scrubSecrets(line) },
+    },
+    stream,
+  );
+  const flushSync = () => {
+    const sync = (stream as { flushSync?: () => void }).flushSync;
+    try {
+      sync?.call(stream);
+    } catch {
+      // not open yet, or stdout is gone: nothing more can be written anyway
+    }
+  };
+  return wrap(log, flushSync);
+}
+
+function destinationOf(options: LoggerOptions): DestinationStream {
+  if (options.write) {
+    const write = options.write;
+    return { write: (line: string) => write(line) };
+  }
+  if (options.format === 'pretty') return pinoPretty({ destination: 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' });
+  // asynchronous: under load lines are written in batches, not one system call each (flushed at exit)
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/** Loggers made here: their lines are scrubbed already, so the gateway does not wrap them again. */
+const ours = new WeakSet<object>();
+
+export function isGatewayLogger(logger: Logger): logger is GatewayLogger {
+  return ours.has(logger);
+}
+
+function wrap(log: Pino, flushSync: () => void): GatewayLogger {
+  const logger: GatewayLogger = {
+    debug: (msg, fields) => (fields ? log.debug(fields, msg) : log.debug(msg)),
+    info: (msg, fields) => (fields ? log.info(fields, msg) : log.info(msg)),
+    warn: (msg, fields) => (fields ? log.warn(fields, msg) : log.warn(msg)),
+    error: (msg, fields) => (fields ? log.error(fields, msg) : log.error(msg)),
+    child: (bindings) => wrap(log.child(bindings), flushSync),
+    flushSync,
+  };
+  ours.add(logger);
+  return logger;
+}
+
+/** LOG_LEVEL, or info when it is unset or not a level (a typo must not silence the log). */
+export function levelFromEnv(value: string | undefined): LogLevel {
+  return LOG_LEVELS.includes(value as LogLevel) ? (value as LogLevel) : 'info';
+}
+
+/** LOG_FORMAT or --log-format: json unless it says pretty. */
+export function formatFrom(value: string | undefined): LogFormat | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'json' || value === 'pretty') return value;
+  throw new Error(`log format must be json or pretty, got "${value}"`);
+}

@@ -1,0 +1,94 @@
+import type { AuthedContext, GatewayContext } from '../pipeline/context';
+import type { Outcome } from '../pipeline/stage';
+import type { Logger } from '../plugins/contracts';
+import type { LogEntry } from '../store/log-entry';
+import { OTHER, type GatewayMetrics } from './metrics';
+import { requestedModel } from './span-attributes';
+
+/** How an upstream attempt ended, for gateway_upstream_attempts_total{outcome}. */
+export type AttemptOutcome = 'success' | 'retried' | 'failed';
+
+/** Gateway error codes of a budget or rate-limit refusal (core/limits/admission.ts), by reason label. */
+const LIMIT_REASONS = new Map([
+  ['budget_exceeded', 'budget'],
+  ['rate_limit_exceeded', 'rate_limit'],
+]);
+
+/**
+ * What the gateway tells operators about each request: the access-log line and the metrics. Fed from the
+ * one place that knows a request is over, the spend stage's settle (every request kind, child tool calls
+ * included), and from the call stage for what only it sees (each upstream attempt, the first frame).
+ */
+export class RequestReporter {
+  constructor(
+    private readonly logger: Logger,
+    /** undefined when `metrics.enabled` is false */
+    private readonly metrics: GatewayMetrics | undefined,
+    /** is this a configured model name? (the model label's values are those, or "other") */
+    private readonly isModel: (name: string) => boolean,
+  ) {}
+
+  /** One upstream attempt at a deployment ended. */
+  attempt(deploymentId: string, outcome: AttemptOutcome): void {
+    this.metrics?.upstreamAttempts.inc({ deployment: deploymentId, outcome });
+  }
+
+  /** A streamed answer's first frame arrived from the upstream. */
+  firstFrame(ctx: AuthedContext, now: number): void {
+    const model = ctx.model?.requestedModel;
+    if (model !== undefined) this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - ctx.startedAt) / 1000);
+  }
+
+  /** The request's log entry is written: its access-log line and its counts. */
+  settled(ctx: GatewayContext, entry: LogEntry, outcome: Outcome): void {
+    this.logger.info('request', accessLine(ctx, entry));
+    const metrics = this.metrics;
+    if (!metrics) return;
+    const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
+    metrics.requests.inc({ endpoint: entry.endpoint, model, status: String(entry.status) });
+    metrics.duration.observe({ endpoint: entry.endpoint }, entry.latencyMs / 1000);
+    const { usage } = ctx;
+    if (usage.inputTokens) metrics.tokens.inc({ model, type: 'input' }, usage.inputTokens);
+    if (usage.outputTokens) metrics.tokens.inc({ model, type: 'output' }, usage.outputTokens);
+    if (usage.cacheReadTokens) metrics.tokens.inc({ model, type: 'cached' }, usage.cacheReadTokens);
+    if (entry.cost > 0) metrics.cost.inc({ model }, entry.cost);
+    for (const g of ctx.guardrails) metrics.guardrailVerdicts.inc({ guardrail: g.id, verdict: g.verdict });
+    const reason = outcome.error ? LIMIT_REASONS.get(outcome.error.code) : undefined;
+    if (reason) metrics.limitRefusals.inc({ reason });
+    const mcp = ctx.mcp;
+    if (mcp?.method === 'tools/call') {
+      // only a name the route stage resolved to a registered server's tool is a label value
+      const routed = mcp.serverName !== undefined && mcp.upstreamTool !== undefined;
+      const status = outcome.error ? 'error' : ctx.logDetails.toolError ? 'tool_error' : 'ok';
+      metrics.mcpToolCalls.inc({ server: routed ? mcp.serverName! : OTHER, tool: routed ? mcp.upstreamTool! : OTHER, status });
+    }
+  }
+
+  private modelLabel(name: string): string {
+    return this.isModel(name) ? name : OTHER;
+  }
+}
+
+/** The access-log line's fields (README "Observability"): facts only, never a secret or guarded text. */
+function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknown> {
+  const line: Record<string, unknown> = {
+    requestId: entry.requestId ?? entry.id,
+    keyId: entry.keyId,
+    org: entry.org,
+    endpoint: entry.endpoint,
+    model: entry.model,
+    deployment: entry.deploymentId,
+    status: entry.status,
+    inputTokens: entry.promptTokens,
+    outputTokens: entry.completionTokens,
+    cost: entry.cost,
+    latencyMs: entry.latencyMs,
+    attempts: ctx.model ? ctx.model.attempts.length : ctx.mcp?.result !== undefined ? 1 : 0,
+  };
+  if (ctx.usage.cacheReadTokens) line.cachedTokens = ctx.usage.cacheReadTokens;
+  if (entry.errorCode) line.errorCode = entry.errorCode;
+  if (entry.outcome && entry.outcome !== 'ok') line.outcome = entry.outcome;
+  if (ctx.parent) line.parentRequestId = ctx.parent.requestId;
+  if (ctx.trace) line.traceId = ctx.trace.traceId;
+  return line;
+}

@@ -1,0 +1,76 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { GatewayContext } from '../pipeline/context';
+import type { Outcome } from '../pipeline/stage';
+
+/**
+ * OpenTelemetry GenAI semantic-convention attribute names (gen_ai.*), plus the gateway's own (gateway.*)
+ * for what the conventions have no name for: the cost, the key, the deployment.
+ */
+export const GEN_AI = {
+  operation: 'gen_ai.operation.name',
+  requestModel: 'gen_ai.request.model',
+  responseModel: 'gen_ai.response.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  cachedTokens: 'gen_ai.usage.cache_read.input_tokens',
+  toolName: 'gen_ai.tool.name',
+} as const;
+
+/** The GenAI operation an endpoint performs (gen_ai.operation.name's well-known values where one fits). */
+export function operationOf(ctx: GatewayContext): string {
+  if (ctx.traffic === 'mcp') return ctx.mcp?.method === 'tools/call' ? 'execute_tool' : (ctx.mcp?.method ?? 'mcp');
+  switch (ctx.endpoint) {
+    case 'embeddings':
+      return 'embeddings';
+    case 'images':
+      return 'generate_content';
+    default:
+      return 'chat';
+  }
+}
+
+/** `{operation} {model}` (or `{tool}`), as the GenAI conventions name spans. */
+export function rootSpanName(ctx: GatewayContext): string {
+  const operation = operationOf(ctx);
+  const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.toolName ?? ctx.mcp?.uri) : requestedModel(ctx);
+  return subject ? `${operation} ${subject}` : operation;
+}
+
+/** The model a model exchange or a parent (a Responses request) asks for. */
+export function requestedModel(ctx: GatewayContext): string | undefined {
+  return ctx.model?.requestedModel ?? ctx.parentWork?.model;
+}
+
+/** What is known when the exchange starts. */
+export function requestAttributes(ctx: GatewayContext): Attributes {
+  const attributes: Attributes = { [GEN_AI.operation]: operationOf(ctx), 'gateway.endpoint': ctx.endpoint, 'gateway.request_id': ctx.requestId };
+  const model = requestedModel(ctx);
+  if (model !== undefined) attributes[GEN_AI.requestModel] = model;
+  if (ctx.mcp) {
+    attributes['mcp.method.name'] = ctx.mcp.method;
+    if (ctx.mcp.toolName !== undefined) attributes[GEN_AI.toolName] = ctx.mcp.toolName;
+  }
+  return attributes;
+}
+
+/** What is known once it settled: who, where, how much. */
+export function resultAttributes(ctx: GatewayContext, outcome: Outcome): Attributes {
+  const attributes: Attributes = {
+    'http.response.status_code': outcome.status,
+    [GEN_AI.inputTokens]: ctx.usage.inputTokens,
+    [GEN_AI.outputTokens]: ctx.usage.outputTokens,
+    'gateway.cost_usd': ctx.cost,
+  };
+  if (ctx.usage.cacheReadTokens) attributes[GEN_AI.cachedTokens] = ctx.usage.cacheReadTokens;
+  if (ctx.principal) {
+    attributes['gateway.key_id'] = ctx.principal.keyId ?? '';
+    if (ctx.principal.org) attributes['gateway.org'] = ctx.principal.org;
+  }
+  const deployment = ctx.model?.deployment;
+  if (deployment) {
+    attributes['gateway.deployment.id'] = deployment.id;
+    attributes[GEN_AI.responseModel] = deployment.config.model ?? deployment.name;
+  }
+  if (ctx.mcp?.serverName) attributes['gateway.mcp.server'] = ctx.mcp.serverName;
+  return attributes;
+}

@@ -1,0 +1,177 @@
+/**
+ * Structured logs (issue 17 point 1): the `model-gateway` command writes one JSON line per request on
+ * stdout (chat, stream, messages, embeddings, a Responses request and its tool call, /mcp), with the
+ * fields the README lists, and no secret anywhere in its output; `--log-format pretty` is for people.
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { REPO_ROOT } from '../support/fixtures';
+
+const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
+const SECRETS = { LOGS_KEY: 'sk-logs-CANARY-key-1706', LOGS_PROVIDER: 'sk-logs-CANARY-provider-1707', LOGS_ADMIN: 'sk-logs-CANARY-admin-1708', LOGS_MCP: 'logs-CANARY-mcp-token-1709' };
+const FIELDS = ['requestId', 'keyId', 'org', 'endpoint', 'model', 'deployment', 'status', 'inputTokens', 'outputTokens', 'cost', 'latencyMs', 'attempts'];
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: string[];
+  stderr: string[];
+  exit: Promise<number | null>;
+}
+
+async function run(config: object, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Running> {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-logs-')), 'gateway.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [MAIN, '--config', file, '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: '', ...SECRETS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout.push(line);
+      const m = /^model-gateway listening on (\S+)$/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    exit.then((code) => reject(new Error(`exited ${code}: ${stderr.join('')}`)));
+  });
+  return { child, url, stdout, stderr, exit };
+}
+
+describe('one log line per request from the model-gateway command', function () {
+  this.timeout(60_000);
+  let upstream: FakeOpenAI;
+  let docs: FakeMcpServer;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    docs = await FakeMcpServer.start({ tools: { search: { handler: () => ({ content: [{ type: 'text', text: 'found it' }] }) } } });
+  });
+  after(async () => {
+    await upstream.stop();
+    await docs.close();
+  });
+
+  const config = () => ({
+    store: { url: 'memory://' },
+    adminKey: { $env: 'LOGS_ADMIN' },
+    organizations: [{ id: 'acme' }],
+    keys: [{ key: { $env: 'LOGS_KEY' }, org: 'acme', id: 'logger' }],
+    providers: [
+      { id: 'up', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: { $env: 'LOGS_PROVIDER' } },
+      { id: 'local', type: 'echo' },
+    ],
+    models: [
+      { name: 'gpt-test', provider: 'up', model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } },
+      { name: 'embed', provider: 'up', model: 'upstream-embed', kind: 'embedding' },
+      { name: 'echo', provider: 'local' },
+    ],
+    mcpServers: [{ name: 'docs', url: docs.url, auth: { type: 'bearer', token: { $env: 'LOGS_MCP' } } }],
+    mcp: { healthCheckIntervalSeconds: 0 },
+  });
+
+  it('writes one JSON line with the request fields for every request kind, and never a secret', async () => {
+    upstream.script = (req) => {
+      if (req.path.endsWith('/embeddings')) return { kind: 'json', body: { object: 'list', model: 'upstream-embed', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 3, total_tokens: 3 } } };
+      if ((req.body as { stream?: boolean }).stream) return { kind: 'sse', events: chatChunks(['a ', 'b'], { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 }) };
+      if (JSON.stringify(req.body).includes('leak')) return { kind: 'json', status: 400, body: { error: { message: `bad key ${SECRETS.LOGS_PROVIDER}` } } };
+      return { kind: 'json', body: chatCompletion('hello', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    };
+    const gw = await run(config());
+    const ids: Record<string, string> = {};
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: SECRETS.LOGS_KEY, maxRetries: 0 });
+    try {
+      ids.chat = (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse()).response.headers.get('x-gateway-request-id')!;
+      const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      ids.stream = stream.response.headers.get('x-gateway-request-id')!;
+      for await (const _ of stream.data);
+      ids.embeddings = (await client.embeddings.create({ model: 'embed', input: 'x' }).withResponse()).response.headers.get('x-gateway-request-id')!;
+      const messages = await fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': SECRETS.LOGS_KEY, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(messages.status).to.equal(200);
+      ids.messages = messages.headers.get('x-gateway-request-id')!;
+      const responses = await client.responses
+        .create({ model: 'echo', input: 'call docs-search {"q": "x"}', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }] })
+        .withResponse();
+      expect(responses.data.output_text).to.equal('found it');
+      ids.responses = responses.response.headers.get('x-gateway-request-id')!;
+      const mcp = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${SECRETS.LOGS_KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: {} } }),
+      });
+      expect(await mcp.text()).to.include('found it');
+      ids.mcp = mcp.headers.get('x-gateway-request-id')!;
+      const failed = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'leak' }] }).withResponse().catch((e) => e);
+      ids.failed = failed.headers.get('x-gateway-request-id');
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    expect(await gw.exit).to.equal(0);
+
+    const lines = gw.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const requestLines = lines.filter((l) => l.msg === 'request');
+    const lineOf = (id: string) => {
+      const found = requestLines.filter((l) => l.requestId === id);
+      expect(found, `lines for ${id}`).to.have.length(1);
+      return found[0];
+    };
+    for (const id of Object.values(ids)) {
+      const line = lineOf(id);
+      expect(line).to.include.all.keys(...FIELDS, 'time', 'level');
+      expect(line.level).to.equal('info');
+      expect(line).to.include({ keyId: 'logger', org: 'acme' });
+    }
+    expect(lineOf(ids.chat)).to.deep.include({ endpoint: 'chat', model: 'gpt-test', deployment: 'up/upstream-model', status: 200, inputTokens: 10, outputTokens: 5, cost: 0.00002, attempts: 1 });
+    expect(lineOf(ids.stream)).to.deep.include({ endpoint: 'chat', status: 200, inputTokens: 4, outputTokens: 2 });
+    expect(lineOf(ids.embeddings)).to.deep.include({ endpoint: 'embeddings', model: 'embed', inputTokens: 3 });
+    expect(lineOf(ids.messages)).to.deep.include({ endpoint: 'messages', model: 'gpt-test', status: 200 });
+    expect(lineOf(ids.responses)).to.deep.include({ endpoint: 'responses', model: 'echo', status: 200 });
+    expect(lineOf(ids.mcp)).to.deep.include({ endpoint: 'mcp', model: 'MCP: docs-search', deployment: 'mcp:docs', status: 200, attempts: 1 });
+    expect(lineOf(ids.failed)).to.deep.include({ status: 400, attempts: 1 });
+    expect(lineOf(ids.failed).errorCode).to.be.a('string');
+    // the Responses request's tool call is a child with a line of its own; its model rounds fold into the parent's
+    const children = requestLines.filter((l) => l.parentRequestId === ids.responses);
+    expect(children.map((l) => l.model)).to.deep.equal(['MCP: docs-search']);
+    expect(requestLines).to.have.length(Object.keys(ids).length + 1);
+    // the gateway's own events are in the same format
+    expect(lines.every((l) => typeof l.time === 'string' && typeof l.level === 'string' && typeof l.msg === 'string')).to.equal(true);
+    expect(lines.some((l) => l.msg === 'draining')).to.equal(true);
+
+    const output = gw.stdout.join('\n') + gw.stderr.join('');
+    for (const secret of Object.values(SECRETS)) expect(output).to.not.include(secret);
+  });
+
+  it('prints human-readable lines with --log-format pretty (or LOG_FORMAT=pretty), the startup line unchanged', async () => {
+    for (const [args, env] of [[['--log-format', 'pretty'], {}], [[], { LOG_FORMAT: 'pretty' }]] as const) {
+      upstream.script = { kind: 'json', body: chatCompletion('hello') };
+      const gw = await run(config(), [...args], { ...env, NO_COLOR: '1' });
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: SECRETS.LOGS_KEY, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      gw.child.kill('SIGTERM');
+      expect(await gw.exit).to.equal(0);
+      expect(gw.stdout[0]).to.equal(`model-gateway listening on ${gw.url}`);
+      const text = gw.stdout.join('\n');
+      // a heading line per event, its fields indented below it; no JSON
+      expect(text).to.match(/^\[[\d:.]+\] INFO: request$/m);
+      expect(text).to.match(/^ {4}model: "gpt-test"$/m);
+      expect(gw.stdout.some((l) => l.startsWith('{'))).to.equal(false);
+      expect(text).to.not.include(SECRETS.LOGS_KEY);
+    }
+  });
+
+  it('refuses an unknown log format, naming the flag', async () => {
+    const err = await run(config(), ['--log-format', 'xml']).catch((e: Error) => e);
+    expect((err as Error).message).to.include('--log-format: log format must be json or pretty, got "xml"');
+  });
+});

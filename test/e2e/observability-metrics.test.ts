@@ -1,0 +1,169 @@
+/**
+ * Prometheus metrics at GET /metrics (issue 17 point 2): scraped after a known set of requests (chat, an
+ * MCP tool call, a guardrail block, a budget refusal, an upstream retry) with the expected counter
+ * values; who may scrape; bounded labels (no key values, unknown names are "other").
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const KEY = 'sk-metrics-CANARY-1702';
+const BROKE = 'sk-metrics-broke-CANARY-1703';
+const ADMIN = 'sk-metrics-admin-CANARY-1704';
+const TOKEN = 'metrics-token-CANARY-1705';
+
+/** The value of one sample in the Prometheus text format, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const found = new Map([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => found.get(k) === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('Prometheus metrics at GET /metrics', function () {
+  this.timeout(30_000);
+  let upstream: FakeOpenAI;
+  let docs: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    docs = await FakeMcpServer.start({ tools: { search: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'metered' })
+      .withKey(BROKE, { id: 'broke', maxBudget: 0.00001 })
+      .withOpenAI('oai', upstream, 'sk-provider-metrics-CANARY')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1000, outputPerMTok: 2000 } })
+      .withMcpServer('docs', docs.url)
+      .with({
+        adminKey: ADMIN,
+        metrics: { token: TOKEN },
+        mcp: { healthCheckIntervalSeconds: 0 },
+        routing: { retries: 1 },
+        guardrails: [{ id: 'house-rules', engine: 'block', phase: 'pre', default: true, options: { words: ['project falcon'] } }],
+      })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await docs.close();
+  });
+
+  const scrape = async (auth = `Bearer ${ADMIN}`) => {
+    const res = await fetch(`${gw.url}/metrics`, { headers: { authorization: auth } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+    return res.text();
+  };
+
+  it('counts requests, tokens, cost, attempts, tool calls, guardrail verdicts and limit refusals', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    // 1. two plain chats
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'one' }] });
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'two' }] });
+    // 2. an upstream retry: 503 then 200 (the same deployment, after a backoff)
+    let calls = 0;
+    upstream.script = () => (++calls === 1 ? { kind: 'json', status: 503, body: { error: { message: 'busy' } } } : { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) });
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'three' }] });
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    // 3. a guardrail block
+    const blocked = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'about project falcon' }] }).catch((e) => e);
+    expect(blocked.status).to.equal(400);
+    // 4. a budget refusal: the first request spends past the tiny budget, the second is refused
+    const broke = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: BROKE, maxRetries: 0 });
+    await broke.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'spend' }] });
+    const refused = await broke.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'more' }] }).catch((e) => e);
+    expect(refused.status).to.equal(429);
+    // 5. an unknown model (label "other") and an MCP tool call
+    await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }).catch(() => undefined);
+    const tool = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'x' } } }),
+    });
+    expect(await tool.text()).to.include('found');
+
+    const text = await scrape();
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '200' })).to.equal(4);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '400' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '429' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'other', status: '404' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '200' })).to.equal(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'chat' })).to.equal(7);
+    expect(sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'input' })).to.equal(40);
+    expect(sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'output' })).to.equal(20);
+    // 4 answered chats x (10 x 1000 + 5 x 2000) / 1e6
+    expect(sample(text, 'gateway_cost_usd_total', { model: 'gpt-test' })).to.be.closeTo(0.08, 1e-9);
+    expect(sample(text, 'gateway_upstream_attempts_total', { deployment: 'oai/upstream-model', outcome: 'success' })).to.equal(4);
+    expect(sample(text, 'gateway_upstream_attempts_total', { deployment: 'oai/upstream-model', outcome: 'retried' })).to.equal(1);
+    expect(sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'ok' })).to.equal(1);
+    expect(sample(text, 'gateway_guardrail_verdicts_total', { guardrail: 'house-rules', verdict: 'block' })).to.equal(1);
+    expect(sample(text, 'gateway_guardrail_verdicts_total', { guardrail: 'house-rules', verdict: 'allow' })).to.be.at.least(4);
+    expect(sample(text, 'gateway_limit_refusals_total', { reason: 'budget' })).to.equal(1);
+    expect(sample(text, 'gateway_deployment_healthy', { deployment: 'oai/upstream-model' })).to.equal(1);
+    expect(sample(text, 'gateway_log_writes_queued')).to.equal(0);
+    expect(sample(text, 'gateway_log_writes_total')).to.equal(8);
+    expect(sample(text, 'gateway_log_write_failures_total')).to.equal(0);
+    // the log writer writes its entries in batches (one appendLogs per event-loop turn)
+    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'appendLogs' })).to.be.within(1, 8);
+    // the budget counters are store calls too
+    expect(sample(text, 'gateway_store_operation_duration_seconds_count', { operation: 'incrByFloat' })).to.be.at.least(2);
+    expect(sample(text, 'gateway_store_failures_total', { operation: 'appendLogs' })).to.equal(undefined);
+    expect(sample(text, 'gateway_event_loop_lag_seconds', { quantile: '0.99' })).to.be.a('number');
+    // bounded labels: no key value or id, no client text
+    for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
+  });
+
+  it('counts the time to the first token of a stream', async () => {
+    upstream.script = { kind: 'sse', events: [{ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-model', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] }] };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'stream' }] });
+    for await (const _ of stream);
+    const text = await scrape();
+    expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-test' })).to.equal(1);
+  });
+
+  it('lets the admin key and the metrics token scrape, and refuses anyone else in the OpenAI error shape', async () => {
+    expect(sample(await scrape(`Bearer ${TOKEN}`), 'gateway_limit_refusals_total', { reason: 'budget' })).to.equal(1);
+    const none = await fetch(`${gw.url}/metrics`);
+    expect(none.status).to.equal(401);
+    expect(((await none.json()) as { error: { type: string } }).error.type).to.equal('authentication_error');
+    const wrong = await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer not-the-token' } });
+    expect(wrong.status).to.equal(401);
+    // a client key is a valid credential, but not one that reads metrics
+    const member = await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(member.status).to.equal(403);
+    expect(((await member.json()) as { error: { code: string } }).error.code).to.equal('not_metrics_reader');
+  });
+
+  it('is open with metrics.public, and answers 404 with metrics.enabled false', async () => {
+    const open = await testConfig().withKey(KEY).with({ metrics: { public: true } }).start();
+    const off = await testConfig().withKey(KEY).with({ adminKey: ADMIN, metrics: { enabled: false } }).start();
+    try {
+      const res = await fetch(`${open.url}/metrics`);
+      expect(res.status).to.equal(200);
+      expect(await res.text()).to.include('# TYPE gateway_requests_total counter');
+      const disabled = await fetch(`${off.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect(disabled.status).to.equal(404);
+      expect(((await disabled.json()) as { error: { code: string } }).error.code).to.equal('metrics_disabled');
+    } finally {
+      await open.close();
+      await off.close();
+    }
+  });
+
+  it('refuses an unknown metrics field at load, naming its path', async () => {
+    const err = await testConfig().with({ metrics: { tokn: 'x' } as never }).start().catch((e: Error) => e);
+    expect((err as Error).message).to.include('metrics');
+    expect((err as Error).message).to.include('tokn');
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * OpenTelemetry traces (issue 17 point 3): exported over OTLP/HTTP to a loopback receiver, protobuf and
+ * JSON; a span per request with a child per stage, per upstream attempt and per MCP upstream call; GenAI
+ * attributes and the cost; the client's traceparent continued, and propagated to the model upstream and
+ * to the MCP upstream.
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const KEY = 'sk-traces-CANARY-1701';
+const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
+const CLIENT_SPAN = 'b7ad6b7169203331';
+const STAGES = ['auth', 'scope', 'route', 'pre-guardrail', 'call', 'post-guardrail', 'spend'].map((s) => `stage ${s}`);
+
+/** `00-<trace>-<span>-01` -> its parts */
+function parseTraceparent(value: unknown): { traceId: string; spanId: string } {
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(value));
+  if (!m) throw new Error(`not a traceparent: ${String(value)}`);
+  return { traceId: m[1], spanId: m[2] };
+}
+
+describe('OpenTelemetry traces over OTLP/HTTP', function () {
+  this.timeout(30_000);
+  let upstream: FakeOpenAI;
+  let docs: FakeMcpServer;
+  let receiver: OtlpReceiver;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    docs = await FakeMcpServer.start({ tools: { search: { handler: () => ({ content: [{ type: 'text', text: 'found it' }] }) } } });
+    receiver = await OtlpReceiver.start();
+  });
+  after(async () => {
+    await upstream.stop();
+    await docs.close();
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    receiver.spans.length = 0;
+    receiver.contentTypes.length = 0;
+    upstream.requests.length = 0;
+    docs.requests.length = 0;
+  });
+
+  function start(env: Record<string, string>): Promise<TestGateway> {
+    return testConfig()
+      .withKey(KEY, { id: 'tracer' })
+      .withOpenAI('oai', upstream, 'sk-provider-traces-CANARY')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .withMcpServer('docs', docs.url)
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start({ env: { ...process.env, ...env } });
+  }
+
+  function expectStageChildren(root: ReceivedSpan): ReceivedSpan {
+    const names = receiver.childrenOf(root).map((s) => s.name);
+    expect(names).to.include.members(STAGES);
+    return receiver.childrenOf(root).find((s) => s.name === 'stage call')!;
+  }
+
+  it('continues the client traceparent through a chat request: stages, the upstream attempt, GenAI attributes (http/protobuf)', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      upstream.script = { kind: 'json', body: chatCompletion('traced', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, defaultHeaders: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` } });
+      await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    } finally {
+      await gw.close(); // flushes the batch
+    }
+    expect(receiver.contentTypes[0]).to.equal('application/x-protobuf');
+    const root = await receiver.waitFor((s) => s.name === 'chat gpt-test');
+    expect(root).to.deep.include({ traceId: CLIENT_TRACE, parentSpanId: CLIENT_SPAN, kind: 2, service: 'model-gateway' });
+    expect(root.attributes).to.deep.include({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-test',
+      'gen_ai.response.model': 'upstream-model',
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 5,
+      'gateway.cost_usd': 0.00002,
+      'gateway.deployment.id': 'oai/upstream-model',
+      'http.response.status_code': 200,
+    });
+    const call = expectStageChildren(root);
+    const [attempt] = receiver.childrenOf(call);
+    expect(attempt).to.deep.include({ name: 'chat upstream-model', kind: 3 });
+    expect(attempt.attributes).to.deep.include({ 'gen_ai.request.model': 'upstream-model', 'gateway.deployment.id': 'oai/upstream-model', 'http.response.status_code': 200 });
+    // the upstream saw the same trace, with the attempt as its parent
+    expect(parseTraceparent(upstream.requests[0].headers.traceparent)).to.deep.equal({ traceId: CLIENT_TRACE, spanId: attempt.spanId });
+  });
+
+  it('traces an MCP tools/call and sends its traceparent to the MCP upstream (http/json)', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'gw-under-test' });
+    try {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'x' } } }),
+      });
+      expect(res.status).to.equal(200);
+      expect(await res.text()).to.include('found it');
+    } finally {
+      await gw.close();
+    }
+    expect(receiver.contentTypes[0]).to.match(/^application\/json/);
+    const root = await receiver.waitFor((s) => s.name === 'execute_tool docs-search');
+    expect(root.service).to.equal('gw-under-test');
+    expect(root.parentSpanId).to.equal('');
+    expect(root.attributes).to.deep.include({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'docs-search', 'mcp.method.name': 'tools/call', 'gateway.mcp.server': 'docs' });
+    const call = expectStageChildren(root);
+    const [upstreamCall] = receiver.childrenOf(call);
+    expect(upstreamCall).to.deep.include({ name: 'tools/call search', kind: 3 });
+    expect(upstreamCall.attributes).to.deep.include({ 'gen_ai.tool.name': 'search', 'gateway.mcp.server': 'docs' });
+    const toolPost = docs.requests.find((r) => r.rpcMethods.includes('tools/call'))!;
+    expect(parseTraceparent(toolPost.headers.traceparent)).to.deep.equal({ traceId: root.traceId, spanId: upstreamCall.spanId });
+  });
+
+  it('nests a Responses request: its model rounds and tool calls are child exchanges under its call stage', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/` });
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY });
+      const response = await client.responses.create({
+        model: 'echo',
+        input: 'call docs-search {"q": "falcon"}',
+        tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+      });
+      expect(response.output_text).to.equal('found it');
+    } finally {
+      await gw.close();
+    }
+    const root = await receiver.waitFor((s) => s.name === 'chat echo' && s.parentSpanId === '');
+    const call = expectStageChildren(root);
+    const children = receiver.childrenOf(call);
+    // two model rounds (the tool call, then the answer) and the tool call between them
+    expect(children.filter((s) => s.name === 'chat echo')).to.have.length(2);
+    const tool = children.find((s) => s.name === 'execute_tool docs-search')!;
+    expect(tool, children.map((s) => s.name).join(', ')).to.not.equal(undefined);
+    expect(tool.kind).to.equal(1);
+    const [upstreamCall] = receiver.childrenOf(expectStageChildren(tool));
+    expect(upstreamCall.attributes['gen_ai.tool.name']).to.equal('search');
+    const toolPost = docs.requests.find((r) => r.rpcMethods.includes('tools/call'))!;
+    expect(parseTraceparent(toolPost.headers.traceparent)).to.deep.equal({ traceId: root.traceId, spanId: upstreamCall.spanId });
+  });
+
+  it('exports nothing and sends no traceparent upstream when no OTLP endpoint is set', async () => {
+    const env = { ...process.env };
+    delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+    const gw = await testConfig().withKey(KEY).withOpenAI('oai', upstream, 'sk-provider').withModel('gpt-test').start({ env });
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, defaultHeaders: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` } });
+      await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    } finally {
+      await gw.close();
+    }
+    expect(upstream.requests).to.have.length(1);
+    expect(upstream.requests[0].headers.traceparent).to.equal(undefined);
+    expect(receiver.spans).to.have.length(0);
+  });
+
+  it('refuses an OTLP protocol it cannot speak, naming the variable', async () => {
+    const err = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).catch((e: Error) => e);
+    expect(err).to.be.instanceOf(Error);
+    expect((err as Error).message).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
+    expect((err as Error).message).to.include('http/protobuf or http/json');
+  });
+});
