@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { Output, generateText, jsonSchema } from 'ai';
-import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
+import { Output, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../../support/fake-openai';
 import { readFixture } from '../../support/fixtures';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
@@ -57,5 +57,39 @@ describe('AI SDK 7 (@ai-sdk/anthropic) on a translated (non-Anthropic) model', (
     expect(upstream.last.body.reasoning_effort).to.equal('low');
     expect(result.text).to.equal('391');
     expect(result.reasoningText).to.equal('17 * 23 = 17 * 20 + 17 * 3 = 340 + 51.');
+  });
+  it('streams text with usage: the input estimate first, the upstream\u2019s counts at the end', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(['Bon', 'jour'], { prompt_tokens: 300, completion_tokens: 3, total_tokens: 303 }) };
+    const result = streamText({ model: anthropic()('gpt-test'), prompt: 'Hello in French' });
+    expect(await result.text).to.equal('Bonjour');
+    expect((await result.usage).outputTokens).to.equal(3);
+    expect((await result.usage).inputTokens).to.be.greaterThan(0);
+  });
+
+  it('tool loop: tool_use out, the tool_result comes back as a chat tool message on the next turn', async () => {
+    upstream.script = (req: RecordedRequest): Script => {
+      const toolMessage = (req.body.messages as any[]).find((m) => m.role === 'tool');
+      if (toolMessage) return { kind: 'json', body: chatCompletion(`Oslo: ${JSON.parse(toolMessage.content).celsius} degrees.`) };
+      const call = { id: 'call_w1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } };
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] }) };
+    };
+    const seen: unknown[] = [];
+    const result = await generateText({
+      model: anthropic()('gpt-test'),
+      prompt: 'Weather in Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          description: 'Current temperature',
+          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+          execute: async (input: { city: string }) => (seen.push(input), { celsius: 4 }),
+        }),
+      },
+    });
+    expect(seen).to.deep.equal([{ city: 'Oslo' }]);
+    expect(result.text).to.equal('Oslo: 4 degrees.');
+    const sent = upstream.last.body.messages as any[];
+    expect(sent.find((m) => m.role === 'assistant').tool_calls[0].function).to.deep.equal({ name: 'weather', arguments: '{"city":"Oslo"}' });
+    expect(sent.find((m) => m.role === 'tool').tool_call_id).to.equal(sent.find((m) => m.role === 'assistant').tool_calls[0].id);
   });
 });

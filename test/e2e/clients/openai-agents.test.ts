@@ -1,0 +1,82 @@
+/**
+ * The OpenAI Agents SDK (`@openai/agents`) against the gateway with both of its models, the Responses
+ * model (its default) and the chat-completions model: a plain run with usage read back, a function tool
+ * the agent calls and answers after, and a streamed run.
+ */
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../../support/fake-openai';
+import type { TestGateway } from '../../support/start-gateway';
+import { testConfig } from '../../support/test-config';
+
+const KEY = 'sk-agents-sweep-CANARY-1d3';
+
+describe('OpenAI Agents SDK (Responses and chat-completions models) against the gateway', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    setTracingDisabled(true);
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig().withKey(KEY).withOpenAI('oai', upstream, 'sk-provider').withModel('gpt-test', { model: 'upstream-model' }).with({ routing: { retries: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  const client = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 }) as any;
+  const models = {
+    responses: () => new OpenAIResponsesModel(client(), 'gpt-test'),
+    'chat-completions': () => new OpenAIChatCompletionsModel(client(), 'gpt-test'),
+  };
+
+  for (const [kind, make] of Object.entries(models)) {
+    describe(`${kind} model`, () => {
+      it('plain run: final output and the upstream\u2019s usage', async () => {
+        upstream.script = { kind: 'json', body: chatCompletion('Paris.', { prompt_tokens: 21, completion_tokens: 2, total_tokens: 23 }) };
+        const result = await new Runner().run(new Agent({ name: 'geo', instructions: 'Be brief.', model: make() }), 'Capital of France?');
+        expect(result.finalOutput).to.equal('Paris.');
+        expect(result.state.usage).to.deep.include({ inputTokens: 21, outputTokens: 2, totalTokens: 23 });
+        expect(upstream.last.body.messages[0]).to.deep.equal({ role: 'system', content: 'Be brief.' });
+      });
+
+      it('function tool: the agent calls it, and the result reaches the upstream on the next turn', async () => {
+        upstream.script = (req: RecordedRequest): Script => {
+          const toolMessage = (req.body.messages as any[]).find((m) => m.role === 'tool');
+          if (toolMessage) return { kind: 'json', body: chatCompletion(`Oslo: ${toolMessage.content}`) };
+          const call = { id: 'call_w1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } };
+          return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] }) };
+        };
+        const seen: unknown[] = [];
+        const weather = tool({
+          name: 'weather',
+          description: 'Current temperature',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+          strict: true,
+          execute: async (input: any) => (seen.push(input), '4 degrees'),
+        });
+        const result = await new Runner().run(new Agent({ name: 'weather', model: make(), tools: [weather] }), 'Weather in Oslo?');
+        expect(seen).to.deep.equal([{ city: 'Oslo' }]);
+        expect(result.finalOutput).to.equal('Oslo: 4 degrees');
+        expect(upstream.requests).to.have.length(2);
+        expect(upstream.last.body.messages.find((m: any) => m.role === 'tool')).to.deep.include({ tool_call_id: 'call_w1', content: '4 degrees' });
+      });
+
+      it('streamed run: the text deltas join to the final output', async () => {
+        upstream.script = { kind: 'sse', events: chatChunks(['Bon', 'jour'], { prompt_tokens: 30, completion_tokens: 3, total_tokens: 33 }) };
+        const result = await new Runner().run(new Agent({ name: 'fr', model: make() }), 'Hello in French', { stream: true });
+        let text = '';
+        for await (const chunk of result.toTextStream()) text += chunk;
+        await result.completed;
+        expect(text).to.equal('Bonjour');
+        expect(result.finalOutput).to.equal('Bonjour');
+        expect(upstream.last.body.stream).to.equal(true);
+      });
+    });
+  }
+});
