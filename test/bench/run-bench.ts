@@ -7,11 +7,13 @@ import { EXTRA_BENCHES } from './extra-benches';
 import { chatBody } from './chat-body';
 import { medianFirstByteMs } from './first-byte';
 import { cpuMicros, peakRssMiB } from './proc-stats';
+import { startFleetStore } from './fleet-store';
 
 /**
  * `npm run bench`: the gateway as users run it (SQLite store in a temp dir, a 1 KB chat body, usage
  * priced, a log row per request) beside the gateway on `memory://`, a bare undici pass-through proxy and a
- * parse-only proxy (JSON.parse and re-serialise of the request and of every upstream event), measured in
+ * parse-only proxy (JSON.parse and re-serialise of the request and of every upstream event) and the
+ * gateway on PostgreSQL + Redis (the fleet store, skipped when either server cannot start), measured in
  * one run with interleaved repetitions (the median of BENCH_REPS, default 3): req/s at c=1/16/64 and a
  * 20-chunk stream at c=16, p50/p99, CPU µs per request of the system under test (/proc/<pid>/stat, so
  * other load on the machine does not count), stream time to first byte and peak RSS (VmHWM), with ratios
@@ -42,9 +44,9 @@ interface Sample {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-function gatewayConfig(upstreamUrl: string, storeUrl: string): object {
+function gatewayConfig(upstreamUrl: string, store: { url: string; redis?: string }): object {
   return {
-    store: { url: storeUrl },
+    store,
     organizations: [{ id: 'bench' }],
     keys: [{ key: KEY, org: 'bench' }],
     providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
   const upstreamUrl = `http://127.0.0.1:${upstream.line.split(' ')[1]}`;
   const children: Child[] = [upstream];
   const storeDir = mkdtempSync(path.join(tmpdir(), 'mg-bench-store-'));
+  let stopFleet: (() => Promise<void>) | undefined;
   try {
     const targets: Target[] = [];
     for (const [label, script] of [
@@ -70,11 +73,17 @@ async function main(): Promise<void> {
       children.push(child);
       targets.push({ label, url: `http://127.0.0.1:${child.line.split(' ')[1]}`, pid: child.process.pid! });
     }
-    for (const [label, storeUrl] of [
-      ['model-gateway (SQLite)', `sqlite://${path.join(storeDir, 'gateway.db')}`],
-      ['model-gateway (memory://)', 'memory://'],
-    ] as const) {
-      const gateway = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), gatewayConfig(upstreamUrl, storeUrl), core);
+    const stores: [string, { url: string; redis?: string }][] = [
+      ['model-gateway (SQLite)', { url: `sqlite://${path.join(storeDir, 'gateway.db')}` }],
+      ['model-gateway (memory://)', { url: 'memory://' }],
+    ];
+    // issue 13's target: the fleet store beside SQLite; without its servers the bench goes on without it
+    const fleet = await startFleetStore();
+    if (fleet.store) stores.push(['model-gateway (PG + Redis)', fleet.store]);
+    else process.stdout.write(`skipping model-gateway (PG + Redis): ${fleet.reason}\n`);
+    stopFleet = fleet.stop;
+    for (const [label, store] of stores) {
+      const gateway = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), gatewayConfig(upstreamUrl, store), core);
       children.push(gateway.child);
       targets.push({ label, url: gateway.url, pid: gateway.child.process.pid! });
     }
@@ -129,6 +138,7 @@ async function main(): Promise<void> {
     if (!QUICK) for (const extra of EXTRA_BENCHES) process.stdout.write(`${await extra({ durationSeconds: DURATION, pin, upstreamUrl, gatewayBinary: path.join(DIST, 'core', 'main.js') })}\n`);
   } finally {
     for (const c of children.reverse()) await c.stop();
+    await stopFleet?.();
     rmSync(storeDir, { recursive: true, force: true });
   }
 }
