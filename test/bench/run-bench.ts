@@ -173,7 +173,8 @@ function formatSummary(targets: Target[], results: Map<string, Map<string, Sampl
   return lines.join('\n');
 }
 
-main().catch((err) => {
+// exit explicitly: the PostgreSQL helper keeps its server until the process exits, then stops it
+main().then(() => process.exit(0), (err) => {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
   process.exit(1);
 });
