@@ -31,7 +31,7 @@ import type { StoreBackend } from '../../store/store-backend';
 import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
 import type { ProgressUpdate } from './upstream-session';
 import { childSignal } from '../../upstream/child-signal';
-import type { InboundHeaders } from './upstream-headers';
+import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
 import { bearerToken } from '../../http/credentials';
 import { providerVisibleHeaders } from '../../http/credentials';
 import { JSONRPC_ERRORS } from '../../http/error-shapes';
@@ -393,13 +393,6 @@ function mcpKey(headers: IncomingHttpHeaders): string | undefined {
 function gatewayKey(value: string | string[] | undefined): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   return bearerToken(value) ?? (/^\S+$/.test(value.trim()) && !/^bearer$/i.test(value.trim()) ? value.trim() : undefined);
-}
-
-/** The `x-mcp-*` headers: server selection and per-user credentials, for core/apis/mcp only. */
-function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
-  const out: Record<string, string | string[] | undefined> = Object.create(null);
-  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
-  return out;
 }
 
 /** JSON when the client accepts it (or says nothing), SSE when it asks only for an event stream. */

@@ -4,11 +4,19 @@
  * value sent as `<name>`. Nothing else from the inbound request goes upstream: no Authorization, no
  * gateway key, no cookies. Later layers win: static < stored credential < per-user forwarded value.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { McpAuthConfig } from '../../config/types';
 import { emptyLookup, ownValue } from '../../lookup/own-keys';
 import { DEFAULT_API_KEY_HEADER, type McpServerRecord, type McpServerSecrets } from './server-record';
 
 export type InboundHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** The `x-mcp-*` request headers (server selection, per-user credentials), in a table without a prototype. */
+export function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
+  const out: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
+  return out;
+}
 
 export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, string> {
   switch (auth.type) {

@@ -15,7 +15,7 @@ import { requireObjectBody } from '../../http/validate';
 import { responsesRequestValidator } from './request-schema';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
-import type { InboundHeaders } from '../mcp/upstream-headers';
+import { mcpHeadersOf } from '../mcp/upstream-headers';
 import { COST_HEADER } from '../../stages/spend';
 import { formatCost } from '../../spend/pricing';
 import { newId } from './ids';
@@ -239,11 +239,4 @@ function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObj
     metadata: body.metadata ?? {},
     ...(body.user !== undefined ? { user: body.user } : {}),
   };
-}
-
-/** The `x-mcp-*` request headers: server selection and per-user credentials for MCP servers. */
-function mcpHeadersOf(headers: Request['headers']): InboundHeaders {
-  const out: Record<string, string | string[] | undefined> = Object.create(null);
-  for (const name of Object.keys(headers)) if (name.startsWith('x-mcp-')) out[name] = headers[name];
-  return out;
 }
