@@ -30,7 +30,8 @@ export function createSigner(region: string, credentials: CredentialSource): Sig
 
 export async function signRequest(signer: SignatureV4, request: PreparedRequest): Promise<PreparedRequest> {
   const url = new URL(request.url);
-  const query: Record<string, string> = {};
+  // parameter names come from the URL: a table without a prototype, so `__proto__` is just a name
+  const query: Record<string, string> = Object.create(null);
   for (const [name, value] of url.searchParams) query[name] = value;
   const signed = await signer.sign({
     method: request.method,
