@@ -5,6 +5,8 @@ import path from 'node:path';
  * `node dist/test/bench/cpuprofile-top.js FILE.cpuprofile [N]`: the top N functions of a V8 CPU profile
  * (`node --cpu-prof`) by self time and by total time (self + callees, each function counted once per
  * stack), as percentages of the samples. How the per-request CPU of the gateway was found (issue 16).
+ * A third argument skips the first SKIP ms (the process's boot and warm-up), and idle samples never count,
+ * so the percentages are shares of the CPU spent serving.
  */
 interface Node {
   id: number;
@@ -14,9 +16,10 @@ interface Node {
 interface Profile {
   nodes: Node[];
   samples: number[];
+  timeDeltas: number[];
 }
 
-const [file, n = '25'] = process.argv.slice(2);
+const [file, n = '25', skip = '0'] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map<number, number>();
@@ -30,8 +33,14 @@ const name = (node: Node) => {
 
 const self = new Map<string, number>();
 const total = new Map<string, number>();
-for (const id of profile.samples) {
+let elapsedUs = 0;
+let count = 0;
+for (let i = 0; i < profile.samples.length; i++) {
+  elapsedUs += profile.timeDeltas[i] ?? 0;
+  const id = profile.samples[i];
   const leaf = byId.get(id)!;
+  if (elapsedUs < Number(skip) * 1000 || leaf.callFrame.functionName === '(idle)') continue;
+  count++;
   self.set(name(leaf), (self.get(name(leaf)) ?? 0) + 1);
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
@@ -41,7 +50,6 @@ for (const id of profile.samples) {
     total.set(label, (total.get(label) ?? 0) + 1);
   }
 }
-const count = profile.samples.length;
 const top = (map: Map<string, number>) =>
   [...map]
     .sort((a, b) => b[1] - a[1])
