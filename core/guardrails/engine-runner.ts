@@ -23,10 +23,11 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     private readonly streamOptions: StreamWindowOptions = {},
   ) {}
 
-  async checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> {
+  /** Not async: with no guardrail attached it returns undefined, and the pipeline does not wait a turn. */
+  checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> | void {
     const list = this.set.select(ctx.principal, 'chat', 'pre');
     if (list.length === 0) return;
-    await runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre', 'chat', exchange.requestedModel), ctx.guardrails);
+    return ignoreResult(runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre', 'chat', exchange.requestedModel), ctx.guardrails));
   }
 
   async checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {
@@ -44,11 +45,16 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     await runGuardrails(list, mcpResponseSlots(exchange.result, exchange.method), this.scope(ctx, 'post', 'mcp', mcpTarget(exchange)), ctx.guardrails);
   }
 
-  async checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> {
-    const result = exchange.result;
-    if (!result) return;
+  /** Not async, like checkModelInput: undefined when nothing applies. */
+  checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> | void {
+    if (!exchange.result) return;
     const list = this.set.select(ctx.principal, 'chat', 'post');
     if (list.length === 0) return;
+    return this.checkModelOutputWith(list, ctx, exchange);
+  }
+
+  private async checkModelOutputWith(list: ReturnType<GuardrailSet['select']>, ctx: AuthedContext, exchange: ModelExchange): Promise<void> {
+    const result = exchange.result!;
     const scope = this.scope(ctx, 'post', 'chat', exchange.requestedModel);
     if (result.stream) {
       const records = new Map<string, GuardrailRecord>();
@@ -92,4 +98,8 @@ function chargeBlockedAnswer(ctx: GatewayContext): void {
   if (!usage) return;
   ctx.usage = { ...ctx.usage, ...usage };
   ctx.cost = priceUsage(exchange.deployment?.config.price, ctx.usage);
+}
+
+function ignoreResult(pending: Promise<unknown>): Promise<void> {
+  return pending.then(() => undefined);
 }

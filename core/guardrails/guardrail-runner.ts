@@ -8,8 +8,9 @@ import type { McpExchange } from '../apis/mcp/mcp-exchange';
  * rewrite the result, wrap its stream, or throw.
  */
 export interface GuardrailRunner {
-  checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void>;
-  checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void>;
+  /** undefined (no promise) when no guardrail applies: the common case costs no microtask hop */
+  checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> | void;
+  checkModelOutput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> | void;
   /** tool arguments (prompts/get and resources/read have no text input to inspect) */
   checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void>;
   /** a tool result, a prompt's messages, a resource's text */
@@ -18,8 +19,8 @@ export interface GuardrailRunner {
 
 /** No guardrails configured: nothing to do, nothing allocated on the hot path. */
 export const NO_GUARDRAILS: GuardrailRunner = {
-  async checkModelInput() {},
-  async checkModelOutput() {},
+  checkModelInput() {},
+  checkModelOutput() {},
   async checkMcpInput() {},
   async checkMcpOutput() {},
 };

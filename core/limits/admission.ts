@@ -15,8 +15,10 @@ import { RateLimitHeaders } from './rate-limit-headers';
  * the spend stage has the real cost (settle runs in reverse).
  */
 export interface Admission {
-  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void>;
-  settle(ctx: GatewayContext): Promise<void>;
+  /** undefined (no promise) when nothing limits the request: the common case costs no microtask hop */
+  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> | void;
+  /** undefined when the request reserved nothing */
+  settle(ctx: GatewayContext): Promise<void> | void;
   /** what a key or organisation has used of its budget in the current period (for the management API) */
   budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
 }
@@ -81,9 +83,14 @@ export class LimitsAdmission implements Admission {
     private readonly clock: Clock,
   ) {}
 
-  async admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> {
-    const subjects = await this.subjects.of(ctx.principal);
-    if (!subjects.length) return;
+  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> | void {
+    const subjects = this.subjects.of(ctx.principal);
+    if (Array.isArray(subjects)) return subjects.length ? this.chargeSubjects(ctx, subjects, estimate) : undefined;
+    return subjects.then((list) => (list.length ? this.chargeSubjects(ctx, list, estimate) : undefined));
+  }
+
+  /** Count the request against every subject's limits; refused: the shares already added are taken back. */
+  private async chargeSubjects(ctx: AuthedContext, subjects: LimitSubject[], estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> {
     const now = this.clock.now();
     const applied: Charge[] = [];
     const ticket: LimitTicket = { tokens: [], budget: [] };
@@ -103,10 +110,14 @@ export class LimitsAdmission implements Admission {
     if (estimate.cost > 0 && ticket.budget.length) ctx.logDetails.budgetReserved = estimate.cost;
   }
 
-  async settle(ctx: GatewayContext): Promise<void> {
+  settle(ctx: GatewayContext): Promise<void> | void {
     const ticket = ctx.limits;
     if (!ticket) return;
     ctx.limits = undefined;
+    return this.settleTicket(ctx, ticket);
+  }
+
+  private async settleTicket(ctx: GatewayContext, ticket: LimitTicket): Promise<void> {
     const tokens = ctx.usage.inputTokens + ctx.usage.outputTokens;
     const now = this.clock.now();
     for (const charge of ticket.tokens) await this.adjust(charge, tokens, now);

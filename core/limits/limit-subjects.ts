@@ -31,27 +31,40 @@ export class LimitSubjects {
     this.storedOrgs = store.collection<OrganizationConfig>('organizations');
   }
 
-  async of(principal: Principal): Promise<LimitSubject[]> {
+  /**
+   * The subjects of a principal. Synchronous when the organisation is known without the store (config,
+   * or cached): every request asks, and most need no store read, so they should not wait a microtask.
+   */
+  of(principal: Principal): LimitSubject[] | Promise<LimitSubject[]> {
     const subjects: LimitSubject[] = [];
     if (hasLimits(principal)) subjects.push(toSubject('key', principal.keyId, principal));
-    if (principal.org) {
-      const org = await this.organization(principal.org);
-      if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org));
-    }
-    return subjects;
+    if (!principal.org) return subjects;
+    const known = this.knownOrganization(principal.org);
+    if (known) return withOrg(subjects, known.org);
+    return this.storedOrganization(principal.org).then((org) => withOrg(subjects, org));
   }
 
-  private async organization(id: string): Promise<OrganizationConfig | undefined> {
+  /** The organisation from the config or a fresh cache entry (`{ org: undefined }`: known not to exist); undefined when the store must be asked. */
+  private knownOrganization(id: string): { org: OrganizationConfig | undefined } | undefined {
     const fromConfig = this.configOrgs.get(id);
-    if (fromConfig) return fromConfig;
-    const now = this.now();
+    if (fromConfig) return { org: fromConfig };
     const cached = this.cache.get(id);
-    if (cached && cached.until > now) return cached.org;
+    if (cached && cached.until > this.now()) return cached;
+    return undefined;
+  }
+
+  private async storedOrganization(id: string): Promise<OrganizationConfig | undefined> {
+    const now = this.now();
     const org = await this.storedOrgs.get(id);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { org, until: now + ORG_CACHE_MS });
     return org;
   }
+}
+
+function withOrg(subjects: LimitSubject[], org: OrganizationConfig | undefined): LimitSubject[] {
+  if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org));
+  return subjects;
 }
 
 type Limits = Pick<OrganizationConfig, 'maxBudget' | 'budgetDuration' | 'rpm' | 'tpm'>;

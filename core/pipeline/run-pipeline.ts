@@ -76,14 +76,18 @@ export class Pipeline {
       if (observer) observer(ctx, stages[i].name, 'run');
       const trace = ctx.trace;
       if (!trace) {
-        // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext
-        await stages[i].run(ctx as AuthedContext);
+        // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext.
+        // A stage with nothing to wait for returns undefined: awaiting only real promises saves a
+        // microtask hop per stage on every request (the order and the error path are the same).
+        const pending = stages[i].run(ctx as AuthedContext);
+        if (pending) await pending;
         continue;
       }
       // traced: a span per stage run, the parent of the upstream calls and child exchanges made in it
       const span = trace.beginStage(stages[i].name);
       try {
-        await stages[i].run(ctx as AuthedContext);
+        const pending = stages[i].run(ctx as AuthedContext);
+        if (pending) await pending;
       } catch (err) {
         trace.endStage(span, err);
         throw err;
@@ -104,7 +108,8 @@ export class Pipeline {
       if (!stage.settle || !(i < started || (stage.settlesUnstarted && started > 0))) continue;
       if (observer) observer(ctx, stage.name, 'settle');
       try {
-        await stage.settle(ctx, outcome);
+        const pending = stage.settle(ctx, outcome);
+        if (pending) await pending;
       } catch (err) {
         this.logger.error('stage settle failed', { stage: stage.name, requestId: ctx.requestId, error: (err as Error).message });
       }

@@ -20,9 +20,10 @@ export interface Outcome {
  */
 export interface Stage {
   readonly name: StageName;
-  run(ctx: AuthedContext): Promise<void>;
-  /** Runs at the end, whatever happened, for every stage whose `run` started. */
-  settle?(ctx: GatewayContext, outcome: Outcome): Promise<void>;
+  /** A promise when the stage waits for something; undefined when it finished synchronously (no promise hop). */
+  run(ctx: AuthedContext): Promise<void> | void;
+  /** Runs at the end, whatever happened, for every stage whose `run` started (a promise only when it waits). */
+  settle?(ctx: GatewayContext, outcome: Outcome): Promise<void> | void;
   /** Settle even when an earlier stage failed before this one ran (spend logs a blocked request too). */
   readonly settlesUnstarted?: boolean;
 }

@@ -10,7 +10,7 @@ export class PostGuardrailStage implements Stage {
   readonly name = 'post-guardrail' as const;
   constructor(@inject(TRAFFIC) private readonly traffic: TrafficStrategies) {}
 
-  run(ctx: AuthedContext): Promise<void> {
+  run(ctx: AuthedContext): Promise<void> | void {
     return this.traffic.of(ctx).checkOutput(ctx);
   }
 }

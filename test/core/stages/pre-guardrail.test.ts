@@ -17,7 +17,7 @@ describe('core/stages/pre-guardrail (real pii-mask and block engines, real model
 
   it('blocks a request with a blocked phrase: 400 guardrail_blocked', async () => {
     const stage = new PreGuardrailStage(await guardedModelTraffic());
-    const err = await stage.run(chatContext('status of Project Falcon?')).then(
+    const err = await (async () => stage.run(chatContext('status of Project Falcon?')))().then(
       () => expect.fail('should be blocked'),
       (e: GatewayError) => e,
     );

@@ -6,8 +6,9 @@ import { RouteStage } from '../../../core/stages/route';
 import { echoCatalog, principal } from '../routing/routing-fixtures';
 import { modelTraffic, routingPolicy, signedIn, strategies } from './traffic-fixtures';
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
+/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
+async function failure(run: () => unknown): Promise<GatewayError> {
+  return (async () => run())().then(
     () => expect.fail('the stage should have refused the request'),
     (err: GatewayError) => err,
   );
@@ -43,9 +44,9 @@ describe('core/stages/route (real catalog of echo deployments, real routing poli
 
   it('refuses an unknown model with 404 model_not_found, and a model of another kind with 400 model_kind_mismatch', async () => {
     const stage = await setup();
-    const unknown = await failure(stage.run(context('nope')));
+    const unknown = await failure(() => stage.run(context('nope')));
     expect([unknown.status, unknown.code]).to.deep.equal([404, 'model_not_found']);
-    const kind = await failure(stage.run(context('embed', 'chat')));
+    const kind = await failure(() => stage.run(context('embed', 'chat')));
     expect([kind.status, kind.code]).to.deep.equal([400, 'model_kind_mismatch']);
   });
 });

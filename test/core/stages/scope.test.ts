@@ -32,8 +32,9 @@ async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}):
   return ctx;
 }
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
+/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
+async function failure(run: () => unknown): Promise<GatewayError> {
+  return (async () => run())().then(
     () => expect.fail('the stage should have refused the request'),
     (err: GatewayError) => err,
   );
@@ -49,12 +50,13 @@ describe('core/stages/scope', () => {
     });
 
     it('lets a key reach the models its patterns allow, and only those', async () => {
-      const outcome = async (key: string, model: string) => stage.run(await modelContext(key, model)).then(() => 'in scope', (e: GatewayError) => e.code);
+      const outcome = async (key: string, model: string) => (async () => stage.run(await modelContext(key, model)))().then(() => 'in scope', (e: GatewayError) => e.code);
       expect([await outcome('sk-narrow', 'gpt-4o-mini'), await outcome('sk-wide', 'anything'), await outcome('sk-narrow', 'o1')]).to.deep.equal(['in scope', 'in scope', 'model_not_found']);
     });
 
     it('refuses a model outside the key list exactly like an unknown model (404 model_not_found)', async () => {
-      const err = await failure(stage.run(await modelContext('sk-narrow', 'gpt-4')));
+      const ctx = await modelContext('sk-narrow', 'gpt-4');
+      const err = await failure(() => stage.run(ctx));
       expect([err.status, err.code, err.param]).to.deep.equal([404, 'model_not_found', 'model']);
     });
   });
@@ -75,7 +77,7 @@ describe('core/stages/scope', () => {
       const ctx = await mcpContext('sk-wide');
       await new ScopeStage(traffic).run(ctx);
       expect(reachable(ctx)).to.deep.equal([]);
-      const err = await failure(new RouteStage(traffic).run(ctx));
+      const err = await failure(() => new RouteStage(traffic).run(ctx));
       expect([err.status, err.code]).to.deep.equal([404, 'mcp_tool_not_found']);
     });
   });
