@@ -4,7 +4,7 @@ import type { Collection, StoreBackend } from '../store/store-backend';
 import { ConfigError, StoreUnavailableError } from '../errors/gateway-error';
 import type { ChangeEvents } from '../store/events/change-events';
 import { compileModelPatterns } from './model-patterns';
-import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
+import { DigestCache, digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
 import type { Principal } from './principal';
 
 /** A key as persisted (admin API) or declared (config): the secret only as its digest. */
@@ -55,6 +55,8 @@ interface CachedLookup {
 export class KeyRegistry {
   private readonly byDigest = new Map<string, Principal & { digest: string; stored: StoredKey }>();
   private readonly dynamicCache = new Map<string, CachedLookup>();
+  /** presented key -> its digest, so a key in use is hashed once, not on every request */
+  private readonly digests = new DigestCache();
   private readonly adminDigest?: string;
   readonly collection: Collection<StoredKey>;
   private readonly events?: ChangeEvents;
@@ -85,19 +87,23 @@ export class KeyRegistry {
     return [...this.byDigest.values()].map((p) => p.stored);
   }
 
-  async authenticate(presented: string | undefined): Promise<Principal | undefined> {
+  /**
+   * The principal of a presented key. Synchronous (no promise) when the answer is known without the store:
+   * the admin key, a config key, a store key cached and fresh; the auth stage then goes on without a hop.
+   */
+  authenticate(presented: string | undefined): Principal | undefined | Promise<Principal | undefined> {
     if (!presented) return undefined;
-    const digest = hashKey(presented);
+    const digest = this.digests.of(presented);
     if (this.adminDigest && digestsEqual(digest, this.adminDigest)) return PLATFORM_ADMIN;
     const fromConfig = this.byDigest.get(digest);
     if (fromConfig) return digestsEqual(digest, fromConfig.digest) ? fromConfig : undefined;
-    return this.lookupDynamic(digest);
-  }
-
-  private async lookupDynamic(digest: string): Promise<Principal | undefined> {
     const now = this.now();
     const cached = this.dynamicCache.get(digest);
     if (cached && cached.until > now) return cached.principal ?? undefined;
+    return this.lookupDynamic(digest, now, cached);
+  }
+
+  private async lookupDynamic(digest: string, now: number, cached: CachedLookup | undefined): Promise<Principal | undefined> {
     const generation = this.generation;
     let principal: CachedLookup['principal'];
     try {

@@ -20,11 +20,20 @@ export class AuthStage implements Stage {
     @inject(TRAFFIC) private readonly traffic: TrafficStrategies,
   ) {}
 
-  async run(ctx: GatewayContext): Promise<void> {
+  run(ctx: GatewayContext): Promise<void> | void {
     const adminKeyAllowed = this.traffic.of(ctx).adminKeyAllowed;
     const inherited = ctx.parent?.principal;
     if (!inherited) {
-      await this.signIn(ctx, adminKeyAllowed);
+      // signIn without its promise hops: a config key, or a store key in cache, is known synchronously
+      const presented = ctx.credential;
+      ctx.credential = undefined;
+      const found = this.lookup(presented);
+      if (found instanceof Promise) {
+        return found.then((principal) => {
+          ctx.principal = accepted(presented, principal, adminKeyAllowed);
+        });
+      }
+      ctx.principal = accepted(presented, found, adminKeyAllowed);
       return;
     }
     // the admin key may call MCP tools, never models: not through a gateway_proxy tool either
@@ -48,10 +57,7 @@ export class AuthStage implements Stage {
    * where it may not be used. The management API checks its own role on top of this.
    */
   async check(presented: GatewayContext['credential'], adminKeyAllowed: boolean): Promise<Principal> {
-    const principal = await this.principalOf(presented);
-    if (!principal) throw new AuthenticationError(hasAny(presented) ? 'Invalid API key.' : 'Missing API key.');
-    if (principal.role === 'platform_admin' && !adminKeyAllowed) throw adminKeyRefused();
-    return principal;
+    return accepted(presented, await this.principalOf(presented), adminKeyAllowed);
   }
 
   /**
@@ -59,7 +65,16 @@ export class AuthStage implements Stage {
    * Bearer token and an x-api-key): the first one the gateway knows wins.
    */
   async principalOf(presented: GatewayContext['credential']): Promise<Principal | undefined> {
+    return this.lookup(presented);
+  }
+
+  /** principalOf, synchronous when the registry answers synchronously (one credential, known without the store). */
+  private lookup(presented: GatewayContext['credential']): Principal | undefined | Promise<Principal | undefined> {
     if (typeof presented !== 'object') return this.keys.authenticate(presented);
+    return this.firstKnown(presented);
+  }
+
+  private async firstKnown(presented: readonly (string | undefined)[]): Promise<Principal | undefined> {
     let lastError: unknown;
     for (const candidate of presented) {
       if (candidate === undefined) continue;
@@ -73,6 +88,13 @@ export class AuthStage implements Stage {
     if (lastError) throw lastError;
     return undefined;
   }
+}
+
+/** The principal a request may go on with, or the error to answer: 401 missing or unknown, 403 the admin key where it may not be used. */
+function accepted(presented: GatewayContext['credential'], principal: Principal | undefined, adminKeyAllowed: boolean): Principal {
+  if (!principal) throw new AuthenticationError(hasAny(presented) ? 'Invalid API key.' : 'Missing API key.');
+  if (principal.role === 'platform_admin' && !adminKeyAllowed) throw adminKeyRefused();
+  return principal;
 }
 
 function adminKeyRefused(): PermissionError {

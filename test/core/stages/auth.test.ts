@@ -16,8 +16,9 @@ function context(traffic: Traffic, credential: string | undefined): GatewayConte
   return ctx;
 }
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
+/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
+async function failure(run: () => unknown): Promise<GatewayError> {
+  return (async () => run())().then(
     () => expect.fail('the stage should have refused the request'),
     (err: GatewayError) => err,
   );
@@ -45,17 +46,17 @@ describe('core/stages/auth (real key registry, real model and MCP traffic strate
   });
 
   it('refuses a missing key and an unknown key with 401, saying which', async () => {
-    const missing = await failure(stage.run(context('model', undefined)));
+    const missing = await failure(() => stage.run(context('model', undefined)));
     expect([missing.status, missing.code, missing.message]).to.deep.equal([401, 'invalid_api_key', 'Missing API key.']);
     const wrong = context('mcp', 'sk-nope');
-    const unknown = await failure(stage.run(wrong));
+    const unknown = await failure(() => stage.run(wrong));
     expect([unknown.status, unknown.code, unknown.message]).to.deep.equal([401, 'invalid_api_key', 'Invalid API key.']);
     expect(wrong.credential, 'dropped even when refused').to.equal(undefined);
     expect(wrong.principal).to.equal(undefined);
   });
 
   it('keeps the admin key off model traffic (403 admin_key_not_allowed) but lets it list MCP tools', async () => {
-    const refused = await failure(stage.run(context('model', ADMIN)));
+    const refused = await failure(() => stage.run(context('model', ADMIN)));
     expect([refused.status, refused.code]).to.deep.equal([403, 'admin_key_not_allowed']);
     const mcp = context('mcp', ADMIN);
     await stage.run(mcp);
