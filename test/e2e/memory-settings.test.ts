@@ -1,9 +1,11 @@
 /**
- * Memory (issue 16): the `model-gateway` command loads the heavy optional packages only when its config
- * or a request needs them. A gateway on SQLite with one OpenAI provider, serving chat (JSON and stream),
- * must not hold the MCP SDKs, the OpenTelemetry SDK, the cloud providers' auth packages, the PostgreSQL or
- * Redis drivers, pino-pretty or jiti; turning those features on loads them. What was loaded is read from
- * the process's own require.cache at exit (test/support/loaded-packages-probe.ts).
+ * Memory (issue 16), as the `model-gateway` command runs:
+ * - it loads the heavy optional packages only when its config or a request needs them. A gateway on
+ *   SQLite with one OpenAI provider, serving chat (JSON and stream), must not hold the MCP SDKs, the
+ *   OpenTelemetry SDK, the cloud providers' auth packages, the PostgreSQL or Redis drivers, pino-pretty or
+ *   jiti; turning those features on loads them;
+ * - it caps V8's old-generation growth (core/cli/heap-growth.ts) unless node was given its own setting.
+ * What the process loaded and set is read from inside it at exit (test/support/process-probe.ts).
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
@@ -16,7 +18,7 @@ import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { REPO_ROOT } from '../support/fixtures';
 
 const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
-const PROBE = path.join(REPO_ROOT, 'dist', 'test', 'support', 'loaded-packages-probe.js');
+const PROBE = path.join(REPO_ROOT, 'dist', 'test', 'support', 'process-probe.js');
 
 /** loaded only by the feature named beside each */
 const HEAVY = [
@@ -38,19 +40,24 @@ const HEAVY = [
   'jiti', // .ts config files and plugin files
 ];
 
-interface Run {
-  url: string;
-  /** SIGTERM, wait for the exit, and return the packages the process had loaded */
-  stop(): Promise<string[]>;
+interface Probed {
+  packages: string[];
+  v8Flags: string[];
 }
 
-async function start(config: object, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+interface Run {
+  url: string;
+  /** SIGTERM, wait for the exit, and return what the process had loaded and set */
+  stop(): Promise<Probed>;
+}
+
+async function start(config: object, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Run> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mg-lazy-'));
   const file = path.join(dir, 'gateway.json');
-  const loaded = path.join(dir, 'loaded.txt');
+  const probed = path.join(dir, 'probed.json');
   writeFileSync(file, JSON.stringify({ store: { url: `sqlite://${path.join(dir, 'gw.db')}` }, ...config }));
-  const child = spawn(process.execPath, ['--require', PROBE, MAIN, '--config', file, '--port', '0', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', ...env, LOADED_PACKAGES_FILE: loaded },
+  const child = spawn(process.execPath, [...nodeArgs, '--require', PROBE, MAIN, '--config', file, '--port', '0', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', ...env, PROCESS_PROBE_FILE: probed },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stderr: string[] = [];
@@ -68,7 +75,7 @@ async function start(config: object, args: string[] = [], env: NodeJS.ProcessEnv
     async stop() {
       child.kill('SIGTERM');
       expect(await exit, stderr.join('')).to.equal(0);
-      return readFileSync(loaded, 'utf8').split('\n');
+      return JSON.parse(readFileSync(probed, 'utf8')) as Probed;
     },
   };
 }
@@ -99,7 +106,7 @@ describe('heavy packages load only when the config or a request needs them', fun
     let text = '';
     for await (const chunk of await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).to.equal('streamed');
-    const loaded = await gw.stop();
+    const loaded = (await gw.stop()).packages;
     // the probe saw the gateway's own packages, so an empty intersection below means something
     expect(loaded).to.include.members(['undici', 'better-sqlite3', 'express']);
     expect(loaded.filter((name) => HEAVY.includes(name))).to.deep.equal([]);
@@ -109,8 +116,23 @@ describe('heavy packages load only when the config or a request needs them', fun
     const config = base();
     config.providers.push({ id: 'aws', type: 'bedrock', region: 'eu-west-1', accessKeyId: 'AKIDLAZY', secretAccessKey: 'lazy-secret' } as never);
     const gw = await start(config, ['--log-format', 'pretty'], { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces' });
-    const loaded = await gw.stop();
+    const loaded = (await gw.stop()).packages;
     expect(loaded).to.include.members(['pino-pretty', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-proto', '@smithy/signature-v4']);
     expect(loaded).not.to.include('@modelcontextprotocol/sdk');
+  });
+});
+
+describe('the command caps the old generation\'s growth', function () {
+  this.timeout(60_000);
+  const config = { organizations: [{ id: 'acme' }], providers: [{ id: 'local', type: 'echo' }], models: [{ name: 'echo', provider: 'local' }] };
+
+  it('sets --heap-growing-percent=20 on V8 at start', async () => {
+    const gw = await start(config);
+    expect((await gw.stop()).v8Flags).to.deep.equal(['--heap-growing-percent=20']);
+  });
+
+  it('leaves it alone when node was started with its own --heap-growing-percent', async () => {
+    const gw = await start(config, [], {}, ['--heap-growing-percent=50']);
+    expect((await gw.stop()).v8Flags).to.deep.equal([]);
   });
 });
