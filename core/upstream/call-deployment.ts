@@ -3,13 +3,13 @@ import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
+import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
-import { answerText, type GatheredAnswer } from './gathered-answer';
-import { errorBodyOf, readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
+import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
 /** What an upstream answered when it answered with an error status (for the retry decision). */
 export interface UpstreamAnswer {

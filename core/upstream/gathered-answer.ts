@@ -136,3 +136,12 @@ export function answerText(bytes: Buffer): string {
   const start = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return bytes.toString('utf8', start);
 }
+
+/** An error answer's text as JSON if it is JSON, else as (truncated) text. */
+export function errorBodyOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 2000);
+  }
+}

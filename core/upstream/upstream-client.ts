@@ -3,7 +3,7 @@ import type Dispatcher from 'undici/types/dispatcher';
 import type { TimeoutsConfig } from '../config/types';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
 import type { UpstreamRequest } from '../plugins/contracts';
-import { GatherHandler, type GatheredAnswer } from './gathered-answer';
+import { errorBodyOf, GatherHandler, type GatheredAnswer } from './gathered-answer';
 import { prepareForWire, type PrepareHook } from './prepare-request';
 import { wireUrl } from './wire-url';
 
@@ -150,14 +150,5 @@ export async function readErrorBody(body: Dispatcher.ResponseData['body']): Prom
     return errorBodyOf(await body.text());
   } catch {
     return undefined;
-  }
-}
-
-/** An error answer's text as JSON if it is JSON, else as (truncated) text. */
-export function errorBodyOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text.slice(0, 2000);
   }
 }
