@@ -7,6 +7,7 @@ import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
+import { batchesOf } from '../streaming/frame-batches';
 import { ClientAbortError } from '../upstream/upstream-client';
 import { providerVisibleHeaders } from './credentials';
 import { sendError, type ErrorShape } from './error-shapes';
@@ -115,9 +116,11 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
   const out = new FrameBatcher(res);
   let outcome: Outcome = { status: 200, reason: 'ok' };
   try {
-    for await (const frame of stream) {
-      if (spec.skipFrame?.(frame, body)) continue;
-      out.push(frame.toWire());
+    // a batch at a time (the frames of one upstream read, or one frame from a per-frame stream)
+    for await (const batch of batchesOf(stream)) {
+      let wire = '';
+      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) wire += frame.toWire();
+      if (wire) out.push(wire);
       if (out.backpressure) await out.backpressure;
     }
     out.flush();
