@@ -118,9 +118,8 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
   try {
     // a batch at a time (the frames of one upstream read, or one frame from a per-frame stream)
     for await (const batch of batchesOf(stream)) {
-      let wire = '';
-      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) wire += frame.toWire();
-      if (wire) out.push(wire);
+      // a frame passing through unchanged is written as the upstream's bytes
+      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) out.push(frame.wireBytes ?? frame.toWire());
       if (out.backpressure) await out.backpressure;
     }
     out.flush();
@@ -142,16 +141,21 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
  * chunked-encoding write each. Nothing waits on a timer, and backpressure still holds the stream.
  */
 class FrameBatcher {
-  private pending = '';
+  /** runs of frames as strings (built frames, joined) or bytes (frames passed through as they came) */
+  private pending: (string | Uint8Array)[] = [];
+  private size = 0;
   private scheduled = false;
   /** set while the socket's buffer is full; settles on 'drain' (or when the client goes away) */
   private drain: Promise<void> | undefined;
 
   constructor(private readonly res: ServerResponse) {}
 
-  push(wire: string): void {
-    this.pending += wire;
-    if (this.pending.length >= 64 * 1024) this.flush();
+  push(wire: string | Uint8Array): void {
+    const last = this.pending.length - 1;
+    if (typeof wire === 'string' && last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += wire;
+    else this.pending.push(wire);
+    this.size += wire.length;
+    if (this.size >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -162,9 +166,11 @@ class FrameBatcher {
   }
 
   flush(): void {
-    if (!this.pending || this.res.destroyed) return;
-    const accepted = this.res.write(this.pending);
-    this.pending = '';
+    const { pending } = this;
+    if (pending.length === 0 || this.res.destroyed) return;
+    this.pending = [];
+    this.size = 0;
+    const accepted = this.res.write(pending.length === 1 ? pending[0] : Buffer.concat(pending.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))));
     if (!accepted && !this.drain) {
       this.drain = new Promise<void>((resolve) => {
         const done = () => {
