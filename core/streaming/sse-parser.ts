@@ -25,7 +25,8 @@ function isField(buf: Buffer, start: number, end: number, name: Buffer): boolean
  * on its own (a LF byte never occurs inside a multi-byte UTF-8 character, so a character split across
  * reads is whole by then; decoding a line costs a fraction of a streaming TextDecoder). A frame written
  * exactly as the gateway would write it (`event: E\n` at most, one `data: ` line, LF endings) keeps the
- * upstream's bytes, so it can pass through without being encoded again (SseFrame.wireBytes).
+ * upstream's bytes, so it can pass through without being encoded again (SseFrame.wireBytes): a chunk
+ * pushed must not be written to afterwards, since its frames may point into it.
  */
 export class SseDecoder {
   /** bytes not yet made into frames: they start at the current frame's first line */
@@ -71,7 +72,7 @@ export class SseDecoder {
       this.pending = undefined;
       this.scanned = 0;
     } else {
-      // copied: the upstream's chunk is not ours to hold on to past this call
+      // copied, so a few bytes of a partial frame do not keep a whole read's buffer alive
       this.pending = Buffer.from(buf.subarray(frameStart));
       this.scanned = start - frameStart;
     }
@@ -81,7 +82,8 @@ export class SseDecoder {
   private frame(buf: Buffer, start: number, end: number): SseFrame {
     const data = this.data.length === 1 ? this.data[0] : this.data.join('\n');
     if (!this.canonical || this.data.length !== 1 || this.lines !== (this.event === undefined ? 1 : 2)) return SseFrame.fromRaw(data, this.event);
-    // a view, not a copy: Node reads every socket chunk into a buffer of its own, never reused
+    // a view, not a copy: Node reads every socket chunk into a buffer of its own and never reuses it, and
+    // a frame lives only until it is written
     return SseFrame.fromWire(data, this.event, buf.subarray(start, end));
   }
 
