@@ -152,8 +152,12 @@ class FrameBatcher {
 
   push(wire: string | Uint8Array): void {
     const last = this.pending.length - 1;
-    if (typeof wire === 'string' && last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += wire;
-    else this.pending.push(wire);
+    const prev = last >= 0 ? this.pending[last] : undefined;
+    if (typeof wire === 'string' && typeof prev === 'string') this.pending[last] = prev + wire;
+    else if (typeof wire !== 'string' && prev instanceof Uint8Array && adjoins(prev, wire)) {
+      // frames passed through from one upstream read sit side by side in its buffer: one view, no copy
+      this.pending[last] = new Uint8Array(prev.buffer, prev.byteOffset, prev.byteLength + wire.byteLength);
+    } else this.pending.push(wire);
     this.size += wire.length;
     if (this.size >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
@@ -189,4 +193,9 @@ class FrameBatcher {
   get backpressure(): Promise<void> | undefined {
     return this.drain;
   }
+}
+
+/** whether `next` starts in the same buffer right where `prev` ends */
+function adjoins(prev: Uint8Array, next: Uint8Array): boolean {
+  return prev.buffer === next.buffer && prev.byteOffset + prev.byteLength === next.byteOffset;
 }
