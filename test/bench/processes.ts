@@ -46,10 +46,10 @@ export async function startNode(args: string[], pattern: RegExp, core: number | 
 }
 
 /** The gateway CLI as its own process, from a config object (core 1 when pinning); its base URL. */
-export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> {
+export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<{ child: Child; url: string }> {
   const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'mg-bench-')), 'bench.config.json');
   writeFileSync(configFile, JSON.stringify(config));
   // the per-request log lines are off (warn) unless a bench turns them on
-  const child = await startNode([gatewayBinary, '--config', configFile, '--port', '0'], /listening on/, core, { LOG_LEVEL: 'warn', ...env });
+  const child = await startNode([gatewayBinary, '--config', configFile, '--port', '0', ...args], /listening on/, core, { LOG_LEVEL: 'warn', ...env });
   return { child, url: child.line.split(' on ')[1].trim() };
 }
