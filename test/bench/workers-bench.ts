@@ -50,7 +50,7 @@ export async function workersBench(ctx: BenchContext): Promise<string> {
         providers: [{ id: 'up', type: 'openai', baseUrl: `${ctx.upstreamUrl}/v1`, apiKey: 'upstream-key' }],
         models: [{ name: 'bench-model', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
       };
-      const gw = await startGatewayProcess(ctx.gatewayBinary, config, undefined, { LOG_LEVEL: 'warn' }, ['--workers', String(workers)]);
+      const gw = await startGatewayProcess(ctx.gatewayBinary, config, undefined, {}, ['--workers', String(workers)]);
       children.push(gw.child);
       targets.push({ label: `model-gateway --workers ${workers}`, url: gw.url, pid: gw.child.process.pid! });
     }
