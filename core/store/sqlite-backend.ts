@@ -10,6 +10,16 @@ import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
  * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
  * better-sqlite3 is synchronous; every statement here is a few microseconds on a local file.
  */
+interface CounterAdd {
+  key: string;
+  amount: number;
+  ttlMs: number | undefined;
+  /** the counter's value after this addition (set inside the transaction) */
+  total: number;
+  resolve(total: number): void;
+  reject(err: unknown): void;
+}
+
 /** pages of WAL after which a commit checkpoints it (see the constructor) */
 const WAL_AUTOCHECKPOINT_PAGES = 8000;
 /** a batch's rows go in INSERTs of this many at most (a batch of a turn is usually a handful) */
@@ -20,7 +30,9 @@ export class SqliteBackend implements StoreBackend {
   readonly db: Database.Database;
   private readonly keyvs = new Map<string, Keyv>();
   private readonly stmt;
-  private readonly counterTransaction: Database.Transaction<(key: string, amount: number, ttlMs: number | undefined) => number>;
+  private readonly counterTransaction: Database.Transaction<(adds: CounterAdd[]) => void>;
+  /** counter additions asked for in this turn, written together at its end (see incrByFloat) */
+  private counterAdds: CounterAdd[] = [];
   /** multi-row log INSERTs by row count (1 to LOG_ROWS_PER_INSERT) */
   private readonly logInserts = new Map<number, Database.Statement>();
   private readonly logTransaction: Database.Transaction<(entries: LogEntry[]) => void>;
@@ -91,14 +103,17 @@ export class SqliteBackend implements StoreBackend {
       recentSweep: this.db.prepare('DELETE FROM recent WHERE rowid IN (SELECT rowid FROM recent WHERE expires_at <= ? LIMIT ?)'),
       counterSweep: this.db.prepare('DELETE FROM counters WHERE rowid IN (SELECT rowid FROM counters WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
     };
-    this.counterTransaction = this.db.transaction((key: string, amount: number, ttlMs: number | undefined): number => {
+    // the counter additions of one event-loop turn, in the order they were asked for, each seeing the ones
+    // before it: the same totals as one transaction each, for one commit
+    this.counterTransaction = this.db.transaction((adds: CounterAdd[]): void => {
       const t = this.now();
-      const row = this.stmt.counterGet.get(key) as { value: number; expires_at: number | null } | undefined;
-      const live = row && (row.expires_at === null || row.expires_at > t);
-      const value = (live ? row.value : 0) + amount;
-      const expiresAt = live ? row.expires_at : ttlMs ? t + ttlMs : null;
-      this.stmt.counterSet.run(key, value, expiresAt);
-      return value;
+      for (const add of adds) {
+        const row = this.stmt.counterGet.get(add.key) as { value: number; expires_at: number | null } | undefined;
+        const live = row && (row.expires_at === null || row.expires_at > t);
+        add.total = (live ? row.value : 0) + add.amount;
+        const expiresAt = live ? row.expires_at : add.ttlMs ? t + add.ttlMs : null;
+        this.stmt.counterSet.run(add.key, add.total, expiresAt);
+      }
     });
     // made once: better-sqlite3 builds a wrapper (and its BEGIN/COMMIT statements) per transaction() call
     this.logTransaction = this.db.transaction((entries: LogEntry[]) => {
@@ -172,7 +187,28 @@ export class SqliteBackend implements StoreBackend {
   }
 
   /** Read, add and write inside one immediate transaction: atomic even across processes on the same file. */
-  readonly incrByFloat = async (key: string, amount: number, ttlMs?: number): Promise<number> => this.counterTransaction.immediate(key, amount, ttlMs);
+  /**
+   * Budget and rate-limit counters (a request's admission and its settle add to them): the additions
+   * asked for in one event-loop turn go in one immediate transaction on the next, in order, each
+   * answered with the total it made, exactly as if each had had its own transaction (and as atomic
+   * across processes on the file), for one commit instead of one per request and counter.
+   */
+  readonly incrByFloat = (key: string, amount: number, ttlMs?: number): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
+      if (this.counterAdds.push({ key, amount, ttlMs, total: 0, resolve, reject }) === 1) setImmediate(this.writeCounterAdds);
+    });
+
+  private readonly writeCounterAdds = (): void => {
+    const adds = this.counterAdds;
+    this.counterAdds = [];
+    try {
+      this.counterTransaction.immediate(adds);
+    } catch (err) {
+      for (const add of adds) add.reject(err);
+      return;
+    }
+    for (const add of adds) add.resolve(add.total);
+  };
 
   async getCounter(key: string): Promise<number> {
     const row = this.stmt.counterGet.get(key) as { value: number; expires_at: number | null } | undefined;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { ConfigError } from '../../../core/errors/gateway-error';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sealedCollection } from '../../../core/store/secrets/sealed-collection';
@@ -325,6 +325,28 @@ describe('sqlite store: the log table a commit touches', () => {
     expect((await store.queryLogs({ limit: 2, cursor: first.nextCursor! })).data.map((e) => e.id)).to.deep.equal(['old']);
     // the upgrade folded the old row into the rollups, and the new ones were added as they were written
     expect((await store.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    await store.close();
+  });
+});
+
+describe('sqlite store: the counter additions of one turn', () => {
+  it('answers each with the total it made, in order, from one commit for the turn instead of one each', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const store = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    await store.incrByFloat('budget:k', 0.5, 60_000);
+    // the WAL emptied: from here its size counts the pages the commits below write
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const totals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.incrByFloat(i % 2 ? 'budget:k' : 'rpm:k', 1, 60_000)));
+    expect(totals).to.deep.equal(Array.from({ length: 20 }, (_, i) => (i % 2 ? 0.5 + (i + 1) / 2 : i / 2 + 1)));
+    expect(await store.getCounter('budget:k')).to.equal(10.5);
+    expect(await store.getCounter('rpm:k')).to.equal(10);
+    // a commit appends each page it changed to the WAL (a 24-byte header and the page): one commit of
+    // the one counters page, not twenty
+    const pageSize = store.db.pragma('page_size', { simple: true }) as number;
+    const frames = Math.round((statSync(`${file}-wal`).size - 32) / (pageSize + 24));
+    expect(frames).to.be.within(1, 2);
+    // the next turn's additions see this turn's
+    expect(await store.incrByFloat('budget:k', -0.5)).to.equal(10);
     await store.close();
   });
 });
