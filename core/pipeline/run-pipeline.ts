@@ -77,7 +77,8 @@ export class Pipeline {
       const trace = ctx.trace;
       if (!trace) {
         // auth runs first and either sets the principal or throws: every later stage sees an AuthedContext
-        await stages[i].run(ctx as AuthedContext);
+        const pending = stages[i].run(ctx as AuthedContext);
+        if (pending) await pending;
         continue;
       }
       // traced: a span per stage run, the parent of the upstream calls and child exchanges made in it
@@ -104,7 +105,8 @@ export class Pipeline {
       if (!stage.settle || !(i < started || (stage.settlesUnstarted && started > 0))) continue;
       if (observer) observer(ctx, stage.name, 'settle');
       try {
-        await stage.settle(ctx, outcome);
+        const pending = stage.settle(ctx, outcome);
+        if (pending) await pending;
       } catch (err) {
         this.logger.error('stage settle failed', { stage: stage.name, requestId: ctx.requestId, error: (err as Error).message });
       }

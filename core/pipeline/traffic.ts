@@ -11,9 +11,9 @@ export interface TrafficStrategy {
   /** may the platform admin key make this kind of request? (it may call MCP tools, never models) */
   readonly adminKeyAllowed: boolean;
   /** scope stage: what the principal may reach (refuse what it may not) */
-  scope(ctx: AuthedContext): Promise<void>;
+  scope(ctx: AuthedContext): Promise<void> | void;
   /** route stage: the target (deployments to try, the MCP server and upstream name) */
-  route(ctx: AuthedContext): Promise<void>;
+  route(ctx: AuthedContext): Promise<void> | void;
   /** pre-guardrail stage: inspect (mask, block) the input */
   checkInput(ctx: AuthedContext): Promise<void>;
   /**

@@ -51,13 +51,13 @@ export class ModelTraffic implements TrafficStrategy {
   ) {}
 
   /** A model outside the key's list is refused exactly like an unknown one, so a key cannot probe which exist. */
-  async scope(ctx: AuthedContext): Promise<void> {
+  scope(ctx: AuthedContext): void {
     const model = ctx.modelExchange.requestedModel;
     if (!ctx.principal.allowsModel(model)) throw modelNotFound(model);
   }
 
   /** Public model name -> the deployments to try (load-balanced, then fallbacks). */
-  async route(ctx: AuthedContext): Promise<void> {
+  route(ctx: AuthedContext): void {
     const exchange = ctx.modelExchange;
     const group = this.catalog.group(exchange.requestedModel);
     if (!group) throw modelNotFound(exchange.requestedModel);

@@ -10,7 +10,7 @@ export class ScopeStage implements Stage {
   readonly name = 'scope' as const;
   constructor(@inject(TRAFFIC) private readonly traffic: TrafficStrategies) {}
 
-  run(ctx: AuthedContext): Promise<void> {
+  run(ctx: AuthedContext): Promise<void> | void {
     return this.traffic.of(ctx).scope(ctx);
   }
 }

@@ -1,7 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
+import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
@@ -53,7 +55,8 @@ export async function callDeployment(
   timeouts?: TimeoutsConfig,
   traceHeaders?: Record<string, string>,
 ): Promise<ModelResult> {
-  const effective = { ...deployment.config.timeouts, ...timeouts };
+  // per-request timeouts (x-gateway-timeout) override the deployment's; most requests send none
+  const effective = timeouts ? { ...deployment.config.timeouts, ...timeouts } : (deployment.config.timeouts ?? {});
   const native = deployment.provider.operations[exchange.format];
   if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective, traceHeaders);
 
@@ -117,31 +120,46 @@ async function send(
 ): Promise<ModelResult> {
   const { target, provider } = deployment;
   const prepare = provider.prepareRequest ? (wire: PreparedRequest, hookSignal: AbortSignal) => provider.prepareRequest!(wire, target, hookSignal) : undefined;
+  if (!stream) return readWhole(await client.sendAndRead(target.baseUrl, request, signal, timeouts, prepare), deployment, op, body);
   const response = await client.send(target.baseUrl, request, signal, timeouts, prepare);
-  if (response.status >= 400) {
-    const errorBody = await readErrorBody(response.body);
-    const error = provider.toError(response.status, errorBody, response.headers);
-    const retryAfter = response.headers['retry-after'];
-    throw new AttemptError(error, false, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
-  }
+  if (response.status >= 400) throw attemptFailure(deployment, response.status, await readErrorBody(response.body), response.headers);
   const contentType = String(response.headers['content-type'] ?? '');
-  const decoder = stream ? (op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined)) : undefined;
+  const decoder = op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined);
   if (decoder) {
     return { status: 200, stream: await peekFirstFrame(translateStream(response.body, decoder, op, target, format, signal)), headers: {} };
   }
+  // asked to stream, answered with one JSON document
   let text: string;
   try {
     text = await response.body.text();
   } catch (err) {
     throw translateTransportError(err, signal);
   }
+  return fromJsonText(text, deployment, op, body);
+}
+
+/** A whole answer (the client did not ask for a stream): an error status, or one JSON document. */
+function readWhole(answer: GatheredAnswer, deployment: Deployment, op: HttpOperation, body: unknown): ModelResult {
+  const text = answerText(answer.bytes);
+  if (answer.status >= 400) throw attemptFailure(deployment, answer.status, errorBodyOf(text), answer.headers);
+  return fromJsonText(text, deployment, op, body);
+}
+
+/** An error status: the provider's error, and what the retry decision needs (status, Retry-After). */
+function attemptFailure(deployment: Deployment, status: number, errorBody: unknown, headers: IncomingHttpHeaders): AttemptError {
+  const error = deployment.provider.toError(status, errorBody, headers);
+  const retryAfter = headers['retry-after'];
+  return new AttemptError(error, false, { status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+}
+
+function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, body: unknown): ModelResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new UpstreamError('The upstream sent a response that is not valid JSON.', 'upstream_bad_response');
   }
-  const translated = op.fromUpstream(parsed, target, body);
+  const translated = op.fromUpstream(parsed, deployment.target, body);
   // An identity translation (pass-through) lets the endpoint send the upstream's bytes unchanged.
   return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
 }

@@ -32,11 +32,14 @@ async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}):
   return ctx;
 }
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
-    () => expect.fail('the stage should have refused the request'),
-    (err: GatewayError) => err,
-  );
+/** A stage may refuse synchronously (a stage with nothing to wait for returns no promise) or by rejecting. */
+async function failure(run: () => unknown): Promise<GatewayError> {
+  try {
+    await run();
+  } catch (err) {
+    return err as GatewayError;
+  }
+  return expect.fail('the stage should have refused the request');
 }
 
 const reachable = (ctx: GatewayContext) => ctx.mcpScope!.servers.map((s) => s.record.name);
@@ -49,12 +52,12 @@ describe('core/stages/scope', () => {
     });
 
     it('lets a key reach the models its patterns allow, and only those', async () => {
-      const outcome = async (key: string, model: string) => stage.run(await modelContext(key, model)).then(() => 'in scope', (e: GatewayError) => e.code);
+      const outcome = async (key: string, model: string) => (async () => stage.run(await modelContext(key, model)))().then(() => 'in scope', (e: GatewayError) => e.code);
       expect([await outcome('sk-narrow', 'gpt-4o-mini'), await outcome('sk-wide', 'anything'), await outcome('sk-narrow', 'o1')]).to.deep.equal(['in scope', 'in scope', 'model_not_found']);
     });
 
     it('refuses a model outside the key list exactly like an unknown model (404 model_not_found)', async () => {
-      const err = await failure(stage.run(await modelContext('sk-narrow', 'gpt-4')));
+      const err = await failure(async () => stage.run(await modelContext('sk-narrow', 'gpt-4')));
       expect([err.status, err.code, err.param]).to.deep.equal([404, 'model_not_found', 'model']);
     });
   });
@@ -75,7 +78,7 @@ describe('core/stages/scope', () => {
       const ctx = await mcpContext('sk-wide');
       await new ScopeStage(traffic).run(ctx);
       expect(reachable(ctx)).to.deep.equal([]);
-      const err = await failure(new RouteStage(traffic).run(ctx));
+      const err = await failure(() => new RouteStage(traffic).run(ctx));
       expect([err.status, err.code]).to.deep.equal([404, 'mcp_tool_not_found']);
     });
   });
