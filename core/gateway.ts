@@ -15,7 +15,7 @@ import { scrubbingLogger } from './observability/scrubbing-logger';
 import { GatewayMetrics, type MetricSources } from './observability/metrics';
 import { timedStore } from './observability/timed-store';
 import { RequestReporter } from './observability/request-report';
-import { traceExportFromEnv, Tracing } from './observability/tracing';
+import { startTracing, traceExportFromEnv } from './observability/trace-export';
 import type { DeploymentHealth } from './routing/deployment-health';
 import { configSecretValues } from './config/secret-values';
 import { knownSecrets } from './errors/scrub';
@@ -115,7 +115,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const requestLog = new RequestLog(store, logger);
     sources.deployments = () => deploymentStates(catalog, container);
     sources.logWriter = () => requestLog.writer;
-    const tracing = traceExport ? new Tracing(traceExport) : undefined;
+    const tracing = startTracing(traceExport);
     if (tracing) disposers.push(() => tracing.shutdown());
 
     container.registerInstance(T.CONFIG, config);

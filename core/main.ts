@@ -14,11 +14,13 @@ import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrail
 import { USAGE } from './cli/usage';
 import { createLogger, formatFrom } from './observability/logger';
 import { WorkerStartError, reportListening, resolveWorkers, runPrimary } from './cli/cluster';
+import { capHeapGrowth } from './cli/heap-growth';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
 async function main(): Promise<void> {
+  capHeapGrowth();
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({

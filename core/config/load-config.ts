@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { createJiti } from 'jiti';
+import { createJiti } from './jiti';
 import { ConfigError } from '../errors/gateway-error';
 import { resolveEnvRefs } from './env';
 import { configReferenceProblems } from './references';

@@ -7,6 +7,7 @@ import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
 import { formatCost } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
+import { batchesOf } from '../streaming/frame-batches';
 import { ClientAbortError } from '../upstream/upstream-client';
 import { providerVisibleHeaders } from './credentials';
 import { sendError, type ErrorShape } from './error-shapes';
@@ -115,9 +116,10 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
   const out = new FrameBatcher(res);
   let outcome: Outcome = { status: 200, reason: 'ok' };
   try {
-    for await (const frame of stream) {
-      if (spec.skipFrame?.(frame, body)) continue;
-      out.push(frame.toWire());
+    // a batch at a time (the frames of one upstream read, or one frame from a per-frame stream)
+    for await (const batch of batchesOf(stream)) {
+      // a frame passing through unchanged is written as the upstream's bytes
+      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) out.push(frame.wireBytes ?? frame.toWire());
       if (out.backpressure) await out.backpressure;
     }
     out.flush();
@@ -139,16 +141,25 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
  * chunked-encoding write each. Nothing waits on a timer, and backpressure still holds the stream.
  */
 class FrameBatcher {
-  private pending = '';
+  /** runs of frames as strings (built frames, joined) or bytes (frames passed through as they came) */
+  private pending: (string | Uint8Array)[] = [];
+  private size = 0;
   private scheduled = false;
   /** set while the socket's buffer is full; settles on 'drain' (or when the client goes away) */
   private drain: Promise<void> | undefined;
 
   constructor(private readonly res: ServerResponse) {}
 
-  push(wire: string): void {
-    this.pending += wire;
-    if (this.pending.length >= 64 * 1024) this.flush();
+  push(wire: string | Uint8Array): void {
+    const last = this.pending.length - 1;
+    const prev = last >= 0 ? this.pending[last] : undefined;
+    if (typeof wire === 'string' && typeof prev === 'string') this.pending[last] = prev + wire;
+    else if (typeof wire !== 'string' && prev instanceof Uint8Array && adjoins(prev, wire)) {
+      // frames passed through from one upstream read sit side by side in its buffer: one view, no copy
+      this.pending[last] = new Uint8Array(prev.buffer, prev.byteOffset, prev.byteLength + wire.byteLength);
+    } else this.pending.push(wire);
+    this.size += wire.length;
+    if (this.size >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -159,9 +170,11 @@ class FrameBatcher {
   }
 
   flush(): void {
-    if (!this.pending || this.res.destroyed) return;
-    const accepted = this.res.write(this.pending);
-    this.pending = '';
+    const { pending } = this;
+    if (pending.length === 0 || this.res.destroyed) return;
+    this.pending = [];
+    this.size = 0;
+    const accepted = this.res.write(pending.length === 1 ? pending[0] : Buffer.concat(pending.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))));
     if (!accepted && !this.drain) {
       this.drain = new Promise<void>((resolve) => {
         const done = () => {
@@ -180,4 +193,9 @@ class FrameBatcher {
   get backpressure(): Promise<void> | undefined {
     return this.drain;
   }
+}
+
+/** whether `next` starts in the same buffer right where `prev` ends */
+function adjoins(prev: Uint8Array, next: Uint8Array): boolean {
+  return prev.buffer === next.buffer && prev.byteOffset + prev.byteLength === next.byteOffset;
 }

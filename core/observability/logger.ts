@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { scrubSecrets } from '../errors/scrub';
 import type { Logger } from '../plugins/contracts';
 
@@ -80,7 +80,12 @@ function destinationOf(options: LoggerOptions): DestinationStream {
     const write = options.write;
     return { write: (line: string) => write(line) };
   }
-  if (options.format === 'pretty') return pinoPretty({ destination: 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' });
+  if (options.format === 'pretty') {
+    // loaded only when pretty lines are asked for: pino-pretty and its formatters stay out of the
+    // memory of a gateway logging JSON (the default)
+    const pinoPretty = require('pino-pretty') as typeof PinoPretty;
+    return pinoPretty({ destination: 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' });
+  }
   // asynchronous: under load lines are written in batches, not one system call each (flushed at exit)
   return pino.destination({ dest: 1, sync: false });
 }

@@ -4,8 +4,8 @@ import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ConfigError } from '../errors/gateway-error';
 import { requestAttributes, resultAttributes, rootSpanName } from './span-attributes';
+import type { TraceExport } from './trace-export';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 
@@ -16,36 +16,6 @@ const headerGetter: TextMapGetter<Readonly<Record<string, string | string[] | un
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => (Object.hasOwn(carrier, key) ? carrier[key] : undefined),
 };
-
-/** Where and how spans are exported, from the standard OTEL_* variables; undefined = tracing is off. */
-export interface TraceExport {
-  url: string;
-  protocol: 'http/protobuf' | 'http/json';
-  serviceName: string;
-}
-
-/**
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as is) or OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces), with
- * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL (default http/protobuf, as the specification says) and
- * OTEL_SERVICE_NAME. OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn it off.
- */
-export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport | undefined {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim() === 'none') return undefined;
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  if (!traces && !base) return undefined;
-  const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `"${protocol}" is not supported: use http/protobuf or http/json`);
-  }
-  try {
-    new URL(url);
-  } catch {
-    throw new ConfigError(traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http(s) URL');
-  }
-  return { url, protocol, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'model-gateway' };
-}
 
 /**
  * OpenTelemetry tracing of one gateway instance: its own tracer provider (not the global one, so

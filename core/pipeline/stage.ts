@@ -20,9 +20,9 @@ export interface Outcome {
  */
 export interface Stage {
   readonly name: StageName;
-  /** A promise when the stage waits for something; undefined when it finished synchronously (no promise hop). */
+  /** A stage with nothing to wait for returns nothing: the driver awaits only a promise (a hop saved per stage). */
   run(ctx: AuthedContext): Promise<void> | void;
-  /** Runs at the end, whatever happened, for every stage whose `run` started (a promise only when it waits). */
+  /** Runs at the end, whatever happened, for every stage whose `run` started. */
   settle?(ctx: GatewayContext, outcome: Outcome): Promise<void> | void;
   /** Settle even when an earlier stage failed before this one ran (spend logs a blocked request too). */
   readonly settlesUnstarted?: boolean;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createJiti } from 'jiti';
+import { createJiti } from '../config/jiti';
 import { PluginError } from '../errors/gateway-error';
 import { compileSchema, type SchemaValidator } from '../config/validators';
 import type { PluginContext, PluginDefinition, PluginDeps, PluginKind } from './contracts';
@@ -79,8 +79,9 @@ export class PluginRegistry {
    * may export one definition or an array of them, as `default` or as the module itself.
    */
   async loadExternal(specifiers: string[], baseDir: string): Promise<void> {
-    const jiti = createJiti(path.join(baseDir, 'gateway.config.ts'), { interopDefault: true });
+    let jiti: ReturnType<typeof createJiti> | undefined;
     for (const [i, spec] of specifiers.entries()) {
+      jiti ??= createJiti(path.join(baseDir, 'gateway.config.ts'), { interopDefault: true });
       const at = `plugins[${i}]`;
       const target = spec.startsWith('.') || path.isAbsolute(spec) ? path.resolve(baseDir, spec) : spec;
       let mod: unknown;

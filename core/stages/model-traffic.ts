@@ -19,6 +19,7 @@ import { classifyFailure, retryDelayMs, type AttemptFailure } from '../routing/r
 import { formatAdapter } from '../formats/registry';
 import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
+import { batchesOf, FrameBatches } from '../streaming/frame-batches';
 import type { TokenUsage } from '../types/usage';
 import { fillUnreportedUsage, frameTextLength } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
@@ -179,21 +180,34 @@ export class ModelTraffic implements TrafficStrategy {
 /** Streams of generated text, whose unreported usage can be estimated from that text. */
 const TEXT_FORMATS = new Set<ApiFormat>(['chat', 'messages']);
 
-async function* meterStream(
+function meterStream(
   ctx: AuthedContext,
   format: ApiFormat,
   stream: AsyncIterable<SseFrame>,
   usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
   price: Parameters<typeof priceUsage>[0],
-): AsyncGenerator<SseFrame> {
+): FrameBatches {
+  return new FrameBatches(meterBatches(ctx, format, batchesOf(stream), usageOfFrame, price));
+}
+
+/** A batch at a time (the frames of one upstream read): one async hop per read, not per frame. */
+async function* meterBatches(
+  ctx: AuthedContext,
+  format: ApiFormat,
+  batches: AsyncIterable<SseFrame[]>,
+  usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
+  price: Parameters<typeof priceUsage>[0],
+): AsyncGenerator<SseFrame[]> {
   let streamedChars = 0;
   let complete = false;
   try {
-    for await (const frame of stream) {
-      const usage = usageOfFrame(frame);
-      if (usage) mergeUsage(ctx.usage, usage);
-      streamedChars += frameTextLength(format, frame);
-      yield frame;
+    for await (const batch of batches) {
+      for (const frame of batch) {
+        const usage = usageOfFrame(frame);
+        if (usage) mergeUsage(ctx.usage, usage);
+        streamedChars += frameTextLength(format, frame);
+      }
+      yield batch;
     }
     complete = true;
   } finally {

@@ -30,7 +30,7 @@ export class SpendStage implements Stage {
     @inject(REQUEST_REPORTER) private readonly reporter: RequestReporter,
   ) {}
 
-  async run(ctx: AuthedContext): Promise<void> {
+  run(ctx: AuthedContext): void {
     this.traffic.of(ctx).meter(ctx);
   }
 

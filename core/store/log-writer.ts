@@ -49,8 +49,9 @@ export class LogWriter {
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly batchSize: number;
-  private pending: { entry: LogEntry; done: () => void }[] = [];
-  private turnScheduled = false;
+  private pending: LogEntry[] = [];
+  /** the next write turn, once an entry waits for it: its promise and how to resolve it */
+  private turn: { written: Promise<void>; done: () => void } | undefined;
   private readonly queue: Batch[] = [];
   private queuedCount = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -66,21 +67,26 @@ export class LogWriter {
     this.batchSize = options.batchSize ?? 500;
   }
 
-  /** Resolves once the entry is written, or kept in the queue for a later write, or dropped (counted). */
+  /**
+   * Resolves once the entry is written, or kept in the queue for a later write, or dropped (counted).
+   * Every entry of a turn shares that turn's one promise (and its one setImmediate).
+   */
   write(entry: LogEntry): Promise<void> {
-    return new Promise<void>((done) => {
-      this.pending.push({ entry, done });
-      if (this.turnScheduled) return;
-      this.turnScheduled = true;
+    this.pending.push(entry);
+    if (!this.turn) {
+      let done!: () => void;
+      const written = new Promise<void>((resolve) => (done = resolve));
+      this.turn = { written, done };
       setImmediate(() => void this.writeTurn());
-    });
+    }
+    return this.turn.written;
   }
 
   private async writeTurn(): Promise<void> {
-    this.turnScheduled = false;
-    const turn = this.pending;
+    const { done } = this.turn!;
+    this.turn = undefined;
+    const entries = this.pending;
     this.pending = [];
-    const entries = turn.map((p) => p.entry);
     this.turnsInFlight += 1;
     try {
       // something older still waits: keep the order, the retry loop writes these after it
@@ -88,7 +94,7 @@ export class LogWriter {
       else await this.attempt({ entries }, true);
     } finally {
       this.turnsInFlight -= 1;
-      for (const p of turn) p.done();
+      done();
     }
   }
 
@@ -97,7 +103,7 @@ export class LogWriter {
    * log and spend views include the requests it has already settled (read-your-writes).
    */
   async settled(): Promise<void> {
-    while (this.turnScheduled || this.turnsInFlight > 0) await new Promise((r) => setImmediate(r));
+    while (this.turn || this.turnsInFlight > 0) await new Promise((r) => setImmediate(r));
   }
 
   /** One write; on failure the batch goes to the queue (at its end when new, back at its head when retried). */
@@ -177,7 +183,7 @@ export class LogWriter {
    */
   async flush(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.pending.length || this.turnScheduled) await new Promise((r) => setImmediate(r));
+    while (this.pending.length || this.turn) await new Promise((r) => setImmediate(r));
     while (this.queue.length && Date.now() < deadline) {
       if (this.retryTimer) {
         clearTimeout(this.retryTimer);

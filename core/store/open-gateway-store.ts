@@ -4,8 +4,6 @@ import { ConfigError } from '../errors/gateway-error';
 import { InstanceEvents, type ChangeEvents } from './events/change-events';
 import { LocalChangeEvents } from './events/local-change-events';
 import { ClusterChangeEvents } from './events/cluster-change-events';
-import { PostgresChangeEvents } from './events/postgres-change-events';
-import { RedisChangeEvents } from './events/redis-change-events';
 import { guardBackend } from './faults/guarded-backend';
 import { StoreGuard } from './faults/store-guard';
 import { openStore, type OpenStoreOptions } from './open-store';
@@ -46,10 +44,13 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
     const redisUrl = options.shared ? undefined : (settings.redis ?? (/^rediss?:\/\//.test(settings.url) ? settings.url : undefined));
     const postgresUrl = options.shared || redisUrl ? undefined : /^postgres(ql)?:\/\//.test(settings.url) ? settings.url : undefined;
     const onHandlerError = (err: unknown) => options.logger?.error('change event handler failed', { error: (err as Error).message });
+    // the pg and Redis clients are required only when their store is in use (see open-store.ts)
     if (redisUrl) {
+      const { RedisChangeEvents } = require('./events/redis-change-events') as typeof import('./events/redis-change-events');
       events = await RedisChangeEvents.connect(redisUrl, { timeoutMs: settings.timeoutMs, onHandlerError });
     } else if (postgresUrl) {
       // no Redis: PostgreSQL's own LISTEN/NOTIFY carries the events
+      const { PostgresChangeEvents } = require('./events/postgres-change-events') as typeof import('./events/postgres-change-events');
       events = await PostgresChangeEvents.connect(postgresUrl, { timeoutMs: settings.timeoutMs, onHandlerError }).catch((err) => {
         throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}`);
       });

@@ -1,8 +1,6 @@
 import { ConfigError } from '../errors/gateway-error';
 import type { Logger } from '../plugins/contracts';
 import { MemoryBackend } from './memory-backend';
-import { PostgresBackend } from './postgres-backend';
-import { RedisBackend } from './redis-backend';
 import type { SecretBox } from './secrets/secret-box';
 import { loadSecretBox } from './secrets/secret-key-source';
 import { SqliteBackend } from './sqlite-backend';
@@ -17,6 +15,13 @@ export interface OpenStoreOptions {
   secretBox?: SecretBox;
 }
 
+/**
+ * The drivers of the network stores (pg, @keyv/redis with its Redis client) are required only for a URL
+ * of their kind: a gateway on SQLite or memory never holds their code.
+ */
+const postgresBackend = () => (require('./postgres-backend') as typeof import('./postgres-backend')).PostgresBackend;
+const redisBackend = () => (require('./redis-backend') as typeof import('./redis-backend')).RedisBackend;
+
 /** `memory://`, `sqlite://PATH` (relative to the working directory), `redis://HOST:PORT[/DB]` or `postgres://USER:PASSWORD@HOST:PORT/DB`. */
 export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
@@ -29,7 +34,7 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     const box = secrets();
     try {
-      return await RedisBackend.connect(url, now, box);
+      return await redisBackend().connect(url, now, box);
     } catch (err) {
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }
@@ -37,7 +42,7 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const box = secrets();
     try {
-      return await PostgresBackend.connect(url, now, box);
+      return await postgresBackend().connect(url, now, box);
     } catch (err) {
       throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}`);
     }

@@ -27,8 +27,10 @@ export class RequestLog {
   }
 
   record(entry: LogEntry): Promise<void> {
-    // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees)
-    return this.writer.write({ ...entry, cost: roundCost(entry.cost) });
+    // every stored cost is rounded to 1e-10 USD, whatever summed it (responses rounds, tool fees); the
+    // spend stage hands in rounded costs, so the entry is copied only when it is not
+    const cost = roundCost(entry.cost);
+    return this.writer.write(cost === entry.cost ? entry : { ...entry, cost });
   }
 
   async query(query: LogQuery): Promise<LogPage> {

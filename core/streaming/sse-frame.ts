@@ -12,6 +12,8 @@ export class SseFrame {
   private rawData: string | undefined;
   private parsed: unknown;
   private hasParsed: boolean;
+  /** the upstream's bytes for this frame, exactly what toWire() would write; dropped on any change */
+  private wire: Uint8Array | undefined;
 
   private constructor(readonly event: string | undefined, raw: string | undefined, parsed: unknown, hasParsed: boolean) {
     this.rawData = raw;
@@ -21,6 +23,16 @@ export class SseFrame {
 
   static fromRaw(data: string, event?: string): SseFrame {
     return new SseFrame(event, data, undefined, false);
+  }
+
+  /**
+   * A frame read from an upstream whose bytes are already the wire form toWire() would build (the SSE
+   * decoder checks): written as they came, with no string building or re-encoding.
+   */
+  static fromWire(data: string, event: string | undefined, wire: Uint8Array): SseFrame {
+    const frame = new SseFrame(event, data, undefined, false);
+    frame.wire = wire;
+    return frame;
   }
 
   static fromJson(value: unknown, event?: string): SseFrame {
@@ -47,15 +59,22 @@ export class SseFrame {
     this.parsed = value;
     this.hasParsed = true;
     this.rawData = undefined;
+    this.wire = undefined;
   }
 
   /** Call after mutating `json` in place. */
   markChanged(): void {
     this.rawData = undefined;
+    this.wire = undefined;
   }
 
   get isDone(): boolean {
     return this.rawData === '[DONE]';
+  }
+
+  /** The upstream's own bytes when the frame passes through unchanged (the same bytes as toWire()). */
+  get wireBytes(): Uint8Array | undefined {
+    return this.wire;
   }
 
   /** The frame as written on the wire. */

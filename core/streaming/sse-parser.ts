@@ -1,47 +1,118 @@
 import { SseFrame } from './sse-frame';
 
+const LF = 10;
+const CR = 13;
+const COLON = 58;
+const SPACE = 32;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+
+/** whether buf[start, end) is the field name `name` (compared as bytes: no string per line) */
+function isField(buf: Buffer, start: number, end: number, name: Buffer): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (buf[start + i] !== name[i]) return false;
+  return true;
+}
+
 /**
  * Incremental SSE decoder (the WHATWG event-stream rules that matter for model APIs): frames end at a
  * blank line, `data:` lines of one frame are joined with "\n", comments (`:`) are skipped, and CRLF or
- * LF line endings both work. Bytes are decoded as a stream so a UTF-8 character split across chunks
- * survives. Synchronous: one upstream read in, the frames it completes out, so a caller can handle them
- * without an async hop per frame.
+ * LF line endings both work. Synchronous: one upstream read in, the frames it completes out, so a caller
+ * can handle them without an async hop per frame.
+ *
+ * It works on the bytes: lines are found by scanning for LF, and only complete lines are decoded, each
+ * on its own (a LF byte never occurs inside a multi-byte UTF-8 character, so a character split across
+ * reads is whole by then; decoding a line costs a fraction of a streaming TextDecoder). A frame written
+ * exactly as the gateway would write it (`event: E\n` at most, one `data: ` line, LF endings) keeps the
+ * upstream's bytes, so it can pass through without being encoded again (SseFrame.wireBytes): a chunk
+ * pushed must not be written to afterwards, since its frames may point into it.
  */
 export class SseDecoder {
-  private readonly decoder = new TextDecoder();
-  private buffer = '';
+  /** bytes not yet made into frames: they start at the current frame's first line */
+  private pending: Buffer | undefined;
+  /** how far into `pending` the lines have been read (a partial line starts here) */
+  private scanned = 0;
   private event: string | undefined;
   private data: string[] = [];
+  /** the frame's bytes are already in the gateway's own wire form so far */
+  private canonical = true;
+  private lines = 0;
+
+  private started = false;
 
   push(chunk: Uint8Array | string): SseFrame[] {
-    const text = this.buffer + (typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let buf = this.pending ? Buffer.concat([this.pending, bytes]) : bytes;
+    if (!this.started) {
+      // a byte order mark before the first line is not part of it (the WHATWG rules; TextDecoder's default)
+      if (buf.length < BOM.length && BOM.subarray(0, buf.length).equals(buf)) {
+        this.pending = Buffer.from(buf);
+        return [];
+      }
+      this.started = true;
+      if (buf.subarray(0, BOM.length).equals(BOM)) buf = buf.subarray(BOM.length);
+    }
     const frames: SseFrame[] = [];
-    let start = 0;
+    let frameStart = 0;
+    let start = this.scanned;
     let newline: number;
-    while ((newline = text.indexOf('\n', start)) !== -1) {
-      const end = newline > start && text.charCodeAt(newline - 1) === 13 /* \r */ ? newline - 1 : newline;
-      this.line(text, start, end, frames);
+    while ((newline = buf.indexOf(LF, start)) !== -1) {
+      const crlf = newline > start && buf[newline - 1] === CR;
+      const end = crlf ? newline - 1 : newline;
+      if (crlf) this.canonical = false;
+      if (start === end) {
+        if (this.data.length > 0) frames.push(this.frame(buf, frameStart, newline + 1));
+        this.reset();
+        frameStart = newline + 1;
+      } else this.line(buf, start, end);
       start = newline + 1;
     }
-    this.buffer = start === 0 ? text : text.slice(start);
+    if (frameStart === buf.length) {
+      this.pending = undefined;
+      this.scanned = 0;
+    } else {
+      // copied, so a few bytes of a partial frame do not keep a whole read's buffer alive
+      this.pending = Buffer.from(buf.subarray(frameStart));
+      this.scanned = start - frameStart;
+    }
     return frames;
   }
 
-  private line(text: string, start: number, end: number, frames: SseFrame[]): void {
-    if (start === end) {
-      if (this.data.length > 0) frames.push(SseFrame.fromRaw(this.data.length === 1 ? this.data[0] : this.data.join('\n'), this.event));
-      this.event = undefined;
-      this.data = [];
+  private frame(buf: Buffer, start: number, end: number): SseFrame {
+    const data = this.data.length === 1 ? this.data[0] : this.data.join('\n');
+    if (!this.canonical || this.data.length !== 1 || this.lines !== (this.event === undefined ? 1 : 2)) return SseFrame.fromRaw(data, this.event);
+    // a view, not a copy: Node reads every socket chunk into a buffer of its own and never reuses it, and
+    // a frame lives only until it is written
+    return SseFrame.fromWire(data, this.event, buf.subarray(start, end));
+  }
+
+  private reset(): void {
+    this.event = undefined;
+    this.data = [];
+    this.canonical = true;
+    this.lines = 0;
+  }
+
+  private line(buf: Buffer, start: number, end: number): void {
+    this.lines++;
+    if (buf[start] === COLON /* comment */) {
+      this.canonical = false;
       return;
     }
-    if (text.charCodeAt(start) === 58 /* ':' comment */) return;
-    const colon = text.indexOf(':', start);
-    const fieldEnd = colon === -1 || colon > end ? end : colon;
+    // the field name ends at the line's first colon (a few bytes in), or the line is all name
+    let fieldEnd = start;
+    while (fieldEnd < end && buf[fieldEnd] !== COLON) fieldEnd++;
     let valueStart = fieldEnd === end ? end : fieldEnd + 1;
-    if (text.charCodeAt(valueStart) === 32 && valueStart < end) valueStart++;
-    const field = text.slice(start, fieldEnd);
-    if (field === 'data') this.data.push(text.slice(valueStart, end));
-    else if (field === 'event') this.event = text.slice(valueStart, end);
+    if (buf[valueStart] === SPACE && valueStart < end) valueStart++;
+    else this.canonical = false;
+    if (isField(buf, start, fieldEnd, DATA)) {
+      this.data.push(buf.toString('utf8', valueStart, end));
+    } else if (isField(buf, start, fieldEnd, EVENT)) {
+      // the gateway writes `event:` as a frame's first line, before its `data:`
+      if (this.data.length > 0 || this.lines !== 1) this.canonical = false;
+      this.event = buf.toString('utf8', valueStart, end);
+    } else this.canonical = false;
   }
 }
 

@@ -1,12 +1,15 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
+import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
+import { FrameBatches } from '../streaming/frame-batches';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
 /** What an upstream answered when it answered with an error status (for the retry decision). */
@@ -53,7 +56,8 @@ export async function callDeployment(
   timeouts?: TimeoutsConfig,
   traceHeaders?: Record<string, string>,
 ): Promise<ModelResult> {
-  const effective = { ...deployment.config.timeouts, ...timeouts };
+  // per-request timeouts (x-gateway-timeout) override the deployment's; most requests send none
+  const effective = timeouts ? { ...deployment.config.timeouts, ...timeouts } : (deployment.config.timeouts ?? {});
   const native = deployment.provider.operations[exchange.format];
   if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective, traceHeaders);
 
@@ -117,37 +121,53 @@ async function send(
 ): Promise<ModelResult> {
   const { target, provider } = deployment;
   const prepare = provider.prepareRequest ? (wire: PreparedRequest, hookSignal: AbortSignal) => provider.prepareRequest!(wire, target, hookSignal) : undefined;
+  if (!stream) return readWhole(await client.sendAndRead(target.baseUrl, request, signal, timeouts, prepare), deployment, op, body);
   const response = await client.send(target.baseUrl, request, signal, timeouts, prepare);
-  if (response.status >= 400) {
-    const errorBody = await readErrorBody(response.body);
-    const error = provider.toError(response.status, errorBody, response.headers);
-    const retryAfter = response.headers['retry-after'];
-    throw new AttemptError(error, false, { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
-  }
+  if (response.status >= 400) throw attemptFailure(deployment, response.status, await readErrorBody(response.body), response.headers);
   const contentType = String(response.headers['content-type'] ?? '');
-  const decoder = stream ? (op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined)) : undefined;
+  const decoder = op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined);
   if (decoder) {
     return { status: 200, stream: await peekFirstFrame(translateStream(response.body, decoder, op, target, format, signal)), headers: {} };
   }
+  // asked to stream, answered with one JSON document
   let text: string;
   try {
     text = await response.body.text();
   } catch (err) {
     throw translateTransportError(err, signal);
   }
+  return fromJsonText(text, deployment, op, body);
+}
+
+/** A whole answer (the client did not ask for a stream): an error status, or one JSON document. */
+function readWhole(answer: GatheredAnswer, deployment: Deployment, op: HttpOperation, body: unknown): ModelResult {
+  const text = answerText(answer.bytes);
+  if (answer.status >= 400) throw attemptFailure(deployment, answer.status, errorBodyOf(text), answer.headers);
+  return fromJsonText(text, deployment, op, body);
+}
+
+/** An error status: the provider's error, and what the retry decision needs (status, Retry-After). */
+function attemptFailure(deployment: Deployment, status: number, errorBody: unknown, headers: IncomingHttpHeaders): AttemptError {
+  const error = deployment.provider.toError(status, errorBody, headers);
+  const retryAfter = headers['retry-after'];
+  return new AttemptError(error, false, { status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+}
+
+function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, body: unknown): ModelResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new UpstreamError('The upstream sent a response that is not valid JSON.', 'upstream_bad_response');
   }
-  const translated = op.fromUpstream(parsed, target, body);
+  const translated = op.fromUpstream(parsed, deployment.target, body);
   // An identity translation (pass-through) lets the endpoint send the upstream's bytes unchanged.
   return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
 }
 
 /**
- * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format; a stream that
+ * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format, one batch per
+ * upstream read (the frames that read completed; reads that complete none yield nothing); a stream that
  * ends without its terminal frame was cut.
  */
 async function* translateStream(
@@ -157,32 +177,45 @@ async function* translateStream(
   target: ProviderTarget,
   format: ModelExchange['format'],
   signal: AbortSignal,
-): AsyncGenerator<SseFrame> {
+): AsyncGenerator<SseFrame[]> {
   const state = {};
-  const adapter = formatAdapter(format);
-  let sawTerminal = !adapter.isTerminalFrame;
+  const isTerminal = formatAdapter(format).isTerminalFrame;
+  let sawTerminal = !isTerminal;
+  const translate = (frames: SseFrame[], batch: SseFrame[]) => {
+    for (const frame of frames) {
+      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
+      if (!out) continue;
+      if (Array.isArray(out)) for (const f of out) batch.push(f);
+      else batch.push(out);
+    }
+    if (!sawTerminal) for (const f of batch) if (isTerminal!(f)) sawTerminal = true;
+    return batch;
+  };
+  // A translator that throws part way through a read: the frames before it are still sent, then the error.
+  let failure: { err: unknown } | undefined;
+  const batchOf = (frames: () => SseFrame[]): SseFrame[] => {
+    const batch: SseFrame[] = [];
+    try {
+      return translate(frames(), batch);
+    } catch (err) {
+      failure = { err };
+      return batch;
+    }
+  };
   try {
     for await (const chunk of body) {
-      for (const frame of decoder.push(chunk)) {
-        const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
-        if (!out) continue;
-        for (const f of Array.isArray(out) ? out : [out]) {
-          if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
-          yield f;
-        }
-      }
+      const batch = batchOf(() => decoder.push(chunk));
+      if (batch.length > 0) yield batch;
+      if (failure) throw failure.err;
     }
     // events a provider decoder still held when the body ended (the SSE decoder holds none worth sending)
-    for (const frame of decoder.end?.() ?? []) {
-      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
-      for (const f of !out ? [] : Array.isArray(out) ? out : [out]) {
-        if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
-        yield f;
-      }
-    }
-    if (op.endOfStream) for (const f of op.endOfStream(state, target)) {
-      if (!sawTerminal && adapter.isTerminalFrame!(f)) sawTerminal = true;
-      yield f;
+    const held = batchOf(() => [...(decoder.end?.() ?? [])]);
+    if (held.length > 0) yield held;
+    if (failure) throw failure.err;
+    if (op.endOfStream) {
+      const closing = op.endOfStream(state, target);
+      if (!sawTerminal) for (const f of closing) if (isTerminal!(f)) sawTerminal = true;
+      if (closing.length > 0) yield closing;
     }
   } catch (err) {
     const error = translateTransportError(err, signal);
@@ -197,24 +230,23 @@ async function* translateStream(
  * Wait for the first frame: an upstream that fails at once (an error event, or a stream that breaks
  * before its first frame) fails the attempt while nothing has been sent to the client yet.
  */
-async function peekFirstFrame(stream: AsyncIterable<SseFrame>): Promise<AsyncIterable<SseFrame>> {
-  const iterator = stream[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  if (!first.done && isErrorFrame(first.value)) {
-    await iterator.return?.();
-    throw new UpstreamError(`The upstream reported an error before sending any output${errorMessageOf(first.value)}.`, 'upstream_stream_error');
+async function peekFirstFrame(batches: AsyncIterator<SseFrame[]>): Promise<FrameBatches> {
+  const first = await batches.next();
+  if (!first.done && isErrorFrame(first.value[0])) {
+    await batches.return?.();
+    throw new UpstreamError(`The upstream reported an error before sending any output${errorMessageOf(first.value[0])}.`, 'upstream_stream_error');
   }
-  return replayFirst(first, iterator);
+  return new FrameBatches(replayFirst(first, batches));
 }
 
 /**
- * The peeked frame, then the rest straight from the upstream iterator: a plain iterator rather than a
- * generator layer, so the frames after the first cost no extra async hop. `return` (a consumer stopping
+ * The peeked batch, then the rest straight from the upstream iterator: a plain iterator rather than a
+ * generator layer, so the batches after the first cost no extra async hop. `return` (a consumer stopping
  * early) closes the upstream iterator too.
  */
-function replayFirst(first: IteratorResult<SseFrame>, rest: AsyncIterator<SseFrame>): AsyncIterable<SseFrame> {
-  let pending: IteratorResult<SseFrame> | undefined = first;
-  const iterator: AsyncIterator<SseFrame> = {
+function replayFirst(first: IteratorResult<SseFrame[]>, rest: AsyncIterator<SseFrame[]>): AsyncIterator<SseFrame[]> {
+  let pending: IteratorResult<SseFrame[]> | undefined = first;
+  return {
     next() {
       if (pending) {
         const result = pending;
@@ -229,7 +261,6 @@ function replayFirst(first: IteratorResult<SseFrame>, rest: AsyncIterator<SseFra
       return { done: true, value: undefined };
     },
   };
-  return { [Symbol.asyncIterator]: () => iterator };
 }
 
 /** An `event: error` frame (Anthropic style) or a data object carrying `error` (OpenAI style). */

@@ -5,15 +5,20 @@
  * any upstream (discovery, tool states, scope, guardrails, cost) with no port, process or network. The
  * server's `url` is not used.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type * as InMemorySdk from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type * as ServerSdk from '@modelcontextprotocol/sdk/server/index.js';
+import type * as TypesSdk from '@modelcontextprotocol/sdk/types.js';
 import { definePlugin, type McpTransportFactory } from '../../core/plugins/sdk';
 import { DEMO_TOOLS } from './tools';
 
 const TOOLS = new Map(DEMO_TOOLS.map((t) => [t.name, t]));
 
+// The SDK is required when a demo server is first connected, not when the plugin is registered: a
+// gateway without one never loads it (core/apis/mcp/sdk.ts says why).
 function demoServer(): Server {
+  const { Server } = require('@modelcontextprotocol/sdk/server/index.js') as typeof ServerSdk;
+  const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js') as typeof TypesSdk;
   const server = new Server({ name: 'model-gateway-demo', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: DEMO_TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
@@ -34,6 +39,7 @@ export function createDemoFactory(): McpTransportFactory {
   const open = new Set<Server>();
   return {
     async connect() {
+      const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js') as typeof InMemorySdk;
       const [client, server] = InMemoryTransport.createLinkedPair();
       const instance = demoServer();
       open.add(instance);

@@ -11,8 +11,8 @@
  * 404 and the transport throws `StreamableHTTPError(404)`; the core's connection pool then drops that
  * connection and opens a new one (see core/apis/mcp/upstream-pool.ts), which initializes a fresh session.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StreamableHTTPClientTransport as ModernStreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type * as LegacyTransportSdk from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as ModernClientSdk from '@modelcontextprotocol/client';
 import { definePlugin, isInternalAddress, outboundTraceHeaders, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
 import { createRequestFetch } from './request-fetch';
 
@@ -57,7 +57,10 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       await own?.close();
       await publicOnly.close();
     },
+    // The SDKs are required at the first connection, not when the plugin is registered: a gateway
+    // with no MCP server never loads them (core/apis/mcp/sdk.ts says why).
     connect(target: McpTransportTarget) {
+      const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof LegacyTransportSdk;
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
         requestInit: { headers: { ...target.headers } },
@@ -68,6 +71,7 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     // The SDK 2.x transport: the same requests, plus the 2026-07-28 headers (MCP-Protocol-Version,
     // Mcp-Method, Mcp-Name) on each POST. The pool probes each server with it (server/discover).
     connectModern(target: McpTransportTarget) {
+      const { StreamableHTTPClientTransport: ModernStreamableHTTPClientTransport } = require('@modelcontextprotocol/client') as typeof ModernClientSdk;
       return new ModernStreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: { ...target.headers } },
         fetch: target.publicOnly ? tracedPublicOnly : traced,

@@ -8,14 +8,22 @@
  *   :message-type exception  -> frame named by `:exception-type` (throttlingException, ...)
  *   :message-type error      -> frame named `internalServerException` with `:error-message`
  */
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type * as SmithyCodec from '@smithy/eventstream-codec';
+import type * as SmithyUtf8 from '@smithy/util-utf8';
 import { SseFrame, UpstreamError, type StreamDecoder } from '../../core/plugins/sdk';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
+/** @smithy's codec, required at the first Bedrock stream: a gateway without Bedrock never loads it. */
+function smithy(): { codec: SmithyCodec.EventStreamCodec; toUtf8: typeof SmithyUtf8.toUtf8 } {
+  const { EventStreamCodec } = require('@smithy/eventstream-codec') as typeof SmithyCodec;
+  const { fromUtf8, toUtf8 } = require('@smithy/util-utf8') as typeof SmithyUtf8;
+  return { codec: new EventStreamCodec(toUtf8, fromUtf8), toUtf8 };
+}
+
 export class EventStreamDecoder implements StreamDecoder {
-  private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
+  private readonly smithy = smithy();
+  private readonly codec = this.smithy.codec;
   private pending: Buffer = Buffer.alloc(0);
 
   push(chunk: Uint8Array): SseFrame[] {
@@ -31,7 +39,7 @@ export class EventStreamDecoder implements StreamDecoder {
         throw new UpstreamError('The Bedrock upstream sent a damaged event-stream message.', 'upstream_bad_response');
       }
       this.pending = this.pending.subarray(length);
-      frames.push(frameOf(message.headers, toUtf8(message.body)));
+      frames.push(frameOf(message.headers, this.smithy.toUtf8(message.body)));
     }
     return frames;
   }

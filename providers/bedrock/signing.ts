@@ -5,9 +5,10 @@
  * credentials files with `profile` or AWS_PROFILE, SSO, web identity, container and instance roles),
  * which caches what it finds and refreshes it before it expires.
  */
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type * as AwsSha256 from '@aws-crypto/sha256-js';
+import type * as AwsCredentials from '@aws-sdk/credential-provider-node';
+import type { SignatureV4 } from '@smithy/signature-v4';
+import type * as SmithySigner from '@smithy/signature-v4';
 import { UpstreamError, type PreparedRequest, type ProviderConfig } from '../../core/plugins/sdk';
 
 type CredentialSource = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
@@ -21,11 +22,16 @@ export function credentialSource(provider: ProviderConfig<string>): CredentialSo
     }
     return { accessKeyId: provider.accessKeyId, secretAccessKey: provider.secretAccessKey, sessionToken: provider.sessionToken };
   }
+  const { defaultProvider } = require('@aws-sdk/credential-provider-node') as typeof AwsCredentials;
   return defaultProvider(provider.profile ? { profile: provider.profile } : {});
 }
 
+// The AWS packages are required here, when a Bedrock provider is first set up, not when the gateway
+// starts: a gateway without Bedrock never holds their code (megabytes of heap).
 export function createSigner(region: string, credentials: CredentialSource): SignatureV4 {
-  return new SignatureV4({ service: SIGNING_SERVICE, region, credentials, sha256: Sha256 });
+  const { SignatureV4: Signer } = require('@smithy/signature-v4') as typeof SmithySigner;
+  const { Sha256 } = require('@aws-crypto/sha256-js') as typeof AwsSha256;
+  return new Signer({ service: SIGNING_SERVICE, region, credentials, sha256: Sha256 });
 }
 
 export async function signRequest(signer: SignatureV4, request: PreparedRequest): Promise<PreparedRequest> {

@@ -8,7 +8,7 @@
  * - without: the host's application default credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's
  *   login, the metadata server on Google Cloud).
  */
-import { GoogleAuth, JWT } from 'google-auth-library';
+import type * as GoogleAuthLibrary from 'google-auth-library';
 import { UpstreamError, type HttpFetch } from '../../core/plugins/sdk';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -30,13 +30,23 @@ interface ServiceAccountKey {
   project_id?: string;
 }
 
+/**
+ * google-auth-library (with gaxios and gcp-metadata, megabytes of heap) is required here, when a Vertex
+ * provider first needs a token source, so a gateway without Vertex AI never loads it.
+ */
+function googleAuth(): typeof GoogleAuthLibrary {
+  return require('google-auth-library') as typeof GoogleAuthLibrary;
+}
+
 export function tokenSource(credentials: string | undefined, fetch: HttpFetch, providerId: string): TokenSource {
   if (!credentials) {
+    const { GoogleAuth } = googleAuth();
     const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] });
     return { token: async () => tokenOf(await auth.getAccessToken()) };
   }
   const key = parseKey(credentials, providerId);
   const tokenUri = key.token_uri ?? LIBRARY_TOKEN_URL;
+  const { JWT } = googleAuth();
   const client = new JWT({
     email: key.client_email,
     key: key.private_key,

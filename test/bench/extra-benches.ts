@@ -3,6 +3,7 @@ import { recognizerBench } from '../guardrails/bench/recognizer-bench';
 import { mcpBench } from './mcp-bench';
 import { observabilityBench } from './observability-bench';
 import { spendBench } from './spend-bench';
+import { workersBench } from './workers-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
 export interface BenchContext {
   durationSeconds: number;
@@ -15,4 +16,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench, workersBench];

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,11 +45,39 @@ export async function startNode(args: string[], pattern: RegExp, core: number | 
   };
 }
 
-/** The gateway CLI as its own process, from a config object (core 1 when pinning); its base URL. */
-export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> {
-  const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'mg-bench-')), 'bench.config.json');
+/**
+ * The gateway CLI as its own process, from a config object (core 1 when pinning); its base URL. It runs
+ * as `npm start` does, at the default log level (an access line per request), with its stdout going to a
+ * file as in a deployment, so writing the log costs the gateway what it costs there and costs the load
+ * generator nothing. The file is removed when the process stops.
+ */
+export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<{ child: Child; url: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mg-bench-'));
+  const configFile = path.join(dir, 'bench.config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  // the per-request log lines are off (warn) unless a bench turns them on
-  const child = await startNode([gatewayBinary, '--config', configFile, '--port', '0'], /listening on/, core, { LOG_LEVEL: 'warn', ...env });
-  return { child, url: child.line.split(' on ')[1].trim() };
+  const logFile = path.join(dir, 'gateway.log');
+  const out = openSync(logFile, 'a');
+  const argv = [gatewayBinary, '--config', configFile, '--port', '0', ...args];
+  const child = core === undefined ? spawn(process.execPath, argv, { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } }) : spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } });
+  closeSync(out);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  let url: string | undefined;
+  for (let waited = 0; url === undefined; waited += 50) {
+    if (exited !== undefined) throw new Error(`the gateway exited with ${exited} before it was listening`);
+    if (waited > 30_000) throw new Error('the gateway was not listening within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    url = /listening on (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  }
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+    });
+  return { child: { process: child, line: `listening on ${url}`, stop }, url };
 }

@@ -12,7 +12,7 @@ export interface RecordedRequest {
 /** What the fake answers with; set per test. */
 export type Script =
   | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { kind: 'sse'; events: (string | object)[]; headers?: Record<string, string>; /** end the socket after this many events, without [DONE] */ cutAfter?: number; delayMs?: number; eventDelayMs?: number; done?: boolean }
+  | { kind: 'sse'; /** objects as `data:` JSON frames; strings and bytes written as they are */ events: (string | Uint8Array | object)[]; headers?: Record<string, string>; /** end the socket after this many events, without [DONE] */ cutAfter?: number; delayMs?: number; eventDelayMs?: number; done?: boolean }
   | { kind: 'hang' }
   | { kind: 'destroy' }
   | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> };
@@ -92,7 +92,7 @@ export class FakeOpenAI {
             return;
           }
           if (res.destroyed) return;
-          res.write(typeof event === 'string' ? event : `data: ${JSON.stringify(event)}\n\n`);
+          res.write(typeof event === 'string' || event instanceof Uint8Array ? event : `data: ${JSON.stringify(event)}\n\n`);
           if (script.eventDelayMs) await sleep(script.eventDelayMs);
         }
         if (script.cutAfter !== undefined) {

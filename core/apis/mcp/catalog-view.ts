@@ -8,7 +8,8 @@
  * with one; prompts likewise. Resources keep their URIs and are routed to the server that listed them
  * (or whose resource template matches the URI).
  */
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { uriTemplates } from './sdk';
 import type { DiscoveryCache } from './discovery-cache';
 import type { UpstreamItem } from './discovery';
 import { prefixedToolName, splitPrefixedToolName } from './naming';
@@ -102,7 +103,7 @@ export class McpCatalogView {
     let template = this.templates.get(text);
     if (!template) {
       try {
-        template = new UriTemplate(text);
+        template = new (uriTemplates().UriTemplate)(text);
       } catch {
         return undefined;
       }

@@ -3,9 +3,9 @@
  * following pagination, within one overall time cap per server (interface.md §8: up to 30 s). Lists the
  * upstream does not offer (no capability, or "method not found") are empty, not failures.
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamTimeoutError } from '../../errors/gateway-error';
 import { childSignal } from '../../upstream/child-signal';
+import { legacyTypes } from './sdk';
 import { UpstreamRpcError } from './upstream-errors';
 import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
 import type { UpstreamSession } from './upstream-session';
@@ -92,5 +92,6 @@ function firstByName<T extends { name: string }>(items: T[]): T[] {
 }
 
 function isMethodNotFound(err: unknown): boolean {
+  const { ErrorCode } = legacyTypes();
   return (err as { code?: number })?.code === ErrorCode.MethodNotFound || (err instanceof UpstreamRpcError && err.rpcCode === ErrorCode.MethodNotFound);
 }

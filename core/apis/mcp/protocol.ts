@@ -3,7 +3,7 @@
  * (the SDK 1.x list; 2026-07-28 is negotiated per request, see revision.ts), its capabilities and
  * instructions. The gateway is stateless: no session id is ever issued.
  */
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { legacyTypes } from './sdk';
 
 export const GATEWAY_SERVER_INFO = { name: 'model-gateway', version: '0.1.0' };
 
@@ -14,6 +14,7 @@ export const GATEWAY_INSTRUCTIONS =
 
 /** The client's version when we speak it, else our latest (the client then decides whether to go on). */
 export function negotiateProtocolVersion(requested: unknown): string {
+  const { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } = legacyTypes();
   return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 

@@ -10,9 +10,10 @@
  * reach the instance that issued the state.
  */
 import { randomBytes } from 'node:crypto';
-import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { GatewayError } from '../../errors/gateway-error';
 import type { SecretBox } from '../../store/secrets/secret-box';
+import { modernServer } from './sdk';
 
 /** the HKDF label of the signing key: a key for this job only */
 const KEY_PURPOSE = 'model-gateway mcp relay state v1';
@@ -38,10 +39,13 @@ export interface RelayState {
 const TTL_SECONDS = 600;
 
 export class RelayStateSigner {
-  private readonly codec: RequestStateCodec<RelayState>;
+  private codecOnce: RequestStateCodec<RelayState> | undefined;
 
-  constructor(key: Uint8Array = randomBytes(32)) {
-    this.codec = createRequestStateCodec<RelayState>({ key, ttlSeconds: TTL_SECONDS });
+  constructor(private readonly key: Uint8Array = randomBytes(32)) {}
+
+  /** made at the first relayed state, so the SDK loads only then (sdk.ts) */
+  private get codec(): RequestStateCodec<RelayState> {
+    return (this.codecOnce ??= modernServer().createRequestStateCodec<RelayState>({ key: this.key, ttlSeconds: TTL_SECONDS }));
   }
 
   mint(state: RelayState): Promise<string> {

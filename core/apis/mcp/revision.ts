@@ -9,16 +9,18 @@
  *   cache fields `ttlMs: 0` and `cacheScope: "private"` (what a key sees depends on the key).
  * - 2025-11-25 and earlier: no envelope; a legacy `initialize` works as before.
  */
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../errors/gateway-error';
 import { GATEWAY_SERVER_INFO, GATEWAY_CAPABILITIES, GATEWAY_INSTRUCTIONS } from './protocol';
+import { legacyTypes, modernClient } from './sdk';
 import { MODERN_REVISION } from './upstream-session';
 
 /** the 2026-07-28-era revisions we serve (per-request envelope) */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_REVISION];
-/** every revision we serve, newest first */
-export const SERVED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+let served: readonly string[] | undefined;
+/** every revision we serve, newest first (the SDK's list, so read at the first MCP message: sdk.ts) */
+export function servedVersions(): readonly string[] {
+  return (served ??= [...MODERN_VERSIONS, ...legacyTypes().SUPPORTED_PROTOCOL_VERSIONS]);
+}
 
 /** 2026-07-28 error codes */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -46,12 +48,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The revision of one message, from its `_meta` envelope and the request's headers; throws RevisionError. */
 export function clientRevision(method: string, params: Record<string, unknown>, headers: { version?: string; method?: string }): ClientRevision {
+  const { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } = modernClient();
   const meta = isObject(params._meta) ? params._meta : undefined;
   const claimed = meta ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
   if (claimed !== undefined) {
     if (typeof claimed !== 'string' || !MODERN_VERSIONS.includes(claimed)) {
-      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${String(claimed)}. This gateway serves ${SERVED_VERSIONS.join(', ')}.`, {
-        supported: SERVED_VERSIONS,
+      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${String(claimed)}. This gateway serves ${servedVersions().join(', ')}.`, {
+        supported: servedVersions(),
         requested: String(claimed),
       });
     }
@@ -68,9 +71,9 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
     if (MODERN_VERSIONS.includes(headers.version) && method !== 'server/discover') {
       throw new RevisionError(-32602, `The MCP-Protocol-Version header names ${headers.version}, but params._meta lacks "${PROTOCOL_VERSION_META_KEY}" and "${CLIENT_CAPABILITIES_META_KEY}".`);
     }
-    if (!SERVED_VERSIONS.includes(headers.version)) {
-      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${headers.version}. This gateway serves ${SERVED_VERSIONS.join(', ')}.`, {
-        supported: SERVED_VERSIONS,
+    if (!servedVersions().includes(headers.version)) {
+      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${headers.version}. This gateway serves ${servedVersions().join(', ')}.`, {
+        supported: servedVersions(),
         requested: headers.version,
       });
     }
@@ -81,7 +84,7 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
 /** `server/discover`: the same answer with or without a key (nothing in it depends on the caller). */
 export function discoverResult() {
   return {
-    supportedVersions: [MODERN_REVISION, LATEST_PROTOCOL_VERSION],
+    supportedVersions: [MODERN_REVISION, legacyTypes().LATEST_PROTOCOL_VERSION],
     capabilities: GATEWAY_CAPABILITIES,
     instructions: GATEWAY_INSTRUCTIONS,
     ttlMs: 0,
@@ -106,6 +109,6 @@ export function resultFor(client: ClientRevision, method: string, result: unknow
     out.cacheScope ??= 'private';
   }
   // the client talks to the gateway: the server info in the result is ours, not an upstream's
-  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_META_KEY]: GATEWAY_SERVER_INFO };
+  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [modernClient().SERVER_INFO_META_KEY]: GATEWAY_SERVER_INFO };
   return out;
 }

@@ -2,11 +2,17 @@
  * Turning what the SDK throws into gateway errors. Messages name the server, never its URL (which may
  * carry credentials) and never a header value.
  */
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
 import { scrubSecrets } from '../../errors/scrub';
+import { legacyStreamableHttp, legacyTypes, modernClient } from './sdk';
+
+/** the SDKs' error classes and codes (sdk.ts: loaded by the first MCP connection, before any of these is asked) */
+function sdkErrors() {
+  const { StreamableHTTPError } = legacyStreamableHttp();
+  const { ErrorCode, McpError } = legacyTypes();
+  const { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } = modernClient();
+  return { StreamableHTTPError, ErrorCode, McpError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError };
+}
 
 /** 2026-07-28: the receiver does not speak the request's protocol version (error data: supported, requested) */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -23,6 +29,7 @@ export class UpstreamRpcError extends UpstreamError {
 
 /** A stateful upstream no longer knows our session (spec: 404). The pool reconnects and retries once. */
 export function isSessionExpired(err: unknown): boolean {
+  const { StreamableHTTPError, SdkHttpError } = sdkErrors();
   if (err instanceof StreamableHTTPError || err instanceof SdkHttpError) {
     if (err.code === 404) return true;
     // Some servers (the reference "everything" server among them) answer 400 for an unknown session.
@@ -32,6 +39,7 @@ export function isSessionExpired(err: unknown): boolean {
 }
 
 export function isTimeout(err: unknown): boolean {
+  const { SdkError, SdkErrorCode, McpError, ErrorCode } = sdkErrors();
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return true;
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout && (err.data as { timeout?: unknown } | undefined)?.timeout !== undefined;
 }
@@ -42,6 +50,7 @@ export function isAbort(err: unknown): boolean {
 
 /** True when the failure says nothing reached a healthy upstream (so the pooled connection is suspect). */
 export function isConnectionFailure(err: unknown): boolean {
+  const { McpError, ErrorCode, ProtocolError, SdkError, SdkErrorCode } = sdkErrors();
   if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
   // SDK 2.x (2026-07-28 upstreams): a JSON-RPC error means the server is alive; a version refusal means
   // it changed revision, which a new connection re-learns
@@ -63,6 +72,7 @@ export function toUpstreamGatewayError(server: string, err: unknown): GatewayErr
   const refused = egressRefusal(err);
   if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
   if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
+  const { McpError, ErrorCode, ProtocolError, StreamableHTTPError, SdkHttpError } = sdkErrors();
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
     // McpError.message is "MCP error <code>: <message>"; keep the upstream's own words.
     const message = err.message.replace(/^MCP error -?\d+: /, '');

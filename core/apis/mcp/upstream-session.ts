@@ -8,14 +8,9 @@
  *   request carries the `_meta` envelope and the 2026 headers (the SDK adds them). `input_required`
  *   results are handed back as they came (`allowInputRequired`), so the gateway can relay them.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { CLIENT_CAPABILITIES_META_KEY, Client as ModernClient, type DiscoverResult } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client as ModernClient, DiscoverResult } from '@modelcontextprotocol/client';
+import { legacyClient, legacyTypes, modernClient } from './sdk';
 
 /** The revision a legacy upstream negotiated at `initialize` is whatever it said; modern ones say this. */
 export const MODERN_REVISION = '2026-07-28';
@@ -61,7 +56,7 @@ export class LegacySession implements UpstreamSession {
     client.onclose = () => this.onclose?.();
   }
   static create(onerror: (err: Error) => void): LegacySession {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new (legacyClient().Client)(CLIENT_INFO, { capabilities: {} });
     client.onerror = onerror;
     return new LegacySession(client);
   }
@@ -72,10 +67,11 @@ export class LegacySession implements UpstreamSession {
   }
   request(method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions) {
     const { clientCapabilities: _modernOnly, ...requestOptions } = options;
-    return this.client.request({ method, params } as any, ResultSchema, requestOptions) as Promise<Record<string, unknown>>;
+    return this.client.request({ method, params } as any, legacyTypes().ResultSchema, requestOptions) as Promise<Record<string, unknown>>;
   }
   onListChanged(handler: () => void): void {
     const changed = async () => handler();
+    const { ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } = legacyTypes();
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, changed);
     this.client.setNotificationHandler(PromptListChangedNotificationSchema, changed);
     this.client.setNotificationHandler(ResourceListChangedNotificationSchema, changed);
@@ -97,7 +93,7 @@ export class ModernSession implements UpstreamSession {
    * to ask; it relays `input_required` to its own client instead.
    */
   static create(onerror: (err: Error) => void): ModernSession {
-    const client = new ModernClient(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } }, inputRequired: { autoFulfill: false } } as any);
+    const client = new (modernClient().Client)(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } }, inputRequired: { autoFulfill: false } } as any);
     client.onerror = onerror;
     return new ModernSession(client);
   }
@@ -109,6 +105,7 @@ export class ModernSession implements UpstreamSession {
   }
   request(method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions) {
     const { clientCapabilities, ...requestOptions } = options;
+    const { CLIENT_CAPABILITIES_META_KEY } = modernClient();
     // our `_meta` keys take precedence over the ones the SDK attaches: the capabilities are the client's
     const sent = clientCapabilities ? { ...params, _meta: { ...(params?._meta as object | undefined), [CLIENT_CAPABILITIES_META_KEY]: clientCapabilities } } : params;
     // an `input_required` result comes back as it was sent, for the gateway to relay

@@ -6,12 +6,14 @@ import { RouteStage } from '../../../core/stages/route';
 import { echoCatalog, principal } from '../routing/routing-fixtures';
 import { modelTraffic, routingPolicy, signedIn, strategies } from './traffic-fixtures';
 
-/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
+/** A stage may refuse synchronously (a stage with nothing to wait for returns no promise) or by rejecting. */
 async function failure(run: () => unknown): Promise<GatewayError> {
-  return (async () => run())().then(
-    () => expect.fail('the stage should have refused the request'),
-    (err: GatewayError) => err,
-  );
+  try {
+    await run();
+  } catch (err) {
+    return err as GatewayError;
+  }
+  return expect.fail('the stage should have refused the request');
 }
 
 // Budget admission is no longer the route stage's: the call stage admits just before the work that costs

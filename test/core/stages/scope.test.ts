@@ -32,12 +32,14 @@ async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}):
   return ctx;
 }
 
-/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
+/** A stage may refuse synchronously (a stage with nothing to wait for returns no promise) or by rejecting. */
 async function failure(run: () => unknown): Promise<GatewayError> {
-  return (async () => run())().then(
-    () => expect.fail('the stage should have refused the request'),
-    (err: GatewayError) => err,
-  );
+  try {
+    await run();
+  } catch (err) {
+    return err as GatewayError;
+  }
+  return expect.fail('the stage should have refused the request');
 }
 
 const reachable = (ctx: GatewayContext) => ctx.mcpScope!.servers.map((s) => s.record.name);
@@ -55,8 +57,7 @@ describe('core/stages/scope', () => {
     });
 
     it('refuses a model outside the key list exactly like an unknown model (404 model_not_found)', async () => {
-      const ctx = await modelContext('sk-narrow', 'gpt-4');
-      const err = await failure(() => stage.run(ctx));
+      const err = await failure(async () => stage.run(await modelContext('sk-narrow', 'gpt-4')));
       expect([err.status, err.code, err.param]).to.deep.equal([404, 'model_not_found', 'model']);
     });
   });

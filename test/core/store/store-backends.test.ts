@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { ConfigError } from '../../../core/errors/gateway-error';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sealedCollection } from '../../../core/store/secrets/sealed-collection';
@@ -13,6 +13,7 @@ import { startPostgres, type PostgresServer } from '../../support/postgres-serve
 import type { PostgresBackend } from '../../../core/store/postgres-backend';
 import type { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { MIGRATIONS } from '../../../core/store/postgres-migrations';
+import Database from 'better-sqlite3';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -289,5 +290,63 @@ describe('sqlite store upgraded from a version without spend rollups', () => {
     const third = await openStore(`sqlite://${file}`);
     expect((await third.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(3);
     await third.close();
+  });
+});
+
+describe('sqlite store: the log table a commit touches', () => {
+  it('numbers a new file\'s log rows without AUTOINCREMENT (no sqlite_sequence page per commit), in order, across INSERTs of many rows', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const store = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    // 37 rows: INSERTs of 16, 16 and 5 rows in one transaction, then one more batch
+    await store.appendLogs(Array.from({ length: 37 }, (_, i) => entry(i, { id: `n${i}` })));
+    await store.appendLogs([entry(99, { id: 'n99' })]);
+    const sql = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'logs'").get() as { sql: string }).sql;
+    expect(sql).to.not.match(/AUTOINCREMENT/i);
+    const seqs = store.db.prepare('SELECT seq, entry FROM logs ORDER BY seq').all() as { seq: number; entry: string }[];
+    expect(seqs.map((r) => r.seq)).to.deep.equal(Array.from({ length: 38 }, (_, i) => i + 1));
+    expect(seqs.map((r) => (JSON.parse(r.entry) as LogEntry).id)).to.deep.equal([...Array.from({ length: 37 }, (_, i) => `n${i}`), 'n99']);
+    expect((await store.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(38);
+    // the checkpoint runs every 8,000 WAL pages, not SQLite's 1,000 (fewer fsyncs on the request path)
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).to.equal(8000);
+    expect(store.db.pragma('synchronous', { simple: true }), 'NORMAL').to.equal(1);
+    await store.close();
+  });
+
+  it('keeps writing and paging a file an older version made with an AUTOINCREMENT log table', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const legacy = new Database(file);
+    legacy.exec('CREATE TABLE logs (seq INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, entry TEXT NOT NULL)');
+    legacy.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)').run(entry(1).time, 'k1', 'acme', 'm', JSON.stringify(entry(1, { id: 'old' })));
+    legacy.close();
+    const store = await openStore(`sqlite://${file}`);
+    await store.appendLogs([entry(2, { id: 'new1' }), entry(3, { id: 'new2' })]);
+    const first = await store.queryLogs({ limit: 2 });
+    expect(first.data.map((e) => e.id)).to.deep.equal(['new2', 'new1']);
+    expect((await store.queryLogs({ limit: 2, cursor: first.nextCursor! })).data.map((e) => e.id)).to.deep.equal(['old']);
+    // the upgrade folded the old row into the rollups, and the new ones were added as they were written
+    expect((await store.spendBuckets()).reduce((a, b) => a + b.requests, 0)).to.equal(3);
+    await store.close();
+  });
+});
+
+describe('sqlite store: the counter additions of one turn', () => {
+  it('answers each with the total it made, in order, from one commit for the turn instead of one each', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    const store = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    await store.incrByFloat('budget:k', 0.5, 60_000);
+    // the WAL emptied: from here its size counts the pages the commits below write
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const totals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.incrByFloat(i % 2 ? 'budget:k' : 'rpm:k', 1, 60_000)));
+    expect(totals).to.deep.equal(Array.from({ length: 20 }, (_, i) => (i % 2 ? 0.5 + (i + 1) / 2 : i / 2 + 1)));
+    expect(await store.getCounter('budget:k')).to.equal(10.5);
+    expect(await store.getCounter('rpm:k')).to.equal(10);
+    // a commit appends each page it changed to the WAL (a 24-byte header and the page): one commit of
+    // the one counters page, not twenty
+    const pageSize = store.db.pragma('page_size', { simple: true }) as number;
+    const frames = Math.round((statSync(`${file}-wal`).size - 32) / (pageSize + 24));
+    expect(frames).to.be.within(1, 2);
+    // the next turn's additions see this turn's
+    expect(await store.incrByFloat('budget:k', -0.5)).to.equal(10);
+    await store.close();
   });
 });

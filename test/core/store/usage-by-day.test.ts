@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { LogEntry } from '../../../core/store/log-entry';
+import { hourOf } from '../../../core/store/spend-rollup';
 import { foldIntoBuckets } from '../../../core/store/spend-rollup';
 import { dayFormatter, daysBetween, MAX_SERIES, usageByDay } from '../../../core/store/usage-by-day';
 
@@ -54,5 +55,16 @@ describe('usage by day (the console charts)', () => {
     expect(byKey.series).to.have.length(MAX_SERIES + 1);
     expect(byKey.series[0].group).to.equal(`key${MAX_SERIES + 2}`);
     expect(byKey.series[MAX_SERIES]).to.deep.equal({ group: '(other)', cost: [1 + 2 + 3], requests: [3] });
+  });
+});
+
+describe('spend rollup hour of a log time', () => {
+  it('cuts a canonical ISO time to its hour, and parses any other ISO form to the same hour', () => {
+    expect(hourOf('2026-03-08T23:59:59.999Z')).to.equal('2026-03-08T23:00:00.000Z');
+    expect(hourOf('2026-03-08T00:00:00.000Z')).to.equal('2026-03-08T00:00:00.000Z');
+    // not the canonical form: an offset, no milliseconds, a six-digit year
+    expect(hourOf('2026-03-09T01:30:00+02:00')).to.equal('2026-03-08T23:00:00.000Z');
+    expect(hourOf('2026-03-08T23:15:00Z')).to.equal('2026-03-08T23:00:00.000Z');
+    expect(hourOf('+012026-03-08T23:15:00.000Z')).to.equal('+012026-03-08T23:00:00.000Z');
   });
 });

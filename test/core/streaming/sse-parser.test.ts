@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { parseSse } from '../../../core/streaming/sse-parser';
+import { parseSse, SseDecoder } from '../../../core/streaming/sse-parser';
+import type { SseFrame } from '../../../core/streaming/sse-frame';
 
 async function collect(chunks: string[]) {
   const out: { event?: string; data: string }[] = [];
@@ -33,5 +34,82 @@ describe('SSE parser', () => {
 
   it('drops an unfinished frame at the end of a cut stream', async () => {
     expect(await collect(['data: {"ok":1}\n\ndata: {"cut'])).to.deep.equal([{ event: undefined, data: '{"ok":1}' }]);
+  });
+});
+
+describe('SSE decoder on bytes', () => {
+  const decodeIn = (pieces: Uint8Array[]) => {
+    const decoder = new SseDecoder();
+    return pieces.flatMap((p) => decoder.push(p));
+  };
+  const wireOf = (frame: SseFrame) => (frame.wireBytes ? Buffer.from(frame.wireBytes).toString('utf8') : undefined);
+
+  // a usage frame, an event-named frame, multi-byte UTF-8 (2, 3 and 4 bytes) and a comment, in one body
+  const body = Buffer.from(
+    'data: {"choices":[{"delta":{"content":"é€😀"}}]}\n\n' +
+      ': keep-alive\n\n' +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"text":"ß"}}\n\n' +
+      'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n' +
+      'data: [DONE]\n\n',
+  );
+  const expected = [
+    { event: undefined, data: '{"choices":[{"delta":{"content":"é€😀"}}]}' },
+    { event: 'content_block_delta', data: '{"type":"content_block_delta","delta":{"text":"ß"}}' },
+    { event: undefined, data: '{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}' },
+    { event: undefined, data: '[DONE]' },
+  ];
+
+  it('gives the same frames, with the upstream bytes of each, wherever one read ends and the next begins', () => {
+    for (let cut = 0; cut <= body.length; cut++) {
+      const frames = decodeIn([body.subarray(0, cut), body.subarray(cut)]);
+      expect(frames.map((f) => ({ event: f.event, data: f.data })), `split at byte ${cut}`).to.deep.equal(expected);
+      expect(frames.map(wireOf), `split at byte ${cut}`).to.deep.equal(frames.map((f) => f.toWire()));
+    }
+  });
+
+  it('survives a body that arrives one byte at a time', () => {
+    const frames = decodeIn([...body].map((b) => Uint8Array.of(b)));
+    expect(frames.map((f) => ({ event: f.event, data: f.data }))).to.deep.equal(expected);
+    expect(Buffer.concat(frames.map((f) => f.wireBytes!)).toString('utf8')).to.equal(frames.map((f) => f.toWire()).join(''));
+  });
+
+  it('reads CRLF line endings at every split, and does not pass their bytes through as they came', () => {
+    const crlf = Buffer.from(body.toString('utf8').replace(/\n/g, '\r\n'));
+    for (let cut = 0; cut <= crlf.length; cut++) {
+      const frames = decodeIn([crlf.subarray(0, cut), crlf.subarray(cut)]);
+      expect(frames.map((f) => ({ event: f.event, data: f.data })), `split at byte ${cut}`).to.deep.equal(expected);
+      expect(frames.every((f) => f.wireBytes === undefined)).to.equal(true);
+    }
+  });
+
+  it('keeps the upstream bytes only for a frame written the way the gateway writes it', () => {
+    const frames = decodeIn([
+      Buffer.from('data:{"a":1}\n\nid: 7\ndata: {"b":2}\n\ndata: x\ndata: y\n\ndata: {"c":3}\nevent: late\n\n: note\ndata: {"d":4}\n\nevent: e\ndata: {"f":5}\n\n'),
+    ]);
+    expect(frames.map((f) => f.data)).to.deep.equal(['{"a":1}', '{"b":2}', 'x\ny', '{"c":3}', '{"d":4}', '{"f":5}']);
+    expect(frames.map(wireOf)).to.deep.equal([undefined, undefined, undefined, undefined, undefined, 'event: e\ndata: {"f":5}\n\n']);
+    // what is written is the same either way
+    expect(frames.map((f) => f.toWire())).to.deep.equal(['data: {"a":1}\n\n', 'data: {"b":2}\n\n', 'data: x\ny\n\n', 'event: late\ndata: {"c":3}\n\n', 'data: {"d":4}\n\n', 'event: e\ndata: {"f":5}\n\n']);
+  });
+
+  it('drops the upstream bytes of a frame once its payload changes', () => {
+    const [edited, replaced] = decodeIn([Buffer.from('data: {"a":1}\n\ndata: {"b":2}\n\n')]);
+    expect(edited.wireBytes).to.not.equal(undefined);
+    edited.json.a = 2;
+    edited.markChanged();
+    replaced.json = { b: 3 };
+    expect([edited.wireBytes, replaced.wireBytes]).to.deep.equal([undefined, undefined]);
+    expect([edited.toWire(), replaced.toWire()]).to.deep.equal(['data: {"a":2}\n\n', 'data: {"b":3}\n\n']);
+  });
+
+  it('skips a byte order mark before the first line, even one split across reads', () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: {"a":1}\n\n')]);
+    expect(decodeIn([withBom]).map((f) => f.data)).to.deep.equal(['{"a":1}']);
+    expect(decodeIn([withBom.subarray(0, 1), withBom.subarray(1)]).map((f) => f.data)).to.deep.equal(['{"a":1}']);
+  });
+
+  it('takes string chunks too (the plugin SDK decoder)', () => {
+    const decoder = new SseDecoder();
+    expect([...decoder.push('data: {"a"'), ...decoder.push(':"é"}\n\n')].map((f) => f.json)).to.deep.equal([{ a: 'é' }]);
   });
 });

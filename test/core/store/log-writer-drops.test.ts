@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger } from '../../../core/observability/logger';
+import { LogWriter } from '../../../core/store/log-writer';
+import type { LogEntry } from '../../../core/store/log-entry';
+import { SqliteBackend } from '../../../core/store/sqlite-backend';
+
+function entry(i: number): LogEntry {
+  return { id: `e${i}`, time: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), keyId: 'k', org: 'acme', endpoint: 'chat', model: 'm', deploymentId: 'p/m', promptTokens: 1, completionTokens: 2, cost: 0.25, status: 200, latencyMs: 1 };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+describe('log writer: the bounded retry queue in front of a failing store (real SQLite file)', () => {
+  it('keeps the oldest maxQueued entries, drops and counts the rest with one error line, and writes the kept ones in order once the store is back', async () => {
+    const store = new SqliteBackend(path.join(mkdtempSync(path.join(tmpdir(), 'mg-writer-')), 'gw.db'));
+    const lines: { msg: string; dropped?: number; maxQueued?: number }[] = [];
+    const logger = createLogger({ level: 'info', write: (line: string) => lines.push(JSON.parse(line)) });
+    const writer = new LogWriter(store, logger, { maxQueued: 10, retryDelayMs: 5, maxRetryDelayMs: 20, batchSize: 4 });
+    // the store fails every write: the log table is not there (its INSERTs fail "no such table")
+    store.db.exec('ALTER TABLE logs RENAME TO logs_away');
+
+    // 6 entries in one turn (one batch), then 4 more turns of 3: 18 entries for a queue of 10
+    await Promise.all([0, 1, 2, 3, 4, 5].map((i) => writer.write(entry(i))));
+    for (let turn = 0; turn < 4; turn++) await Promise.all([0, 1, 2].map((j) => writer.write(entry(6 + turn * 3 + j))));
+
+    expect(writer.queued, 'kept for retry').to.equal(10);
+    expect(writer.dropped, 'given up').to.equal(8);
+    expect(writer.written).to.equal(0);
+    const dropLines = lines.filter((l) => l.msg === 'request log queue full; entries dropped');
+    expect(dropLines.map((l) => [l.dropped, l.maxQueued]), 'one line for the first drop, not one per entry').to.deep.equal([[2, 10]]);
+
+    // the store answers again: the queue drains in order, each kept entry written once
+    store.db.exec('ALTER TABLE logs_away RENAME TO logs');
+    await until(() => writer.queued === 0);
+    expect(writer.queued).to.equal(0);
+    expect(writer.written).to.equal(10);
+    const rows = (store.db.prepare('SELECT entry FROM logs ORDER BY seq').all() as { entry: string }[]).map((r) => (JSON.parse(r.entry) as LogEntry).id);
+    expect(rows).to.deep.equal(Array.from({ length: 10 }, (_, i) => `e${i}`));
+    const buckets = await store.spendBuckets();
+    expect(buckets.map((b) => [b.requests, b.cost])).to.deep.equal([[10, 2.5]]);
+    expect(lines.some((l) => l.msg === 'request log caught up after store errors')).to.equal(true);
+
+    // new entries go straight through again, nothing more dropped
+    await writer.write(entry(50));
+    expect(writer.written).to.equal(11);
+    expect(writer.dropped).to.equal(8);
+    await store.close();
+  });
+
+  it('counts the entries still queued at drain as dropped, with their number in the log', async () => {
+    const store = new SqliteBackend(path.join(mkdtempSync(path.join(tmpdir(), 'mg-writer-')), 'gw.db'));
+    const lines: { msg: string; dropped?: number }[] = [];
+    const logger = createLogger({ level: 'info', write: (line: string) => lines.push(JSON.parse(line)) });
+    const writer = new LogWriter(store, logger, { maxQueued: 100, retryDelayMs: 5, maxRetryDelayMs: 20 });
+    store.db.exec('ALTER TABLE logs RENAME TO logs_away');
+    await Promise.all([0, 1, 2].map((i) => writer.write(entry(i))));
+    expect(writer.queued).to.equal(3);
+    await writer.flush(50);
+    expect(writer.dropped).to.equal(3);
+    expect(lines.filter((l) => l.msg === 'request log entries not written before shutdown').map((l) => l.dropped)).to.deep.equal([3]);
+    await store.close();
+  });
+});

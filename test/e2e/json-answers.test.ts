@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const CLIENT_KEY = 'sk-client-CANARY-4c2f';
+
+async function waitFor(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (const until = Date.now() + 5_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) if (await check()) return;
+  throw new Error('condition not met in time');
+}
+
+/**
+ * Answers the client did not ask to stream: the gateway reads them whole (undici dispatch with a gathering
+ * handler, core/upstream/gathered-answer.ts). Checked through the gateway with the openai SDK and fetch.
+ */
+describe('JSON (not streamed) answers through the gateway', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withOpenAI('oai', upstream, 'sk-provider-CANARY-4c2f')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .with({ routing: { retries: 0 } })
+      .start();
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('passes a JSON answer through byte for byte, non-ASCII text included, and prices it', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('Grüße, 世界 — ok', { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(await res.text()).to.equal(JSON.stringify(chatCompletion('Grüße, 世界 — ok', { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 })));
+    // 1000 input tokens at $1/M + 500 output tokens at $2/M
+    expect(res.headers.get('x-gateway-response-cost')).to.equal('0.002');
+  });
+
+  it('answers 502 upstream_bad_response when a 200 answer is not JSON, and logs it', async () => {
+    upstream.script = { kind: 'raw', status: 200, body: '<html>maintenance</html>' };
+    const err = (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(err.status).to.equal(502);
+    expect((err.error as { code?: string }).code).to.equal('upstream_bad_response');
+    await waitFor(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.errorCode === 'upstream_bad_response');
+  });
+
+  it('cancels the upstream request when the client leaves while the answer is awaited', async () => {
+    upstream.script = { kind: 'hang' };
+    const before = upstream.clientClosed;
+    const requests = upstream.requests.length;
+    const leaving = new AbortController();
+    const pending = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
+      signal: leaving.signal,
+    }).catch(() => 'left');
+    await waitFor(() => upstream.requests.length > requests);
+    leaving.abort();
+    expect(await pending).to.equal('left');
+    await waitFor(() => upstream.clientClosed > before);
+    await waitFor(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.outcome === 'client_abort');
+  });
+});
