@@ -4,7 +4,7 @@ import type { Collection, StoreBackend } from '../store/store-backend';
 import { ConfigError, StoreUnavailableError } from '../errors/gateway-error';
 import type { ChangeEvents } from '../store/events/change-events';
 import { compileModelPatterns } from './model-patterns';
-import { DigestCache, digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
+import { digestsEqual, hashKey, keyIdFromDigest } from './key-hash';
 import type { Principal } from './principal';
 
 /** A key as persisted (admin API) or declared (config): the secret only as its digest. */
@@ -55,8 +55,6 @@ interface CachedLookup {
 export class KeyRegistry {
   private readonly byDigest = new Map<string, Principal & { digest: string; stored: StoredKey }>();
   private readonly dynamicCache = new Map<string, CachedLookup>();
-  /** presented key -> its digest, so a key in use is hashed once, not on every request */
-  private readonly digests = new DigestCache();
   private readonly adminDigest?: string;
   readonly collection: Collection<StoredKey>;
   private readonly events?: ChangeEvents;
@@ -93,7 +91,7 @@ export class KeyRegistry {
    */
   authenticate(presented: string | undefined): Principal | undefined | Promise<Principal | undefined> {
     if (!presented) return undefined;
-    const digest = this.digests.of(presented);
+    const digest = hashKey(presented);
     if (this.adminDigest && digestsEqual(digest, this.adminDigest)) return PLATFORM_ADMIN;
     const fromConfig = this.byDigest.get(digest);
     if (fromConfig) return digestsEqual(digest, fromConfig.digest) ? fromConfig : undefined;
