@@ -9,8 +9,8 @@ export function canPin(): boolean {
   return spawnSync('taskset', ['-p', String(process.pid)]).status === 0 && (require('node:os').availableParallelism?.() ?? 1) >= 2;
 }
 
-/** Pin this process (the load generator) to core 0. */
-export function pinSelf(core: number): void {
+/** Pin this process and its threads (the load generator) to a core, or a list such as `0-1`. */
+export function pinSelf(core: number | string): void {
   spawnSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
 }
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchContext } from './extra-benches';
 import { chatBody } from './chat-body';
 import { measure, warm } from './measure';
-import { startGatewayProcess, startNode, type Child } from './processes';
+import { pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { cpuMicros } from './proc-stats';
 
 const KEY = 'sk-bench-workers-key';
@@ -35,6 +35,10 @@ function machineTicks(): { busy: number; total: number } {
  * the workers, which is what bounds the scaling there.
  */
 export async function workersBench(ctx: BenchContext): Promise<string> {
+  // the bench pins itself (and so whatever it starts) to core 0: this section needs every core, for the
+  // workers and for wrk, and gives core 0 back to the load generator when it is done
+  const cores = cpus().length;
+  if (ctx.pin) pinSelf(`0-${cores - 1}`);
   const children: Child[] = [];
   const dir = mkdtempSync(path.join(tmpdir(), 'mg-bench-workers-'));
   try {
@@ -73,11 +77,12 @@ export async function workersBench(ctx: BenchContext): Promise<string> {
       '\nevery core: chat JSON, c=64, SQLite store, nothing pinned (load generator and upstream on the same cores)',
       `${'target'.padEnd(28)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'CPU µs/req'.padStart(10)} ${'machine busy'.padStart(12)}`,
       ...rows.map((r) => `${r.label.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.cpu.toFixed(0).padStart(10)} ${`${(100 * r.busy).toFixed(0)}%`.padStart(12)}`),
-      `  scaling from 1 to 2 workers: ${(rows[2].rps / one).toFixed(2)}x on ${require('node:os').availableParallelism()} cores; 2 workers reach ${(rows[2].rps / rows[0].rps).toFixed(2)}x the bare proxy`,
+      `  scaling from 1 to 2 workers: ${(rows[2].rps / one).toFixed(2)}x on ${cores} cores; 2 workers reach ${(rows[2].rps / rows[0].rps).toFixed(2)}x the bare proxy`,
     ];
     return lines.join('\n');
   } finally {
     for (const c of children.reverse()) await c.stop();
     rmSync(dir, { recursive: true, force: true });
+    if (ctx.pin) pinSelf(0);
   }
 }
