@@ -152,6 +152,33 @@ describe('one log line per request from the model-gateway command', function () 
     for (const secret of Object.values(SECRETS)) expect(output).to.not.include(secret);
   });
 
+  it('writes lines in batches yet never holds one back: the line of a lone request arrives while the gateway keeps running, every line of a burst arrives', async () => {
+    upstream.script = () => ({ kind: 'json', body: chatCompletion('hello', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
+    const gw = await run(config());
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: SECRETS.LOGS_KEY, maxRetries: 0 });
+    const requestLines = () => gw.stdout.filter((l) => l.startsWith('{') && JSON.parse(l).msg === 'request').length;
+    const waitForLines = async (n: number) => {
+      // far beyond the 250 ms the logger may hold a line: a line that never comes fails here, not a slow one
+      for (let waited = 0; requestLines() < n; waited += 20) {
+        if (waited > 5_000) expect.fail(`${requestLines()} request lines after 5 s, expected ${n}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      // one line is far less than the 4 KB batch: the periodic flush must send it
+      await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      await waitForLines(1);
+      // a burst larger than one batch, every line whole (a batch boundary never splits a line)
+      await Promise.all(Array.from({ length: 60 }, () => client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })));
+      await waitForLines(61);
+      expect(gw.child.exitCode).to.equal(null);
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    expect(await gw.exit).to.equal(0);
+    expect(requestLines()).to.equal(61);
+  });
+
   it('prints human-readable lines with --log-format pretty (or LOG_FORMAT=pretty), the startup line unchanged', async () => {
     for (const [args, env] of [[['--log-format', 'pretty'], {}], [[], { LOG_FORMAT: 'pretty' }]] as const) {
       upstream.script = { kind: 'json', body: chatCompletion('hello') };
