@@ -9,7 +9,7 @@
  * 3. A `memory://` store without either gets a random key that lives in the process (nothing outlives it).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, openSync, readFileSync, statSync, closeSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../plugins/contracts';
 import { ensureParentDir, PRIVATE_FILE_MODE } from '../private-file';
@@ -53,22 +53,30 @@ export function loadSecretBox(storeUrl: string, env: NodeJS.ProcessEnv, logger?:
   return new SecretBox(readKeyFile(file), file, () => readKeyFile(file));
 }
 
-/** A new key file with one random key; false when another process created it first (then it is read). */
+/**
+ * A new key file with one random key; false when another process created it first (then it is read).
+ * The key is written to a private temporary file that is then linked into place: the key file appears
+ * whole or not at all, so a process that starts at the same moment (the workers of `--workers N` on
+ * their first start) never reads it empty.
+ */
 function createKeyFile(file: string): boolean {
   ensureParentDir(file);
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  }
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', PRIVATE_FILE_MODE);
   try {
     writeSync(fd, formatKeyFile([randomBytes(SECRET_KEY_BYTES)]));
   } finally {
     closeSync(fd);
   }
-  return true;
+  try {
+    linkSync(temporary, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    unlinkSync(temporary);
+  }
 }
 
 export function readKeyFile(file: string): Buffer[] {

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SecretBox } from '../../../core/store/secrets/secret-box';
 import { parseKeyRing } from '../../../core/store/secrets/secret-key-source';
 
@@ -30,4 +34,30 @@ describe('core/store/secrets/secret-box', () => {
     const ring = parseKeyRing(`${newKey.toString('hex')}, ${oldKey.toString('base64')}`, 'GATEWAY_SECRET_KEY');
     expect(ring.map((k) => k.toString('hex'))).to.deep.equal([newKey.toString('hex'), oldKey.toString('hex')]);
   });
+
+  it('creates the key file once when many processes start on a new store at the same moment, and each reads it whole', async () => {
+    // the workers of `--workers N` on a first start: before, one could read the file another had just
+    // created and not yet written, and fail with "holds no key"
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-keyrace-'));
+    const source = require.resolve('../../../core/store/secrets/secret-key-source');
+    const startAt = Date.now() + 1500;
+    const script = `
+      const { loadSecretBox } = require(${JSON.stringify(source)});
+      while (Date.now() < ${startAt});
+      try { process.stdout.write(loadSecretBox('sqlite://${dir}/gateway.db', {}).currentKeyId); }
+      catch (err) { process.stdout.write('error: ' + err.message); }`;
+    const outputs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          child.stdout.on('data', (c: Buffer) => (out += c));
+          child.on('exit', () => resolve(out));
+        }),
+      ),
+    );
+    expect(outputs.every((o) => /^[0-9a-f]{16}$/.test(o)), outputs.join(' | ')).to.equal(true);
+    expect(new Set(outputs).size).to.equal(1);
+    expect(readdirSync(dir)).to.deep.equal(['secret.key']);
+  }).timeout(20_000);
 });
