@@ -6,6 +6,7 @@ import { AuthStage } from '../../../core/stages/auth';
 import { MemoryBackend } from '../../../core/store/memory-backend';
 import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
 import { mcpTraffic, modelTraffic, strategies } from './traffic-fixtures';
+import { failure } from '../../support/stage-failure';
 
 const KEY = 'sk-stage-auth-CANARY-3333';
 const ADMIN = 'sk-stage-admin-CANARY-4444';
@@ -14,14 +15,6 @@ function context(traffic: Traffic, credential: string | undefined): GatewayConte
   const ctx = new GatewayContext(traffic, traffic === 'mcp' ? 'mcp' : 'chat', Date.now(), { headers: {} }, new AbortController().signal);
   ctx.credential = credential;
   return ctx;
-}
-
-/** A stage refuses by throwing, or by rejecting when it had something to wait for: either counts. */
-async function failure(run: () => unknown): Promise<GatewayError> {
-  return (async () => run())().then(
-    () => expect.fail('the stage should have refused the request'),
-    (err: GatewayError) => err,
-  );
 }
 
 describe('core/stages/auth (real key registry, real model and MCP traffic strategies)', () => {

@@ -5,16 +5,7 @@ import type { ApiFormat } from '../../../core/plugins/contracts';
 import { RouteStage } from '../../../core/stages/route';
 import { echoCatalog, principal } from '../routing/routing-fixtures';
 import { modelTraffic, routingPolicy, signedIn, strategies } from './traffic-fixtures';
-
-/** A stage may refuse synchronously (a stage with nothing to wait for returns no promise) or by rejecting. */
-async function failure(run: () => unknown): Promise<GatewayError> {
-  try {
-    await run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  return expect.fail('the stage should have refused the request');
-}
+import { failure } from '../../support/stage-failure';
 
 // Budget admission is no longer the route stage's: the call stage admits just before the work that costs
 // (its test, call.test.ts, has the budget case this file used to hold).

@@ -8,6 +8,7 @@ import { MemoryBackend } from '../../../core/store/memory-backend';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import { startMcpHarness, type McpHarness } from '../../support/mcp-harness';
 import { mcpTraffic, modelTraffic, signedIn, strategies } from './traffic-fixtures';
+import { failure } from '../../support/stage-failure';
 
 const KEYS = new KeyRegistry(
   [
@@ -30,16 +31,6 @@ async function mcpContext(key: string, mcpHeaders: Record<string, string> = {}):
   const ctx = signedIn(new GatewayContext('mcp', 'mcp', Date.now(), { headers: {} }, new AbortController().signal), await KEYS.authenticate(key));
   ctx.mcp = { method: 'tools/call', toolName: 'search', mcpHeaders };
   return ctx;
-}
-
-/** A stage may refuse synchronously (a stage with nothing to wait for returns no promise) or by rejecting. */
-async function failure(run: () => unknown): Promise<GatewayError> {
-  try {
-    await run();
-  } catch (err) {
-    return err as GatewayError;
-  }
-  return expect.fail('the stage should have refused the request');
 }
 
 const reachable = (ctx: GatewayContext) => ctx.mcpScope!.servers.map((s) => s.record.name);
