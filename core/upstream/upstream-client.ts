@@ -53,9 +53,18 @@ export class UpstreamClient {
     return agent;
   }
 
-  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
+  /** An attempt's deadlines (the request's own timeouts over the defaults); first byte never after total. */
+  private deadlines(timeouts: TimeoutsConfig): { totalMs: number; firstByteMs: number; idleMs: number } {
     const totalMs = timeouts.totalMs ?? this.defaults.totalMs;
-    const firstByteMs = Math.min(timeouts.firstByteMs ?? this.defaults.firstByteMs, totalMs);
+    return { totalMs, firstByteMs: Math.min(timeouts.firstByteMs ?? this.defaults.firstByteMs, totalMs), idleMs: timeouts.idleMs ?? this.defaults.idleMs };
+  }
+
+  private dispatcherFor(timeouts: TimeoutsConfig): Agent {
+    return timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs);
+  }
+
+  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
+    const { totalMs, firstByteMs, idleMs } = this.deadlines(timeouts);
     const startedAt = Date.now();
     // One signal for undici: the client going away (for the whole exchange, body included) or the
     // first-byte deadline passing (until the headers arrive).
@@ -72,17 +81,15 @@ export class UpstreamClient {
       attempt.abort();
     }, firstByteMs);
     try {
-      const wire = prepare
-        ? await prepareForWire(baseUrl, req, prepare, attempt.signal)
-        : { url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body as string | Uint8Array | undefined };
+      const wire = prepare ? await prepareForWire(baseUrl, req, prepare, attempt.signal) : unpreparedWire(baseUrl, req);
       const res = await request(wire.url, {
-        dispatcher: timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs),
+        dispatcher: this.dispatcherFor(timeouts),
         method: wire.method,
         headers: wire.headers,
         body: wire.body,
         signal: attempt.signal,
         headersTimeout: firstByteMs,
-        bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs,
+        bodyTimeout: idleMs,
       });
       // The whole answer, a stream included, must be over within totalMs of the start of the attempt.
       const total = setTimeout(() => res.body.destroy(new UpstreamTimeoutError('The upstream did not finish answering in time (total timeout).', 'upstream_total_timeout')), Math.max(0, totalMs - (Date.now() - startedAt)));
@@ -108,20 +115,18 @@ export class UpstreamClient {
    */
   sendAndRead(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<GatheredAnswer> {
     if (signal.aborted) return Promise.reject(new ClientAbortError());
-    const totalMs = timeouts.totalMs ?? this.defaults.totalMs;
-    const firstByteMs = Math.min(timeouts.firstByteMs ?? this.defaults.firstByteMs, totalMs);
+    const { totalMs, firstByteMs, idleMs } = this.deadlines(timeouts);
     const handler = new GatherHandler({ startedAt: Date.now(), firstByteMs, totalMs }, signal, (err) => translateTransportError(err, signal));
-    const go = (wire: Omit<PreparedRequest, 'body'> & { body?: string | Uint8Array }) => {
+    const go = (wire: WireRequest) => {
       try {
         const { origin, path } = wireUrl(wire.url);
-        const dispatcher = timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs);
-        dispatcher.dispatch({ origin, path, method: wire.method, headers: wire.headers, body: wire.body, headersTimeout: firstByteMs, bodyTimeout: timeouts.idleMs ?? this.defaults.idleMs }, handler);
+        this.dispatcherFor(timeouts).dispatch({ origin, path, method: wire.method, headers: wire.headers, body: wire.body, headersTimeout: firstByteMs, bodyTimeout: idleMs }, handler);
       } catch (err) {
         handler.fail(translateTransportError(err, signal)); // a URL that does not parse
       }
     };
     // Not an async function: the answer is the handler's promise itself, with no extra promise around it.
-    if (!prepare) go({ url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body as string | Uint8Array | undefined });
+    if (!prepare) go(unpreparedWire(baseUrl, req));
     // a hook that fails, or is cut short by a deadline or the client, fails the attempt
     else prepareForWire(baseUrl, req, prepare, handler.hookSignal()).then(go, (err) => handler.fail(translateTransportError(err, signal)));
     return handler.answer;
@@ -130,6 +135,14 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
   }
+}
+
+/** A request as it goes out: URL, method, headers and a body already in bytes (or none). */
+type WireRequest = Omit<PreparedRequest, 'body'> & { body?: string | Uint8Array };
+
+/** The request as it goes out when the provider has no `prepareRequest` hook. */
+function unpreparedWire(baseUrl: string, req: UpstreamRequest): WireRequest {
+  return { url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body as string | Uint8Array | undefined };
 }
 
 /** Map undici/network failures to gateway errors without leaking where the upstream is. */
