@@ -10,6 +10,7 @@
 export type * from './contracts';
 export { isLocalOperation } from './contracts';
 export { definePlugin } from './define-plugin';
+export { onFirstUse } from './on-first-use';
 
 // The config shapes a provider target carries (secrets already resolved).
 export type { ModelConfig, ProviderConfig, McpServerConfig, GuardrailConfig, Secret } from '../config/types';

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors/gateway-error';
 import type { Logger } from '../plugins/contracts';
+import { onFirstUse } from '../plugins/on-first-use';
 import { MemoryBackend } from './memory-backend';
 import type { SecretBox } from './secrets/secret-box';
 import { loadSecretBox } from './secrets/secret-key-source';
@@ -19,8 +20,8 @@ export interface OpenStoreOptions {
  * The drivers of the network stores (pg, @keyv/redis with its Redis client) are required only for a URL
  * of their kind: a gateway on SQLite or memory never holds their code.
  */
-const postgresBackend = () => (require('./postgres-backend') as typeof import('./postgres-backend')).PostgresBackend;
-const redisBackend = () => (require('./redis-backend') as typeof import('./redis-backend')).RedisBackend;
+const postgresBackend = onFirstUse(() => (require('./postgres-backend') as typeof import('./postgres-backend')).PostgresBackend);
+const redisBackend = onFirstUse(() => (require('./redis-backend') as typeof import('./redis-backend')).RedisBackend);
 
 /** `memory://`, `sqlite://PATH` (relative to the working directory), `redis://HOST:PORT[/DB]` or `postgres://USER:PASSWORD@HOST:PORT/DB`. */
 export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {

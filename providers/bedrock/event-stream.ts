@@ -10,15 +10,20 @@
  */
 import type * as SmithyCodec from '@smithy/eventstream-codec';
 import type * as SmithyUtf8 from '@smithy/util-utf8';
-import { SseFrame, UpstreamError, type StreamDecoder } from '../../core/plugins/sdk';
+import { onFirstUse, SseFrame, UpstreamError, type StreamDecoder } from '../../core/plugins/sdk';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
 /** @smithy's codec, required at the first Bedrock stream: a gateway without Bedrock never loads it. */
+const smithyModules = onFirstUse(() => ({
+  EventStreamCodec: (require('@smithy/eventstream-codec') as typeof SmithyCodec).EventStreamCodec,
+  utf8: require('@smithy/util-utf8') as typeof SmithyUtf8,
+}));
+
+/** A codec per decoder (it may keep state between messages); the modules are looked up once. */
 function smithy(): { codec: SmithyCodec.EventStreamCodec; toUtf8: typeof SmithyUtf8.toUtf8 } {
-  const { EventStreamCodec } = require('@smithy/eventstream-codec') as typeof SmithyCodec;
-  const { fromUtf8, toUtf8 } = require('@smithy/util-utf8') as typeof SmithyUtf8;
-  return { codec: new EventStreamCodec(toUtf8, fromUtf8), toUtf8 };
+  const { EventStreamCodec, utf8 } = smithyModules();
+  return { codec: new EventStreamCodec(utf8.toUtf8, utf8.fromUtf8), toUtf8: utf8.toUtf8 };
 }
 
 export class EventStreamDecoder implements StreamDecoder {

@@ -9,7 +9,7 @@
  *   login, the metadata server on Google Cloud).
  */
 import type * as GoogleAuthLibrary from 'google-auth-library';
-import { UpstreamError, type HttpFetch } from '../../core/plugins/sdk';
+import { onFirstUse, UpstreamError, type HttpFetch } from '../../core/plugins/sdk';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** where google-auth-library sends the JWT grant, whatever the key file says */
@@ -34,9 +34,7 @@ interface ServiceAccountKey {
  * google-auth-library (with gaxios and gcp-metadata, megabytes of heap) is required here, when a Vertex
  * provider first needs a token source, so a gateway without Vertex AI never loads it.
  */
-function googleAuth(): typeof GoogleAuthLibrary {
-  return require('google-auth-library') as typeof GoogleAuthLibrary;
-}
+const googleAuth = onFirstUse(() => require('google-auth-library') as typeof GoogleAuthLibrary);
 
 export function tokenSource(credentials: string | undefined, fetch: HttpFetch, providerId: string): TokenSource {
   if (!credentials) {

@@ -5,18 +5,14 @@
  * that only carries model traffic never loads them. The rest of core/apis/mcp reaches the SDKs only
  * through these functions, and imports their types with `import type`.
  */
+import { onFirstUse } from '../../plugins/on-first-use';
+
 type LegacyTypes = typeof import('@modelcontextprotocol/sdk/types.js');
 type LegacyClient = typeof import('@modelcontextprotocol/sdk/client/index.js');
 type LegacyStreamableHttp = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
 type LegacyUriTemplate = typeof import('@modelcontextprotocol/sdk/shared/uriTemplate.js');
 type ModernClientSdk = typeof import('@modelcontextprotocol/client');
 type ModernServerSdk = typeof import('@modelcontextprotocol/server');
-
-/** `load` runs once, at the first call; later calls return what it returned (no module lookup per use). */
-function onFirstUse<T>(load: () => T): () => T {
-  let loaded: T | undefined;
-  return () => (loaded ??= load());
-}
 
 /** SDK 1.x: the protocol's schemas, error codes and the versions it negotiates */
 export const legacyTypes = onFirstUse(() => require('@modelcontextprotocol/sdk/types.js') as LegacyTypes);
