@@ -5,26 +5,14 @@
  * traces, twice) so a noisy neighbour hurts each alike; each row also shows the gateway's CPU time per
  * request (from /proc), which noise from other processes affects much less than throughput.
  */
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchContext } from './extra-benches';
 import { formatTable, measure, warm, type Measurement } from './measure';
 import { startGatewayProcess, type Child } from './processes';
+import { cpuMicros } from './proc-stats';
 
 const KEY = 'sk-bench-observability-key';
-const TICKS_PER_SECOND = 100;
-
-/** user + system CPU seconds of a process so far (Linux /proc; undefined elsewhere) */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A receiver that takes OTLP exports and answers 200, as a collector would. */
 async function startSink(): Promise<{ url: string; close(): Promise<void>; exports: () => number }> {
   let count = 0;
@@ -64,7 +52,7 @@ export async function observabilityBench(ctx: BenchContext): Promise<string> {
     for (const v of variants) {
       const gw = await startGatewayProcess(ctx.gatewayBinary, v.config, ctx.pin ? 1 : undefined, v.env);
       children.push(gw.child);
-      started.push({ ...v, url: gw.url, pid: gw.child.process.pid });
+      started.push({ ...v, url: gw.url, pid: gw.child.process.pid! });
     }
     const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 16 });
     const totals = new Map<string, { rps: number[]; p50: number[]; p99: number[]; errors: number; cpuPerRequest: number[] }>();
@@ -72,15 +60,15 @@ export async function observabilityBench(ctx: BenchContext): Promise<string> {
       for (const v of started) {
         const spec = { url: `${v.url}/v1/chat/completions`, connections: 16, durationSeconds: ctx.durationSeconds, body, headers: { authorization: `Bearer ${KEY}` } };
         await warm(spec);
-        const before = cpuSeconds(v.pid);
+        const before = cpuMicros(v.pid);
         const m = await measure(v.label, spec);
-        const after = cpuSeconds(v.pid);
+        const after = cpuMicros(v.pid);
         const t = totals.get(v.label) ?? { rps: [], p50: [], p99: [], errors: 0, cpuPerRequest: [] };
         t.rps.push(m.rps);
         t.p50.push(m.p50);
         t.p99.push(m.p99);
         t.errors += m.errors;
-        if (before !== undefined && after !== undefined && m.rps > 0) t.cpuPerRequest.push(((after - before) * 1e6) / (m.rps * ctx.durationSeconds));
+        if (before !== undefined && after !== undefined && m.rps > 0) t.cpuPerRequest.push((after - before) / (m.rps * ctx.durationSeconds));
         totals.set(v.label, t);
       }
     }
