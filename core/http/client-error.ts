@@ -20,7 +20,6 @@ import { REQUEST_ID_HEADER } from './request-id';
  */
 export const MAX_HEADER_BYTES = 256 * 1024;
 
-const REQUEST_LINE = /^[A-Z]+ (\/[^ ?\r\n]*)/;
 
 /** What Node answers these with (status and reason), now with a body; anything else is a 400. */
 const ANSWERS: Record<string, [status: number, reason: string, code: string, message: string]> = {
@@ -47,12 +46,30 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
 const LAST_PATH = Symbol('model-gateway.last-request-path');
 const A = 0x41;
 const Z = 0x5a;
+const SPACE = 0x20;
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+const CR = 0x0d;
+const LF = 0x0a;
+/** How far into a packet the request line is looked for. */
+const REQUEST_LINE_SCAN = 2048;
 
-/** The path of the request line a packet starts with, if it starts with one. */
+/**
+ * The path of the request line a packet starts with (`METHOD /path`, up to `?`, a space or the line's
+ * end), if it starts with one. Read from the bytes: this runs on every packet the server receives, and
+ * only the path itself becomes a string.
+ */
 function requestPath(packet: Buffer | undefined): string | undefined {
   // a cheap test first: a request line starts with an upper-case method, a JSON body never does
   if (!packet || packet.length === 0 || packet[0] < A || packet[0] > Z) return undefined;
-  return REQUEST_LINE.exec(packet.subarray(0, 2048).toString('latin1'))?.[1];
+  const end = Math.min(packet.length, REQUEST_LINE_SCAN);
+  let i = 1;
+  while (i < end && packet[i] >= A && packet[i] <= Z) i++;
+  if (i + 1 >= end || packet[i] !== SPACE || packet[i + 1] !== SLASH) return undefined;
+  const start = i + 1;
+  let stop = start + 1;
+  while (stop < end && packet[stop] !== SPACE && packet[stop] !== QUESTION && packet[stop] !== CR && packet[stop] !== LF) stop++;
+  return packet.toString('latin1', start, stop);
 }
 
 /**

@@ -204,6 +204,7 @@ const CASES: Case[] = [
   { name: 'mcp: PATCH /mcp', family: 'mcp', send: (gw) => fetch(`${gw.url}/mcp`, { method: 'PATCH', headers: HEADERS.mcp }).then(fetchAnswer), status: 405, body: { jsonrpc: '2.0', id: null, error: { code: -32600 } } },
   { name: 'mcp: a path below /mcp', family: 'mcp', send: post('mcp', GOOD.mcp, {}, '/mcp/tools'), status: 404, body: jsonRpc(-32602, 'unknown_endpoint') },
   { name: 'mcp: headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp', `x-gateway-api-key: Bearer ${KEY}\r\n`), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
+  { name: 'mcp (a query string on the path): headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp?session=1', ''), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
 ];
 
 describe('malformed input: each answered with its status in its API error shape, and the gateway serves on', () => {
