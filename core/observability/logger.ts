@@ -68,8 +68,11 @@ export function createLogger(options: LoggerOptions = {}): GatewayLogger {
     const sync = (stream as { flushSync?: () => void }).flushSync;
     try {
       sync?.call(stream);
-    } catch {
-      // not open yet, or stdout is gone: nothing more can be written anyway
+    } catch (err) {
+      // Not open yet: nothing to write. Stdout gone (EPIPE and the like): nothing more can be written,
+      // so the stream is closed, which also tells pino's exit hook not to flush it again (that second
+      // flush would throw the same error over the process's exit).
+      if ((err as NodeJS.ErrnoException).code) (stream as { destroy?: () => void }).destroy?.();
     }
   };
   return wrap(log, flushSync);

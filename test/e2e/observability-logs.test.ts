@@ -4,8 +4,9 @@
  * fields the README lists, and no secret anywhere in its output; `--log-format pretty` is for people.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,16 +27,21 @@ interface Running {
   exit: Promise<number | null>;
 }
 
-async function run(config: object, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Running> {
+/**
+ * Runs the command. Its stdout is Node's own pipe (a socket pair), or, with `out`, the write end of a
+ * real pipe whose reader the test holds, as when a shell pipes the gateway into another program.
+ */
+async function run(config: object, args: string[] = [], env: NodeJS.ProcessEnv = {}, out?: Pipe): Promise<Running> {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-logs-')), 'gateway.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, [MAIN, '--config', file, '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: '', ...SECRETS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, '--config', file, '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: '', ...SECRETS, ...env }, stdio: ['ignore', out?.writeFd ?? 'pipe', 'pipe'] });
+  if (out) closeSync(out.writeFd);
   const stdout: string[] = [];
   const stderr: string[] = [];
   child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: out?.reader ?? child.stdout! }).on('line', (line) => {
       stdout.push(line);
       const m = /^model-gateway listening on (\S+)$/.exec(line);
       if (m) resolve(m[1]);
@@ -43,6 +49,26 @@ async function run(config: object, args: string[] = [], env: NodeJS.ProcessEnv =
     exit.then((code) => reject(new Error(`exited ${code}: ${stderr.join('')}`)));
   });
   return { child, url, stdout, stderr, exit };
+}
+
+interface Pipe {
+  writeFd: number;
+  reader: Socket;
+}
+
+/** A named pipe: the child writes to `writeFd`; destroying `reader` leaves its writes nowhere to go (EPIPE). */
+function realPipe(): Pipe {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-logs-')), 'stdout');
+  execFileSync('mkfifo', [file]);
+  // the reader first, without waiting for a writer; then the writer, which finds it
+  const readFd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writeFd = openSync(file, constants.O_WRONLY);
+  return { writeFd, reader: new Socket({ fd: readFd, readable: true, writable: false }) };
+}
+
+/** Closes the test's end of the pipe (its fd is closed once 'close' is emitted). */
+async function closeReader(out: Pipe): Promise<void> {
+  await new Promise((resolve) => out.reader.once('close', resolve).destroy());
 }
 
 describe('one log line per request from the model-gateway command', function () {
@@ -177,6 +203,41 @@ describe('one log line per request from the model-gateway command', function () 
     }
     expect(await gw.exit).to.equal(0);
     expect(requestLines()).to.equal(61);
+  });
+
+  /** SIGTERM, then the exit code, or 'hung' when the process is still there 20 s later (then it is killed). */
+  async function stopWithin(gw: Running): Promise<number | null | 'hung'> {
+    gw.child.kill('SIGTERM');
+    const exited = await Promise.race([gw.exit, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
+    if (exited === 'hung') gw.child.kill('SIGKILL');
+    return exited;
+  }
+
+  it('keeps serving when stdout goes away (the reader of its pipe exits), and exits on SIGTERM', async () => {
+    upstream.script = () => ({ kind: 'json', body: chatCompletion('hello', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
+    const out = realPipe();
+    const gw = await run(config(), [], {}, out);
+    // the reader of the pipe is gone: every write to stdout now fails with EPIPE
+    await closeReader(out);
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: SECRETS.LOGS_KEY, maxRetries: 0 });
+    for (let i = 0; i < 2; i++) {
+      const answer = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.choices[0].message.content).to.equal('hello');
+      // past the logger's 250 ms: its periodic write of the line fails meanwhile
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(await stopWithin(gw)).to.equal(0);
+    expect(gw.stderr.join('')).to.not.include('EPIPE');
+  });
+
+  it('exits on SIGTERM when stdout went away with lines still in its buffer', async () => {
+    const out = realPipe();
+    const gw = await run(config(), [], {}, out);
+    await closeReader(out);
+    // the "draining" line waits in the logger's buffer and its flush at exit fails: that flush used to
+    // retry forever (the process never exited), then to throw over the exit
+    expect(await stopWithin(gw)).to.equal(0);
+    expect(gw.stderr.join('')).to.not.include('EPIPE');
   });
 
   it('prints human-readable lines with --log-format pretty (or LOG_FORMAT=pretty), the startup line unchanged', async () => {
