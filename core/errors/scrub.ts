@@ -10,6 +10,8 @@
  * - by shape, for upstream error messages only: URLs (they may carry credentials or internal hosts) and
  *   anything shaped like an API key or bearer token we were not told about.
  */
+import { LiteralSet } from './literal-set';
+
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}/g;
 
@@ -30,8 +32,8 @@ export interface SecretGroup {
  */
 export class SecretSet {
   private readonly groups = new Map<object, string[]>();
-  /** every value and its JSON-escaped form, longest first, so a secret containing another goes whole */
-  private sorted: string[] | undefined = [];
+  /** every value and its JSON-escaped form, built again after a change */
+  private matcher: LiteralSet | undefined = new LiteralSet([], MIN_SECRET_LENGTH);
 
   group(): SecretGroup {
     const owner = {};
@@ -40,25 +42,33 @@ export class SecretSet {
       replace: (values) => {
         if (!this.groups.has(owner)) return;
         this.groups.set(owner, [...values].filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH));
-        this.sorted = undefined;
+        this.matcher = undefined;
       },
       release: () => {
         this.groups.delete(owner);
-        this.sorted = undefined;
+        this.matcher = undefined;
       },
     };
   }
 
-  /** Replace every known secret value in `text`. Linear: one indexOf pass per value. */
+  /**
+   * Replace every known secret value in `text`. One pass over the text, however many secrets are known;
+   * secrets that overlap in the text are replaced as one, so no part of either is left.
+   */
   scrub(text: string): string {
-    const values = this.values();
-    let out = text;
-    for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
-    return out;
+    const cover = this.values().cover(text);
+    if (cover.length === 0) return text;
+    let out = '';
+    let from = 0;
+    for (let i = 0; i < cover.length; i += 2) {
+      out += text.slice(from, cover[i]) + REDACTED;
+      from = cover[i + 1];
+    }
+    return out + text.slice(from);
   }
 
-  private values(): string[] {
-    if (!this.sorted) {
+  private values(): LiteralSet {
+    if (!this.matcher) {
       const all = new Set<string>();
       for (const values of this.groups.values()) {
         for (const v of values) {
@@ -66,9 +76,9 @@ export class SecretSet {
           all.add(JSON.stringify(v).slice(1, -1)); // as it appears inside a JSON log line or body
         }
       }
-      this.sorted = [...all].sort((a, b) => b.length - a.length);
+      this.matcher = new LiteralSet(all, MIN_SECRET_LENGTH);
     }
-    return this.sorted;
+    return this.matcher;
   }
 }
 
