@@ -2,6 +2,7 @@ import { guardrailBench } from '../guardrails/bench/guardrail-bench';
 import { recognizerBench } from '../guardrails/bench/recognizer-bench';
 import { mcpBench } from './mcp-bench';
 import { observabilityBench } from './observability-bench';
+import { scrubBench } from './scrub-bench';
 import { spendBench } from './spend-bench';
 import { workersBench } from './workers-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
@@ -16,4 +17,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench, workersBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench, scrubBench, workersBench];
