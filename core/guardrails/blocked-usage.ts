@@ -8,28 +8,23 @@
  */
 import { GuardrailBlockedError } from '../errors/gateway-error';
 import type { GatewayContext } from '../pipeline/context';
-import type { ApiFormat } from '../plugins/contracts';
 import type { SseFrame } from '../streaming/sse-frame';
-import { fillUnreportedUsage, frameTextLength } from '../spend/usage-estimate';
+import { fillUnreportedUsage, StreamedText } from '../spend/usage-estimate';
 
-export interface TextCount {
-  chars: number;
-}
-
-/** Passes the upstream's frames on unchanged, counting their text. */
-export async function* countStreamText(format: ApiFormat, frames: AsyncIterable<SseFrame>, count: TextCount): AsyncGenerator<SseFrame> {
+/** Passes the upstream's frames on unchanged, keeping their text to count. */
+export async function* countStreamText(frames: AsyncIterable<SseFrame>, text: StreamedText): AsyncGenerator<SseFrame> {
   for await (const frame of frames) {
-    count.chars += frameTextLength(format, frame);
+    text.add(frame);
     yield frame;
   }
 }
 
 /** Passes the guarded stream on; when a guardrail blocks it, fills in the usage the upstream never reported. */
-export async function* chargeBlockedStream(ctx: GatewayContext, frames: AsyncIterable<SseFrame>, count: TextCount): AsyncGenerator<SseFrame> {
+export async function* chargeBlockedStream(ctx: GatewayContext, frames: AsyncIterable<SseFrame>, text: StreamedText): AsyncGenerator<SseFrame> {
   try {
     yield* frames;
   } catch (err) {
-    if (err instanceof GuardrailBlockedError && fillUnreportedUsage(ctx.usage, ctx.model?.body, count.chars)) ctx.logDetails.usageEstimated = true;
+    if (err instanceof GuardrailBlockedError && fillUnreportedUsage(ctx.usage, ctx.model?.body, text.chars())) ctx.logDetails.usageEstimated = true;
     throw err;
   }
 }

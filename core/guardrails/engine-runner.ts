@@ -8,7 +8,8 @@ import type { GuardrailRecord } from './guardrail-record';
 import type { GuardrailRunner } from './guardrail-runner';
 import type { GuardrailPhase, GuardrailSet, GuardrailTraffic } from './guardrail-set';
 import { newRecord, runGuardrails, windowCheck, type CheckScope } from './run-engines';
-import { chargeBlockedStream, countStreamText, type TextCount } from './blocked-usage';
+import { chargeBlockedStream, countStreamText } from './blocked-usage';
+import { StreamedText } from '../spend/usage-estimate';
 import { guardStream } from './stream-guard';
 import type { StreamWindowOptions } from './stream-window';
 
@@ -63,8 +64,8 @@ export class EngineGuardrailRunner implements GuardrailRunner {
         records.set(g.id, record);
         ctx.guardrails.push(record);
       }
-      const seen: TextCount = { chars: 0 };
-      const guarded = guardStream(exchange.format, countStreamText(exchange.format, result.stream, seen), (path) => windowCheck(list, path, scope, records), this.streamOptions);
+      const seen = new StreamedText(exchange.format);
+      const guarded = guardStream(exchange.format, countStreamText(result.stream, seen), (path) => windowCheck(list, path, scope, records), this.streamOptions);
       if (guarded) result.stream = chargeBlockedStream(ctx, guarded, seen);
       else this.logger.warn('no stream guard for this format; stream passed unchecked', { format: exchange.format });
       return;

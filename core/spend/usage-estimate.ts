@@ -46,19 +46,57 @@ function safeLength(value: unknown): number {
 const TEXT_VALUE = /"(?:content|refusal|reasoning_content|arguments|text|partial_json|thinking)":\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
- * The generated text a frame carries: chat content, reasoning, refusal and tool arguments; Messages text,
- * thinking and tool-input deltas. Read from the frame's text without parsing it (the metered pass-through
- * path parses only its usage frame; this costs about as much as that check, a fifth of a JSON.parse of a
- * typical chunk), escapes counted as written, which is close enough for an estimate.
+ * The generated text in a frame's data: chat content, reasoning, refusal and tool arguments; Messages
+ * text, thinking and tool-input deltas. Read from the text without parsing it, escapes counted as
+ * written, which is close enough for an estimate.
  */
-export function frameTextLength(format: ApiFormat, frame: SseFrame): number {
-  if (frame.isDone || (format !== 'chat' && format !== 'messages')) return 0;
-  const data = frame.data;
+function textLength(data: string): number {
   let n = 0;
   TEXT_VALUE.lastIndex = 0;
   for (let match = TEXT_VALUE.exec(data); match !== null; match = TEXT_VALUE.exec(data)) n += match[1].length;
   return n;
 }
+
+/** Streams of generated text, whose unreported usage can be estimated from that text. */
+export const TEXT_FORMATS: ReadonlySet<ApiFormat> = new Set<ApiFormat>(['chat', 'messages']);
+
+/**
+ * The generated text a stream has carried so far, counted only if it is ever asked for. Only a stream
+ * that does not run to its end needs the count (one that does has its usage reported), so the frames'
+ * text is kept, up to PENDING_CHARS at a time, and read only when more arrives or `chars()` is called:
+ * most streams never pay for it. Frames are counted as they were when they passed (their text is kept,
+ * not the frames).
+ */
+export class StreamedText {
+  private counted = 0;
+  private pending: string[] = [];
+  private pendingChars = 0;
+
+  constructor(private readonly format: ApiFormat) {}
+
+  add(frame: SseFrame): void {
+    if (frame.isDone || !TEXT_FORMATS.has(this.format)) return;
+    const data = frame.data;
+    this.pending.push(data);
+    this.pendingChars += data.length;
+    if (this.pendingChars > PENDING_CHARS) this.countPending();
+  }
+
+  /** characters of generated text in the frames added so far */
+  chars(): number {
+    this.countPending();
+    return this.counted;
+  }
+
+  private countPending(): void {
+    for (const data of this.pending) this.counted += textLength(data);
+    this.pending = [];
+    this.pendingChars = 0;
+  }
+}
+
+/** the frame text a stream holds uncounted: a short answer whole, a long one a piece at a time */
+const PENDING_CHARS = 16 * 1024;
 
 /**
  * Fill in the counters the upstream never reported: output from the text streamed so far, input from

@@ -21,7 +21,7 @@ import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf, FrameBatches } from '../streaming/frame-batches';
 import type { TokenUsage } from '../types/usage';
-import { fillUnreportedUsage, frameTextLength } from '../spend/usage-estimate';
+import { fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
 import { GEN_AI } from '../observability/span-attributes';
 
@@ -177,9 +177,6 @@ export class ModelTraffic implements TrafficStrategy {
  * counters it never reported are estimated from the request and the text streamed so far, and the log
  * entry is flagged `usageEstimated`.
  */
-/** Streams of generated text, whose unreported usage can be estimated from that text. */
-const TEXT_FORMATS = new Set<ApiFormat>(['chat', 'messages']);
-
 function meterStream(
   ctx: AuthedContext,
   format: ApiFormat,
@@ -198,20 +195,20 @@ async function* meterBatches(
   usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
   price: Parameters<typeof priceUsage>[0],
 ): AsyncGenerator<SseFrame[]> {
-  let streamedChars = 0;
+  const streamed = new StreamedText(format);
   let complete = false;
   try {
     for await (const batch of batches) {
       for (const frame of batch) {
         const usage = usageOfFrame(frame);
         if (usage) mergeUsage(ctx.usage, usage);
-        streamedChars += frameTextLength(format, frame);
+        streamed.add(frame);
       }
       yield batch;
     }
     complete = true;
   } finally {
-    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamedChars)) ctx.logDetails.usageEstimated = true;
+    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
   }
 }

@@ -1,10 +1,16 @@
 import { expect } from 'chai';
 import { SseFrame } from '../../../core/streaming/sse-frame';
-import { estimatePromptTokens, fillUnreportedUsage, frameTextLength } from '../../../core/spend/usage-estimate';
+import { estimatePromptTokens, fillUnreportedUsage, StreamedText } from '../../../core/spend/usage-estimate';
+import type { ApiFormat } from '../../../core/plugins/contracts';
 import { emptyUsage } from '../../../core/types/usage';
 
 describe('usage estimates for what an upstream never reported', () => {
   const raw = (data: string) => SseFrame.fromRaw(data);
+  const frameTextLength = (format: ApiFormat, ...frames: SseFrame[]) => {
+    const text = new StreamedText(format);
+    for (const frame of frames) text.add(frame);
+    return text.chars();
+  };
 
   it('counts the generated text of a frame without parsing it: content, reasoning, tool arguments, Messages deltas', () => {
     expect(frameTextLength('chat', raw('{"choices":[{"index":0,"delta":{"content":"Hello","reasoning_content":"hmm"}}]}'))).to.equal(8);
@@ -14,6 +20,20 @@ describe('usage estimates for what an upstream never reported', () => {
     expect(frameTextLength('chat', raw('{"choices":[{"delta":{"content":"say \\"text\\": no"}}]}'))).to.equal('say \\"text\\": no'.length);
     expect(frameTextLength('chat', SseFrame.fromRaw('[DONE]'))).to.equal(0);
     expect(frameTextLength('images.generations', raw('{"type":"image_generation.partial_image","b64_json":"AAAA"}'))).to.equal(0);
+  });
+
+  it('counts the text of a long stream as it goes, and of frames as they were when they passed', () => {
+    const frame = (n: number) => raw(`{"choices":[{"index":0,"delta":{"content":"${'x'.repeat(n)}"}}]}`);
+    // far past what is held uncounted at a time: every frame is still counted once
+    const many = Array.from({ length: 500 }, () => frame(100));
+    expect(frameTextLength('chat', ...many, SseFrame.fromRaw('[DONE]'))).to.equal(500 * 100);
+    const text = new StreamedText('messages');
+    const changed = SseFrame.fromJson({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'abcd' } });
+    text.add(changed);
+    changed.json = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } };
+    expect(text.chars()).to.equal(4);
+    text.add(changed);
+    expect(text.chars()).to.equal(5);
   });
 
   it('estimates a prompt at about four characters a token, from its messages, system prompt and tools', () => {
