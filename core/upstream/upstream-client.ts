@@ -3,6 +3,7 @@ import type Dispatcher from 'undici/types/dispatcher';
 import type { TimeoutsConfig } from '../config/types';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
 import type { PreparedRequest, UpstreamRequest } from '../plugins/contracts';
+import type { AnswerDeadlines, AttemptHandler } from './attempt-handler';
 import { errorBodyOf, GatherHandler, type GatheredAnswer } from './gathered-answer';
 import { prepareForWire, type PrepareHook } from './prepare-request';
 import { wireUrl } from './wire-url';
@@ -12,6 +13,8 @@ export interface UpstreamResponse {
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
 }
+
+type AttemptHandlerClass<Answer> = new (deadlines: AnswerDeadlines, signal: AbortSignal, translate: (err: unknown) => GatewayError) => AttemptHandler<Answer>;
 
 /** The client went away: not an upstream fault, and never answered to anyone. */
 export class ClientAbortError extends GatewayError {
@@ -110,13 +113,22 @@ export class UpstreamClient {
   /**
    * One attempt whose answer is read whole (a JSON answer, or an error status): resolves once the last byte
    * is in. The same timeouts as `send`, over the whole answer: connect, first byte from the start of the
-   * attempt, idle between chunks, total. Dispatched straight to undici with a handler that gathers the
-   * bytes (gathered-answer.ts), which costs much less per request than `request()` and a body stream.
+   * attempt, idle between chunks, total. The handler gathers the bytes (gathered-answer.ts), which costs
+   * much less per request than `request()` and a body stream.
    */
   sendAndRead(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<GatheredAnswer> {
+    return this.attempt(GatherHandler, baseUrl, req, signal, timeouts, prepare);
+  }
+
+  /**
+   * Dispatch one attempt straight to undici with `Handler`, after the provider's prepareRequest hook if it
+   * has one. Not an async function: the answer is the handler's promise itself, with no extra promise
+   * around it.
+   */
+  private attempt<Answer>(Handler: AttemptHandlerClass<Answer>, baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig, prepare: PrepareHook | undefined): Promise<Answer> {
     if (signal.aborted) return Promise.reject(new ClientAbortError());
     const { totalMs, firstByteMs, idleMs } = this.deadlines(timeouts);
-    const handler = new GatherHandler({ startedAt: Date.now(), firstByteMs, totalMs }, signal, (err) => translateTransportError(err, signal));
+    const handler = new Handler({ startedAt: Date.now(), firstByteMs, totalMs }, signal, (err) => translateTransportError(err, signal));
     const go = (wire: WireRequest) => {
       try {
         const { origin, path } = wireUrl(wire.url);
@@ -125,7 +137,6 @@ export class UpstreamClient {
         handler.fail(translateTransportError(err, signal)); // a URL that does not parse
       }
     };
-    // Not an async function: the answer is the handler's promise itself, with no extra promise around it.
     if (!prepare) go(unpreparedWire(baseUrl, req));
     // a hook that fails, or is cut short by a deadline or the client, fails the attempt
     else prepareForWire(baseUrl, req, prepare, handler.hookSignal()).then(go, (err) => handler.fail(translateTransportError(err, signal)));
