@@ -1,18 +1,15 @@
-import { Agent, request, errors as undiciErrors } from 'undici';
-import type Dispatcher from 'undici/types/dispatcher';
+import { Agent, errors as undiciErrors } from 'undici';
 import type { TimeoutsConfig } from '../config/types';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
 import type { PreparedRequest, UpstreamRequest } from '../plugins/contracts';
 import type { AnswerDeadlines, AttemptHandler } from './attempt-handler';
 import { errorBodyOf, GatherHandler, type GatheredAnswer } from './gathered-answer';
 import { prepareForWire, type PrepareHook } from './prepare-request';
+import { StreamHandler, type StreamedAnswer, type StreamedBody } from './streamed-answer';
 import { wireUrl } from './wire-url';
 
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-}
+/** A streamed exchange's answer: status and headers, the body still coming. */
+export type UpstreamResponse = StreamedAnswer;
 
 type AttemptHandlerClass<Answer> = new (deadlines: AnswerDeadlines, signal: AbortSignal, translate: (err: unknown) => GatewayError) => AttemptHandler<Answer>;
 
@@ -66,48 +63,13 @@ export class UpstreamClient {
     return timeouts.connectMs === undefined ? this.agent : this.agentFor(timeouts.connectMs);
   }
 
-  async send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
-    const { totalMs, firstByteMs, idleMs } = this.deadlines(timeouts);
-    const startedAt = Date.now();
-    // One signal for undici: the client going away (for the whole exchange, body included) or the
-    // first-byte deadline passing (until the headers arrive).
-    const attempt = new AbortController();
-    const onAbort = () => attempt.abort();
-    // removed when the exchange is over: a signal shared by many calls (a Responses loop) must not
-    // collect one listener per call
-    const release = () => signal.removeEventListener('abort', onAbort);
-    if (signal.aborted) attempt.abort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      attempt.abort();
-    }, firstByteMs);
-    try {
-      const wire = prepare ? await prepareForWire(baseUrl, req, prepare, attempt.signal) : unpreparedWire(baseUrl, req);
-      const res = await request(wire.url, {
-        dispatcher: this.dispatcherFor(timeouts),
-        method: wire.method,
-        headers: wire.headers,
-        body: wire.body,
-        signal: attempt.signal,
-        headersTimeout: firstByteMs,
-        bodyTimeout: idleMs,
-      });
-      // The whole answer, a stream included, must be over within totalMs of the start of the attempt.
-      const total = setTimeout(() => res.body.destroy(new UpstreamTimeoutError('The upstream did not finish answering in time (total timeout).', 'upstream_total_timeout')), Math.max(0, totalMs - (Date.now() - startedAt)));
-      res.body.once('close', () => {
-        clearTimeout(total);
-        release();
-      });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
-    } catch (err) {
-      release();
-      if (timedOut && !signal.aborted) throw new UpstreamTimeoutError('The upstream did not start answering in time.');
-      throw translateTransportError(err, signal);
-    } finally {
-      clearTimeout(timer);
-    }
+  /**
+   * One attempt whose answer is read as it comes (a stream): resolves once the headers are in, with the body
+   * still coming (streamed-answer.ts). The timeouts: connect, first byte from the start of the attempt, idle
+   * between chunks, and total, the stream included. A reader that falls behind pauses the upstream.
+   */
+  send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
+    return this.attempt(StreamHandler, baseUrl, req, signal, timeouts, prepare);
   }
 
   /**
@@ -171,7 +133,7 @@ export function translateTransportError(err: unknown, signal?: AbortSignal): Gat
 }
 
 /** Read an error body as JSON if it is JSON, else as (truncated) text; never throws. */
-export async function readErrorBody(body: Dispatcher.ResponseData['body']): Promise<unknown> {
+export async function readErrorBody(body: Pick<StreamedBody, 'text'>): Promise<unknown> {
   try {
     return errorBodyOf(await body.text());
   } catch {

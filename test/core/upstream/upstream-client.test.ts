@@ -30,7 +30,7 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
     upstream.script = { kind: 'json', status: 201, body: chatCompletion('hi'), headers: { 'x-upstream': 'yes' } };
     const res = await client.send(`${upstream.url}`, POST, new AbortController().signal);
     expect([res.status, res.headers['x-upstream']]).to.deep.equal([201, 'yes']);
-    expect(((await res.body.json()) as any).choices[0].message.content).to.equal('hi');
+    expect(JSON.parse(await res.body.text()).choices[0].message.content).to.equal('hi');
     expect([upstream.last.method, upstream.last.path, upstream.last.headers.authorization, upstream.last.rawBody]).to.deep.equal(['POST', '/v1/chat/completions', 'Bearer sk-upstream-CANARY-5555', '{"model":"m"}']);
   });
 

@@ -1,0 +1,147 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type Dispatcher from 'undici/types/dispatcher';
+import { AttemptHandler } from './attempt-handler';
+import { answerText } from './gathered-answer';
+
+/** A streamed answer's body: its chunks as they come, read once. */
+export interface StreamedBody extends AsyncIterable<Uint8Array> {
+  /** the rest of the body as text, read the way undici's `body.text()` reads it (see answerText) */
+  text(): Promise<string>;
+  /**
+   * Stop reading: the upstream request is cancelled (its connection closes) unless the answer was already
+   * in. With `err`, a read waiting or to come fails with it; without, the body just ends.
+   */
+  destroy(err?: Error): void;
+}
+
+/** An upstream answer whose headers are in and whose body is still coming: what a streamed exchange needs. */
+export interface StreamedAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: StreamedBody;
+}
+
+/**
+ * How much of the answer may wait unread before the upstream is paused (undici stops reading its socket,
+ * so TCP slows the upstream down). SSE chunks are small: the byte bound is for upstreams that send big
+ * ones. Reading resumes once the reader has taken everything that waited.
+ */
+const MAX_WAITING_CHUNKS = 16;
+const MAX_WAITING_BYTES = 64 * 1024;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+interface Reader {
+  resolve(result: IteratorResult<Buffer>): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * An undici dispatch handler for streamed answers (SSE and the like): `answer` resolves once the headers
+ * are in, and the handler itself is the answer's body, an async iterator fed by undici's chunks. Compared
+ * with undici's `request()` it spares, on every attempt, the body Readable and its async iterator, an
+ * AbortController and the listener undici adds to its signal.
+ *
+ * The attempt (deadlines, the client going away: attempt-handler.ts) lasts until the body has been read
+ * to its end or given up, so the total deadline covers the stream, and a client that goes away while
+ * chunks still wait fails the reads. A failure after the headers (a socket reset, undici's idle timeout)
+ * fails the waiting or next read with undici's own error; the stream's reader names it (call-deployment.ts,
+ * translateStream).
+ */
+export class StreamHandler extends AttemptHandler<StreamedAnswer> implements StreamedBody, AsyncIterator<Buffer> {
+  /** chunks that came while no read was waiting, oldest first */
+  private waiting: Buffer[] = [];
+  private waitingBytes = 0;
+  /** reads waiting for a chunk (one, from a for-await loop) */
+  private readers: Reader[] = [];
+  /** the upstream sent its last byte */
+  private ended = false;
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200 || this.over) return; // 1xx informational answers are not the answer
+    this.status = statusCode;
+    this.deliver({ status: statusCode, headers, body: this });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.over) return;
+    const reader = this.readers.shift();
+    if (reader) return reader.resolve({ done: false, value: chunk });
+    this.waiting.push(chunk);
+    this.waitingBytes += chunk.length;
+    if (this.waiting.length > MAX_WAITING_CHUNKS || this.waitingBytes > MAX_WAITING_BYTES) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    if (this.over) return;
+    this.ended = true;
+    if (this.waiting.length === 0) this.close();
+  }
+
+  override onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.over) return; // after fail() or destroy(), undici reports the abort we asked for
+    // before the headers the attempt failed (a gateway error for the retry decision); after them the stream broke
+    this.fail(this.status === 0 ? this.translate(err) : err);
+  }
+
+  protected override failedAfterAnswer(err: Error): void {
+    this.drop();
+    for (const reader of this.readers.splice(0)) reader.reject(err);
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.waiting.length > 0) {
+      const value = this.waiting.shift()!;
+      this.waitingBytes -= value.length;
+      if (this.waiting.length === 0) {
+        if (this.ended) this.close();
+        // may deliver chunks (or the end, or an error) at once: they wait behind this read's chunk
+        else if (this.controller?.paused) this.controller.resume();
+      }
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.over) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => this.readers.push({ resolve, reject }));
+  }
+
+  /** A reader that stops early (a for-await loop left by break or throw) cancels the rest. */
+  return(): Promise<IteratorResult<Buffer>> {
+    this.destroy();
+    return Promise.resolve(DONE);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  destroy(err?: Error): void {
+    if (err) return this.fail(err);
+    if (this.over) return;
+    // over first: the abort below comes back through onResponseError, which must not fail the reads
+    this.close();
+    this.controller?.abort(new Error('The gateway stopped reading the upstream answer.'));
+  }
+
+  async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for (let read = await this.next(); !read.done; read = await this.next()) {
+      chunks.push(read.value);
+      length += read.value.length;
+    }
+    return answerText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length));
+  }
+
+  /** The body is over without a failure: the attempt ends, waiting reads end too. */
+  private close(): void {
+    this.finish();
+    this.drop();
+    for (const reader of this.readers.splice(0)) reader.resolve(DONE);
+  }
+
+  private drop(): void {
+    this.waiting = [];
+    this.waitingBytes = 0;
+  }
+}
