@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors } from 'undici';
+import type Dispatcher from 'undici/types/dispatcher';
 import type { TimeoutsConfig } from '../config/types';
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../errors/gateway-error';
 import type { PreparedRequest, UpstreamRequest } from '../plugins/contracts';
@@ -94,7 +95,9 @@ export class UpstreamClient {
     const go = (wire: WireRequest) => {
       try {
         const { origin, path } = wireUrl(wire.url);
-        this.dispatcherFor(timeouts).dispatch({ origin, path, method: wire.method, headers: wire.headers, body: wire.body, headersTimeout: firstByteMs, bodyTimeout: idleMs }, handler);
+        // undici's types leave out async iterables (an image edit's files), which its dispatch sends as they come
+        const body = wire.body as Dispatcher.DispatchOptions['body'];
+        this.dispatcherFor(timeouts).dispatch({ origin, path, method: wire.method, headers: wire.headers, body, headersTimeout: firstByteMs, bodyTimeout: idleMs }, handler);
       } catch (err) {
         handler.fail(translateTransportError(err, signal)); // a URL that does not parse
       }
@@ -110,12 +113,12 @@ export class UpstreamClient {
   }
 }
 
-/** A request as it goes out: URL, method, headers and a body already in bytes (or none). */
-type WireRequest = Omit<PreparedRequest, 'body'> & { body?: string | Uint8Array };
+/** A request as it goes out: URL, method, headers and a body in bytes, streamed from the client, or none. */
+type WireRequest = Omit<PreparedRequest, 'body'> & { body?: UpstreamRequest['body'] };
 
 /** The request as it goes out when the provider has no `prepareRequest` hook. */
 function unpreparedWire(baseUrl: string, req: UpstreamRequest): WireRequest {
-  return { url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body as string | Uint8Array | undefined };
+  return { url: baseUrl + req.path, method: req.method ?? 'POST', headers: req.headers, body: req.body };
 }
 
 /** Map undici/network failures to gateway errors without leaking where the upstream is. */
