@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { GatewayContext, type AuthedContext } from '../pipeline/context';
+import { ClientSignal } from '../pipeline/client-signal';
 import type { Outcome } from '../pipeline/stage';
 import type { Delivery } from '../pipeline/delivery';
 import type { ApiFormat } from '../plugins/contracts';
@@ -60,12 +61,12 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
  * the upstream request.
  */
 export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any): Promise<void> {
-  const abort = new AbortController();
+  const client = ClientSignal.create();
   const onClose = () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) client.abort();
   };
   res.on('close', onClose);
-  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, abort.signal, requestIdOf(res));
+  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, client, requestIdOf(res));
   ctx.credential = spec.credential(req);
   const declared = Number(req.headers['content-length']);
   ctx.model = { format: spec.format, body, bodyBytes: declared > 0 ? declared : undefined, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
@@ -94,7 +95,7 @@ class HttpModelDelivery implements Delivery {
     res.setHeader(MODEL_ID_HEADER, exchange.deployment!.id);
     for (const k of Object.keys(ctx.responseHeaders)) res.setHeader(k, ctx.responseHeaders[k]);
     for (const k of Object.keys(result.headers)) res.setHeader(k, result.headers[k]);
-    if (result.stream) return writeStream(ctx, spec, res, result.stream, exchange.body, ctx.signal);
+    if (result.stream) return writeStream(ctx, spec, res, result.stream, exchange.body, ctx.clientSignal);
     res.statusCode = result.status;
     res.setHeader('content-type', 'application/json');
     res.end(result.rawBody ?? JSON.stringify(result.body));
@@ -106,7 +107,7 @@ class HttpModelDelivery implements Delivery {
   }
 }
 
-async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: ServerResponse, stream: AsyncIterable<SseFrame>, body: any, signal: AbortSignal): Promise<Outcome> {
+async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: ServerResponse, stream: AsyncIterable<SseFrame>, body: any, signal: ClientSignal): Promise<Outcome> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',

@@ -10,6 +10,7 @@ import type { McpExchange, McpScope } from '../apis/mcp/mcp-exchange';
 import type { LimitTicket } from '../limits/admission';
 import type { ParentWork } from './parent-traffic';
 import type { RequestTrace } from '../observability/tracing';
+import { ClientSignal } from './client-signal';
 
 /**
  * The kind of work a context carries; it picks the traffic strategy every stage delegates to
@@ -106,17 +107,27 @@ export class GatewayContext {
     readonly endpoint: string,
     readonly startedAt: number,
     readonly inbound: InboundInfo,
-    /** aborted when the client disconnects */
-    readonly signal: AbortSignal,
+    /** aborted when the client disconnects (an AbortSignal given here is followed) */
+    client: ClientSignal | AbortSignal,
     /** sent as x-gateway-request-id and logged */
     readonly requestId: string = randomUUID(),
-  ) {}
+  ) {
+    this.clientSignal = client instanceof ClientSignal ? client : ClientSignal.of(client);
+  }
+
+  /** the client going away, for the request's own work (cheap to check and to listen to) */
+  readonly clientSignal: ClientSignal;
+
+  /** the client going away as an AbortSignal, for APIs that take one (made on first use) */
+  get signal(): AbortSignal {
+    return this.clientSignal.signal;
+  }
 
   /**
    * A child exchange: it inherits this context's principal (the auth stage signs it in without a second
    * credential check) and, for MCP, its scope; its own stages run in full.
    */
-  child(traffic: Traffic, childLog: ChildLog, startedAt: number, signal: AbortSignal, requestId: string = randomUUID()): GatewayContext {
+  child(traffic: Traffic, childLog: ChildLog, startedAt: number, signal: ClientSignal | AbortSignal, requestId: string = randomUUID()): GatewayContext {
     const child = new GatewayContext(traffic, this.endpoint, startedAt, this.inbound, signal, requestId);
     child.parent = this;
     child.childLog = childLog;

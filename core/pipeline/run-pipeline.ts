@@ -53,7 +53,7 @@ export class Pipeline {
       outcome = (await delivery.deliver(ctx as AuthedContext)) ?? OK;
     } catch (err) {
       const error = toGatewayError(err);
-      const aborted = error instanceof ClientAbortError || ctx.signal.aborted;
+      const aborted = error instanceof ClientAbortError || ctx.clientSignal.aborted;
       if (error.status === 500 && !aborted) this.logger.error('request failed', { requestId: ctx.requestId, endpoint: ctx.endpoint, error: describeCause(err) });
       outcome = aborted ? { status: 499, error, reason: 'client_abort' } : { status: error.status, error, reason: 'error' };
       if (!aborted) await delivery.fail(ctx, error);

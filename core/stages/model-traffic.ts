@@ -102,7 +102,7 @@ export class ModelTraffic implements TrafficStrategy {
       } else {
         retryOfSame = 0;
       }
-      if (ctx.signal.aborted) throw new ClientAbortError();
+      if (ctx.clientSignal.aborted) throw new ClientAbortError();
 
       exchange.deployment = deployment;
       const end = health.begin(deployment.id);
@@ -110,7 +110,7 @@ export class ModelTraffic implements TrafficStrategy {
       // traced: a client span per attempt, continued upstream by its traceparent
       const span = ctx.trace?.client(`${exchange.format} ${deployment.config.model}`, attemptAttributes(deployment, exchange.attempts.length + 1));
       try {
-        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.signal, timeouts, span?.headers());
+        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.clientSignal, timeouts, span?.headers());
       } catch (err) {
         end();
         const failure = classifyFailure(err, this.routing.now());

@@ -1,6 +1,7 @@
 import type Dispatcher from 'undici/types/dispatcher';
 import type { GatewayError } from '../errors/gateway-error';
 import { UpstreamTimeoutError } from '../errors/gateway-error';
+import type { ClientSignal } from '../pipeline/client-signal';
 
 export interface AnswerDeadlines {
   /** the attempt's start (Date.now()): both deadlines count from it */
@@ -43,7 +44,7 @@ export abstract class AttemptHandler<Answer> implements Dispatcher.DispatchHandl
   constructor(
     private readonly deadlines: AnswerDeadlines,
     /** the client's request: its end cancels the attempt (the listener is removed once the attempt is over) */
-    private readonly signal: AbortSignal,
+    private readonly signal: ClientSignal,
     /** errors -> gateway errors; the client's translation, which answers a client abort once `signal` aborted */
     protected readonly translate: (err: unknown) => GatewayError,
   ) {
@@ -53,7 +54,7 @@ export abstract class AttemptHandler<Answer> implements Dispatcher.DispatchHandl
     });
     this.timer = setTimeout(this.onDeadline, deadlines.firstByteMs);
     if (signal.aborted) this.onClientAbort();
-    else signal.addEventListener('abort', this.onClientAbort, { once: true });
+    else signal.onAbort(this.onClientAbort);
   }
 
   /** A signal that aborts when this attempt is given up (a deadline passed, the client gone). */
@@ -87,7 +88,7 @@ export abstract class AttemptHandler<Answer> implements Dispatcher.DispatchHandl
   protected finish(): void {
     this.over = true;
     clearTimeout(this.timer);
-    this.signal.removeEventListener('abort', this.onClientAbort);
+    this.signal.offAbort(this.onClientAbort);
   }
 
   // not the signal's reason: whatever the request was aborted with, the attempt ends as a client abort

@@ -6,6 +6,7 @@ import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
+import type { ClientSignal } from '../pipeline/client-signal';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
@@ -52,7 +53,7 @@ export async function callDeployment(
   deployment: Deployment,
   exchange: ModelExchange,
   inbound: InboundInfo,
-  signal: AbortSignal,
+  signal: ClientSignal,
   timeouts?: TimeoutsConfig,
   traceHeaders?: Record<string, string>,
 ): Promise<ModelResult> {
@@ -83,13 +84,13 @@ async function invoke(
   stream: boolean,
   format: ModelExchange['format'],
   inbound: InboundInfo,
-  signal: AbortSignal,
+  signal: ClientSignal,
   timeouts: TimeoutsConfig,
   traceHeaders: Record<string, string> | undefined,
 ): Promise<ModelResult> {
   const { target } = deployment;
   if (isLocalOperation(op)) {
-    const local = await op.invoke(body, target, signal);
+    const local = await op.invoke(body, target, signal.signal);
     return { status: 200, body: local.body, stream: local.stream, headers: {} };
   }
   let request: UpstreamRequest;
@@ -116,7 +117,7 @@ async function send(
   body: unknown,
   stream: boolean,
   format: ModelExchange['format'],
-  signal: AbortSignal,
+  signal: ClientSignal,
   timeouts: TimeoutsConfig,
 ): Promise<ModelResult> {
   const { target, provider } = deployment;
@@ -176,7 +177,7 @@ async function* translateStream(
   op: HttpOperation,
   target: ProviderTarget,
   format: ModelExchange['format'],
-  signal: AbortSignal,
+  signal: ClientSignal,
 ): AsyncGenerator<SseFrame[]> {
   const state = {};
   const isTerminal = formatAdapter(format).isTerminalFrame;

@@ -8,11 +8,12 @@ import { errorBodyOf, GatherHandler, type GatheredAnswer } from './gathered-answ
 import { prepareForWire, type PrepareHook } from './prepare-request';
 import { StreamHandler, type StreamedAnswer, type StreamedBody } from './streamed-answer';
 import { wireUrl } from './wire-url';
+import type { ClientSignal } from '../pipeline/client-signal';
 
 /** A streamed exchange's answer: status and headers, the body still coming. */
 export type UpstreamResponse = StreamedAnswer;
 
-type AttemptHandlerClass<Answer> = new (deadlines: AnswerDeadlines, signal: AbortSignal, translate: (err: unknown) => GatewayError) => AttemptHandler<Answer>;
+type AttemptHandlerClass<Answer> = new (deadlines: AnswerDeadlines, signal: ClientSignal, translate: (err: unknown) => GatewayError) => AttemptHandler<Answer>;
 
 /** The client went away: not an upstream fault, and never answered to anyone. */
 export class ClientAbortError extends GatewayError {
@@ -69,7 +70,7 @@ export class UpstreamClient {
    * still coming (streamed-answer.ts). The timeouts: connect, first byte from the start of the attempt, idle
    * between chunks, and total, the stream included. A reader that falls behind pauses the upstream.
    */
-  send(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
+  send(baseUrl: string, req: UpstreamRequest, signal: ClientSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<UpstreamResponse> {
     return this.attempt(StreamHandler, baseUrl, req, signal, timeouts, prepare);
   }
 
@@ -79,7 +80,7 @@ export class UpstreamClient {
    * attempt, idle between chunks, total. The handler gathers the bytes (gathered-answer.ts), which costs
    * much less per request than `request()` and a body stream.
    */
-  sendAndRead(baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<GatheredAnswer> {
+  sendAndRead(baseUrl: string, req: UpstreamRequest, signal: ClientSignal, timeouts: TimeoutsConfig = {}, prepare?: PrepareHook): Promise<GatheredAnswer> {
     return this.attempt(GatherHandler, baseUrl, req, signal, timeouts, prepare);
   }
 
@@ -88,7 +89,7 @@ export class UpstreamClient {
    * has one. Not an async function: the answer is the handler's promise itself, with no extra promise
    * around it.
    */
-  private attempt<Answer>(Handler: AttemptHandlerClass<Answer>, baseUrl: string, req: UpstreamRequest, signal: AbortSignal, timeouts: TimeoutsConfig, prepare: PrepareHook | undefined): Promise<Answer> {
+  private attempt<Answer>(Handler: AttemptHandlerClass<Answer>, baseUrl: string, req: UpstreamRequest, signal: ClientSignal, timeouts: TimeoutsConfig, prepare: PrepareHook | undefined): Promise<Answer> {
     if (signal.aborted) return Promise.reject(new ClientAbortError());
     const { totalMs, firstByteMs, idleMs } = this.deadlines(timeouts);
     const handler = new Handler({ startedAt: Date.now(), firstByteMs, totalMs }, signal, (err) => translateTransportError(err, signal));
@@ -122,7 +123,7 @@ function unpreparedWire(baseUrl: string, req: UpstreamRequest): WireRequest {
 }
 
 /** Map undici/network failures to gateway errors without leaking where the upstream is. */
-export function translateTransportError(err: unknown, signal?: AbortSignal): GatewayError {
+export function translateTransportError(err: unknown, signal?: { readonly aborted: boolean }): GatewayError {
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return new ClientAbortError();
   if (err instanceof undiciErrors.HeadersTimeoutError) return new UpstreamTimeoutError('The upstream did not start answering in time.');

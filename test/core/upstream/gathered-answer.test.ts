@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { GatewayError } from '../../../core/errors/gateway-error';
 import { answerText } from '../../../core/upstream/gathered-answer';
 import { ClientAbortError, UpstreamClient } from '../../../core/upstream/upstream-client';
+import { ClientSignal } from '../../../core/pipeline/client-signal';
 
 /**
  * UpstreamClient.sendAndRead, the non-streamed exchange: undici's dispatch with a handler that gathers the
@@ -80,7 +81,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
         res.end();
       });
     });
-    const answer = await client.sendAndRead(up.url, POST, new AbortController().signal);
+    const answer = await client.sendAndRead(up.url, POST, ClientSignal.create());
     expect([answer.status, answer.headers['x-upstream'], seen]).to.deep.equal([200, 'yes', '{"model":"m"}']);
     expect(answer.bytes.equals(bytes)).to.equal(true);
     expect(answerText(answer.bytes)).to.equal(json);
@@ -91,13 +92,13 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
       res.end('{"error":{"message":"slow down"}}');
     });
-    const answer = await client.sendAndRead(up.url, POST, new AbortController().signal);
+    const answer = await client.sendAndRead(up.url, POST, ClientSignal.create());
     expect([answer.status, answer.headers['retry-after'], answer.bytes.toString()]).to.deep.equal([429, '3', '{"error":{"message":"slow down"}}']);
   });
 
   it('answers 504 upstream_timeout when the first byte is late, and closes the upstream request', async () => {
     up = await upstream(() => undefined);
-    const err = await failure(client.sendAndRead(up.url, POST, new AbortController().signal, { firstByteMs: 100 }));
+    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
     await up.closed;
   });
@@ -109,7 +110,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const startedAt = Date.now();
     try {
-      const err = await failure(client.sendAndRead(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, POST, new AbortController().signal, { firstByteMs: 100 }));
+      const err = await failure(client.sendAndRead(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, POST, ClientSignal.create(), { firstByteMs: 100 }));
       expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
       // the connect timeout is 20 s; the deadline is 0.1 s
       expect(Date.now() - startedAt).to.be.below(10_000);
@@ -127,7 +128,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
       const tick = setInterval(() => res.write('x'), 20);
       res.on('close', () => clearInterval(tick));
     });
-    const err = await failure(client.sendAndRead(up.url, POST, new AbortController().signal, { firstByteMs: 1_000, idleMs: 1_000, totalMs: 300 }));
+    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 1_000, idleMs: 1_000, totalMs: 300 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_total_timeout']);
     await up.closed;
   });
@@ -137,7 +138,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"a":');
     });
-    const err = await failure(client.sendAndRead(up.url, POST, new AbortController().signal, { idleMs: 150 }));
+    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { idleMs: 150 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_idle_timeout']);
   });
 
@@ -146,7 +147,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     const requested = new Promise<void>((resolve) => (arrived = resolve));
     up = await upstream(() => arrived());
     const gone = new AbortController();
-    const pending = client.sendAndRead(up.url, POST, gone.signal);
+    const pending = client.sendAndRead(up.url, POST, ClientSignal.of(gone.signal));
     await requested;
     gone.abort(new Error('whatever the request was aborted with'));
     const err = await failure(pending);
@@ -160,12 +161,12 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     up = await upstream((_req, res) => (requests++, res.end('{}')));
     const gone = new AbortController();
     gone.abort();
-    const err = await failure(client.sendAndRead(up.url, POST, gone.signal));
+    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.of(gone.signal)));
     expect([err.code, requests]).to.deep.equal(['client_abort', 0]);
   });
 
   it('reports a refused connection as 502 upstream_unreachable without the address', async () => {
-    const err = await failure(client.sendAndRead('http://127.0.0.1:1', POST, new AbortController().signal));
+    const err = await failure(client.sendAndRead('http://127.0.0.1:1', POST, ClientSignal.create()));
     expect([err.status, err.code]).to.deep.equal([502, 'upstream_unreachable']);
     expect(err.message).to.not.include('127.0.0.1');
   });
@@ -181,9 +182,9 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     const remove = shared.signal.removeEventListener.bind(shared.signal);
     shared.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listeners++, add(...args))) as AbortSignal['addEventListener'];
     shared.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
-    for (let i = 0; i < 3; i++) expect((await client.sendAndRead(up.url, POST, shared.signal)).bytes.toString()).to.equal('{}');
+    for (let i = 0; i < 3; i++) expect((await client.sendAndRead(up.url, POST, ClientSignal.of(shared.signal))).bytes.toString()).to.equal('{}');
     hang = true;
-    for (let i = 0; i < 2; i++) expect((await failure(client.sendAndRead(up.url, POST, shared.signal, { firstByteMs: 50 }))).code).to.equal('upstream_timeout');
+    for (let i = 0; i < 2; i++) expect((await failure(client.sendAndRead(up.url, POST, ClientSignal.of(shared.signal), { firstByteMs: 50 }))).code).to.equal('upstream_timeout');
     expect(listeners).to.equal(0);
   });
 
@@ -197,7 +198,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
         res.end('{"ok":true}');
       });
     });
-    const answer = await client.sendAndRead(up.url, POST, new AbortController().signal, {}, (wire) => ({ ...wire, headers: { ...wire.headers, authorization: 'Signed abc' } }));
+    const answer = await client.sendAndRead(up.url, POST, ClientSignal.create(), {}, (wire) => ({ ...wire, headers: { ...wire.headers, authorization: 'Signed abc' } }));
     expect(answer.bytes.toString()).to.equal('{"ok":true}');
     expect(seen).to.deep.equal({ auth: 'Signed abc', body: '{"model":"m"}' });
   });

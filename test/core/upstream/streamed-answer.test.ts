@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { GatewayError } from '../../../core/errors/gateway-error';
 import type { StreamedBody } from '../../../core/upstream/streamed-answer';
 import { ClientAbortError, UpstreamClient, translateTransportError } from '../../../core/upstream/upstream-client';
+import { ClientSignal } from '../../../core/pipeline/client-signal';
 
 /**
  * UpstreamClient.send, the streamed exchange: undici's dispatch with a handler whose body is fed by
@@ -140,7 +141,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
   it('holds the upstream back while the reader does not read, instead of gathering the whole answer, and hands over every byte in order once it reads on', async () => {
     const total = 256 * MiB;
     up = await longStream(total);
-    const res = await client.send(up.url, POST, new AbortController().signal);
+    const res = await client.send(up.url, POST, ClientSignal.create());
     const iterator = res.body[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).to.equal(false);
@@ -165,14 +166,14 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
       }
       res.end();
     });
-    const res = await client.send(url, POST, new AbortController().signal);
+    const res = await client.send(url, POST, ClientSignal.create());
     expect([res.status, res.headers['content-type']]).to.deep.equal([200, 'text/event-stream']);
     expect(await res.body.text()).to.equal(text);
   });
 
   it('closes the upstream connection when the reader stops part way (the iterator returned), and the body then reads as ended', async () => {
     up = await longStream(256 * MiB);
-    const res = await client.send(up.url, POST, new AbortController().signal);
+    const res = await client.send(up.url, POST, ClientSignal.create());
     for await (const _chunk of res.body) break;
     await up.closed;
     expect(up.finished()).to.equal(false);
@@ -190,7 +191,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
       res.write('data: {}\n\n');
       arrived();
     });
-    const res = await client.send(url, POST, new AbortController().signal);
+    const res = await client.send(url, POST, ClientSignal.create());
     await started;
     const iterator = res.body[Symbol.asyncIterator]();
     await iterator.next();
@@ -204,7 +205,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
   it('fails the waiting read as a client abort when the client goes away mid-stream, and closes the upstream connection', async () => {
     up = await longStream(256 * MiB);
     const gone = new AbortController();
-    const res = await client.send(up.url, POST, gone.signal);
+    const res = await client.send(up.url, POST, ClientSignal.of(gone.signal));
     const iterator = res.body[Symbol.asyncIterator]();
     await iterator.next();
     await untilHeldBack(up);
@@ -220,7 +221,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {}\n\n', () => setTimeout(() => res.socket?.destroy(), 20));
     });
-    const res = await client.send(url, POST, new AbortController().signal);
+    const res = await client.send(url, POST, ClientSignal.create());
     const iterator = res.body[Symbol.asyncIterator]();
     expect((await iterator.next()).done).to.equal(false);
     const err = await failure(iterator.next());
@@ -230,7 +231,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
 
   it('does not count a reader that falls behind as an idle upstream: the idle timeout is for an upstream that stops sending', async () => {
     up = await longStream(16 * MiB);
-    const res = await client.send(up.url, POST, new AbortController().signal, { idleMs: 150 });
+    const res = await client.send(up.url, POST, ClientSignal.create(), { idleMs: 150 });
     const iterator = res.body[Symbol.asyncIterator]();
     const first = await iterator.next();
     // the upstream is held back for longer than the idle timeout
@@ -255,7 +256,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
       await wait(5);
       yield Buffer.from('file bytes\r\n--b--\r\n');
     }
-    const res = await client.send(url, { path: '/v1/images/edits', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: parts() }, new AbortController().signal);
+    const res = await client.send(url, { path: '/v1/images/edits', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: parts() }, ClientSignal.create());
     expect(await res.body.text()).to.equal('data: [DONE]\n\n');
     expect(seen).to.equal('--b\r\nfile bytes\r\n--b--\r\n');
   });
@@ -279,9 +280,9 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
       for await (const _chunk of body) void _chunk;
     };
     for (let i = 0; i < 2; i++) {
-      await (await client.send(url, POST, shared.signal)).body.text(); // read to its end
-      for await (const _chunk of (await client.send(url, POST, shared.signal)).body) break; // cancelled
-      await failure(drain((await client.send(url, POST, shared.signal)).body)); // broken
+      await (await client.send(url, POST, ClientSignal.of(shared.signal))).body.text(); // read to its end
+      for await (const _chunk of (await client.send(url, POST, ClientSignal.of(shared.signal))).body) break; // cancelled
+      await failure(drain((await client.send(url, POST, ClientSignal.of(shared.signal))).body)); // broken
     }
     expect(listeners).to.equal(0);
   });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { GatewayError } from '../../../core/errors/gateway-error';
 import { ClientAbortError, UpstreamClient, readErrorBody } from '../../../core/upstream/upstream-client';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
+import { ClientSignal } from '../../../core/pipeline/client-signal';
 
 const DEFAULTS = { connectMs: 5_000, firstByteMs: 5_000, idleMs: 5_000, totalMs: 10_000 };
 const POST = { path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream-CANARY-5555' }, body: '{"model":"m"}' };
@@ -28,7 +29,7 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
 
   it('sends the request as the provider built it and hands back status, headers and body', async () => {
     upstream.script = { kind: 'json', status: 201, body: chatCompletion('hi'), headers: { 'x-upstream': 'yes' } };
-    const res = await client.send(`${upstream.url}`, POST, new AbortController().signal);
+    const res = await client.send(`${upstream.url}`, POST, ClientSignal.create());
     expect([res.status, res.headers['x-upstream']]).to.deep.equal([201, 'yes']);
     expect(JSON.parse(await res.body.text()).choices[0].message.content).to.equal('hi');
     expect([upstream.last.method, upstream.last.path, upstream.last.headers.authorization, upstream.last.rawBody]).to.deep.equal(['POST', '/v1/chat/completions', 'Bearer sk-upstream-CANARY-5555', '{"model":"m"}']);
@@ -36,12 +37,12 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
 
   it('gives up waiting for the first byte after firstByteMs: 504 upstream_timeout', async () => {
     upstream.script = { kind: 'hang' };
-    const err = await failure(client.send(upstream.url, POST, new AbortController().signal, { firstByteMs: 100 }));
+    const err = await failure(client.send(upstream.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
   });
 
   it('reports a refused connection as 502 upstream_unreachable without the address', async () => {
-    const err = await failure(client.send('http://127.0.0.1:1', POST, new AbortController().signal));
+    const err = await failure(client.send('http://127.0.0.1:1', POST, ClientSignal.create()));
     expect([err.status, err.code]).to.deep.equal([502, 'upstream_unreachable']);
     expect(err.message).to.not.include('127.0.0.1');
   });
@@ -49,7 +50,7 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
   it('stops at once when the client goes away, as a client abort rather than an upstream fault', async () => {
     upstream.script = { kind: 'hang' };
     const gone = new AbortController();
-    const pending = client.send(upstream.url, POST, gone.signal);
+    const pending = client.send(upstream.url, POST, ClientSignal.of(gone.signal));
     setTimeout(() => gone.abort(), 50);
     const err = await failure(pending);
     expect(err).to.be.instanceOf(ClientAbortError);
@@ -64,7 +65,7 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
     shared.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listeners++, add(...args))) as AbortSignal['addEventListener'];
     shared.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
     for (let i = 0; i < 5; i++) {
-      const res = await client.send(upstream.url, POST, shared.signal);
+      const res = await client.send(upstream.url, POST, ClientSignal.of(shared.signal));
       await res.body.text();
     }
     await new Promise((r) => setImmediate(r));
@@ -73,8 +74,8 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
 
   it('reads an error body as JSON when it is JSON and as text otherwise', async () => {
     upstream.script = { kind: 'json', status: 400, body: { error: { message: 'bad' } } };
-    expect(await readErrorBody((await client.send(upstream.url, POST, new AbortController().signal)).body)).to.deep.equal({ error: { message: 'bad' } });
+    expect(await readErrorBody((await client.send(upstream.url, POST, ClientSignal.create())).body)).to.deep.equal({ error: { message: 'bad' } });
     upstream.script = { kind: 'raw', status: 502, body: '<html>bad gateway</html>' };
-    expect(await readErrorBody((await client.send(upstream.url, POST, new AbortController().signal)).body)).to.equal('<html>bad gateway</html>');
+    expect(await readErrorBody((await client.send(upstream.url, POST, ClientSignal.create())).body)).to.equal('<html>bad gateway</html>');
   });
 });
