@@ -6,6 +6,7 @@ import { GatewayError } from '../../../core/errors/gateway-error';
 import { answerText } from '../../../core/upstream/gathered-answer';
 import { ClientAbortError, UpstreamClient } from '../../../core/upstream/upstream-client';
 import { ClientSignal } from '../../../core/pipeline/client-signal';
+import { rejection } from '../../support/rejection';
 
 /**
  * UpstreamClient.sendAndRead, the non-streamed exchange: undici's dispatch with a handler that gathers the
@@ -42,12 +43,6 @@ async function upstream(handle: (req: http.IncomingMessage, res: http.ServerResp
   };
 }
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
-    () => expect.fail('the call should have failed'),
-    (err: GatewayError) => err,
-  );
-}
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -98,7 +93,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
 
   it('answers 504 upstream_timeout when the first byte is late, and closes the upstream request', async () => {
     up = await upstream(() => undefined);
-    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
+    const err = await rejection(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
     await up.closed;
   });
@@ -110,7 +105,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const startedAt = Date.now();
     try {
-      const err = await failure(client.sendAndRead(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, POST, ClientSignal.create(), { firstByteMs: 100 }));
+      const err = await rejection(client.sendAndRead(`https://127.0.0.1:${(silent.address() as AddressInfo).port}`, POST, ClientSignal.create(), { firstByteMs: 100 }));
       expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
       // the connect timeout is 20 s; the deadline is 0.1 s
       expect(Date.now() - startedAt).to.be.below(10_000);
@@ -128,7 +123,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
       const tick = setInterval(() => res.write('x'), 20);
       res.on('close', () => clearInterval(tick));
     });
-    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 1_000, idleMs: 1_000, totalMs: 300 }));
+    const err = await rejection(client.sendAndRead(up.url, POST, ClientSignal.create(), { firstByteMs: 1_000, idleMs: 1_000, totalMs: 300 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_total_timeout']);
     await up.closed;
   });
@@ -138,7 +133,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"a":');
     });
-    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.create(), { idleMs: 150 }));
+    const err = await rejection(client.sendAndRead(up.url, POST, ClientSignal.create(), { idleMs: 150 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_idle_timeout']);
   });
 
@@ -150,7 +145,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     const pending = client.sendAndRead(up.url, POST, ClientSignal.of(gone.signal));
     await requested;
     gone.abort(new Error('whatever the request was aborted with'));
-    const err = await failure(pending);
+    const err = await rejection(pending);
     expect(err).to.be.instanceOf(ClientAbortError);
     expect(err.code).to.equal('client_abort');
     await up.closed;
@@ -161,12 +156,12 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     up = await upstream((_req, res) => (requests++, res.end('{}')));
     const gone = new AbortController();
     gone.abort();
-    const err = await failure(client.sendAndRead(up.url, POST, ClientSignal.of(gone.signal)));
+    const err = await rejection(client.sendAndRead(up.url, POST, ClientSignal.of(gone.signal)));
     expect([err.code, requests]).to.deep.equal(['client_abort', 0]);
   });
 
   it('reports a refused connection as 502 upstream_unreachable without the address', async () => {
-    const err = await failure(client.sendAndRead('http://127.0.0.1:1', POST, ClientSignal.create()));
+    const err = await rejection(client.sendAndRead('http://127.0.0.1:1', POST, ClientSignal.create()));
     expect([err.status, err.code]).to.deep.equal([502, 'upstream_unreachable']);
     expect(err.message).to.not.include('127.0.0.1');
   });
@@ -184,7 +179,7 @@ describe('core/upstream/upstream-client sendAndRead (a whole answer through undi
     shared.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
     for (let i = 0; i < 3; i++) expect((await client.sendAndRead(up.url, POST, ClientSignal.of(shared.signal))).bytes.toString()).to.equal('{}');
     hang = true;
-    for (let i = 0; i < 2; i++) expect((await failure(client.sendAndRead(up.url, POST, ClientSignal.of(shared.signal), { firstByteMs: 50 }))).code).to.equal('upstream_timeout');
+    for (let i = 0; i < 2; i++) expect((await rejection(client.sendAndRead(up.url, POST, ClientSignal.of(shared.signal), { firstByteMs: 50 }))).code).to.equal('upstream_timeout');
     expect(listeners).to.equal(0);
   });
 

@@ -5,6 +5,7 @@ import { GatewayError } from '../../../core/errors/gateway-error';
 import type { StreamedBody } from '../../../core/upstream/streamed-answer';
 import { ClientAbortError, UpstreamClient, translateTransportError } from '../../../core/upstream/upstream-client';
 import { ClientSignal } from '../../../core/pipeline/client-signal';
+import { rejection } from '../../support/rejection';
 
 /**
  * UpstreamClient.send, the streamed exchange: undici's dispatch with a handler whose body is fed by
@@ -105,12 +106,6 @@ async function readPattern(body: AsyncIterable<Uint8Array>, offset = 0): Promise
   return at - offset;
 }
 
-async function failure(run: Promise<unknown>): Promise<unknown> {
-  return run.then(
-    () => expect.fail('the read should have failed'),
-    (err: unknown) => err,
-  );
-}
 
 describe('core/upstream/upstream-client send (a streamed answer through undici dispatch)', () => {
   let client: UpstreamClient;
@@ -198,7 +193,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const waiting = iterator.next();
     const reason = new Error('the consumer gave up');
     res.body.destroy(reason);
-    expect(await failure(waiting)).to.equal(reason);
+    expect(await rejection(waiting)).to.equal(reason);
     await closed;
   });
 
@@ -211,7 +206,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     await untilHeldBack(up);
     // the chunks that wait unread are dropped: the read after the client left fails
     gone.abort(new Error('whatever the request was aborted with'));
-    const err = await failure(iterator.next());
+    const err = await rejection(iterator.next());
     expect(err).to.be.instanceOf(ClientAbortError);
     await up.closed;
   });
@@ -224,7 +219,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const res = await client.send(url, POST, ClientSignal.create());
     const iterator = res.body[Symbol.asyncIterator]();
     expect((await iterator.next()).done).to.equal(false);
-    const err = await failure(iterator.next());
+    const err = await rejection(iterator.next());
     expect(err).to.not.be.instanceOf(GatewayError);
     expect(translateTransportError(err).code).to.equal('upstream_unreachable');
   });
@@ -282,7 +277,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     for (let i = 0; i < 2; i++) {
       await (await client.send(url, POST, ClientSignal.of(shared.signal))).body.text(); // read to its end
       for await (const _chunk of (await client.send(url, POST, ClientSignal.of(shared.signal))).body) break; // cancelled
-      await failure(drain((await client.send(url, POST, ClientSignal.of(shared.signal))).body)); // broken
+      await rejection(drain((await client.send(url, POST, ClientSignal.of(shared.signal))).body)); // broken
     }
     expect(listeners).to.equal(0);
   });

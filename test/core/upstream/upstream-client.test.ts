@@ -3,16 +3,11 @@ import { GatewayError } from '../../../core/errors/gateway-error';
 import { ClientAbortError, UpstreamClient, readErrorBody } from '../../../core/upstream/upstream-client';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 import { ClientSignal } from '../../../core/pipeline/client-signal';
+import { rejection } from '../../support/rejection';
 
 const DEFAULTS = { connectMs: 5_000, firstByteMs: 5_000, idleMs: 5_000, totalMs: 10_000 };
 const POST = { path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream-CANARY-5555' }, body: '{"model":"m"}' };
 
-async function failure(run: Promise<unknown>): Promise<GatewayError> {
-  return run.then(
-    () => expect.fail('the call should have failed'),
-    (err: GatewayError) => err,
-  );
-}
 
 describe('core/upstream/upstream-client (undici against a fake upstream on loopback)', () => {
   let upstream: FakeOpenAI;
@@ -37,12 +32,12 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
 
   it('gives up waiting for the first byte after firstByteMs: 504 upstream_timeout', async () => {
     upstream.script = { kind: 'hang' };
-    const err = await failure(client.send(upstream.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
+    const err = await rejection(client.send(upstream.url, POST, ClientSignal.create(), { firstByteMs: 100 }));
     expect([err.status, err.code]).to.deep.equal([504, 'upstream_timeout']);
   });
 
   it('reports a refused connection as 502 upstream_unreachable without the address', async () => {
-    const err = await failure(client.send('http://127.0.0.1:1', POST, ClientSignal.create()));
+    const err = await rejection(client.send('http://127.0.0.1:1', POST, ClientSignal.create()));
     expect([err.status, err.code]).to.deep.equal([502, 'upstream_unreachable']);
     expect(err.message).to.not.include('127.0.0.1');
   });
@@ -52,7 +47,7 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
     const gone = new AbortController();
     const pending = client.send(upstream.url, POST, ClientSignal.of(gone.signal));
     setTimeout(() => gone.abort(), 50);
-    const err = await failure(pending);
+    const err = await rejection(pending);
     expect(err).to.be.instanceOf(ClientAbortError);
     expect(err.code).to.equal('client_abort');
   });
