@@ -4,6 +4,7 @@ import { ClientAbortError, UpstreamClient, readErrorBody } from '../../../core/u
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 import { ClientSignal } from '../../../core/pipeline/client-signal';
 import { rejection } from '../../support/rejection';
+import { getEventListeners } from 'node:events';
 
 const DEFAULTS = { connectMs: 5_000, firstByteMs: 5_000, idleMs: 5_000, totalMs: 10_000 };
 const POST = { path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream-CANARY-5555' }, body: '{"model":"m"}' };
@@ -54,17 +55,12 @@ describe('core/upstream/upstream-client (undici against a fake upstream on loopb
 
   it('leaves no abort listener on a shared request signal once each answer is read', async () => {
     const shared = new AbortController();
-    let listeners = 0;
-    const add = shared.signal.addEventListener.bind(shared.signal);
-    const remove = shared.signal.removeEventListener.bind(shared.signal);
-    shared.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listeners++, add(...args))) as AbortSignal['addEventListener'];
-    shared.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
     for (let i = 0; i < 5; i++) {
       const res = await client.send(upstream.url, POST, ClientSignal.of(shared.signal));
       await res.body.text();
     }
     await new Promise((r) => setImmediate(r));
-    expect(listeners).to.equal(0);
+    expect(getEventListeners(shared.signal, 'abort')).to.have.length(0);
   });
 
   it('reads an error body as JSON when it is JSON and as text otherwise', async () => {
