@@ -15,8 +15,11 @@ import { RateLimitHeaders } from './rate-limit-headers';
  * the spend stage has the real cost (settle runs in reverse).
  */
 export interface Admission {
-  /** undefined (no promise) when nothing limits the request: the common case costs no microtask hop */
-  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> | void;
+  /**
+   * undefined (no promise) when nothing limits the request: the common case costs no microtask hop.
+   * `estimate` is asked for only when something does (undefined: the traffic is not limited).
+   */
+  admit(ctx: AuthedContext, estimate: () => AdmissionEstimate | undefined): Promise<void> | void;
   /** undefined when the request reserved nothing */
   settle(ctx: GatewayContext): Promise<void> | void;
   /** what a key or organisation has used of its budget in the current period (for the management API) */
@@ -76,6 +79,9 @@ interface Charge {
  * Budgets reserve the estimated cost (see estimate.ts) and settle to the real cost; tpm reserves the
  * estimated tokens and settles to the real usage; rpm counts the request.
  */
+/** What a request is expected to use, and whether it counts against token limits. */
+export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean };
+
 export class LimitsAdmission implements Admission {
   constructor(
     private readonly subjects: LimitSubjects,
@@ -83,14 +89,20 @@ export class LimitsAdmission implements Admission {
     private readonly clock: Clock,
   ) {}
 
-  admit(ctx: AuthedContext, estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> | void {
+  admit(ctx: AuthedContext, estimate: () => AdmissionEstimate | undefined): Promise<void> | void {
     const subjects = this.subjects.of(ctx.principal);
-    if (Array.isArray(subjects)) return subjects.length ? this.chargeSubjects(ctx, subjects, estimate) : undefined;
-    return subjects.then((list) => (list.length ? this.chargeSubjects(ctx, list, estimate) : undefined));
+    if (Array.isArray(subjects)) return this.admitTo(ctx, subjects, estimate);
+    return subjects.then((list) => this.admitTo(ctx, list, estimate));
+  }
+
+  private admitTo(ctx: AuthedContext, subjects: LimitSubject[], estimate: () => AdmissionEstimate | undefined): Promise<void> | undefined {
+    if (subjects.length === 0) return undefined;
+    const expected = estimate();
+    return expected ? this.chargeSubjects(ctx, subjects, expected) : undefined;
   }
 
   /** Count the request against every subject's limits; refused: the shares already added are taken back. */
-  private async chargeSubjects(ctx: AuthedContext, subjects: LimitSubject[], estimate: UsageEstimate & { countsTokens: boolean }): Promise<void> {
+  private async chargeSubjects(ctx: AuthedContext, subjects: LimitSubject[], estimate: AdmissionEstimate): Promise<void> {
     const now = this.clock.now();
     const applied: Charge[] = [];
     const ticket: LimitTicket = { tokens: [], budget: [] };

@@ -22,9 +22,9 @@ export class CallStage implements Stage {
 
   run(ctx: AuthedContext): Promise<void> {
     const strategy = this.traffic.of(ctx);
-    const estimate = strategy.estimate(ctx);
-    // admission answers undefined when nothing limits the request: then call at once, without a hop
-    const admitted = estimate ? this.admission.admit(ctx, estimate) : undefined;
+    // admission answers undefined when nothing limits the request: then call at once, without a hop; the
+    // estimate is made only when something does
+    const admitted = this.admission.admit(ctx, () => strategy.estimate(ctx));
     return admitted ? admitted.then(() => strategy.call(ctx)) : strategy.call(ctx);
   }
 
