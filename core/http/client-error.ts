@@ -20,7 +20,6 @@ import { REQUEST_ID_HEADER } from './request-id';
  */
 export const MAX_HEADER_BYTES = 256 * 1024;
 
-
 /** What Node answers these with (status and reason), now with a body; anything else is a 400. */
 const ANSWERS: Record<string, [status: number, reason: string, code: string, message: string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large.'],

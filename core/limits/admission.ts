@@ -8,6 +8,9 @@ import type { UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
 
+/** What a request is expected to use, and whether it counts against token limits. */
+export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean };
+
 /**
  * Budget and rate-limit admission, run by the call stage for every exchange its traffic strategy limits
  * (model and MCP traffic; a Responses parent is limited through its children), just before the work that
@@ -79,9 +82,6 @@ interface Charge {
  * Budgets reserve the estimated cost (see estimate.ts) and settle to the real cost; tpm reserves the
  * estimated tokens and settles to the real usage; rpm counts the request.
  */
-/** What a request is expected to use, and whether it counts against token limits. */
-export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean };
-
 export class LimitsAdmission implements Admission {
   constructor(
     private readonly subjects: LimitSubjects,
