@@ -53,7 +53,7 @@ export class SqliteBackend implements StoreBackend {
     // WAL with synchronous=NORMAL: a commit is appended to the WAL without an fsync, so it survives the
     // process dying (SIGKILL, a crash: the OS holds the write) and only a power loss can undo the last
     // commits (never corrupt the file). FULL would fsync every commit, on the request path.
-    this.db.pragma('journal_mode = WAL');
+    useWal(this.db);
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     // The checkpoint copying the WAL into the file runs inside a commit, on the event loop, with two
@@ -329,3 +329,25 @@ export class SqliteBackend implements StoreBackend {
     this.db.close();
   }
 }
+
+/**
+ * Switch a connection to WAL (a setting the file keeps). Processes that open a new file at the same moment
+ * (the workers of `--workers N` at their first start) all try to switch it: one gets the lock and the
+ * others are refused at once ("database is locked": SQLite does not wait there, as waiting could
+ * deadlock). Startup only, so the refused ones wait a little and try again; by then the file is usually
+ * in WAL already.
+ */
+function useWal(db: Database.Database): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt === WAL_SWITCH_ATTEMPTS) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * attempt);
+    }
+  }
+}
+
+/** tries at switching to WAL before a start fails: about 2 s of waiting in all */
+const WAL_SWITCH_ATTEMPTS = 20;
