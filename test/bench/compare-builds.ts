@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chatBody } from './chat-body';
+import { measure, warm } from './measure';
+import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
+import { cpuMicros } from './proc-stats';
+
+/**
+ * `node dist/test/bench/compare-builds.js BUILD_A BUILD_B [json|stream] [rounds] [seconds]`: two builds of
+ * the gateway (each a checkout with `dist/` built, e.g. a `git worktree` of an older commit), the same
+ * load on each in alternating rounds, and the median CPU µs per request and req/s of each. How the before
+ * and after numbers of a performance change are taken on a noisy host: the host's noise changes from one
+ * minute to the next, so only runs taken side by side, many times over, compare (issue 16).
+ *
+ * As `npm run bench` runs the gateway: SQLite store in a temp dir, the 1 KB chat body, a priced model, an
+ * access line per request, c=16, the gateway alone on core 1. `--cpu-prof` goes in NODE_OPTIONS if wanted.
+ */
+const [buildA, buildB, mode = 'json', roundsArg = '5', secondsArg = '4'] = process.argv.slice(2);
+const KEY = 'sk-compare-key';
+
+async function main(): Promise<void> {
+  if (!buildA || !buildB || (mode !== 'json' && mode !== 'stream')) {
+    console.error('usage: compare-builds BUILD_A BUILD_B [json|stream] [rounds] [seconds]');
+    process.exit(2);
+  }
+  const pin = canPin();
+  if (pin) pinSelf(0);
+  const upstream = await startNode([path.join(__dirname, 'fast-upstream.js')], /^listening \d+/, pin ? 0 : undefined);
+  const children: Child[] = [upstream];
+  const dirs: string[] = [];
+  try {
+    const builds = [];
+    for (const root of [buildA, buildB]) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'mg-compare-'));
+      dirs.push(dir);
+      const config = {
+        store: { url: `sqlite://${path.join(dir, 'gateway.db')}` },
+        organizations: [{ id: 'bench' }],
+        keys: [{ key: KEY, org: 'bench' }],
+        providers: [{ id: 'up', type: 'openai', baseUrl: `http://127.0.0.1:${upstream.line.split(' ')[1]}/v1`, apiKey: 'upstream-key' }],
+        models: [{ name: 'bench-model', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+      };
+      const gw = await startGatewayProcess(path.resolve(root, 'dist', 'core', 'main.js'), config, pin ? 1 : undefined);
+      children.push(gw.child);
+      builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[] });
+    }
+    const body = chatBody('bench-model', mode === 'stream');
+    for (let round = 0; round < Number(roundsArg); round++) {
+      for (const build of builds) {
+        const spec = { url: `${build.url}/v1/chat/completions`, connections: 16, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${KEY}` } };
+        await warm(spec);
+        const before = cpuMicros(build.pid);
+        const m = await measure(build.root, spec);
+        const after = cpuMicros(build.pid);
+        if (m.errors > 0) throw new Error(`${build.root}: ${m.errors} requests failed`);
+        build.rps.push(m.rps);
+        if (before !== undefined && after !== undefined) build.cpu.push((after - before) / m.requests);
+        console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(`\n${mode} c=16, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
+    for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s`);
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
