@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { PacedWriter, untilHeldBack } from '../support/paced-writer';
 
 const KEY = 'sk-slow-reader-CANARY-31c';
 const FRAMES = 32_000;
@@ -18,12 +19,8 @@ const chunk = (delta: object, finish: string | null = null) =>
 const FRAME = chunk({ content: PIECE });
 
 /** An OpenAI upstream that streams FRAMES pieces of text as fast as its socket takes them. */
-class LongStreamUpstream {
+class LongStreamUpstream extends PacedWriter {
   url = '';
-  written = 0;
-  finished = false;
-  /** waiting for its socket to drain */
-  blocked = false;
   /** the connection closed before the stream was over */
   cut = false;
   private server?: http.Server;
@@ -35,28 +32,16 @@ class LongStreamUpstream {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
       let frames = 0;
-      const pump = () => {
-        this.blocked = false;
-        while (frames < FRAMES && !res.destroyed) {
-          frames++;
-          this.written += FRAME.length;
-          if (!res.write(FRAME)) {
-            this.blocked = true;
-            res.once('drain', pump);
-            return;
-          }
-        }
-        if (!res.destroyed) res.end(chunk({}, 'stop') + 'data: [DONE]\n\n', () => (this.finished = true));
-      };
-      pump();
+      this.pump(res, () => (frames++ < FRAMES ? FRAME : undefined), chunk({}, 'stop') + 'data: [DONE]\n\n');
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
-  reset(): void {
-    Object.assign(this, { written: 0, finished: false, blocked: false, cut: false });
+  override reset(): void {
+    super.reset();
+    this.cut = false;
   }
 
   async stop(): Promise<void> {
@@ -66,17 +51,6 @@ class LongStreamUpstream {
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Wait until the upstream has stopped writing: blocked on its socket, nothing more written over a few looks in a row. */
-async function untilHeldBack(up: LongStreamUpstream): Promise<void> {
-  let last = -1;
-  let still = 0;
-  while (still < 4 && !up.finished) {
-    await wait(50);
-    still = up.blocked && up.written === last ? still + 1 : 0;
-    last = up.written;
-  }
-}
 
 describe('a slow stream reader holds the upstream back through the gateway', () => {
   let upstream: LongStreamUpstream;

@@ -44,7 +44,6 @@ async function upstream(handle: (req: http.IncomingMessage, res: http.ServerResp
   };
 }
 
-
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('core/upstream/upstream-client sendAndRead (a whole answer through undici dispatch)', () => {

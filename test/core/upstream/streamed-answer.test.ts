@@ -7,6 +7,7 @@ import { ClientAbortError, UpstreamClient, translateTransportError } from '../..
 import { ClientSignal } from '../../../core/pipeline/client-signal';
 import { rejection } from '../../support/rejection';
 import { getEventListeners } from 'node:events';
+import { PacedWriter, untilHeldBack } from '../../support/paced-writer';
 
 /**
  * UpstreamClient.send, the streamed exchange: undici's dispatch with a handler whose body is fed by
@@ -24,12 +25,8 @@ const patternAt = (offset: number, length: number) => PATTERN.subarray(offset % 
 
 interface LongStream {
   url: string;
-  /** bytes the upstream has handed to its socket so far */
-  written(): number;
-  /** the upstream wrote its last byte */
-  finished(): boolean;
-  /** the upstream is waiting for its socket to drain */
-  blocked(): boolean;
+  /** how far the upstream's answer has got */
+  writer: PacedWriter;
   /** resolves when the upstream sees the connection close before it finished */
   closed: Promise<void>;
   stop(): Promise<void>;
@@ -37,9 +34,7 @@ interface LongStream {
 
 /** An upstream that writes `total` bytes of the pattern as fast as its socket takes them. */
 async function longStream(total: number): Promise<LongStream> {
-  let written = 0;
-  let finished = false;
-  let blocked = false;
+  const writer = new PacedWriter();
   let sawClose!: () => void;
   const closed = new Promise<void>((resolve) => (sawClose = resolve));
   const server = http.createServer((req, res) => {
@@ -48,27 +43,12 @@ async function longStream(total: number): Promise<LongStream> {
       if (!res.writableFinished) sawClose();
     });
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    const pump = () => {
-      blocked = false;
-      while (written < total && !res.destroyed) {
-        const chunk = patternAt(written, Math.min(CHUNK, total - written));
-        written += chunk.length;
-        if (!res.write(chunk)) {
-          blocked = true;
-          res.once('drain', pump);
-          return;
-        }
-      }
-      if (!res.destroyed) res.end(() => (finished = true));
-    };
-    pump();
+    writer.pump(res, () => (writer.written < total ? patternAt(writer.written, Math.min(CHUNK, total - writer.written)) : undefined));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    written: () => written,
-    finished: () => finished,
-    blocked: () => blocked,
+    writer,
     closed,
     stop: async () => {
       server.closeAllConnections();
@@ -78,20 +58,6 @@ async function longStream(total: number): Promise<LongStream> {
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Wait until the upstream has stopped writing: blocked on its socket, with nothing more written over a
- * few looks in a row (or finished, which the caller's assertions then report).
- */
-async function untilHeldBack(up: LongStream): Promise<void> {
-  let last = -1;
-  let still = 0;
-  while (still < 4 && !up.finished()) {
-    await wait(50);
-    still = up.blocked() && up.written() === last ? still + 1 : 0;
-    last = up.written();
-  }
-}
 
 /** Read `body` to its end, checking every byte against the pattern from `offset`; the bytes read. */
 async function readPattern(body: AsyncIterable<Uint8Array>, offset = 0): Promise<number> {
@@ -106,7 +72,6 @@ async function readPattern(body: AsyncIterable<Uint8Array>, offset = 0): Promise
   }
   return at - offset;
 }
-
 
 describe('core/upstream/upstream-client send (a streamed answer through undici dispatch)', () => {
   let client: UpstreamClient;
@@ -142,13 +107,13 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const first = await iterator.next();
     expect(first.done).to.equal(false);
     const firstLength = first.value!.length;
-    await untilHeldBack(up);
+    await untilHeldBack(up.writer);
     // what is written and not read sits in the two sockets' kernel buffers and the 64 KiB the body may hold
-    expect(up.finished()).to.equal(false);
-    expect(up.written()).to.be.below(total / 4);
+    expect(up.writer.finished).to.equal(false);
+    expect(up.writer.written).to.be.below(total / 4);
     const rest = await readPattern({ [Symbol.asyncIterator]: () => iterator }, firstLength);
     expect(firstLength + rest).to.equal(total);
-    expect(up.finished()).to.equal(true);
+    expect(up.writer.finished).to.equal(true);
   });
 
   it('reads the whole answer as text with text(), a leading BOM dropped, multi-byte characters split across chunks', async () => {
@@ -172,7 +137,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const res = await client.send(up.url, POST, ClientSignal.create());
     for await (const _chunk of res.body) break;
     await up.closed;
-    expect(up.finished()).to.equal(false);
+    expect(up.writer.finished).to.equal(false);
     expect(await res.body[Symbol.asyncIterator]().next()).to.deep.equal({ done: true, value: undefined });
   });
 
@@ -204,7 +169,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const res = await client.send(up.url, POST, ClientSignal.of(gone.signal));
     const iterator = res.body[Symbol.asyncIterator]();
     await iterator.next();
-    await untilHeldBack(up);
+    await untilHeldBack(up.writer);
     // the chunks that wait unread are dropped: the read after the client left fails
     gone.abort(new Error('whatever the request was aborted with'));
     const err = await rejection(iterator.next());
@@ -231,7 +196,7 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     const iterator = res.body[Symbol.asyncIterator]();
     const first = await iterator.next();
     // the upstream is held back for longer than the idle timeout
-    await untilHeldBack(up);
+    await untilHeldBack(up.writer);
     await wait(300);
     const rest = await readPattern({ [Symbol.asyncIterator]: () => iterator }, first.value!.length);
     expect(first.value!.length + rest).to.equal(16 * MiB);

@@ -9,7 +9,6 @@ import { getEventListeners } from 'node:events';
 const DEFAULTS = { connectMs: 5_000, firstByteMs: 5_000, idleMs: 5_000, totalMs: 10_000 };
 const POST = { path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-upstream-CANARY-5555' }, body: '{"model":"m"}' };
 
-
 describe('core/upstream/upstream-client (undici against a fake upstream on loopback)', () => {
   let upstream: FakeOpenAI;
   let client: UpstreamClient;
