@@ -56,7 +56,7 @@ export class SecretSet {
    * secrets that overlap in the text are replaced as one, so no part of either is left.
    */
   scrub(text: string): string {
-    const cover = this.values().cover(text);
+    const cover = this.currentMatcher().cover(text);
     if (cover.length === 0) return text;
     let out = '';
     let from = 0;
@@ -67,7 +67,8 @@ export class SecretSet {
     return out + text.slice(from);
   }
 
-  private values(): LiteralSet {
+  /** the matcher of every value now known, built again after a group changed */
+  private currentMatcher(): LiteralSet {
     if (!this.matcher) {
       const all = new Set<string>();
       for (const values of this.groups.values()) {

@@ -72,10 +72,15 @@ export class StreamedText {
   private pending: string[] = [];
   private pendingChars = 0;
 
-  constructor(private readonly format: ApiFormat) {}
+  /** a stream of generated text (else nothing is ever counted) */
+  private readonly counts: boolean;
+
+  constructor(format: ApiFormat) {
+    this.counts = TEXT_FORMATS.has(format);
+  }
 
   add(frame: SseFrame): void {
-    if (frame.isDone || !TEXT_FORMATS.has(this.format)) return;
+    if (!this.counts || frame.isDone) return;
     const data = frame.data;
     this.pending.push(data);
     this.pendingChars += data.length;
