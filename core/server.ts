@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Gateway } from './gateway';
-import { MAX_HEADER_BYTES, answerClientError, rememberRequestPaths } from './http/client-error';
+import { PARSER_HEADER_BYTES, answerClientError, refuseOversizedHead } from './http/client-error';
 import { ServiceUnavailableError } from './errors/gateway-error';
 import { JSONRPC } from './errors/render';
 import { errorShapeFor, sendError } from './http/error-shapes';
@@ -28,14 +28,14 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
   // under `--workers N` every response names the worker that served it (1..N, then replacements), for
   // operators reading a response or a log behind the shared port
   const workerId = cluster.isWorker ? String(cluster.worker!.id) : undefined;
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 600_000, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 600_000, maxHeaderSize: PARSER_HEADER_BYTES }, (req, res) => {
     if (workerId) res.setHeader('x-gateway-worker', workerId);
+    if (refuseOversizedHead(req, res)) return;
     if (lifecycle.draining && !req.url?.startsWith('/health/')) return refuseWhileDraining(req, res);
     if (!fastRoutes.tryHandle(req, res)) app(req, res);
   });
   // a request the HTTP parser refuses still gets an error body in its API's shape
   server.on('clientError', answerClientError);
-  rememberRequestPaths(server);
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
   const sockets = new Set<Socket>();

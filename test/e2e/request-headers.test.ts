@@ -87,6 +87,22 @@ describe('request headers: malformed or oversized ones on every API, and both An
       expect(answer.status).to.equal(431);
       expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
     });
+
+    it('headers over the limit on /native/v1/messages, after a request on the same connection, get the Anthropic shape', async () => {
+      const ok = 'GET /health/liveness HTTP/1.1\r\nHost: x\r\n\r\n';
+      const huge = `POST /native/v1/messages HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(300_000)}\r\nContent-Length: 2\r\n\r\n{}`;
+      const answer = lastAnswer(await rawExchange(gw.url, [ok, huge]));
+      expect(answer.status).to.equal(431);
+      expect(answer.headers).to.match(/\r\nx-gateway-request-id: [0-9a-f-]{36}\r\n/);
+      expect(JSON.parse(answer.body)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The request headers are too large.' } });
+    });
+
+    it('headers even over the parser backstop (4x the limit) still get a 431 with a body', async () => {
+      const huge = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(1_200_000)}\r\nContent-Length: 2\r\n\r\n{}`;
+      const answer = lastAnswer(await rawExchange(gw.url, [huge]));
+      expect(answer.status).to.equal(431);
+      expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
+    });
   });
   describe('a client that sends both x-api-key and Authorization: Bearer', () => {
     const MESSAGE = { id: 'msg_qa', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } };
