@@ -65,11 +65,13 @@ export const TEXT_FORMATS: ReadonlySet<ApiFormat> = new Set<ApiFormat>(['chat', 
  * that does not run to its end needs the count (one that does has its usage reported), so the frames'
  * text is kept, up to PENDING_CHARS at a time, and read only when more arrives or `chars()` is called:
  * most streams never pay for it. Frames are counted as they were when they passed (their text is kept,
- * not the frames).
+ * or the upstream's bytes of a frame nobody has read, not the frames). A frame's bytes also hold its
+ * `data: ` and `event:` prefixes: no text value is found in those, so the count is the same.
  */
 export class StreamedText {
   private counted = 0;
-  private pending: string[] = [];
+  /** frames not counted yet: their text, or the upstream's bytes of a frame that passed through unread */
+  private pending: (string | Buffer)[] = [];
   private pendingChars = 0;
 
   /** a stream of generated text (else nothing is ever counted) */
@@ -81,9 +83,10 @@ export class StreamedText {
 
   add(frame: SseFrame): void {
     if (!this.counts || frame.isDone) return;
-    const data = frame.data;
-    this.pending.push(data);
-    this.pendingChars += data.length;
+    // the bytes as they are now (a frame that changes later drops them), decoded only if ever counted
+    const text = frame.wireBytes ?? frame.data;
+    this.pending.push(text);
+    this.pendingChars += text.length;
     if (this.pendingChars > PENDING_CHARS) this.countPending();
   }
 
@@ -94,7 +97,7 @@ export class StreamedText {
   }
 
   private countPending(): void {
-    for (const data of this.pending) this.counted += textLength(data);
+    for (const text of this.pending) this.counted += textLength(typeof text === 'string' ? text : text.toString('utf8'));
     this.pending = [];
     this.pendingChars = 0;
   }

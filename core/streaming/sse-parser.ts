@@ -25,8 +25,9 @@ function isField(buf: Buffer, start: number, end: number, name: Buffer): boolean
  * on its own (a LF byte never occurs inside a multi-byte UTF-8 character, so a character split across
  * reads is whole by then; decoding a line costs a fraction of a streaming TextDecoder). A frame written
  * exactly as the gateway would write it (`event: E\n` at most, one `data: ` line, LF endings) keeps the
- * upstream's bytes, so it can pass through without being encoded again (SseFrame.wireBytes): a chunk
- * pushed must not be written to afterwards, since its frames may point into it.
+ * upstream's bytes, so it can pass through without being encoded again (SseFrame.wireBytes), and its
+ * text is decoded only if something reads it: a chunk pushed must not be written to afterwards, since its
+ * frames may point into it.
  */
 export class SseDecoder {
   /** bytes not yet made into frames: they start at the current frame's first line */
@@ -34,7 +35,8 @@ export class SseDecoder {
   /** how far into `pending` the lines have been read (a partial line starts here) */
   private scanned = 0;
   private event: string | undefined;
-  private data: string[] = [];
+  /** the frame's `data:` values so far, as [start, end) pairs of byte offsets from the frame's first byte */
+  private data: number[] = [];
   /** the frame's bytes are already in the gateway's own wire form so far */
   private canonical = true;
   private lines = 0;
@@ -65,7 +67,7 @@ export class SseDecoder {
         if (this.data.length > 0) frames.push(this.frame(buf, frameStart, newline + 1));
         this.reset();
         frameStart = newline + 1;
-      } else this.line(buf, start, end);
+      } else this.line(buf, frameStart, start, end);
       start = newline + 1;
     }
     if (frameStart === buf.length) {
@@ -80,11 +82,15 @@ export class SseDecoder {
   }
 
   private frame(buf: Buffer, start: number, end: number): SseFrame {
-    const data = this.data.length === 1 ? this.data[0] : this.data.join('\n');
-    if (!this.canonical || this.data.length !== 1 || this.lines !== (this.event === undefined ? 1 : 2)) return SseFrame.fromRaw(data, this.event);
-    // a view, not a copy: Node reads every socket chunk into a buffer of its own and never reuses it, and
-    // a frame lives only until it is written
-    return SseFrame.fromWire(data, this.event, buf.subarray(start, end));
+    const { data } = this;
+    if (this.canonical && data.length === 2 && this.lines === (this.event === undefined ? 1 : 2)) {
+      // a view, not a copy: Node reads every socket chunk into a buffer of its own and never reuses it, and
+      // a frame lives only until it is written (or, a few KiB of them, until a meter has counted them)
+      return SseFrame.fromWire(this.event, buf.subarray(start, end), data[0]);
+    }
+    const lines: string[] = [];
+    for (let i = 0; i < data.length; i += 2) lines.push(buf.toString('utf8', start + data[i], start + data[i + 1]));
+    return SseFrame.fromRaw(lines.join('\n'), this.event);
   }
 
   private reset(): void {
@@ -94,7 +100,7 @@ export class SseDecoder {
     this.lines = 0;
   }
 
-  private line(buf: Buffer, start: number, end: number): void {
+  private line(buf: Buffer, frameStart: number, start: number, end: number): void {
     this.lines++;
     if (buf[start] === COLON /* comment */) {
       this.canonical = false;
@@ -107,7 +113,8 @@ export class SseDecoder {
     if (buf[valueStart] === SPACE && valueStart < end) valueStart++;
     else this.canonical = false;
     if (isField(buf, start, fieldEnd, DATA)) {
-      this.data.push(buf.toString('utf8', valueStart, end));
+      // decoded when the frame is made, or (a frame passed through) only if someone reads its text
+      this.data.push(valueStart - frameStart, end - frameStart);
     } else if (isField(buf, start, fieldEnd, EVENT)) {
       // the gateway writes `event:` as a frame's first line, before its `data:`
       if (this.data.length > 0 || this.lines !== 1) this.canonical = false;

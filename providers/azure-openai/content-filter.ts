@@ -48,7 +48,7 @@ export function filteredCompletion(body: unknown): GatewayError | undefined {
  * filter ended becomes the content-filter error (an error event once the stream has started).
  */
 export function azureStreamFrame(frame: SseFrame): SseFrame | null {
-  if (frame.isDone || !frame.data.includes('filter_result')) return frame;
+  if (frame.isDone || !frame.mentions('filter_result')) return frame;
   const chunk = frame.json as { choices?: AzureChoice[]; usage?: unknown; prompt_filter_results?: unknown };
   if (Array.isArray(chunk?.choices) && chunk.choices.length === 0 && !chunk.usage) return null;
   const error = filteredCompletion(chunk);

@@ -30,7 +30,7 @@ function tokensOf(usage: ImagesUsage | undefined): TokenUsage {
  * `image_generation.completed` / `image_edit.completed` event carrying the usage.
  */
 function usageOfFrame(frame: SseFrame): Partial<TokenUsage> | undefined {
-  if (frame.isDone || !frame.data.includes('.completed"')) return undefined;
+  if (frame.isDone || !frame.mentions('.completed"')) return undefined;
   const event = frame.json as { type?: string; usage?: ImagesUsage };
   if (event?.type !== 'image_generation.completed' && event?.type !== 'image_edit.completed') return undefined;
   return { ...tokensOf(event.usage), images: 1 };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { SseFrame } from '../../../core/streaming/sse-frame';
+import { SseDecoder } from '../../../core/streaming/sse-parser';
 import { estimatePromptTokens, fillUnreportedUsage, StreamedText } from '../../../core/spend/usage-estimate';
 import type { ApiFormat } from '../../../core/plugins/contracts';
 import { emptyUsage } from '../../../core/types/usage';
@@ -34,6 +35,17 @@ describe('usage estimates for what an upstream never reported', () => {
     expect(text.chars()).to.equal(4);
     text.add(changed);
     expect(text.chars()).to.equal(5);
+  });
+
+  it('counts frames read from an upstream (kept as bytes, decoded only to count) the same as their text', () => {
+    const body = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 😀"}}\n\n' + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"abcd"}}\n\n';
+    const frames = new SseDecoder().push(Buffer.from(body));
+    expect(frames.every((f) => f.wireBytes !== undefined)).to.equal(true);
+    const text = new StreamedText('messages');
+    for (const f of frames) text.add(f);
+    // the second frame changes after it passed: it is counted as it was
+    frames[1].json = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } };
+    expect(text.chars()).to.equal('héllo 😀'.length + 4);
   });
 
   it('estimates a prompt at about four characters a token, from its messages, system prompt and tools', () => {

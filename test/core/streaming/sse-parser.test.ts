@@ -67,6 +67,20 @@ describe('SSE decoder on bytes', () => {
     }
   });
 
+  it('answers what the meters ask (a token in the data, the end frame) from the bytes, the same as from the text', () => {
+    const asked = (f: SseFrame) => [f.mentions('"usage"'), f.mentions('"é€'), f.mentions('[DONE]'), f.isDone];
+    const fromText = expected.map((e) => [e.data.includes('"usage"'), e.data.includes('"é€'), e.data.includes('[DONE]'), e.data === '[DONE]']);
+    for (let cut = 0; cut <= body.length; cut++) {
+      const frames = decodeIn([body.subarray(0, cut), body.subarray(cut)]);
+      // asked before anything reads the text (a passed-through frame is decoded on first read), then after
+      expect(frames.map(asked), `split at byte ${cut}`).to.deep.equal(fromText);
+      expect(frames.map((f) => f.data)).to.deep.equal(expected.map((e) => e.data));
+      expect(frames.map(asked), `split at byte ${cut}`).to.deep.equal(fromText);
+    }
+    // a data value that only starts like the end frame is not the end
+    expect(decodeIn([Buffer.from('data: [DONE]x\n\ndata: [DON\n\n')]).map((f) => f.isDone)).to.deep.equal([false, false]);
+  });
+
   it('survives a body that arrives one byte at a time', () => {
     const frames = decodeIn([...body].map((b) => Uint8Array.of(b)));
     expect(frames.map((f) => ({ event: f.event, data: f.data }))).to.deep.equal(expected);
