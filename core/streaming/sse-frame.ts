@@ -55,8 +55,28 @@ export class SseFrame {
 
   /** Whether the data text contains `token`: on an upstream's frame not yet decoded, a search of its bytes. */
   mentions(token: string): boolean {
-    if (this.rawData === undefined && this.wire) return this.wire.includes(token, this.dataStart);
+    if (this.rawData === undefined && this.wire) return this.wire.indexOf(needle(token), this.dataStart) !== -1;
     return this.data.includes(token);
+  }
+
+  /**
+   * Whether the data (a JSON object's text) may hold the key `name` with a value other than null: a test
+   * before parsing, so a stream whose every chunk says `"usage":null` (OpenAI's, once usage is asked
+   * for) is not parsed chunk by chunk. A quote inside a JSON string is always escaped, so `name"` then a
+   * colon is a key; a nested key of that name also answers true (the caller reads the parsed JSON).
+   */
+  hasKey(name: string): boolean {
+    const wire = this.rawData === undefined ? this.wire : undefined;
+    const text: string | Buffer = wire ?? this.data;
+    const key = `${name}"`;
+    for (let at = indexIn(text, key, wire ? this.dataStart : 0); at !== -1; at = indexIn(text, key, at + key.length)) {
+      if (at === 0 || byteAt(text, at - 1) !== QUOTE) continue;
+      let i = skipSpace(text, at + key.length);
+      if (byteAt(text, i) !== COLON) continue;
+      i = skipSpace(text, i + 1);
+      if (byteAt(text, i) !== N_LOWER || byteAt(text, i + 1) !== U_LOWER) return true;
+    }
+    return false;
   }
 
   /** The parsed JSON payload; throws a SyntaxError on a malformed frame. */
@@ -103,3 +123,35 @@ export const DONE_FRAME_WIRE = 'data: [DONE]\n\n';
 
 /** the data value of the end-of-stream frame with the blank line after it, as bytes */
 const DONE_VALUE = Buffer.from('[DONE]\n\n');
+
+/**
+ * Tokens the gateway's own code looks for, as bytes, made once each: a search for a Buffer is several
+ * times faster than for a string, which Node encodes anew on every call.
+ */
+const NEEDLES = new Map<string, Buffer>();
+
+function needle(token: string): Buffer {
+  let bytes = NEEDLES.get(token);
+  if (!bytes) NEEDLES.set(token, (bytes = Buffer.from(token)));
+  return bytes;
+}
+
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const N_LOWER = 0x6e;
+const U_LOWER = 0x75;
+
+/** where `token` (ASCII) next occurs in a string or a Buffer, from `from` */
+function indexIn(text: string | Buffer, token: string, from: number): number {
+  return typeof text === 'string' ? text.indexOf(token, from) : text.indexOf(needle(token), from);
+}
+
+/** the code unit (of a string) or byte (of a Buffer) at i; NaN past the end. Only ASCII is compared. */
+function byteAt(text: string | Buffer, i: number): number {
+  return typeof text === 'string' ? text.charCodeAt(i) : i < text.length ? text[i] : NaN;
+}
+
+function skipSpace(text: string | Buffer, i: number): number {
+  for (let c = byteAt(text, i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = byteAt(text, ++i));
+  return i;
+}

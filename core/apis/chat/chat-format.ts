@@ -25,7 +25,7 @@ export const chatFormat: FormatAdapter = {
   usageOf: (body: ChatResponse) => tokenUsageFromChat(body?.usage),
   usageOfFrame(frame: SseFrame) {
     // Cheap substring test first: only the (usually last) usage chunk is parsed.
-    if (frame.isDone || !frame.mentions('"usage"')) return undefined;
+    if (frame.isDone || !frame.hasKey('usage')) return undefined;
     return tokenUsageFromChat((frame.json as ChatChunk).usage);
   },
   isTerminalFrame: (frame) => frame.isDone,

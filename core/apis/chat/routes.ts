@@ -15,7 +15,7 @@ const CHAT: ModelEndpointSpec = {
   // The gateway always asks upstream for stream usage (to price the stream); a client that did not ask
   // for it must not receive the extra chunk.
   skipFrame(frame, body) {
-    if (body.stream_options?.include_usage === true || frame.isDone || !frame.mentions('"usage"')) return false;
+    if (body.stream_options?.include_usage === true || frame.isDone || !frame.hasKey('usage')) return false;
     return isUsageOnlyChunk(frame.json);
   },
 };

@@ -81,6 +81,26 @@ describe('SSE decoder on bytes', () => {
     expect(decodeIn([Buffer.from('data: [DONE]x\n\ndata: [DON\n\n')]).map((f) => f.isDone)).to.deep.equal([false, false]);
   });
 
+  it('tells a key with a value from one that is null, absent or only text, from the bytes or the text alike', () => {
+    const cases: [string, boolean][] = [
+      ['{"choices":[],"usage":{"prompt_tokens":3}}', true],
+      ['{"choices":[{"delta":{"content":"x"}}],"usage":null}', false],
+      ['{"choices":[{"delta":{"content":"x"}}],"usage" :  null, "x": 1}', false],
+      ['{"usage":null,"nested":{"usage": {"prompt_tokens":1}}}', true],
+      ['{"choices":[{"delta":{"content":"the usage\\": is text"}}]}', false],
+      ['{"choices":[{"delta":{"content":"usage"}}]}', false],
+      ['{"input_usage":{"a":1}}', false],
+      ['{"usage":0}', true],
+    ];
+    for (const [data, expected] of cases) {
+      const [fromBytes] = decodeIn([Buffer.from(`data: ${data}\n\n`)]);
+      expect(fromBytes.wireBytes, data).to.not.equal(undefined);
+      expect(fromBytes.hasKey('usage'), data).to.equal(expected);
+      expect(fromBytes.data, data).to.equal(data);
+      expect(fromBytes.hasKey('usage'), data).to.equal(expected);
+    }
+  });
+
   it('survives a body that arrives one byte at a time', () => {
     const frames = decodeIn([...body].map((b) => Uint8Array.of(b)));
     expect(frames.map((f) => ({ event: f.event, data: f.data }))).to.deep.equal(expected);
