@@ -144,6 +144,11 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
 class FrameBatcher {
   /** runs of frames as strings (built frames, joined) or bytes (frames passed through as they came) */
   private pending: (string | Uint8Array)[] = [];
+  /**
+   * The run of passed-through frames being gathered: frames from one upstream read sit side by side in
+   * its buffer, so the run is one view of it, made when the run ends rather than one per frame.
+   */
+  private run: { bytes: Uint8Array; end: number } | undefined;
   private size = 0;
   private scheduled = false;
   /** set while the socket's buffer is full; settles on 'drain' (or when the client goes away) */
@@ -152,13 +157,19 @@ class FrameBatcher {
   constructor(private readonly res: ServerResponse) {}
 
   push(wire: string | Uint8Array): void {
-    const last = this.pending.length - 1;
-    const prev = last >= 0 ? this.pending[last] : undefined;
-    if (typeof wire === 'string' && typeof prev === 'string') this.pending[last] = prev + wire;
-    else if (typeof wire !== 'string' && prev instanceof Uint8Array && adjoins(prev, wire)) {
-      // frames passed through from one upstream read sit side by side in its buffer: one view, no copy
-      this.pending[last] = new Uint8Array(prev.buffer, prev.byteOffset, prev.byteLength + wire.byteLength);
-    } else this.pending.push(wire);
+    const { run } = this;
+    if (typeof wire !== 'string') {
+      if (run && run.bytes.buffer === wire.buffer && run.end === wire.byteOffset) run.end += wire.byteLength;
+      else {
+        this.endRun();
+        this.run = { bytes: wire, end: wire.byteOffset + wire.byteLength };
+      }
+    } else {
+      this.endRun();
+      const last = this.pending.length - 1;
+      if (last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += wire;
+      else this.pending.push(wire);
+    }
     this.size += wire.length;
     if (this.size >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
@@ -170,7 +181,16 @@ class FrameBatcher {
     }
   }
 
+  private endRun(): void {
+    const { run } = this;
+    if (!run) return;
+    this.run = undefined;
+    const { bytes, end } = run;
+    this.pending.push(end === bytes.byteOffset + bytes.byteLength ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, end - bytes.byteOffset));
+  }
+
   flush(): void {
+    this.endRun();
     const { pending } = this;
     if (pending.length === 0 || this.res.destroyed) return;
     this.pending = [];
@@ -194,9 +214,4 @@ class FrameBatcher {
   get backpressure(): Promise<void> | undefined {
     return this.drain;
   }
-}
-
-/** whether `next` starts in the same buffer right where `prev` ends */
-function adjoins(prev: Uint8Array, next: Uint8Array): boolean {
-  return prev.buffer === next.buffer && prev.byteOffset + prev.byteLength === next.byteOffset;
 }
