@@ -184,33 +184,49 @@ function meterStream(
   usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
   price: Parameters<typeof priceUsage>[0],
 ): FrameBatches {
-  return new FrameBatches(meterBatches(ctx, format, batchesOf(stream), usageOfFrame, price));
-}
-
-/** A batch at a time (the frames of one upstream read): one async hop per read, not per frame. */
-async function* meterBatches(
-  ctx: AuthedContext,
-  format: ApiFormat,
-  batches: AsyncIterable<SseFrame[]>,
-  usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
-  price: Parameters<typeof priceUsage>[0],
-): AsyncGenerator<SseFrame[]> {
+  const batches = batchesOf(stream)[Symbol.asyncIterator]();
   const streamed = new StreamedText(format);
-  let complete = false;
-  try {
-    for await (const batch of batches) {
-      for (const frame of batch) {
+  let finished = false;
+  // once, however the stream ends: run to its end, failed, or left by the consumer (return)
+  const finish = (complete: boolean) => {
+    if (finished) return;
+    finished = true;
+    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
+    ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
+  };
+  const meterBatch = (r: IteratorResult<SseFrame[]>): IteratorResult<SseFrame[]> => {
+    if (r.done) {
+      finish(true);
+      return r;
+    }
+    try {
+      for (const frame of r.value) {
         const usage = usageOfFrame(frame);
         if (usage) mergeUsage(ctx.usage, usage);
         streamed.add(frame);
       }
-      yield batch;
+    } catch (err) {
+      // a frame the meter cannot read (a malformed usage chunk) fails the stream and closes the upstream
+      finish(false);
+      batches.return?.().catch(() => undefined);
+      throw err;
     }
-    complete = true;
-  } finally {
-    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
-    ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
-  }
+    return r;
+  };
+  const failed = (err: unknown): never => {
+    finish(false);
+    throw err;
+  };
+  // a plain iterator, not a generator: a batch at a time (the frames of one upstream read) costs one
+  // promise step here, not a generator's resume and an await
+  return new FrameBatches({
+    next: () => batches.next().then(meterBatch, failed),
+    async return(value?: unknown) {
+      finish(false);
+      await batches.return?.(value);
+      return { done: true, value: undefined };
+    },
+  });
 }
 
 /** An upstream attempt's span attributes (OpenTelemetry GenAI conventions, plus the deployment). */
