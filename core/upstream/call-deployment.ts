@@ -4,13 +4,14 @@ import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
-import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type StreamDecoder, type UpstreamRequest } from '../plugins/contracts';
+import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import type { ClientSignal } from '../pipeline/client-signal';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
 import { FrameBatches } from '../streaming/frame-batches';
+import { TranslatedStream } from './translated-stream';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
 /** What an upstream answered when it answered with an error status (for the retry decision). */
@@ -128,7 +129,7 @@ async function send(
   const contentType = String(response.headers['content-type'] ?? '');
   const decoder = op.streamDecoder?.(contentType, target) ?? (contentType.includes('text/event-stream') ? new SseDecoder() : undefined);
   if (decoder) {
-    return { status: 200, stream: await peekFirstFrame(translateStream(response.body, decoder, op, target, format, signal)), headers: {} };
+    return { status: 200, stream: await peekFirstFrame(new TranslatedStream(response.body, decoder, op, target, format, signal)), headers: {} };
   }
   // asked to stream, answered with one JSON document
   let text: string;
@@ -164,67 +165,6 @@ function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, b
   const translated = op.fromUpstream(parsed, deployment.target, body);
   // An identity translation (pass-through) lets the endpoint send the upstream's bytes unchanged.
   return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
-}
-
-/**
- * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format, one batch per
- * upstream read (the frames that read completed; reads that complete none yield nothing); a stream that
- * ends without its terminal frame was cut.
- */
-async function* translateStream(
-  body: AsyncIterable<Uint8Array>,
-  decoder: StreamDecoder,
-  op: HttpOperation,
-  target: ProviderTarget,
-  format: ModelExchange['format'],
-  signal: ClientSignal,
-): AsyncGenerator<SseFrame[]> {
-  const state = {};
-  const isTerminal = formatAdapter(format).isTerminalFrame;
-  let sawTerminal = !isTerminal;
-  const translate = (frames: SseFrame[], batch: SseFrame[]) => {
-    for (const frame of frames) {
-      const out = op.fromUpstreamEvent ? op.fromUpstreamEvent(frame, state, target) : frame;
-      if (!out) continue;
-      if (Array.isArray(out)) for (const f of out) batch.push(f);
-      else batch.push(out);
-    }
-    if (!sawTerminal) for (const f of batch) if (isTerminal!(f)) sawTerminal = true;
-    return batch;
-  };
-  // A translator that throws part way through a read: the frames before it are still sent, then the error.
-  let failure: { err: unknown } | undefined;
-  const batchOf = (frames: () => SseFrame[]): SseFrame[] => {
-    const batch: SseFrame[] = [];
-    try {
-      return translate(frames(), batch);
-    } catch (err) {
-      failure = { err };
-      return batch;
-    }
-  };
-  try {
-    for await (const chunk of body) {
-      const batch = batchOf(() => decoder.push(chunk));
-      if (batch.length > 0) yield batch;
-      if (failure) throw failure.err;
-    }
-    // events a provider decoder still held when the body ended (the SSE decoder holds none worth sending)
-    const held = batchOf(() => [...(decoder.end?.() ?? [])]);
-    if (held.length > 0) yield held;
-    if (failure) throw failure.err;
-    if (op.endOfStream) {
-      const closing = op.endOfStream(state, target);
-      if (!sawTerminal) for (const f of closing) if (isTerminal!(f)) sawTerminal = true;
-      if (closing.length > 0) yield closing;
-    }
-  } catch (err) {
-    const error = translateTransportError(err, signal);
-    // A socket that breaks after the answer started is a cut stream, whatever the transport called it.
-    if (error.code === 'upstream_unreachable' || error.code === 'upstream_error') throw new UpstreamError('The upstream connection broke in the middle of the stream.', 'upstream_stream_cut');
-    throw error;
-  }
-  if (!sawTerminal) throw new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut');
 }
 
 /**

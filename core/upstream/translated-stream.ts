@@ -1,0 +1,142 @@
+import { UpstreamError } from '../errors/gateway-error';
+import { formatAdapter } from '../formats/registry';
+import type { HttpOperation, ProviderTarget, StreamDecoder, StreamState } from '../plugins/contracts';
+import type { ModelExchange } from '../pipeline/context';
+import type { ClientSignal } from '../pipeline/client-signal';
+import type { SseFrame } from '../streaming/sse-frame';
+import { translateTransportError } from './upstream-client';
+
+type Batch = IteratorResult<SseFrame[]>;
+
+const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format, one batch per
+ * upstream read (the frames that read completed; reads that complete none yield nothing); a stream that
+ * ends without its terminal frame was cut. A translator that throws part way through a read: the frames
+ * before it are still sent, then the error.
+ *
+ * A plain iterator rather than an async generator: a batch costs one promise step on top of the body's
+ * read, where a generator layer adds its own resume and await for every read.
+ */
+export class TranslatedStream implements AsyncIterator<SseFrame[]> {
+  private readonly body: AsyncIterator<Uint8Array>;
+  private readonly state: StreamState = {};
+  private readonly isTerminal: ((frame: SseFrame) => boolean) | undefined;
+  private sawTerminal: boolean;
+  /** what comes after the body ended: the last batches, then the error or the end */
+  private tail: { batches: SseFrame[][]; error?: unknown } | undefined;
+  /** a translator failed part way through a read: thrown once the frames before it went out */
+  private failure: { err: unknown } | undefined;
+
+  constructor(
+    body: AsyncIterable<Uint8Array>,
+    private readonly decoder: StreamDecoder,
+    private readonly op: HttpOperation,
+    private readonly target: ProviderTarget,
+    format: ModelExchange['format'],
+    private readonly signal: ClientSignal,
+  ) {
+    this.body = body[Symbol.asyncIterator]();
+    this.isTerminal = formatAdapter(format).isTerminalFrame;
+    this.sawTerminal = !this.isTerminal;
+  }
+
+  next(): Promise<Batch> {
+    if (this.failure) return Promise.reject(this.fail(this.failure.err));
+    if (this.tail) return this.fromTail();
+    return this.body.next().then(this.onRead, this.onReadError);
+  }
+
+  /** A consumer that stops early (the client went away) cancels the upstream request. */
+  async return(): Promise<Batch> {
+    this.tail = { batches: [] };
+    await this.body.return?.();
+    return END;
+  }
+
+  private readonly onRead = (read: IteratorResult<Uint8Array>): Batch | Promise<Batch> => {
+    if (read.done) {
+      this.endOfBody();
+      return this.fromTail();
+    }
+    const batch = this.batchOf(() => this.decoder.push(read.value));
+    if (batch.length > 0) return { done: false, value: batch };
+    // a read that completed no frame: read on
+    return this.next();
+  };
+
+  private readonly onReadError = (err: unknown): never => {
+    throw this.translate(err);
+  };
+
+  /** The body ended: events a provider decoder still held (the SSE decoder holds none worth sending), then the translator's closing frames. */
+  private endOfBody(): void {
+    const batches: SseFrame[][] = [];
+    const held = this.batchOf(() => [...(this.decoder.end?.() ?? [])]);
+    if (held.length > 0) batches.push(held);
+    if (this.failure) {
+      this.tail = { batches, error: this.translate(this.failure.err) };
+      this.failure = undefined;
+      return;
+    }
+    try {
+      if (this.op.endOfStream) {
+        const closing = this.op.endOfStream(this.state, this.target);
+        this.noteTerminal(closing);
+        if (closing.length > 0) batches.push(closing);
+      }
+    } catch (err) {
+      this.tail = { batches, error: this.translate(err) };
+      return;
+    }
+    this.tail = { batches, error: this.sawTerminal ? undefined : new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut') };
+  }
+
+  private fromTail(): Promise<Batch> {
+    const tail = this.tail!;
+    const batch = tail.batches.shift();
+    if (batch) return Promise.resolve({ done: false, value: batch });
+    if (tail.error !== undefined) {
+      const { error } = tail;
+      tail.error = undefined;
+      return Promise.reject(error);
+    }
+    return Promise.resolve(END);
+  }
+
+  private batchOf(frames: () => SseFrame[]): SseFrame[] {
+    const batch: SseFrame[] = [];
+    try {
+      for (const frame of frames()) {
+        const out = this.op.fromUpstreamEvent ? this.op.fromUpstreamEvent(frame, this.state, this.target) : frame;
+        if (!out) continue;
+        if (Array.isArray(out)) for (const f of out) batch.push(f);
+        else batch.push(out);
+      }
+    } catch (err) {
+      this.failure = { err };
+    }
+    this.noteTerminal(batch);
+    return batch;
+  }
+
+  private noteTerminal(frames: SseFrame[]): void {
+    if (!this.sawTerminal) for (const f of frames) if (this.isTerminal!(f)) this.sawTerminal = true;
+  }
+
+  /** A translator's failure after the frames before it went out: the upstream is cancelled, the error named. */
+  private fail(err: unknown): unknown {
+    this.failure = undefined;
+    this.tail = { batches: [] };
+    this.body.return?.().catch(() => undefined);
+    return this.translate(err);
+  }
+
+  private translate(err: unknown): unknown {
+    const error = translateTransportError(err, this.signal);
+    // A socket that breaks after the answer started is a cut stream, whatever the transport called it.
+    if (error.code === 'upstream_unreachable' || error.code === 'upstream_error') return new UpstreamError('The upstream connection broke in the middle of the stream.', 'upstream_stream_cut');
+    return error;
+  }
+}
