@@ -59,7 +59,8 @@ export class SseDecoder {
     let frameStart = 0;
     let start = this.scanned;
     let newline: number;
-    while ((newline = buf.indexOf(LF, start)) !== -1) {
+    // a blank line (the end of a frame) is tested for before searching: half the lines of a stream are one
+    while ((newline = buf[start] === LF ? start : buf.indexOf(LF, start)) !== -1) {
       const crlf = newline > start && buf[newline - 1] === CR;
       const end = crlf ? newline - 1 : newline;
       if (crlf) this.canonical = false;
