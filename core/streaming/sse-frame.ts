@@ -107,7 +107,6 @@ export class SseFrame {
     return this.rawData === '[DONE]';
   }
 
-
   /** The upstream's own bytes when the frame passes through unchanged (the same bytes as toWire()). */
   get wireBytes(): Buffer | undefined {
     return this.wire;

@@ -24,7 +24,7 @@ export const chatFormat: FormatAdapter = {
   format: 'chat',
   usageOf: (body: ChatResponse) => tokenUsageFromChat(body?.usage),
   usageOfFrame(frame: SseFrame) {
-    // Cheap substring test first: only the (usually last) usage chunk is parsed.
+    // A byte test first: only a chunk with a usage key that is not null (usually the last) is parsed.
     if (frame.isDone || !frame.hasKey('usage')) return undefined;
     return tokenUsageFromChat((frame.json as ChatChunk).usage);
   },
