@@ -55,20 +55,34 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
     return END;
   }
 
-  private readonly onRead = (read: IteratorResult<Uint8Array>): Batch | Promise<Batch> => {
+  private readonly onRead = (read: IteratorResult<Uint8Array>): Batch | Promise<Batch> => this.take(read) ?? this.readOn();
+
+  private readonly onReadError = (err: unknown): never => {
+    throw this.translate(err);
+  };
+
+  /** What one read gives: a batch, the end (or the error after the last batches), or nothing (read on). */
+  private take(read: IteratorResult<Uint8Array>): Batch | Promise<Batch> | undefined {
     if (read.done) {
       this.endOfBody();
       return this.fromTail();
     }
     const batch = this.batchOf(() => this.decoder.push(read.value));
     if (batch.length > 0) return { done: false, value: batch };
-    // a read that completed no frame: read on
-    return this.next();
-  };
+    if (this.failure) return Promise.reject(this.fail(this.failure.err));
+    return undefined;
+  }
 
-  private readonly onReadError = (err: unknown): never => {
-    throw this.translate(err);
-  };
+  /**
+   * Reads that complete no frame (a long frame in many pieces): a loop, so a frame in a thousand reads
+   * is a thousand turns of it rather than a chain of a thousand promises waiting on each other.
+   */
+  private async readOn(): Promise<Batch> {
+    for (;;) {
+      const taken = this.take(await this.body.next().catch(this.onReadError));
+      if (taken) return taken;
+    }
+  }
 
   /** The body ended: events a provider decoder still held (the SSE decoder holds none worth sending), then the translator's closing frames. */
   private endOfBody(): void {

@@ -53,6 +53,14 @@ describe('translated stream (upstream events -> client frames, a batch per read)
     expect(await drain(stream)).to.deep.equal({ batches: [['{"a":1}'], ['{"b":2}'], ['[DONE]']] });
   });
 
+  it('reads on through reads that complete no frame: a long frame a byte at a time is one batch', async () => {
+    const frame = `data: {"text":"${'x'.repeat(5000)}"}\n\n`;
+    const { stream } = translated([...frame.split(''), 'data: [DONE]\n\n']);
+    const { batches, error } = await drain(stream);
+    expect(error).to.equal(undefined);
+    expect(batches.map((b) => b.map((d) => d.length))).to.deep.equal([[frame.length - 8], [6]]);
+  });
+
   it('fails a stream that ends without its terminal frame as cut', async () => {
     const { stream } = translated(['data: {"a":1}\n\n']);
     const { batches, error } = await drain(stream);
