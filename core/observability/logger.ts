@@ -95,7 +95,16 @@ function destinationOf(options: LoggerOptions): DestinationStream {
   // about 35 µs of CPU whatever its size (the thread pool's hand-offs), so the larger the batch, the less
   // each line pays. A line can wait at most 250 ms (lost only if the process is killed outright; the
   // request log in the store is the record of what was served).
-  return pino.destination({ dest: 1, sync: false, minLength: LINE_BUFFER_BYTES, periodicFlush: LINE_FLUSH_MS });
+  // As bytes: in its text mode sonic-boom measures its whole waiting batch (Buffer.byteLength) at every
+  // line, which flattens and copies up to 12 KB for each line logged (about 9 KB of garbage a request);
+  // in buffer mode a line is added to a list and the batch is joined once, when it is written.
+  const boom = pino.destination({ dest: 1, sync: false, minLength: LINE_BUFFER_BYTES, periodicFlush: LINE_FLUSH_MS, contentMode: 'buffer' });
+  const writeBytes = boom.write as unknown as (bytes: Buffer) => boolean;
+  return {
+    write: (line: string) => writeBytes.call(boom, Buffer.from(line)),
+    flushSync: () => boom.flushSync(),
+    destroy: () => boom.destroy(),
+  } as DestinationStream;
 }
 
 /** How much log text waits before it is written, and how long at most (see destinationOf). */
