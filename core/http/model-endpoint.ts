@@ -120,7 +120,7 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
     // a batch at a time (the frames of one upstream read, or one frame from a per-frame stream)
     for await (const batch of batchesOf(stream)) {
       // a frame passing through unchanged is written as the upstream's bytes
-      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) out.push(frame.wireBytes ?? frame.toWire());
+      for (const frame of batch) if (!spec.skipFrame?.(frame, body)) out.pushFrame(frame);
       if (out.backpressure) await out.backpressure;
     }
     out.flush();
@@ -128,7 +128,7 @@ async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: Se
     const error: GatewayError = toGatewayError(err);
     if (signal.aborted || error instanceof ClientAbortError) return { status: 499, error, reason: 'client_abort' };
     outcome = { status: error.status, error, reason: error.code === 'upstream_stream_cut' ? 'upstream_cut' : 'stream_error' };
-    out.push(spec.errors.streamFrame(error));
+    out.pushText(spec.errors.streamFrame(error));
     out.flush();
   }
   res.addTrailers({ [COST_HEADER]: formatCost(ctx.cost) });
@@ -148,7 +148,7 @@ class FrameBatcher {
    * The run of passed-through frames being gathered: frames from one upstream read sit side by side in
    * its buffer, so the run is one view of it, made when the run ends rather than one per frame.
    */
-  private run: { bytes: Uint8Array; end: number } | undefined;
+  private run: { src: Buffer; start: number; end: number } | undefined;
   private size = 0;
   private scheduled = false;
   /** set while the socket's buffer is full; settles on 'drain' (or when the client goes away) */
@@ -156,21 +156,31 @@ class FrameBatcher {
 
   constructor(private readonly res: ServerResponse) {}
 
-  push(wire: string | Uint8Array): void {
+  /** A frame: the upstream's bytes when it passes through unchanged, else its text. */
+  pushFrame(frame: SseFrame): void {
+    const src = frame.wireSource;
+    if (!src) return this.pushText(frame.toWire());
     const { run } = this;
-    if (typeof wire !== 'string') {
-      if (run && run.bytes.buffer === wire.buffer && run.end === wire.byteOffset) run.end += wire.byteLength;
-      else {
-        this.endRun();
-        this.run = { bytes: wire, end: wire.byteOffset + wire.byteLength };
-      }
-    } else {
+    const start = frame.wireStart;
+    const end = frame.wireEnd;
+    if (run && run.src === src && run.end === start) run.end = end;
+    else {
       this.endRun();
-      const last = this.pending.length - 1;
-      if (last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += wire;
-      else this.pending.push(wire);
+      this.run = { src, start, end };
     }
-    this.size += wire.length;
+    this.added(end - start);
+  }
+
+  pushText(wire: string): void {
+    this.endRun();
+    const last = this.pending.length - 1;
+    if (last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += wire;
+    else this.pending.push(wire);
+    this.added(wire.length);
+  }
+
+  private added(size: number): void {
+    this.size += size;
     if (this.size >= 64 * 1024) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -185,8 +195,8 @@ class FrameBatcher {
     const { run } = this;
     if (!run) return;
     this.run = undefined;
-    const { bytes, end } = run;
-    this.pending.push(end === bytes.byteOffset + bytes.byteLength ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, end - bytes.byteOffset));
+    const { src, start, end } = run;
+    this.pending.push(start === 0 && end === src.length ? src : src.subarray(start, end));
   }
 
   flush(): void {

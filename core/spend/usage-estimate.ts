@@ -70,8 +70,11 @@ export const TEXT_FORMATS: ReadonlySet<ApiFormat> = new Set<ApiFormat>(['chat', 
  */
 export class StreamedText {
   private counted = 0;
-  /** frames not counted yet: their text, or the upstream's bytes of a frame that passed through unread */
-  private pending: (string | Buffer)[] = [];
+  /**
+   * Frames not counted yet: their text, or for a frame that passed through unread the buffer of its
+   * upstream read followed by where the frame is in it (start, end), so no view is made per frame.
+   */
+  private pending: (string | Buffer | number)[] = [];
   private pendingChars = 0;
 
   /** a stream of generated text (else nothing is ever counted) */
@@ -84,9 +87,15 @@ export class StreamedText {
   add(frame: SseFrame): void {
     if (!this.counts || frame.isDone) return;
     // the bytes as they are now (a frame that changes later drops them), decoded only if ever counted
-    const text = frame.wireBytes ?? frame.data;
-    this.pending.push(text);
-    this.pendingChars += text.length;
+    const src = frame.wireSource;
+    if (src) {
+      this.pending.push(src, frame.wireStart, frame.wireEnd);
+      this.pendingChars += frame.wireEnd - frame.wireStart;
+    } else {
+      const data = frame.data;
+      this.pending.push(data);
+      this.pendingChars += data.length;
+    }
     if (this.pendingChars > PENDING_CHARS) this.countPending();
   }
 
@@ -97,7 +106,15 @@ export class StreamedText {
   }
 
   private countPending(): void {
-    for (const text of this.pending) this.counted += textLength(typeof text === 'string' ? text : text.toString('utf8'));
+    const { pending } = this;
+    for (let i = 0; i < pending.length; i++) {
+      const item = pending[i];
+      if (typeof item === 'string') this.counted += textLength(item);
+      else if (Buffer.isBuffer(item)) {
+        this.counted += textLength(item.toString('utf8', pending[i + 1] as number, pending[i + 2] as number));
+        i += 2;
+      }
+    }
     this.pending = [];
     this.pendingChars = 0;
   }

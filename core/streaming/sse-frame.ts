@@ -3,7 +3,7 @@
  * each produced lazily and cached, so a frame that nobody inspects or changes is written out byte for byte
  * as the upstream sent it (no parse, no re-serialisation on the pass-through path). A frame read from an
  * upstream keeps its bytes and is not even decoded to text until something reads `data`: the meters ask
- * `mentions` (a byte search) and `isDone`, so most frames of a stream never become strings at all.
+ * `hasKey`, `mentions` (byte searches) and `isDone`, so most frames of a stream never become strings.
  */
 export class SseFrame {
   /**
@@ -14,9 +14,15 @@ export class SseFrame {
   private rawData: string | undefined;
   private parsed: unknown;
   private hasParsed: boolean;
-  /** the upstream's bytes for this frame, exactly what toWire() would write; dropped on any change */
-  private wire: Buffer | undefined;
-  /** where the data line's value starts in `wire` (it ends 2 bytes before the end: LF, blank line) */
+  /**
+   * The upstream's bytes for this frame, exactly what toWire() would write: [wireStart, wireEnd) of `src`,
+   * the buffer it shares with the other frames of its upstream read (no view of its own is made unless
+   * asked for: a typed array per frame was a third of what a stream allocated). Dropped on any change.
+   */
+  private src: Buffer | undefined;
+  private start = 0;
+  private end = 0;
+  /** where the data line's value starts in `src` (it ends 2 bytes before `end`: LF, blank line) */
   private dataStart = 0;
 
   private constructor(readonly event: string | undefined, raw: string | undefined, parsed: unknown, hasParsed: boolean) {
@@ -31,12 +37,15 @@ export class SseFrame {
 
   /**
    * A frame read from an upstream whose bytes are already the wire form toWire() would build (the SSE
-   * decoder checks): written as they came, with no string building or re-encoding. `dataStart` is where
-   * the value of its one `data:` line begins; the text is decoded from there on first use.
+   * decoder checks): written as they came, with no string building or re-encoding. It is [start, end) of
+   * `src`, and the value of its one `data:` line begins at `dataStart`; the text is decoded on first use.
+   * `src` must not be written to afterwards.
    */
-  static fromWire(event: string | undefined, wire: Buffer, dataStart: number): SseFrame {
+  static fromWire(event: string | undefined, src: Buffer, start: number, end: number, dataStart: number): SseFrame {
     const frame = new SseFrame(event, undefined, undefined, false);
-    frame.wire = wire;
+    frame.src = src;
+    frame.start = start;
+    frame.end = end;
     frame.dataStart = dataStart;
     return frame;
   }
@@ -48,15 +57,15 @@ export class SseFrame {
   /** The data line's text, e.g. a JSON document or `[DONE]`. */
   get data(): string {
     if (this.rawData === undefined) {
-      this.rawData = this.wire ? this.wire.toString('utf8', this.dataStart, this.wire.length - 2) : JSON.stringify(this.parsed);
+      this.rawData = this.src ? this.src.toString('utf8', this.dataStart, this.end - 2) : JSON.stringify(this.parsed);
     }
     return this.rawData;
   }
 
   /** Whether the data text contains `token`: on an upstream's frame not yet decoded, a search of its bytes. */
   mentions(token: string): boolean {
-    if (this.rawData === undefined && this.wire) return this.wire.indexOf(needle(token), this.dataStart) !== -1;
-    return this.data.includes(token);
+    const src = this.rawData === undefined ? this.src : undefined;
+    return src ? findBytes(src, needle(token), this.dataStart, this.end - 2) !== -1 : this.data.includes(token);
   }
 
   /**
@@ -66,17 +75,11 @@ export class SseFrame {
    * colon is a key; a nested key of that name also answers true (the caller reads the parsed JSON).
    */
   hasKey(name: string): boolean {
-    const wire = this.rawData === undefined ? this.wire : undefined;
-    const text: string | Buffer = wire ?? this.data;
-    const key = `${name}"`;
-    for (let at = indexIn(text, key, wire ? this.dataStart : 0); at !== -1; at = indexIn(text, key, at + key.length)) {
-      if (at === 0 || byteAt(text, at - 1) !== QUOTE) continue;
-      let i = skipSpace(text, at + key.length);
-      if (byteAt(text, i) !== COLON) continue;
-      i = skipSpace(text, i + 1);
-      if (byteAt(text, i) !== N_LOWER || byteAt(text, i + 1) !== U_LOWER) return true;
-    }
-    return false;
+    const key = keyNeedle(name);
+    const src = this.rawData === undefined ? this.src : undefined;
+    if (src) return keyWithValue(src, key, this.dataStart, this.end - 2);
+    const text = this.data;
+    return keyWithValue(text, key, 0, text.length);
   }
 
   /** The parsed JSON payload; throws a SyntaxError on a malformed frame. */
@@ -93,23 +96,40 @@ export class SseFrame {
     this.parsed = value;
     this.hasParsed = true;
     this.rawData = undefined;
-    this.wire = undefined;
+    this.src = undefined;
   }
 
   /** Call after mutating `json` in place. */
   markChanged(): void {
     this.rawData = undefined;
-    this.wire = undefined;
+    this.src = undefined;
   }
 
   get isDone(): boolean {
-    if (this.rawData === undefined && this.wire) return this.wire.length - this.dataStart === DONE_VALUE.length && this.wire.includes(DONE_VALUE, this.dataStart);
+    const src = this.rawData === undefined ? this.src : undefined;
+    if (src) return this.end - this.dataStart === DONE_VALUE.length && src.compare(DONE_VALUE, 0, DONE_VALUE.length, this.dataStart, this.end) === 0;
     return this.rawData === '[DONE]';
   }
 
-  /** The upstream's own bytes when the frame passes through unchanged (the same bytes as toWire()). */
+  /** The upstream's own bytes when the frame passes through unchanged (the same bytes as toWire()), as a view made on request. */
   get wireBytes(): Buffer | undefined {
-    return this.wire;
+    return this.src?.subarray(this.start, this.end);
+  }
+
+  /**
+   * The same bytes without a view: the buffer they are in (shared with the frames of the same upstream
+   * read) and where in it, for writers and meters that gather runs of frames.
+   */
+  get wireSource(): Buffer | undefined {
+    return this.src;
+  }
+
+  get wireStart(): number {
+    return this.start;
+  }
+
+  get wireEnd(): number {
+    return this.end;
   }
 
   /** The frame as written on the wire. */
@@ -124,15 +144,70 @@ export const DONE_FRAME_WIRE = 'data: [DONE]\n\n';
 const DONE_VALUE = Buffer.from('[DONE]\n\n');
 
 /**
- * Tokens the gateway's own code looks for, as bytes, made once each: a search for a Buffer is several
- * times faster than for a string, which Node encodes anew on every call.
+ * A token the gateway's own code looks for, as text and as bytes (made once: Node would encode a string
+ * needle anew on every search, several times slower), with the last search of it in an upstream's bytes.
  */
-const NEEDLES = new Map<string, Buffer>();
+interface Needle {
+  readonly text: string;
+  readonly bytes: Buffer;
+  /** the last search: in `src` from `from`, the first occurrence was at `at` (-1: none); keeps that one read's buffer alive until the next search */
+  src: Buffer | undefined;
+  from: number;
+  at: number;
+}
 
-function needle(token: string): Buffer {
-  let bytes = NEEDLES.get(token);
-  if (!bytes) NEEDLES.set(token, (bytes = Buffer.from(token)));
-  return bytes;
+const NEEDLES = new Map<string, Needle>();
+
+function needle(token: string): Needle {
+  let found = NEEDLES.get(token);
+  if (!found) NEEDLES.set(token, (found = { text: token, bytes: Buffer.from(token), src: undefined, from: 0, at: -1 }));
+  return found;
+}
+
+/** the needle of a JSON key: the name and its closing quote */
+const KEYS = new Map<string, Needle>();
+
+function keyNeedle(name: string): Needle {
+  let found = KEYS.get(name);
+  if (!found) KEYS.set(name, (found = needle(`${name}"`)));
+  return found;
+}
+
+/**
+ * The first occurrence of the needle in src[from, end), or -1. The frames of one upstream read share
+ * `src` and are asked about in order, so the last search, made from an earlier point and run to where it
+ * found the needle (or to the end of the read), answers for every later frame before that point: the
+ * bytes of a read are searched about once, not once per frame from there to the read's end.
+ */
+function findBytes(src: Buffer, n: Needle, from: number, end: number): number {
+  let at: number;
+  if (n.src === src && n.from <= from && (n.at === -1 || n.at >= from)) at = n.at;
+  else {
+    at = src.indexOf(n.bytes, from);
+    n.src = src;
+    n.from = from;
+    n.at = at;
+  }
+  return at !== -1 && at + n.bytes.length <= end ? at : -1;
+}
+
+function find(text: string | Buffer, n: Needle, from: number, end: number): number {
+  if (typeof text !== 'string') return findBytes(text, n, from, end);
+  const at = text.indexOf(n.text, from);
+  return at !== -1 && at + n.text.length <= end ? at : -1;
+}
+
+/** Whether text[from, end) has `key` (a name and its closing quote) as a JSON key whose value is not null. */
+function keyWithValue(text: string | Buffer, key: Needle, from: number, end: number): boolean {
+  const length = key.text.length;
+  for (let at = find(text, key, from, end); at !== -1; at = find(text, key, at + length, end)) {
+    if (at === from || byteAt(text, at - 1, end) !== QUOTE) continue;
+    let i = skipSpace(text, at + length, end);
+    if (byteAt(text, i, end) !== COLON) continue;
+    i = skipSpace(text, i + 1, end);
+    if (byteAt(text, i, end) !== N_LOWER || byteAt(text, i + 1, end) !== U_LOWER) return true;
+  }
+  return false;
 }
 
 const QUOTE = 0x22;
@@ -140,17 +215,13 @@ const COLON = 0x3a;
 const N_LOWER = 0x6e;
 const U_LOWER = 0x75;
 
-/** where `token` (ASCII) next occurs in a string or a Buffer, from `from` */
-function indexIn(text: string | Buffer, token: string, from: number): number {
-  return typeof text === 'string' ? text.indexOf(token, from) : text.indexOf(needle(token), from);
+/** the code unit (of a string) or byte (of a Buffer) at i; NaN at or past `end`. Only ASCII is compared. */
+function byteAt(text: string | Buffer, i: number, end: number): number {
+  if (i >= end) return NaN;
+  return typeof text === 'string' ? text.charCodeAt(i) : text[i];
 }
 
-/** the code unit (of a string) or byte (of a Buffer) at i; NaN past the end. Only ASCII is compared. */
-function byteAt(text: string | Buffer, i: number): number {
-  return typeof text === 'string' ? text.charCodeAt(i) : i < text.length ? text[i] : NaN;
-}
-
-function skipSpace(text: string | Buffer, i: number): number {
-  for (let c = byteAt(text, i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = byteAt(text, ++i));
+function skipSpace(text: string | Buffer, i: number, end: number): number {
+  for (let c = byteAt(text, i, end); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = byteAt(text, ++i, end));
   return i;
 }

@@ -85,9 +85,9 @@ export class SseDecoder {
   private frame(buf: Buffer, start: number, end: number): SseFrame {
     const { data } = this;
     if (this.canonical && data.length === 2 && this.lines === (this.event === undefined ? 1 : 2)) {
-      // a view, not a copy: Node reads every socket chunk into a buffer of its own and never reuses it, and
-      // a frame lives only until it is written (or, a few KiB of them, until a meter has counted them)
-      return SseFrame.fromWire(this.event, buf.subarray(start, end), data[0]);
+      // the read's own bytes, not a copy: Node reads every socket chunk into a buffer of its own and never
+      // reuses it, and a frame lives only until it is written (or, a few KiB of them, until counted)
+      return SseFrame.fromWire(this.event, buf, start, end, start + data[0]);
     }
     const lines: string[] = [];
     for (let i = 0; i < data.length; i += 2) lines.push(buf.toString('utf8', start + data[i], start + data[i + 1]));

@@ -101,6 +101,23 @@ describe('SSE decoder on bytes', () => {
     }
   });
 
+  it('answers for each frame of one read alone, in order or not, though the frames share the read\'s bytes', () => {
+    const read = Buffer.from(
+      'data: {"choices":[{"delta":{"content":"a"}}],"usage":null}\n\n' +
+        'data: {"choices":[{"delta":{"content":"b"}}],"usage":null}\n\n' +
+        'data: {"choices":[],"usage":{"prompt_tokens":1}}\n\n' +
+        'data: {"choices":[{"delta":{"content":"c"}}]}\n\n',
+    );
+    const frames = decodeIn([read]);
+    const expected = [false, false, true, false];
+    expect(frames.map((f) => f.hasKey('usage'))).to.deep.equal(expected);
+    // a second reader asks again from the first frame, and backwards
+    expect(frames.map((f) => f.hasKey('usage'))).to.deep.equal(expected);
+    expect([...frames].reverse().map((f) => f.hasKey('usage'))).to.deep.equal([...expected].reverse());
+    expect(frames.map((f) => f.mentions('"content"'))).to.deep.equal([true, true, false, true]);
+    expect(frames.map((f) => f.mentions('"b"'))).to.deep.equal([false, true, false, false]);
+  });
+
   it('survives a body that arrives one byte at a time', () => {
     const frames = decodeIn([...body].map((b) => Uint8Array.of(b)));
     expect(frames.map((f) => ({ event: f.event, data: f.data }))).to.deep.equal(expected);
