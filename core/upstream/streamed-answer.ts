@@ -65,12 +65,27 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.over) return;
-    const reader = this.readers.shift();
-    if (reader) return reader.resolve({ done: false, value: chunk });
     this.waiting.push(chunk);
     this.waitingBytes += chunk.length;
-    if (this.waiting.length > MAX_WAITING_CHUNKS || this.waitingBytes > MAX_WAITING_BYTES) controller.pause();
+    if (this.readers.length > 0) {
+      // Handed over once undici has parsed the whole socket read: an upstream that writes each event as
+      // its own HTTP chunk (most do) sends many chunks in one read, and the reader gets them as one, so a
+      // stream costs a pass through its reader's layers per read rather than per event.
+      if (!this.handOffQueued) {
+        this.handOffQueued = true;
+        queueMicrotask(this.handOff);
+      }
+    } else if (this.waiting.length > MAX_WAITING_CHUNKS || this.waitingBytes > MAX_WAITING_BYTES) controller.pause();
   }
+
+  private handOffQueued = false;
+
+  private readonly handOff = (): void => {
+    this.handOffQueued = false;
+    if (this.waiting.length === 0) return; // closed or failed meanwhile: the reader has been answered
+    const reader = this.readers.shift();
+    if (reader) reader.resolve({ done: false, value: this.takeWaiting() });
+  };
 
   onResponseEnd(): void {
     if (this.over) return;
@@ -90,16 +105,7 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
   }
 
   next(): Promise<IteratorResult<Buffer>> {
-    if (this.waiting.length > 0) {
-      const value = this.waiting.shift()!;
-      this.waitingBytes -= value.length;
-      if (this.waiting.length === 0) {
-        if (this.ended) this.close();
-        // may deliver chunks (or the end, or an error) at once: they wait behind this read's chunk
-        else if (this.controller?.paused) this.controller.resume();
-      }
-      return Promise.resolve({ done: false, value });
-    }
+    if (this.waiting.length > 0) return Promise.resolve({ done: false, value: this.takeWaiting() });
     if (this.failure) return Promise.reject(this.failure);
     if (this.over) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => this.readers.push({ resolve, reject }));
@@ -131,6 +137,17 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
       length += read.value.length;
     }
     return answerText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length));
+  }
+
+  /** Everything that waits, as one chunk (joined: at most MAX_WAITING_BYTES and a chunk); reading resumes. */
+  private takeWaiting(): Buffer {
+    const { waiting } = this;
+    const value = waiting.length === 1 ? waiting[0] : Buffer.concat(waiting, this.waitingBytes);
+    this.drop();
+    if (this.ended) this.close();
+    // may deliver chunks (or the end, or an error) at once: they wait behind this read's chunk
+    else if (this.controller?.paused) this.controller.resume();
+    return value;
   }
 
   /** The body is over without a failure: the attempt ends, waiting reads end too. */

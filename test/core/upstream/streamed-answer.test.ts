@@ -116,6 +116,24 @@ describe('core/upstream/upstream-client send (a streamed answer through undici d
     expect(up.writer.finished).to.equal(true);
   });
 
+  it('hands the events an upstream wrote as separate HTTP chunks in one go to the reader together, in order', async () => {
+    const events = Array.from({ length: 40 }, (_, i) => `data: {"n":${i}}\n\n`);
+    const url = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // one socket write of 40 chunked-encoding chunks: undici parses them in one pass
+      res.socket!.cork();
+      for (const e of events) res.write(e);
+      res.end();
+      process.nextTick(() => res.socket?.uncork());
+    });
+    const res = await client.send(url, POST, ClientSignal.create());
+    const reads: string[] = [];
+    for await (const chunk of res.body) reads.push(Buffer.from(chunk).toString('utf8'));
+    expect(reads.join('')).to.equal(events.join(''));
+    // one read per socket read, not one per chunk (loopback may still split the socket write)
+    expect(reads.length).to.be.at.most(3);
+  });
+
   it('reads the whole answer as text with text(), a leading BOM dropped, multi-byte characters split across chunks', async () => {
     const text = 'data: ' + 'é日本'.repeat(3_000) + '\n\n';
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
