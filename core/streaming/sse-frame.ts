@@ -111,7 +111,7 @@ export class SseFrame {
     return this.rawData === '[DONE]';
   }
 
-  /** The upstream's own bytes when the frame passes through unchanged (the same bytes as toWire()), as a view made on request. */
+  /** The upstream's own bytes when the frame passes through unchanged (the same as toWire()), as a view made on request. */
   get wireBytes(): Buffer | undefined {
     return this.src?.subarray(this.start, this.end);
   }
@@ -150,7 +150,10 @@ const DONE_VALUE = Buffer.from('[DONE]\n\n');
 interface Needle {
   readonly text: string;
   readonly bytes: Buffer;
-  /** the last search: in `src` from `from`, the first occurrence was at `at` (-1: none); keeps that one read's buffer alive until the next search */
+  /**
+   * The last search: in `src` from `from`, the first occurrence was at `at` (-1: none). It keeps that one
+   * read's buffer alive until the next search.
+   */
   src: Buffer | undefined;
   from: number;
   at: number;
