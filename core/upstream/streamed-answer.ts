@@ -67,15 +67,16 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
     if (this.over) return;
     this.waiting.push(chunk);
     this.waitingBytes += chunk.length;
-    if (this.readers.length > 0) {
+    const readerWaits = this.readers.length > 0;
+    if (readerWaits && !this.handOffQueued) {
       // Handed over once undici has parsed the whole socket read: an upstream that writes each event as
       // its own HTTP chunk (most do) sends many chunks in one read, and the reader gets them as one, so a
       // stream costs a pass through its reader's layers per read rather than per event.
-      if (!this.handOffQueued) {
-        this.handOffQueued = true;
-        queueMicrotask(this.handOff);
-      }
-    } else if (this.waiting.length > MAX_WAITING_CHUNKS || this.waitingBytes > MAX_WAITING_BYTES) controller.pause();
+      this.handOffQueued = true;
+      queueMicrotask(this.handOff);
+    }
+    // the byte bound holds either way; the chunk bound only for chunks no reader is waiting for
+    if (this.waitingBytes > MAX_WAITING_BYTES || (!readerWaits && this.waiting.length > MAX_WAITING_CHUNKS)) controller.pause();
   }
 
   private handOffQueued = false;
