@@ -119,6 +119,26 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     expect(page.data[0]).to.include({ model: 'gpt-test', deploymentId: 'oai/upstream-model', promptTokens: 1000, completionTokens: 500, status: 200, cost: 0.002 });
   });
 
+  it('meters a stream whose every chunk says "usage": null before the usage chunk, as OpenAI sends it, and hides only the usage chunk', async () => {
+    // OpenAI with include_usage: every chunk carries `"usage":null`, the last one the counts
+    const events = chatChunks(['a', 'b', 'c'], { prompt_tokens: 2000, completion_tokens: 1000, total_tokens: 3000 }).map((e: any) => ('usage' in e ? e : { ...e, usage: null }));
+    upstream.script = { kind: 'sse', events };
+    const asked = await client.chat.completions.create({ model: 'gpt-test', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const seen = [];
+    for await (const chunk of asked) seen.push(chunk);
+    expect(seen.filter((c) => c.usage).map((c) => c.usage)).to.deep.equal([{ prompt_tokens: 2000, completion_tokens: 1000, total_tokens: 3000 }]);
+    const [entry] = (await gw.gateway.services.requestLog.query({ limit: 1 })).data;
+    expect(entry).to.include({ promptTokens: 2000, completionTokens: 1000, cost: 0.004 });
+    expect(entry.details?.usageEstimated).to.equal(undefined);
+
+    upstream.script = { kind: 'sse', events };
+    const notAsked = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const chunks = [];
+    for await (const chunk of notAsked) chunks.push(chunk);
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).to.equal('abc');
+    expect(chunks.every((c) => c.choices.length > 0 && !c.usage)).to.equal(true);
+  });
+
   it('sends the stream cost as an HTTP trailer', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(['x'], { prompt_tokens: 1000000, completion_tokens: 0, total_tokens: 1000000 }) };
     const trailers = await rawTrailers(gw.url, { model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
