@@ -7,6 +7,7 @@ import { ServiceUnavailableError } from './errors/gateway-error';
 import { JSONRPC } from './errors/render';
 import { errorShapeFor, sendError } from './http/error-shapes';
 import { assignRequestId } from './http/request-id';
+import { urlPath } from './http/url-path';
 
 export interface RunningServer {
   readonly server: http.Server;
@@ -82,7 +83,7 @@ function refuseWhileDraining(req: http.IncomingMessage, res: http.ServerResponse
   assignRequestId(res);
   res.setHeader('connection', 'close');
   const error = new ServiceUnavailableError('The gateway is shutting down; retry on another instance.', 'draining');
-  const path = (req.url ?? '/').split('?')[0];
+  const path = urlPath(req.url);
   if (path === '/mcp') {
     res.writeHead(503, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: JSONRPC.INTERNAL_ERROR, message: error.message, data: { code: error.code } } }));

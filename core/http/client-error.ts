@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
 import { errorShapeFor, sendError } from './error-shapes';
 import { REQUEST_ID_HEADER, assignRequestId } from './request-id';
+import { urlPath } from './url-path';
 
 /**
  * Generous on purpose: multipart bodies carry their boundary in `content-type`, and an over-long one
@@ -83,7 +84,7 @@ export function refuseOversizedHead(req: IncomingMessage, res: ServerResponse): 
   assignRequestId(res);
   res.setHeader('connection', 'close');
   const [status, , code, message] = ANSWERS.HPE_HEADER_OVERFLOW;
-  sendError(res, new GatewayError(status, 'invalid_request_error', code, message), errorShapeFor(pathOf(req.url)));
+  sendError(res, new GatewayError(status, 'invalid_request_error', code, message), errorShapeFor(urlPath(req.url)));
   return true;
 }
 
@@ -93,9 +94,4 @@ function headBytes(req: IncomingMessage): number {
   let bytes = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 13;
   for (let i = 0; i < raw.length; i += 2) bytes += raw[i].length + raw[i + 1].length + 4;
   return bytes + 2;
-}
-
-function pathOf(url: string | undefined): string {
-  const q = url ? url.indexOf('?') : -1;
-  return !url ? '/' : q === -1 ? url : url.slice(0, q);
 }

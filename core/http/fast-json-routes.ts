@@ -3,6 +3,7 @@ import type { GatewayError } from '../errors/gateway-error';
 import { bodyRefusal, readJsonBody } from './json-body';
 import { sendError, type ErrorShape } from './error-shapes';
 import { assignRequestId } from './request-id';
+import { urlPath } from './url-path';
 
 export type JsonPostHandler = (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
 
@@ -32,9 +33,7 @@ export class FastJsonRoutes {
   /** Handle the request if it is one of ours; false means "not mine, pass it on". */
   tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    const route = this.routes.get(urlPath(req.url));
     if (!route) return false;
     assignRequestId(res);
     this.readBody(req).then(

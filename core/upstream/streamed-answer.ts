@@ -24,7 +24,8 @@ export interface StreamedAnswer {
 /**
  * How much of the answer may wait unread before the upstream is paused (undici stops reading its socket,
  * so TCP slows the upstream down). SSE chunks are small: the byte bound is for upstreams that send big
- * ones. Reading resumes once the reader has taken everything that waited.
+ * ones, and also hold while the chunks of one socket read wait to be handed to a reader that asked for
+ * them. Reading resumes once the reader has taken everything that waited.
  */
 const MAX_WAITING_CHUNKS = 16;
 const MAX_WAITING_BYTES = 64 * 1024;
