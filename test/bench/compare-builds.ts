@@ -14,9 +14,11 @@ import { cpuMicros } from './proc-stats';
  * minute to the next, so only runs taken side by side, many times over, compare (issue 16).
  *
  * As `npm run bench` runs the gateway: SQLite store in a temp dir, the 1 KB chat body, a priced model, an
- * access line per request, c=16, the gateway alone on core 1. `--cpu-prof` goes in NODE_OPTIONS if wanted.
+ * access line per request, c=16 (or COMPARE_CONNECTIONS), the gateway alone on core 1. `--cpu-prof` goes in NODE_OPTIONS if wanted.
  */
 const [buildA, buildB, mode = 'json', roundsArg = '5', secondsArg = '4'] = process.argv.slice(2);
+/** COMPARE_CONNECTIONS=1 compares the added latency of one client (the p50 medians), not throughput */
+const CONNECTIONS = Number(process.env.COMPARE_CONNECTIONS ?? 16);
 const KEY = 'sk-compare-key';
 
 async function main(): Promise<void> {
@@ -43,25 +45,26 @@ async function main(): Promise<void> {
       };
       const gw = await startGatewayProcess(path.resolve(root, 'dist', 'core', 'main.js'), config, pin ? 1 : undefined);
       children.push(gw.child);
-      builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[] });
+      builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[], p50: [] as number[] });
     }
     const body = chatBody('bench-model', mode === 'stream');
     for (let round = 0; round < Number(roundsArg); round++) {
       for (const build of builds) {
-        const spec = { url: `${build.url}/v1/chat/completions`, connections: 16, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${KEY}` } };
+        const spec = { url: `${build.url}/v1/chat/completions`, connections: CONNECTIONS, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${KEY}` } };
         await warm(spec);
         const before = cpuMicros(build.pid);
         const m = await measure(build.root, spec);
         const after = cpuMicros(build.pid);
         if (m.errors > 0) throw new Error(`${build.root}: ${m.errors} requests failed`);
         build.rps.push(m.rps);
+        build.p50.push(m.p50);
         if (before !== undefined && after !== undefined) build.cpu.push((after - before) / m.requests);
-        console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
+        console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(`\n${mode} c=16, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
-    for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s`);
+    console.log(`\n${mode} c=${CONNECTIONS}, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
+    for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s, p50 ${median(b.p50).toFixed(3)} ms`);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
