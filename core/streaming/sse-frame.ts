@@ -64,7 +64,7 @@ export class SseFrame {
 
   /** Whether the data text contains `token`: on an upstream's frame not yet decoded, a search of its bytes. */
   mentions(token: string): boolean {
-    const src = this.rawData === undefined ? this.src : undefined;
+    const src = this.undecoded;
     return src ? findBytes(src, needle(token), this.dataStart, this.end - 2) !== -1 : this.data.includes(token);
   }
 
@@ -76,10 +76,15 @@ export class SseFrame {
    */
   hasKey(name: string): boolean {
     const key = keyNeedle(name);
-    const src = this.rawData === undefined ? this.src : undefined;
+    const src = this.undecoded;
     if (src) return keyWithValue(src, key, this.dataStart, this.end - 2);
     const text = this.data;
     return keyWithValue(text, key, 0, text.length);
+  }
+
+  /** The upstream's bytes while the text is not decoded yet (searched as bytes; once decoded, the text is). */
+  private get undecoded(): Buffer | undefined {
+    return this.rawData === undefined ? this.src : undefined;
   }
 
   /** The parsed JSON payload; throws a SyntaxError on a malformed frame. */
@@ -106,7 +111,7 @@ export class SseFrame {
   }
 
   get isDone(): boolean {
-    const src = this.rawData === undefined ? this.src : undefined;
+    const src = this.undecoded;
     if (src) return this.end - this.dataStart === DONE_VALUE.length && src.compare(DONE_VALUE, 0, DONE_VALUE.length, this.dataStart, this.end) === 0;
     return this.rawData === '[DONE]';
   }

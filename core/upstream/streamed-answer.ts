@@ -46,15 +46,16 @@ interface Reader {
  * The attempt (deadlines, the client going away: attempt-handler.ts) lasts until the body has been read
  * to its end or given up, so the total deadline covers the stream, and a client that goes away while
  * chunks still wait fails the reads. A failure after the headers (a socket reset, undici's idle timeout)
- * fails the waiting or next read with undici's own error; the stream's reader names it (call-deployment.ts,
- * translateStream).
+ * fails the waiting or next read with undici's own error; the stream's reader names it (translated-stream.ts).
  */
 export class StreamHandler extends AttemptHandler<StreamedAnswer> implements StreamedBody, AsyncIterator<Buffer> {
-  /** chunks that came while no read was waiting, oldest first */
+  /** chunks not yet read, oldest first (those of the current socket read wait for the hand-off too) */
   private waiting: Buffer[] = [];
   private waitingBytes = 0;
   /** reads waiting for a chunk (one, from a for-await loop) */
   private readers: Reader[] = [];
+  /** a hand-off to a waiting reader is queued for after undici's parse of the current socket read */
+  private handOffQueued = false;
   /** the upstream sent its last byte */
   private ended = false;
 
@@ -79,8 +80,6 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
     // the byte bound holds either way; the chunk bound only for chunks no reader is waiting for
     if (this.waitingBytes > MAX_WAITING_BYTES || (!readerWaits && this.waiting.length > MAX_WAITING_CHUNKS)) controller.pause();
   }
-
-  private handOffQueued = false;
 
   private readonly handOff = (): void => {
     this.handOffQueued = false;
