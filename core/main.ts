@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// first: it sets V8's memory flags before the imports below load the command's modules
+import './cli/memory-at-start';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
@@ -14,13 +16,12 @@ import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrail
 import { USAGE } from './cli/usage';
 import { createLogger, formatFrom } from './observability/logger';
 import { WorkerStartError, reportListening, resolveWorkers, runPrimary } from './cli/cluster';
-import { capHeapGrowth } from './cli/heap-growth';
+import { youngGeneration } from './cli/young-generation';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
 async function main(): Promise<void> {
-  capHeapGrowth();
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     if (isAddressInUse(err)) throw new StartError(portInUseMessage(config.server.host, config.server.port));
     throw err;
   }
+  youngGeneration.release();
 
   let stopping = false;
   const stop = (signal: string) => {

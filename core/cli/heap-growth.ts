@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import { givenToNode } from './node-flags';
 
 /** How far V8 may grow the old generation above what was live after its last full collection, in %. */
 export const HEAP_GROWING_PERCENT = 20;
@@ -11,13 +12,13 @@ export const HEAP_GROWING_PERCENT = 20;
  * 80–90 MiB above idle in dead objects. At 20% growth the old generation is collected about 1.5 times a
  * second under load, a few ms of GC each; README "Memory" has the measurements.
  *
- * Set by the command only (core/main.ts, so every `--workers` worker too), never by createGateway: a
- * process that embeds the gateway keeps its own GC settings. A `--heap-growing-percent` given to node
- * itself wins (0 restores V8's default). V8 reads this flag at each collection, so setting it after
+ * Set by the command only (core/cli/memory-at-start.ts, so every `--workers` worker too), never by
+ * createGateway: a process that embeds the gateway keeps its own GC settings. A `--heap-growing-percent`
+ * given to node itself, on its command line or in NODE_OPTIONS, wins (0 restores V8's default). V8 reads this flag at each collection, so setting it after
  * start is safe, unlike the flags that size the heap.
  */
-export function capHeapGrowth(execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return false;
+export function capHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
+  if (givenToNode('--heap-growing-percent', execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }

@@ -4,7 +4,8 @@
  *   SQLite with one OpenAI provider, serving chat (JSON and stream), must not hold the MCP SDKs, the
  *   OpenTelemetry SDK, the cloud providers' auth packages, the PostgreSQL or Redis drivers, pino-pretty or
  *   jiti; turning those features on loads them;
- * - it caps V8's old-generation growth (core/cli/heap-growth.ts) unless node was given its own setting.
+ * - it caps V8's old-generation growth (core/cli/heap-growth.ts) and keeps its young generation at 16 MiB
+ *   (core/cli/young-generation.ts), unless node was given its own setting.
  * What the process loaded and set is read from inside it at exit (test/support/process-probe.ts).
  */
 import { expect } from 'chai';
@@ -15,6 +16,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
+import { Pool } from 'undici';
+import { YOUNG_GENERATION_MIB } from '../../core/cli/young-generation';
 import { REPO_ROOT } from '../support/fixtures';
 
 const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
@@ -43,6 +46,7 @@ const HEAVY = [
 interface Probed {
   packages: string[];
   v8Flags: string[];
+  youngGenerationMiB: number;
 }
 
 interface Run {
@@ -122,17 +126,68 @@ describe('heavy packages load only when the config or a request needs them', fun
   });
 });
 
-describe('the command caps the old generation\'s growth', function () {
+describe('the command bounds V8\'s heap', function () {
   this.timeout(60_000);
   const config = { organizations: [{ id: 'acme' }], providers: [{ id: 'local', type: 'echo' }], models: [{ name: 'echo', provider: 'local' }] };
+  /** what core/cli/memory-at-start.ts sets before the command's modules load */
+  const AT_START = ['--heap-growing-percent=20', '--semi-space-growth-factor=1'];
 
-  it('sets --heap-growing-percent=20 on V8 at start', async () => {
+  it('caps the old generation\'s growth, and holds the young generation\'s while it starts', async () => {
     const gw = await start(config);
-    expect((await gw.stop()).v8Flags).to.deep.equal(['--heap-growing-percent=20']);
+    const probed = await gw.stop();
+    // held at start, growth let go once listening; without load it has not grown to the limit
+    expect(probed.v8Flags).to.deep.equal([...AT_START, '--semi-space-growth-factor=2']);
+    expect(probed.youngGenerationMiB).to.be.below(YOUNG_GENERATION_MIB);
   });
 
-  it('leaves it alone when node was started with its own --heap-growing-percent', async () => {
-    const gw = await start(config, [], {}, ['--heap-growing-percent=50']);
-    expect((await gw.stop()).v8Flags).to.deep.equal([]);
+  it('leaves each alone when node was started with its own setting', async () => {
+    let gw = await start(config, [], {}, ['--heap-growing-percent=50', '--semi-space-growth-factor=2']);
+    let probed = await gw.stop();
+    expect(probed.v8Flags).to.deep.equal([]);
+    // V8's own behaviour: loading the command's modules alone grows the young generation past 16 MiB
+    expect(probed.youngGenerationMiB).to.be.above(YOUNG_GENERATION_MIB);
+    // NODE_OPTIONS takes --max-semi-space-size (not the other two flags)
+    gw = await start(config, [], { NODE_OPTIONS: '--max-semi-space-size=2' });
+    probed = await gw.stop();
+    expect(probed.v8Flags).to.deep.equal(['--heap-growing-percent=20']);
+    expect(probed.youngGenerationMiB).to.be.at.most(4);
+  });
+
+  describe('under load', () => {
+    let upstream: FakeOpenAI;
+    before(async () => {
+      upstream = await new FakeOpenAI().start();
+      upstream.script = { kind: 'json', body: chatCompletion('short answer') };
+    });
+    after(() => upstream.stop());
+
+    it('lets the young generation grow to 16 MiB once listening, and no further', async () => {
+      const gw = await start({
+        organizations: [{ id: 'acme' }],
+        keys: [{ key: 'sk-young-client-key', org: 'acme' }],
+        providers: [{ id: 'up', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-young-upstream' }],
+        models: [{ name: 'gpt-test', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+      });
+      const body = JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x'.repeat(800) }] });
+      const pool = new Pool(gw.url, { connections: 32 });
+      let answered = 0;
+      const client = async () => {
+        while (answered < LOAD_REQUESTS) {
+          const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', body, headers: { authorization: 'Bearer sk-young-client-key', 'content-type': 'application/json' } });
+          expect(res.statusCode).to.equal(200);
+          await res.body.dump();
+          answered++;
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, client));
+      await pool.close();
+      const probed = await gw.stop();
+      // it grew from what it held at start (growth resumed once listening), then was held at the limit
+      expect(probed.v8Flags).to.deep.equal([...AT_START, '--semi-space-growth-factor=2', '--semi-space-growth-factor=1']);
+      expect(probed.youngGenerationMiB).to.equal(YOUNG_GENERATION_MIB);
+    });
   });
 });
+
+/** enough requests through the gateway for V8 to grow its young generation from its start to 16 MiB */
+const LOAD_REQUESTS = 6000;

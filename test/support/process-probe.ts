@@ -2,7 +2,9 @@
  * Preloaded into a gateway process by a test (`node --require …/process-probe.js main.js`). When the
  * process exits it writes, as JSON to the file PROCESS_PROBE_FILE names:
  * - `packages`: the npm packages it had loaded (from require.cache);
- * - `v8Flags`: the flags it set on V8 at run time (v8.setFlagsFromString, recorded and passed on).
+ * - `v8Flags`: the flags it set on V8 at run time (v8.setFlagsFromString, recorded and passed on);
+ * - `youngGenerationMiB`: what V8 had committed to its young generation (both semi-spaces), which V8 grows
+ *   but, short of memory pressure, does not shrink: the most it reached.
  */
 import { writeFileSync } from 'node:fs';
 import v8 from 'node:v8';
@@ -21,6 +23,7 @@ if (out) {
       const m = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file);
       if (m) packages.add(m[1].replace(/\\/g, '/'));
     }
-    writeFileSync(out, JSON.stringify({ packages: [...packages].sort(), v8Flags }));
+    const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+    writeFileSync(out, JSON.stringify({ packages: [...packages].sort(), v8Flags, youngGenerationMiB: (newSpace?.space_size ?? 0) / 1048576 }));
   });
 }

@@ -1,0 +1,14 @@
+/**
+ * Was node itself given this V8 flag, on its command line or in NODE_OPTIONS? The command's own memory
+ * settings (heap-growth.ts, young-generation.ts) step aside when it was: the operator's value wins.
+ * V8 reads `_` and `-` in a flag's name alike (`--max_semi_space_size`), so both spellings count.
+ */
+export function givenToNode(flag: string, execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
+  const wanted = spelled(flag);
+  const named = (arg: string) => arg.startsWith('--') && spelled(arg.split('=')[0]) === wanted;
+  return execArgv.some(named) || nodeOptions.split(/\s+/).some(named);
+}
+
+function spelled(flag: string): string {
+  return flag.replace(/^--/, '').replace(/_/g, '-');
+}
