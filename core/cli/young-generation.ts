@@ -15,9 +15,9 @@ export const YOUNG_GENERATION_MIB = 16;
  * V8 sizes the young generation's maximum only when the process starts (`--max-semi-space-size`, which a
  * bin's `#!/usr/bin/env node` line cannot pass), but it reads its growth factor each time it grows it. So
  * the command holds the growth at start (`hold`, before its modules load: core/cli/memory-at-start.ts),
- * lets it grow again once it is listening (`release`), and holds it once more when a collection shows it
- * has reached YOUNG_GENERATION_MIB. Growth needs many collections in a row that keep objects alive, so the
- * hold lands well before the next doubling. Node given `--max-semi-space-size` or
+ * and once it is listening (`release`) sets the factor after each collection so that the next growth
+ * stays within YOUNG_GENERATION_MIB. Growth needs many collections in a row that keep objects alive, so
+ * the new factor is in place well before V8 grows it again. Node given `--max-semi-space-size` or
  * `--semi-space-growth-factor` itself (command line or NODE_OPTIONS) keeps V8's behaviour with its value.
  * `createGateway` in another process leaves that process's settings alone.
  */
@@ -32,28 +32,39 @@ export class YoungGeneration {
     return true;
   }
 
-  /** After `hold`: let it grow (V8's factor of 2) up to `limitMiB`, then hold it there. */
+  /**
+   * After `hold`: let it grow up to `limitMiB` and no further. Checked after every collection for the
+   * life of the process: V8 shrinks the young generation after a collection at a low allocation rate (an
+   * idle minute) to about twice what is live, any size, and it must grow back when load returns. V8
+   * doubles a semi-space when it grows it, so growth is let go only while a doubling stays within the
+   * limit: 2 MiB semi-spaces grow to 4 and 8, and 5 MiB ones stay at 5.
+   */
   release(limitMiB: number = YOUNG_GENERATION_MIB): void {
     if (!this.held) return;
     this.held = false;
-    if (youngGenerationMiB() >= limitMiB) return setGrowthFactor(1);
-    setGrowthFactor(2);
-    const watch = new PerformanceObserver(() => {
-      if (youngGenerationMiB() < limitMiB) return;
-      setGrowthFactor(1);
-      watch.disconnect();
-    });
-    watch.observe({ entryTypes: ['gc'] });
+    let growing = false;
+    const check = () => {
+      const fits = 4 * semiSpaceMiB() < limitMiB;
+      if (fits === growing) return;
+      growing = fits;
+      setGrowthFactor(fits ? 2 : 1);
+    };
+    check();
+    new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
   }
 }
 
 /** The command's one instance (held by memory-at-start.ts, released by core/main.ts once listening). */
 export const youngGeneration = new YoungGeneration();
 
-/** What V8 has committed to the young generation now, in MiB. */
-export function youngGenerationMiB(): number {
+/**
+ * The size of one of V8's two semi-spaces now, in MiB: what it can hold (used + available), which is
+ * what V8 multiplies when it grows the young generation. What it has committed is no guide: after a
+ * shrink it keeps one semi-space committed until the next collection.
+ */
+function semiSpaceMiB(): number {
   const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-  return (space?.space_size ?? 0) / 1048576;
+  return space ? (space.space_used_size + space.space_available_size) / 1048576 : 0;
 }
 
 function setGrowthFactor(factor: number): void {

@@ -135,8 +135,10 @@ describe('the command bounds V8\'s heap', function () {
   it('caps the old generation\'s growth, and holds the young generation\'s while it starts', async () => {
     const gw = await start(config);
     const probed = await gw.stop();
-    // held at start, growth let go once listening; without load it has not grown to the limit
-    expect(probed.v8Flags).to.deep.equal([...AT_START, '--semi-space-growth-factor=2']);
+    // held at start, let go once listening
+    expect(probed.v8Flags.slice(0, 2)).to.deep.equal(AT_START);
+    expect(growthFactors(probed.v8Flags.slice(2))[0]).to.equal(2);
+    // what a start without the hold reaches (the next test) is twice this limit
     expect(probed.youngGenerationMiB).to.be.below(YOUNG_GENERATION_MIB);
   });
 
@@ -182,12 +184,23 @@ describe('the command bounds V8\'s heap', function () {
       await Promise.all(Array.from({ length: 32 }, client));
       await pool.close();
       const probed = await gw.stop();
-      // it grew from what it held at start (growth resumed once listening), then was held at the limit
-      expect(probed.v8Flags).to.deep.equal([...AT_START, '--semi-space-growth-factor=2', '--semi-space-growth-factor=1']);
-      expect(probed.youngGenerationMiB).to.equal(YOUNG_GENERATION_MIB);
+      // it grew from what it held at start, up to the limit (V8 alone doubles it past), and was held there
+      expect(probed.v8Flags.slice(0, 2)).to.deep.equal(AT_START);
+      expect(growthFactors(probed.v8Flags.slice(2)).at(-1)).to.equal(1);
+      // (V8 sizes semi-spaces in whole pages of 256 KiB, so a doubling may land a little past the limit)
+      expect(probed.youngGenerationMiB).to.be.above(YOUNG_GENERATION_MIB / 2).and.at.most(YOUNG_GENERATION_MIB + 0.5);
     });
   });
 });
+
+/** The values of `--semi-space-growth-factor=N` flags; each flag must be one. */
+function growthFactors(flags: string[]): number[] {
+  return flags.map((flag) => {
+    const m = /^--semi-space-growth-factor=(\d+)$/.exec(flag);
+    expect(m, flag).to.not.equal(null);
+    return Number(m![1]);
+  });
+}
 
 /** enough requests through the gateway for V8 to grow its young generation from its start to 16 MiB */
 const LOAD_REQUESTS = 6000;
