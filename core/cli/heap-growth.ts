@@ -14,8 +14,8 @@ export const HEAP_GROWING_PERCENT = 20;
  *
  * Set by the command only (core/cli/memory-at-start.ts, so every `--workers` worker too), never by
  * createGateway: a process that embeds the gateway keeps its own GC settings. A `--heap-growing-percent`
- * given to node itself, on its command line or in NODE_OPTIONS, wins (0 restores V8's default). V8 reads this flag at each collection, so setting it after
- * start is safe, unlike the flags that size the heap.
+ * given to node itself wins (0 restores V8's default). V8 reads this flag at each collection, so setting
+ * it after start is safe, unlike the flags that size the heap.
  */
 export function capHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
   if (givenToNode('--heap-growing-percent', execArgv, nodeOptions)) return false;

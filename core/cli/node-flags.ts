@@ -1,6 +1,7 @@
 /**
- * Was node itself given this V8 flag, on its command line or in NODE_OPTIONS? The command's own memory
- * settings (heap-growth.ts, young-generation.ts) step aside when it was: the operator's value wins.
+ * Was node itself given this V8 flag, on its command line or in NODE_OPTIONS (which takes only some V8
+ * flags, `--max-semi-space-size` among them)? The command's own memory settings (heap-growth.ts,
+ * young-generation.ts) step aside when it was: the operator's value wins.
  * V8 reads `_` and `-` in a flag's name alike (`--max_semi_space_size`), so both spellings count.
  */
 export function givenToNode(flag: string, execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {

@@ -17,9 +17,9 @@ export const YOUNG_GENERATION_MIB = 16;
  * the command holds the growth at start (`hold`, before its modules load: core/cli/memory-at-start.ts),
  * and once it is listening (`release`) sets the factor after each collection so that the next growth
  * stays within YOUNG_GENERATION_MIB. Growth needs many collections in a row that keep objects alive, so
- * the new factor is in place well before V8 grows it again. Node given `--max-semi-space-size` or
- * `--semi-space-growth-factor` itself (command line or NODE_OPTIONS) keeps V8's behaviour with its value.
- * `createGateway` in another process leaves that process's settings alone.
+ * the new factor is in place well before V8 grows it again. Node started with its own
+ * `--max-semi-space-size` (command line or NODE_OPTIONS) or `--semi-space-growth-factor` keeps V8's
+ * behaviour with that value. `createGateway` in another process leaves that process's settings alone.
  */
 export class YoungGeneration {
   private held = false;
