@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
-import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { Pool } from 'undici';
 import { YOUNG_GENERATION_MIB } from '../../core/cli/young-generation';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { REPO_ROOT } from '../support/fixtures';
 
 const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
