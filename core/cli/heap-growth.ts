@@ -17,8 +17,8 @@ export const HEAP_GROWING_PERCENT = 20;
  * given to node itself wins (0 restores V8's default). V8 reads this flag at each collection, so setting
  * it after start is safe, unlike the flags that size the heap.
  */
-export function capHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
-  if (givenToNode('--heap-growing-percent', execArgv, nodeOptions)) return false;
+export function capHeapGrowth(): boolean {
+  if (givenToNode('--heap-growing-percent')) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }

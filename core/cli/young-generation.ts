@@ -25,8 +25,8 @@ export class YoungGeneration {
   private held = false;
 
   /** Stop the growth now, unless node was given its own setting. True when it did. */
-  hold(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
-    if (['--max-semi-space-size', '--semi-space-growth-factor'].some((flag) => givenToNode(flag, execArgv, nodeOptions))) return false;
+  hold(): boolean {
+    if (givenToNode('--max-semi-space-size') || givenToNode('--semi-space-growth-factor')) return false;
     setGrowthFactor(1);
     this.held = true;
     return true;
