@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { TalliedCounter, TalliedHistogram } from './tallies';
 
 /**
  * Readings taken at scrape time (prom-client `collect` callbacks) from parts of the gateway that keep
@@ -28,70 +29,70 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly lag: IntervalHistogram;
 
-  readonly requests = new Counter({
+  readonly requests = new TalliedCounter({
     name: 'gateway_requests_total',
     help: 'Requests answered, by endpoint, configured model (or "other"; empty for MCP traffic) and HTTP status',
     labelNames: ['endpoint', 'model', 'status'] as const,
     registers: [this.registry],
   });
-  readonly duration = new Histogram({
+  readonly duration = new TalliedHistogram({
     name: 'gateway_request_duration_seconds',
     help: 'Time from receiving a request to its end (a stream: its last frame), by endpoint',
     labelNames: ['endpoint'] as const,
     buckets: SECONDS_BUCKETS,
     registers: [this.registry],
   });
-  readonly timeToFirstToken = new Histogram({
+  readonly timeToFirstToken = new TalliedHistogram({
     name: 'gateway_time_to_first_token_seconds',
     help: 'Time from receiving a streamed model request to the first frame from the upstream, by model',
     labelNames: ['model'] as const,
     buckets: SECONDS_BUCKETS,
     registers: [this.registry],
   });
-  readonly tokens = new Counter({
+  readonly tokens = new TalliedCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens used, by model and type (input, output, cached)',
     labelNames: ['model', 'type'] as const,
     registers: [this.registry],
   });
-  readonly cost = new Counter({
+  readonly cost = new TalliedCounter({
     name: 'gateway_cost_usd_total',
     help: 'Cost charged in USD, by model (MCP tool fees under an empty model)',
     labelNames: ['model'] as const,
     registers: [this.registry],
   });
-  readonly upstreamAttempts = new Counter({
+  readonly upstreamAttempts = new TalliedCounter({
     name: 'gateway_upstream_attempts_total',
     help: 'Calls to model deployments, by deployment and outcome: success, retried (failed, the gateway tried again or elsewhere), failed (failed, final)',
     labelNames: ['deployment', 'outcome'] as const,
     registers: [this.registry],
   });
-  readonly mcpToolCalls = new Counter({
+  readonly mcpToolCalls = new TalliedCounter({
     name: 'gateway_mcp_tool_calls_total',
     help: 'MCP tools/call requests, by registered server and tool ("other" when the name matched none) and status: ok, tool_error, error',
     labelNames: ['server', 'tool', 'status'] as const,
     registers: [this.registry],
   });
-  readonly guardrailVerdicts = new Counter({
+  readonly guardrailVerdicts = new TalliedCounter({
     name: 'gateway_guardrail_verdicts_total',
     help: 'Guardrail runs, by guardrail id and verdict (allow, mask, block, error)',
     labelNames: ['guardrail', 'verdict'] as const,
     registers: [this.registry],
   });
-  readonly limitRefusals = new Counter({
+  readonly limitRefusals = new TalliedCounter({
     name: 'gateway_limit_refusals_total',
     help: 'Requests refused by a budget or rate limit, by reason (budget, rate_limit)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
-  readonly storeDuration = new Histogram({
+  readonly storeDuration = new TalliedHistogram({
     name: 'gateway_store_operation_duration_seconds',
     help: 'Store calls, by operation (the store method: appendLog, incrByFloat, collection.get, ...)',
     labelNames: ['operation'] as const,
     buckets: STORE_BUCKETS,
     registers: [this.registry],
   });
-  readonly storeFailures = new Counter({
+  readonly storeFailures = new TalliedCounter({
     name: 'gateway_store_failures_total',
     help: 'Store calls that failed (an error or a timeout), by operation',
     labelNames: ['operation'] as const,
