@@ -39,5 +39,10 @@ export function roundCost(cost: number): number {
 /** A decimal string rounded to 1e-10, without float noise or exponent notation, e.g. "0.00042". */
 export function formatCost(cost: number): string {
   if (!Number.isFinite(cost) || cost <= 0) return '0';
-  return roundCost(cost).toFixed(10).replace(/\.?0+$/, '');
+  const rounded = roundCost(cost);
+  // Every response carries its cost, so the common case skips toFixed and the regex: between 1e-6 (below
+  // it String() writes an exponent) and 1e5, a rounded cost has at most 15 significant digits, and
+  // String() gives back exactly that decimal, already without trailing zeros.
+  if (rounded >= 1e-6 && rounded < 1e5) return String(rounded);
+  return rounded.toFixed(10).replace(/\.?0+$/, '');
 }
