@@ -1,6 +1,7 @@
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import { scrubSecrets } from '../errors/scrub';
+import { isoTime } from '../time/iso-time';
 import type { Logger } from '../plugins/contracts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -57,7 +58,8 @@ export function createLogger(options: LoggerOptions = {}): GatewayLogger {
     {
       level,
       base: { pid: process.pid, ...options.bindings },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      // pino's isoTime, through the gateway's cheaper printing of the same text
+      timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       hooks: { streamWrite: (line) => scrubSecrets(line) },

@@ -8,6 +8,7 @@ import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Outcome, Stage } from '../pipeline/stage';
 import type { TrafficStrategies } from '../pipeline/traffic';
 import { roundCost } from '../spend/pricing';
+import { isoTime } from '../time/iso-time';
 
 export const COST_HEADER = 'x-gateway-response-cost';
 
@@ -56,7 +57,7 @@ export class SpendStage implements Stage {
     const entry: LogEntry = {
       id: ctx.requestId,
       requestId: ctx.requestId,
-      time: new Date(ctx.startedAt).toISOString(),
+      time: isoTime(ctx.startedAt),
       keyId: ctx.principal.keyId,
       org: ctx.principal.org,
       endpoint: ctx.endpoint,
