@@ -4,10 +4,10 @@
  * young-generation.ts) step aside when it was: the operator's value wins.
  * V8 reads `_` and `-` in a flag's name alike (`--max_semi_space_size`), so both spellings count.
  */
-export function givenToNode(flag: string, execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
+export function givenToNode(flag: string): boolean {
   const wanted = spelled(flag);
   const named = (arg: string) => arg.startsWith('--') && spelled(arg.split('=')[0]) === wanted;
-  return execArgv.some(named) || nodeOptions.split(/\s+/).some(named);
+  return process.execArgv.some(named) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).some(named);
 }
 
 function spelled(flag: string): string {

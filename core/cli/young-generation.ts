@@ -33,18 +33,18 @@ export class YoungGeneration {
   }
 
   /**
-   * After `hold`: let it grow up to `limitMiB` and no further. Checked after every collection for the
-   * life of the process: V8 shrinks the young generation after a collection at a low allocation rate (an
-   * idle minute) to about twice what is live, any size, and it must grow back when load returns. V8
+   * After `hold`: let it grow up to YOUNG_GENERATION_MIB and no further. Checked after every collection
+   * for the life of the process: V8 shrinks the young generation after a collection at a low allocation
+   * rate (an idle minute) to about twice what is live, any size, and it must grow back when load returns. V8
    * doubles a semi-space when it grows it, so growth is let go only while a doubling stays within the
    * limit: 2 MiB semi-spaces grow to 4 and 8, and 5 MiB ones stay at 5.
    */
-  release(limitMiB: number = YOUNG_GENERATION_MIB): void {
+  release(): void {
     if (!this.held) return;
     this.held = false;
     let growing = false;
     const check = () => {
-      const fits = 4 * semiSpaceMiB() < limitMiB;
+      const fits = 4 * semiSpaceMiB() < YOUNG_GENERATION_MIB;
       if (fits === growing) return;
       growing = fits;
       setGrowthFactor(fits ? 2 : 1);
