@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       };
       const gw = await startGatewayProcess(path.resolve(root, 'dist', 'core', 'main.js'), config, pin ? 1 : undefined);
       children.push(gw.child);
-      builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[], p50: [] as number[] });
+      builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[], p50: [] as number[], p99: [] as number[] });
     }
     const body = chatBody('bench-model', mode === 'stream');
     for (let round = 0; round < Number(roundsArg); round++) {
@@ -58,13 +58,14 @@ async function main(): Promise<void> {
         if (m.errors > 0) throw new Error(`${build.root}: ${m.errors} requests failed`);
         build.rps.push(m.rps);
         build.p50.push(m.p50);
+        build.p99.push(m.p99);
         if (before !== undefined && after !== undefined) build.cpu.push((after - before) / m.requests);
-        console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
+        console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, p99 ${m.p99.toFixed(3)} ms, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(`\n${mode} c=${CONNECTIONS}, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
-    for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s, p50 ${median(b.p50).toFixed(3)} ms`);
+    for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s, p50 ${median(b.p50).toFixed(3)} ms, p99 ${median(b.p99).toFixed(3)} ms`);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
