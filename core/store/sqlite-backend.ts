@@ -61,9 +61,10 @@ export class SqliteBackend implements StoreBackend {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     // The checkpoint copying the WAL into the file runs inside a commit, on the event loop, with two
-    // fsyncs (the first, of the WAL, mostly done beforehand off the loop: WalWriteback). The log rewrites the same few pages (the table's last leaf, its index, the rollup row) on
-    // every commit, so a longer WAL between checkpoints copies each of them once for many commits:
-    // 8,000 pages (32 MiB of WAL at most) instead of SQLite's 1,000 means an eighth of the checkpoints.
+    // fsyncs (the first, of the WAL, has little left to do: WalWriteback syncs it off the loop). The log
+    // rewrites the same few pages (the table's last leaf, its index, the rollup row) on every commit, so
+    // a longer WAL between checkpoints copies each of them once for many commits: 8,000 pages (32 MiB of
+    // WAL at most) instead of SQLite's 1,000 means an eighth of the checkpoints.
     this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     // logs.seq is a plain rowid (max + 1), not AUTOINCREMENT, which would also rewrite sqlite_sequence's
     // page on every commit; a seq is only reused once every later row is gone (the whole log swept), when
