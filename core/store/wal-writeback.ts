@@ -12,7 +12,7 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
  * leaves only the last few milliseconds' pages for SQLite's own sync. SQLite's syncs stay exactly as they
  * are, so nothing about durability changes: this only moves work earlier and off the loop.
  *
- * The file is opened on the first commit after it exists, read-only, and closed only after the database
+ * Used on Linux (see SqliteBackend). The file is opened on the first commit after it exists, read-only, and closed only after the database
  * (closing a file's descriptor drops the process's POSIX locks on it; SQLite keeps its WAL locks in the
  * -shm file, and this descriptor outlives every use of the WAL anyway).
  */
