@@ -12,9 +12,9 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
  * leaves only the last few milliseconds' pages for SQLite's own sync. SQLite's syncs stay exactly as they
  * are, so nothing about durability changes: this only moves work earlier and off the loop.
  *
- * Used on Linux (see SqliteBackend). The file is opened on the first commit after it exists, read-only, and closed only after the database
- * (closing a file's descriptor drops the process's POSIX locks on it; SQLite keeps its WAL locks in the
- * -shm file, and this descriptor outlives every use of the WAL anyway).
+ * Used on Linux (see SqliteBackend). The file is opened read-only on the first commit after it exists, and
+ * closed only after the database (closing a file's descriptor drops the process's POSIX locks on it;
+ * SQLite keeps its WAL locks in the -shm file, and this descriptor outlives every use of the WAL anyway).
  */
 export class WalWriteback {
   private fd: number | undefined;
@@ -34,15 +34,15 @@ export class WalWriteback {
     if (this.running || this.closed) return;
     const t = this.now();
     if (t - this.lastStart < this.everyMs) return;
+    this.lastStart = t;
     if (this.fd === undefined) {
       try {
         this.fd = openSync(this.walPath, 'r');
       } catch {
-        return; // no WAL yet (nothing committed): the next commit tries again
+        return; // no WAL yet (nothing committed), or no descriptor to spare: a commit an interval on tries again
       }
     }
     this.running = true;
-    this.lastStart = t;
     this.started++;
     // An error here is not the commit's: the write is already in the WAL, and SQLite's own sync at the
     // checkpoint is the one durability rests on (and reports its errors itself).

@@ -71,11 +71,14 @@ describe('WAL writeback: background syncs of a SQLite WAL', () => {
     writeback.close();
   });
 
-  it('waits for the WAL to exist, then syncs it', async () => {
+  it('waits for the WAL to exist, trying again an interval later, then syncs it', async () => {
     const writeback = new WalWriteback(wal, 20, now);
     writeback.nudge();
     expect(writeback.syncsStarted).to.equal(0);
     writeFileSync(wal, 'frames');
+    writeback.nudge();
+    expect(writeback.syncsStarted, 'not within the interval of the failed try').to.equal(0);
+    clock += 20;
     writeback.nudge();
     expect(writeback.syncsStarted).to.equal(1);
     await until(() => !writeback.syncing);
