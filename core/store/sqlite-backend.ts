@@ -5,7 +5,7 @@ import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import type { Collection, StoreBackend } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
-import { WalWriteback } from './wal-writeback';
+import { walWritebackFor, type WalWriteback } from './wal-writeback';
 
 /**
  * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
@@ -37,7 +37,7 @@ export class SqliteBackend implements StoreBackend {
   /** multi-row log INSERTs by row count (1 to LOG_ROWS_PER_INSERT) */
   private readonly logInserts = new Map<number, Database.Statement>();
   private readonly logTransaction: Database.Transaction<(entries: LogEntry[]) => void>;
-  /** the WAL's pages go to disk between checkpoints, off the event loop (none for :memory:) */
+  /** the WAL's pages go to disk between checkpoints, off the event loop (see walWritebackFor for when none) */
   private readonly walWriteback: WalWriteback | undefined;
 
   constructor(
@@ -53,9 +53,7 @@ export class SqliteBackend implements StoreBackend {
       tightenIfPresent(['-wal', '-shm', '-journal'].map((suffix) => file + suffix));
     }
     this.db = new Database(file);
-    // Linux only: on macOS libuv makes every fdatasync a flush of the drive's own cache (F_FULLFSYNC),
-    // far more than SQLite itself asks for there, and not what was measured
-    this.walWriteback = file !== ':memory:' && process.platform === 'linux' ? new WalWriteback(`${file}-wal`) : undefined;
+    this.walWriteback = walWritebackFor(file);
     // WAL with synchronous=NORMAL: a commit is appended to the WAL without an fsync, so it survives the
     // process dying (SIGKILL, a crash: the OS holds the write) and only a power loss can undo the last
     // commits (never corrupt the file). FULL would fsync every commit, on the request path.

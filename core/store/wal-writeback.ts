@@ -12,7 +12,7 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
  * leaves only the last few milliseconds' pages for SQLite's own sync. SQLite's syncs stay exactly as they
  * are, so nothing about durability changes: this only moves work earlier and off the loop.
  *
- * Used on Linux (see SqliteBackend). The file is opened read-only on the first commit after it exists, and
+ * Used on Linux only (walWritebackFor). The file is opened read-only on the first commit after it exists, and
  * closed only after the database (closing a file's descriptor drops the process's POSIX locks on it;
  * SQLite keeps its WAL locks in the -shm file, and this descriptor outlives every use of the WAL anyway).
  */
@@ -73,6 +73,15 @@ export class WalWriteback {
     closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/**
+ * The writeback for a database file, or none: none for `:memory:` (no WAL), and none off Linux: on macOS
+ * libuv makes every fdatasync a flush of the drive's own cache (F_FULLFSYNC), far more than SQLite itself
+ * asks for there, and not what was measured.
+ */
+export function walWritebackFor(databaseFile: string): WalWriteback | undefined {
+  return databaseFile !== ':memory:' && process.platform === 'linux' ? new WalWriteback(`${databaseFile}-wal`) : undefined;
 }
 
 /** at most one background sync this often: a few milliseconds of WAL at most is left for the checkpoint */
