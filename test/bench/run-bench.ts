@@ -44,6 +44,14 @@ interface Sample {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/**
+ * The targets in repetition `rep`'s order: each repetition starts with another target, so drift in the
+ * machine's load is shared.
+ */
+function inTurn<T>(targets: readonly T[], rep: number): T[] {
+  return targets.map((_, i) => targets[(i + rep) % targets.length]);
+}
+
 function gatewayConfig(upstreamUrl: string, store: { url: string; redis?: string }): object {
   return {
     store,
@@ -107,9 +115,7 @@ async function main(): Promise<void> {
       const samples = new Map<string, Sample[]>(targets.map((t) => [t.label, []]));
       for (const t of targets) await warm({ url: `${t.url}/v1/chat/completions`, connections: s.connections, durationSeconds: 1, body: s.body, headers });
       for (let rep = 0; rep < REPS; rep++) {
-        // interleaved, and each repetition starts with another target, so drift in the machine's load is shared
-        for (let i = 0; i < targets.length; i++) {
-          const t = targets[(i + rep) % targets.length];
+        for (const t of inTurn(targets, rep)) {
           const before = cpuMicros(t.pid) ?? NaN;
           const m = await measure(t.label, { url: `${t.url}/v1/chat/completions`, connections: s.connections, durationSeconds: DURATION, body: s.body, headers });
           const used = (cpuMicros(t.pid) ?? NaN) - before;
@@ -134,10 +140,7 @@ async function main(): Promise<void> {
     // on a slow moment of the host (two runs of the same code put the gateway +0.04 and +0.22 ms from bare)
     const firstByteRuns = new Map<string, number[]>(targets.map((t) => [t.label, []]));
     for (let rep = 0; rep < REPS; rep++) {
-      for (let i = 0; i < targets.length; i++) {
-        const t = targets[(i + rep) % targets.length];
-        firstByteRuns.get(t.label)!.push(await medianFirstByteMs(`${t.url}/v1/chat/completions`, stream, headers, QUICK ? 50 : 300));
-      }
+      for (const t of inTurn(targets, rep)) firstByteRuns.get(t.label)!.push(await medianFirstByteMs(`${t.url}/v1/chat/completions`, stream, headers, QUICK ? 50 : 300));
     }
     const firstByte = new Map([...firstByteRuns].map(([label, runs]) => [label, median(runs)]));
     const rss = new Map(targets.map((t) => [t.label, peakRssMiB(t.pid) ?? NaN]));
