@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chatBody } from './chat-body';
 import { measure, warm } from './measure';
+import { median } from './median';
 import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { cpuMicros } from './proc-stats';
 
@@ -63,7 +64,6 @@ async function main(): Promise<void> {
         console.log(`round ${round + 1} ${build.root}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, p99 ${m.p99.toFixed(3)} ms, ${build.cpu.at(-1)?.toFixed(0) ?? '?'} µs CPU a request`);
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(`\n${mode} c=${CONNECTIONS}, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
     for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s, p50 ${median(b.p50).toFixed(3)} ms, p99 ${median(b.p99).toFixed(3)} ms`);
   } finally {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { median } from './median';
 
 /**
  * Median time from sending a streaming request to its first body byte, in ms, over `count` sequential
@@ -25,6 +26,5 @@ export async function medianFirstByteMs(url: string, body: string, headers: Reco
   } finally {
     agent.destroy();
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(times);
 }

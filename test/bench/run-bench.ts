@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { HAVE_WRK, measure, warm } from './measure';
+import { median } from './median';
 import { EXTRA_BENCHES } from './extra-benches';
 import { chatBody } from './chat-body';
 import { medianFirstByteMs } from './first-byte';
@@ -41,8 +42,6 @@ interface Sample {
   cpuPerRequest: number;
   errors: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * The targets in repetition `rep`'s order: each repetition starts with another target, so drift in the

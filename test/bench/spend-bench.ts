@@ -17,6 +17,7 @@ import { RequestLog } from '../../core/store/request-log';
 import { SecretBox } from '../../core/store/secrets/secret-box';
 import type { StoreBackend } from '../../core/store/store-backend';
 import { startPostgres } from '../support/postgres-server';
+import { median } from './median';
 
 const BIG = Number(process.env.BENCH_SPEND_ROWS ?? 1_000_000);
 const BATCH = 2000;
@@ -50,14 +51,14 @@ async function fill(store: StoreBackend, rows: number): Promise<void> {
 }
 
 /** median of `runs` timings of `f`, in ms */
-async function median(runs: number, f: () => Promise<unknown>): Promise<number> {
+async function medianMs(runs: number, f: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
     await f();
     times.push(performance.now() - t);
   }
-  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+  return median(times);
 }
 
 async function measureStore(label: string, open: () => Promise<{ store: StoreBackend; done(): Promise<void> }>): Promise<string[]> {
@@ -70,8 +71,8 @@ async function measureStore(label: string, open: () => Promise<{ store: StoreBac
       const fillS = (performance.now() - t0) / 1000;
       const log = new RequestLog(store, silent);
       await log.spend('key'); // the first read opens connections: not part of the view's cost
-      const view = await median(9, () => log.spend('key'));
-      const scan = await median(1, async () => {
+      const view = await medianMs(9, () => log.spend('key'));
+      const scan = await medianMs(1, async () => {
         let cost = 0;
         for await (const e of store.scanLogs()) cost += e.cost;
         return cost;
