@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { LogEntry } from '../../../core/store/log-entry';
 import { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { WalWriteback } from '../../../core/store/wal-writeback';
+import { eventually } from '../limits/fake-clock';
 
 /** this process's open descriptors on `file`, read from /proc (Linux) */
 function descriptorsOn(file: string): number {
@@ -17,13 +18,6 @@ function descriptorsOn(file: string): number {
     }
   }
   return n;
-}
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; !done(); i++) {
-    if (i > 500) throw new Error('still waiting after 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function entry(i: number): LogEntry {
@@ -57,17 +51,17 @@ describe('WAL writeback: background syncs of a SQLite WAL', () => {
     clock += 50;
     writeback.nudge();
     expect(writeback.syncsStarted, 'none while one runs').to.equal(1);
-    await until(() => !writeback.syncing);
+    await eventually(() => !writeback.syncing, 5000);
     clock += 5;
     writeback.nudge();
     expect(writeback.syncsStarted, 'an interval after the last start has passed').to.equal(2);
-    await until(() => !writeback.syncing);
+    await eventually(() => !writeback.syncing, 5000);
     writeback.nudge();
     expect(writeback.syncsStarted, 'the interval counts from the start').to.equal(2);
     clock += 20;
     writeback.nudge();
     expect(writeback.syncsStarted).to.equal(3);
-    await until(() => !writeback.syncing);
+    await eventually(() => !writeback.syncing, 5000);
     writeback.close();
   });
 
@@ -81,7 +75,7 @@ describe('WAL writeback: background syncs of a SQLite WAL', () => {
     clock += 20;
     writeback.nudge();
     expect(writeback.syncsStarted).to.equal(1);
-    await until(() => !writeback.syncing);
+    await eventually(() => !writeback.syncing, 5000);
     writeback.close();
     expect(descriptorsOn(wal)).to.equal(0);
   });
@@ -92,7 +86,7 @@ describe('WAL writeback: background syncs of a SQLite WAL', () => {
     writeback.nudge();
     expect(descriptorsOn(wal)).to.equal(1);
     writeback.close();
-    await until(() => !writeback.syncing);
+    await eventually(() => !writeback.syncing, 5000);
     expect(descriptorsOn(wal)).to.equal(0);
     clock += 100;
     writeback.nudge();
@@ -106,7 +100,7 @@ describe('WAL writeback: background syncs of a SQLite WAL', () => {
     await store.appendLogs([entry(1), entry(2)]);
     expect(descriptorsOn(wal), "SQLite's and the writeback's").to.equal(2);
     await store.close();
-    await until(() => descriptorsOn(wal) === 0);
+    await eventually(() => descriptorsOn(wal) === 0, 5000);
     expect(descriptorsOn(wal)).to.equal(0);
   });
 });
