@@ -9,7 +9,8 @@ import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
-import { FakeClock, eventually } from '../core/limits/fake-clock';
+import { FakeClock } from '../core/limits/fake-clock';
+import { eventually } from '../support/eventually';
 
 const KEY = 'sk-budget-client-1';
 const KEY_2 = 'sk-budget-client-2';

@@ -4,6 +4,7 @@ import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 import { readFixture } from '../support/fixtures';
+import { eventually } from '../support/eventually';
 
 const PROVIDER_KEY = 'sk-provider-CANARY-7d1e';
 const CLIENT_KEY = 'sk-client-CANARY-91aa';
@@ -183,8 +184,8 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();
-    await waitFor(() => upstream.clientClosed > before);
-    await waitFor(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.outcome === 'client_abort');
+    await eventually(() => upstream.clientClosed > before, 5000);
+    await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.outcome === 'client_abort', 5000);
   });
 
   it('lists embeddings through the upstream', async () => {
@@ -321,13 +322,4 @@ async function rawTrailers(base: string, body: object, key: string): Promise<Rec
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
-}
-
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met in time');
 }

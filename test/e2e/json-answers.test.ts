@@ -3,13 +3,9 @@ import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { eventually } from '../support/eventually';
 
 const CLIENT_KEY = 'sk-client-CANARY-4c2f';
-
-async function waitFor(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const until = Date.now() + 5_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) if (await check()) return;
-  throw new Error('condition not met in time');
-}
 
 /**
  * Answers the client did not ask to stream: the gateway reads them whole (undici dispatch with a gathering
@@ -52,7 +48,7 @@ describe('JSON (not streamed) answers through the gateway', () => {
     const err = (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).to.equal(502);
     expect((err.error as { code?: string }).code).to.equal('upstream_bad_response');
-    await waitFor(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.errorCode === 'upstream_bad_response');
+    await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.errorCode === 'upstream_bad_response', 5000);
   });
 
   it('cancels the upstream request when the client leaves while the answer is awaited', async () => {
@@ -66,10 +62,10 @@ describe('JSON (not streamed) answers through the gateway', () => {
       body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
       signal: leaving.signal,
     }).catch(() => 'left');
-    await waitFor(() => upstream.requests.length > requests);
+    await eventually(() => upstream.requests.length > requests, 5000);
     leaving.abort();
     expect(await pending).to.equal('left');
-    await waitFor(() => upstream.clientClosed > before);
-    await waitFor(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.outcome === 'client_abort');
+    await eventually(() => upstream.clientClosed > before, 5000);
+    await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.outcome === 'client_abort', 5000);
   });
 });

@@ -5,7 +5,8 @@ import type { ModelConfig, RoutingConfig } from '../../core/config/types';
 import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
-import { FakeClock, eventually } from '../core/limits/fake-clock';
+import { FakeClock } from '../core/limits/fake-clock';
+import { eventually } from '../support/eventually';
 
 const KEY = 'sk-client-reliability-1';
 const ADMIN = 'sk-admin-reliability-1';

@@ -20,13 +20,3 @@ export class FakeClock {
   }
 }
 
-/** Poll until `check` passes (log entries are written when the response has already been sent). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

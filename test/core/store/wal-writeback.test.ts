@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { LogEntry } from '../../../core/store/log-entry';
 import { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { WalWriteback } from '../../../core/store/wal-writeback';
-import { eventually } from '../limits/fake-clock';
+import { eventually } from '../../support/eventually';
 
 /** this process's open descriptors on `file`, read from /proc (Linux) */
 function descriptorsOn(file: string): number {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { configServerId } from '../../../../core/apis/mcp/server-registry';
 import { toPublicView } from '../../../../core/apis/mcp/server-record';
+import { eventually } from '../../../support/eventually';
 import { FakeMcpServer } from '../../../support/fake-mcp-server';
 import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 
@@ -37,7 +38,7 @@ describe('core/apis/mcp/health-monitor', () => {
     expect(h.timer.intervals).to.deep.equal([15_000]);
     const before = upstream.requestsFor('tools/list').length;
     h.timer.fire();
-    await waitFor(() => upstream.requestsFor('tools/list').length > before);
+    await eventually(() => upstream.requestsFor('tools/list').length > before);
   });
 
   it('turns the periodic check off with an interval of 0', async () => {
@@ -108,9 +109,9 @@ describe('core/apis/mcp/health-monitor', () => {
     const record = await start();
     upstream.setTool('added_later', {});
     const before = upstream.requestsFor('tools/list').length;
-    await waitFor(() => upstream.sessionCount === 1 && upstream.requests.some((r) => r.method === 'GET'));
+    await eventually(() => upstream.sessionCount === 1 && upstream.requests.some((r) => r.method === 'GET'));
     await upstream.notifyToolListChanged();
-    await waitFor(() => upstream.requestsFor('tools/list').length > before && h.gateway.registry.get(record.id)!.tools.added_later !== undefined);
+    await eventually(() => upstream.requestsFor('tools/list').length > before && h.gateway.registry.get(record.id)!.tools.added_later !== undefined);
     expect(h.gateway.registry.get(record.id)!.tools.added_later).to.deep.include({ status: 'hidden', hiddenReason: 'discovered_later' });
   });
 
@@ -155,8 +156,3 @@ describe('core/apis/mcp/health-monitor', () => {
     expect(h.gateway.registry.get(record.id)!.tools.later.hiddenReason).to.equal('discovered_later');
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(condition()).to.equal(true);
-}

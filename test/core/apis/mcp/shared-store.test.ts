@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { openStore } from '../../../../core/store/open-store';
 import type { StoreBackend } from '../../../../core/store/store-backend';
+import { eventually } from '../../../support/eventually';
 import { FakeMcpServer } from '../../../support/fake-mcp-server';
 import { startMcpHarness, type McpHarness } from '../../../support/mcp-harness';
 import { startRedis, type RedisServer } from '../../../support/redis-server';
@@ -51,7 +52,7 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     expect(names(b)).to.deep.equal([]);
 
     b.timer.fire();
-    await waitFor(() => names(b).length === 1);
+    await eventually(() => names(b).length === 1);
     const routed = b.gateway.routeTool(b.gateway.scope(caller, {}), 'search');
     await b.gateway.callTool(routed, { q: 'x' }, { inbound: {} });
     expect(upstream.requestsFor('tools/call').at(-1)!.headers.authorization).to.equal('Bearer shared-secret');
@@ -61,7 +62,7 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
     await a.gateway.health.check(record.id);
     b.timer.fire();
-    await waitFor(() => names(b).length === 1);
+    await eventually(() => names(b).length === 1);
     await a.gateway.registry.setToolEnabled(platform, record.id, 'search', false);
     await b.gateway.health.check(record.id);
     expect(names(b)).to.deep.equal([]);
@@ -72,10 +73,10 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
     await a.gateway.health.check(record.id);
     b.timer.fire();
-    await waitFor(() => names(b).length === 1);
+    await eventually(() => names(b).length === 1);
     await a.gateway.registry.remove(platform, record.id);
     b.timer.fire();
-    await waitFor(() => b.gateway.registry.get(record.id) === undefined);
+    await eventually(() => b.gateway.registry.get(record.id) === undefined);
     expect(names(b)).to.deep.equal([]);
     expect(b.gateway.cache.get(record.id)).to.equal(undefined);
   });
@@ -88,7 +89,7 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
       await a.gateway.health.check(record.id);
       const seenBefore = upstream.requests.length;
       c.timer.fire();
-      await waitFor(() => c.gateway.registry.get(record.id)?.health.lastError !== undefined);
+      await eventually(() => c.gateway.registry.get(record.id)?.health.lastError !== undefined);
       expect(c.gateway.registry.get(record.id)!.health.lastError).to.match(/cannot be decrypted with the gateway's secret key/);
       expect(upstream.requests.length).to.equal(seenBefore);
       expect(() => c.gateway.registry.upstreamHeaders(record.id)).to.throw(/cannot be decrypted/);
@@ -98,8 +99,3 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(condition()).to.equal(true);
-}

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { McpUpstreamPool, type UpstreamTarget } from '../../../../core/apis/mcp/upstream-pool';
 import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-http';
 import { DEFAULT_MCP_TRANSPORT } from '../../../../core/apis/mcp/transports';
+import { eventually } from '../../../support/eventually';
 import { FakeMcpServer } from '../../../support/fake-mcp-server';
 import { GatewayError } from '../../../../core/errors/gateway-error';
 import { UpstreamRpcError } from '../../../../core/apis/mcp/upstream-errors';
@@ -125,7 +126,7 @@ describe('core/apis/mcp/upstream-pool', () => {
     server.hang = true;
     const abort = new AbortController();
     const pending = pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { ...opts, signal: abort.signal }).catch((e) => e);
-    await waitFor(() => server.requestsFor('tools/call').length === 1);
+    await eventually(() => server.requestsFor('tools/call').length === 1);
     abort.abort();
     const err = await pending;
     server.releaseHeld();
@@ -161,8 +162,3 @@ describe('core/apis/mcp/upstream-pool', () => {
     expect(server.requests).to.have.length(0);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(condition()).to.equal(true);
-}
