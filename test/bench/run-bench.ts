@@ -12,8 +12,9 @@ import { startFleetStore } from './fleet-store';
 
 /**
  * `npm run bench`: the gateway as users run it (SQLite store in a temp dir, a 1 KB chat body, usage
- * priced, a log row per request) beside the gateway on `memory://`, a bare undici pass-through proxy and a
- * parse-only proxy (JSON.parse and re-serialise of the request and of every upstream event) and the
+ * priced, a log row per request) beside the gateway on `memory://`, a bare undici pass-through proxy, a
+ * parse-only proxy (JSON.parse and re-serialise of the request and of every upstream event), an
+ * essential-work proxy (the gateway's record keeping in one function: essential-proxy.ts) and the
  * gateway on PostgreSQL + Redis (the fleet store, skipped when either server cannot start), measured in
  * one run with interleaved repetitions (the median of BENCH_REPS, default 3): req/s at c=1/16/64 and a
  * 20-chunk stream at c=16, p50/p99, CPU µs per request of the system under test (/proc/<pid>/stat, so
@@ -72,11 +73,12 @@ async function main(): Promise<void> {
   let stopFleet: (() => Promise<void>) | undefined;
   try {
     const targets: Target[] = [];
-    for (const [label, script] of [
+    for (const [label, script, ...args] of [
       [BARE, 'bare-proxy.js'],
       ['parse-only proxy', 'parse-proxy.js'],
-    ] as const) {
-      const child = await startNode([path.join(__dirname, script), upstreamUrl], /^listening \d+/, core);
+      ['essential-work proxy', 'essential-proxy.js', storeDir, KEY, MODEL],
+    ]) {
+      const child = await startNode([path.join(__dirname, script), upstreamUrl, ...args], /^listening \d+/, core);
       children.push(child);
       targets.push({ label, url: `http://127.0.0.1:${child.line.split(' ')[1]}`, pid: child.process.pid! });
     }
