@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import { Pool } from 'undici';
+import { readBody } from './read-body';
 
 /**
  * The benchmark's third baseline: the record-keeping issue 16 asks of the gateway, done in one function
@@ -64,15 +65,6 @@ function record(row: Row): void {
   }
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -96,7 +88,7 @@ const server = http.createServer(async (req, res) => {
       res.writeHead(401).end();
       return;
     }
-    const request = JSON.parse((await readBody(req)).toString('utf8')) as { model?: string; stream?: boolean };
+    const request = JSON.parse(await readBody(req)) as { model?: string; stream?: boolean };
     if (request.model !== model) {
       res.writeHead(404).end();
       return;

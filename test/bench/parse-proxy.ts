@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { Pool } from 'undici';
+import { readBody } from './read-body';
 
 /**
  * The benchmark's second baseline: a pass-through proxy that does the least a gateway that reads the
@@ -9,15 +10,6 @@ import { Pool } from 'undici';
  */
 const upstream = process.argv[2];
 const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 30_000 });
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 const server = http.createServer(async (req, res) => {
   try {
