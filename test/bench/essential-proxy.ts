@@ -7,15 +7,15 @@ import { Pool } from 'undici';
 import { readBody } from './read-body';
 
 /**
- * The benchmark's third baseline: the record-keeping issue 16 asks of the gateway, done in one function
- * with nothing else: the key found by its SHA-256 in a map, the request parsed and re-serialised with
- * its model rewritten, a JSON answer parsed for its usage (a stream passed on as bytes, only its usage
- * frame parsed), the usage priced, a request-log row in SQLite (WAL, the rows a turn settled committed on
- * the next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
+ * The benchmark's third baseline: the record keeping issue 16 asks of the gateway, done in one function
+ * with nothing else: the key found by its SHA-256 in a map, the request parsed, its model checked and
+ * re-serialised, a JSON answer parsed for its usage (a stream passed on as bytes, only its usage frame
+ * parsed), the usage priced, a request-log row in SQLite (WAL, the rows a turn settled committed on the
+ * next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
  * loses only the rows of that moment) and an access line through pino (batched and written off the loop,
- * as the gateway does). No pipeline, stages, plugins, guards,
- * metrics or error shapes. What the gateway costs above this is its design; what this costs above the
- * parse-only proxy is the record keeping itself, the floor for any design that keeps it.
+ * as the gateway does). No pipeline, stages, plugins, guards, metrics or error shapes. What the gateway
+ * costs above this is its design; what this costs above the parse-only proxy is the record keeping
+ * itself, the floor for any design that keeps it.
  *
  * Run as a child process: essential-proxy.js UPSTREAM_URL DIR KEY MODEL (DIR gets the database and the
  * access log, so that writing it costs the load generator nothing).
