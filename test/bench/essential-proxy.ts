@@ -14,8 +14,8 @@ import { readBody } from './read-body';
  * next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
  * loses only the rows of that moment) and an access line through pino (batched and written off the loop,
  * as the gateway does). No pipeline, stages, plugins, guards, metrics or error shapes. What the gateway
- * costs above this is its design; what this costs above the parse-only proxy is the record keeping
- * itself, the floor for any design that keeps it.
+ * costs above this is its design; what this costs above the parse-only proxy is keeping the records the
+ * gateway's way (a row committed a turn at a time, a pino line).
  *
  * Run as a child process: essential-proxy.js UPSTREAM_URL DIR KEY MODEL (DIR gets the database and the
  * access log, so that writing it costs the load generator nothing).
