@@ -1,75 +1,44 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pino from 'pino';
 import { Pool } from 'undici';
+import { tokenUsageFromChat } from '../../core/apis/chat/chat-format';
+import { hashKey } from '../../core/auth/key-hash';
+import type { ModelPrice } from '../../core/config/types';
+import { bearerToken } from '../../core/http/credentials';
+import { createLogger } from '../../core/observability/logger';
+import { priceUsage } from '../../core/spend/pricing';
+import type { LogEntry } from '../../core/store/log-entry';
+import { LogWriter } from '../../core/store/log-writer';
+import { SqliteBackend } from '../../core/store/sqlite-backend';
+import type { Usage } from '../../core/types/chat';
+import { emptyUsage } from '../../core/types/usage';
 import { readBody } from './read-body';
 
 /**
  * The benchmark's third baseline: the record keeping issue 16 asks of the gateway, done in one function
- * with nothing else: the key found by its SHA-256 in a map, the request parsed, its model checked and
- * re-serialised, a JSON answer parsed for its usage (a stream passed on as bytes, only its usage frame
- * parsed), the usage priced, a request-log row in SQLite (WAL, the rows a turn settled committed on the
- * next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
- * loses only the rows of that moment) and an access line through pino (batched and written off the loop,
- * as the gateway does). No pipeline, stages, plugins, guards, metrics or error shapes. What the gateway
- * costs above this is its design; what this costs above the parse-only proxy is keeping the records the
- * gateway's way (a row committed a turn at a time, a pino line).
+ * with the gateway's own parts and nothing else: the key found by its digest (core/auth/key-hash.ts) in a
+ * map, the request parsed, its model checked and re-serialised, a JSON answer parsed for its usage (a
+ * stream passed on as bytes, only its usage frame parsed), the usage priced (core/spend/pricing.ts), the
+ * request-log row written by the log writer and the SQLite store (core/store/log-writer.ts,
+ * sqlite-backend.ts: the row and its spend rollup in one transaction, the rows a turn settled committed on
+ * the next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
+ * loses only the rows of that moment) and the access line written by the gateway's logger
+ * (core/observability/logger.ts). No pipeline, stages, plugins, guards, metrics, error shapes or store
+ * guards. What the gateway costs above this is its design; what this costs above the parse-only proxy
+ * is keeping the records the gateway's way.
  *
- * Run as a child process: essential-proxy.js UPSTREAM_URL DIR KEY MODEL (DIR gets the database and the
- * access log, so that writing it costs the load generator nothing).
+ * Run as a child process with its stdout going to a file (startLoggingProcess): essential-proxy.js
+ * UPSTREAM_URL DIR KEY MODEL (DIR gets the database).
  */
 const [upstream, dir, key, model] = process.argv.slice(2);
 const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 30_000 });
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const keys = new Map([[sha256(key), { id: 'key_bench', org: 'bench' }]]);
-const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
+const keys = new Map([[hashKey(key), { id: 'key_bench', org: 'bench' }]]);
+const PRICE: ModelPrice = { inputPerMTok: 1, outputPerMTok: 2 };
+const log = createLogger();
 
-// as core/observability/logger.ts writes lines: 12 KB at a time, as bytes (sonic-boom's buffer mode takes
-// only Buffers)
-const lines = pino.destination({ dest: path.join(dir, 'access.log'), sync: false, minLength: 12 * 1024, periodicFlush: 250, contentMode: 'buffer' });
-const log = pino(
-  { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
-  { write: (line: string) => (lines.write as unknown as (bytes: Buffer) => boolean).call(lines, Buffer.from(line)) },
-);
-
-interface Row {
-  id: string;
-  time: string;
-  keyId: string;
-  org: string;
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  cost: number;
-  status: number;
-  latencyMs: number;
-}
-
-const db = new Database(path.join(dir, 'essential.db'));
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.exec('CREATE TABLE logs (seq INTEGER PRIMARY KEY, time TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, entry TEXT NOT NULL); CREATE INDEX logs_time ON logs (time)');
-const insert = db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)');
-const commit = db.transaction((rows: Row[]) => {
-  for (const r of rows) insert.run(r.time, r.keyId, r.org, r.model, JSON.stringify(r));
-});
-let settled: Row[] = [];
-function record(row: Row): void {
-  if (settled.push(row) === 1) {
-    setImmediate(() => {
-      const rows = settled;
-      settled = [];
-      commit(rows);
-    });
-  }
-}
-
-interface Usage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-}
+// without the gateway's upstream waits: the rows a turn settled go in one commit on the next turn
+const rows = new LogWriter(new SqliteBackend(path.join(dir, 'essential.db')), log);
 
 /** The usage frame of a finished stream, found in its last reads (it comes just before [DONE]). */
 function streamUsage(tail: Buffer[]): Usage | undefined {
@@ -84,7 +53,7 @@ function streamUsage(tail: Buffer[]): Usage | undefined {
 const server = http.createServer(async (req, res) => {
   const started = performance.now();
   try {
-    const caller = keys.get(sha256((req.headers.authorization ?? '').replace(/^Bearer /, '')));
+    const caller = keys.get(hashKey(bearerToken(req.headers.authorization) ?? ''));
     if (!caller) {
       res.writeHead(401).end();
       return;
@@ -117,26 +86,28 @@ const server = http.createServer(async (req, res) => {
       res.writeHead(answer.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': requestId });
       res.end(text);
     }
-    const promptTokens = usage?.prompt_tokens ?? 0;
-    const completionTokens = usage?.completion_tokens ?? 0;
-    const row: Row = {
+    const tokens = tokenUsageFromChat(usage) ?? emptyUsage();
+    const row: LogEntry = {
       id: requestId,
       time: new Date().toISOString(),
       keyId: caller.id,
       org: caller.org,
+      endpoint: 'chat',
       model,
-      promptTokens,
-      completionTokens,
-      cost: (promptTokens * PRICE.inputPerMTok + completionTokens * PRICE.outputPerMTok) / 1e6,
+      deploymentId: `up/${model}`,
+      promptTokens: tokens.inputTokens,
+      completionTokens: tokens.outputTokens,
+      cost: priceUsage(PRICE, tokens),
       status: answer.statusCode,
       latencyMs: Math.round(performance.now() - started),
     };
-    record(row);
-    log.info({ requestId, keyId: row.keyId, org: row.org, model, status: row.status, inputTokens: promptTokens, outputTokens: completionTokens, cost: row.cost, latencyMs: row.latencyMs }, 'request');
+    void rows.write(row);
+    log.info('request', { requestId, keyId: row.keyId, org: row.org, endpoint: row.endpoint, model, deployment: row.deploymentId, status: row.status, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cost: row.cost, latencyMs: row.latencyMs, attempts: 1 });
   } catch {
     if (!res.headersSent) res.writeHead(502);
     res.end();
   }
 });
 server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`));
+// a plain line, as the gateway's own startup lines are (core/cli/startup-lines.ts)
+server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}\n`));

@@ -48,24 +48,31 @@ export async function startNode(args: string[], pattern: RegExp, core: number | 
 /**
  * The gateway CLI as its own process, from a config object (core 1 when pinning); its base URL. It runs
  * as `npm start` does, at the default log level (an access line per request), with its stdout going to a
- * file as in a deployment, so writing the log costs the gateway what it costs there and costs the load
- * generator nothing. The file is removed when the process stops.
+ * file as in a deployment (startLoggingProcess).
  */
 export async function startGatewayProcess(gatewayBinary: string, config: object, core: number | undefined, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<{ child: Child; url: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mg-bench-'));
   const configFile = path.join(dir, 'bench.config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const logFile = path.join(dir, 'gateway.log');
+  return startLoggingProcess(dir, [gatewayBinary, '--config', configFile, '--port', '0', ...args], core, env);
+}
+
+/**
+ * A node script that logs to stdout (optionally on one core), with its stdout going to a file in `dir`,
+ * so that writing its log costs it what it costs in a deployment and costs the load generator nothing;
+ * its base URL, from the first "listening on URL" in that log. `dir` is removed when the process stops.
+ */
+export async function startLoggingProcess(dir: string, argv: string[], core: number | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> {
+  const logFile = path.join(dir, 'stdout.log');
   const out = openSync(logFile, 'a');
-  const argv = [gatewayBinary, '--config', configFile, '--port', '0', ...args];
   const child = core === undefined ? spawn(process.execPath, argv, { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } }) : spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } });
   closeSync(out);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   let url: string | undefined;
   for (let waited = 0; url === undefined; waited += 50) {
-    if (exited !== undefined) throw new Error(`the gateway exited with ${exited} before it was listening`);
-    if (waited > 30_000) throw new Error('the gateway was not listening within 30 s');
+    if (exited !== undefined) throw new Error(`${argv[0]} exited with ${exited} before it was listening`);
+    if (waited > 30_000) throw new Error(`${argv[0]} was not listening within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     url = /listening on (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
   }

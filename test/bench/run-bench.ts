@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
+import { canPin, pinSelf, startGatewayProcess, startLoggingProcess, startNode, type Child } from './processes';
 import { HAVE_WRK, measure, warm } from './measure';
 import { median } from './median';
 import { EXTRA_BENCHES } from './extra-benches';
@@ -73,15 +73,19 @@ async function main(): Promise<void> {
   let stopFleet: (() => Promise<void>) | undefined;
   try {
     const targets: Target[] = [];
-    for (const [label, script, ...args] of [
+    for (const [label, script] of [
       [BARE, 'bare-proxy.js'],
       ['parse-only proxy', 'parse-proxy.js'],
-      ['essential-work proxy', 'essential-proxy.js', storeDir, KEY, MODEL],
-    ]) {
-      const child = await startNode([path.join(__dirname, script), upstreamUrl, ...args], /^listening \d+/, core);
+    ] as const) {
+      const child = await startNode([path.join(__dirname, script), upstreamUrl], /^listening \d+/, core);
       children.push(child);
       targets.push({ label, url: `http://127.0.0.1:${child.line.split(' ')[1]}`, pid: child.process.pid! });
     }
+    // it logs as the gateway does, to stdout: to a file, like the gateway's
+    const essentialDir = mkdtempSync(path.join(tmpdir(), 'mg-bench-essential-'));
+    const essential = await startLoggingProcess(essentialDir, [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, essentialDir, KEY, MODEL], core);
+    children.push(essential.child);
+    targets.push({ label: 'essential-work proxy', url: essential.url, pid: essential.child.process.pid! });
     const stores: [string, { url: string; redis?: string }][] = [
       ['model-gateway (SQLite)', { url: `sqlite://${path.join(storeDir, 'gateway.db')}` }],
       ['model-gateway (memory://)', { url: 'memory://' }],
