@@ -29,6 +29,8 @@ const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
 const KEY = 'sk-bench-key';
 const MODEL = 'bench-model';
 const BARE = 'bare proxy (undici)';
+const ESSENTIAL = 'essential-work proxy';
+const GATEWAY = 'model-gateway (SQLite)';
 
 interface Target {
   label: string;
@@ -85,9 +87,9 @@ async function main(): Promise<void> {
     const essentialDir = mkdtempSync(path.join(tmpdir(), 'mg-bench-essential-'));
     const essential = await startLoggingProcess(essentialDir, [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, essentialDir, KEY, MODEL], core);
     children.push(essential.child);
-    targets.push({ label: 'essential-work proxy', url: essential.url, pid: essential.child.process.pid! });
+    targets.push({ label: ESSENTIAL, url: essential.url, pid: essential.child.process.pid! });
     const stores: [string, { url: string; redis?: string }][] = [
-      ['model-gateway (SQLite)', { url: `sqlite://${path.join(storeDir, 'gateway.db')}` }],
+      [GATEWAY, { url: `sqlite://${path.join(storeDir, 'gateway.db')}` }],
       ['model-gateway (memory://)', { url: 'memory://' }],
     ];
     // issue 13's target: the fleet store beside SQLite; without its servers the bench goes on without it
@@ -186,6 +188,9 @@ function formatSummary(targets: Target[], results: Map<string, Map<string, Sampl
         `${t.label === BARE ? '' : `${addedP50 >= 0 ? '+' : ''}${addedP50.toFixed(3)} ms`} | ${firstByte.get(t.label)!.toFixed(3)} ms | ${rss.get(t.label)!.toFixed(0)} MiB |`,
     );
   }
+  // what the gateway's design costs above the same records kept in one function (essential-proxy.ts)
+  const vsEssential = (key: string) => `${(results.get(key)!.get(GATEWAY)!.rps / results.get(key)!.get(ESSENTIAL)!.rps).toFixed(2)}x`;
+  lines.push(`\n${GATEWAY} against the ${ESSENTIAL}: ${vsEssential('c16')} req/s on JSON at c=16, ${vsEssential('sse')} on the stream at c=16`);
   return lines.join('\n');
 }
 
