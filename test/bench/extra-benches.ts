@@ -8,6 +8,8 @@ import { workersBench } from './workers-bench';
 /** Context handed to a feature's own benchmark section (MCP, guardrails...). */
 export interface BenchContext {
   durationSeconds: number;
+  /** how many interleaved repetitions a section that takes medians runs (BENCH_REPS) */
+  repetitions: number;
   /** true when taskset pinning is in use: put the system under test on core 1 */
   pin: boolean;
   /** the fast OpenAI-compatible upstream of the main bench */

@@ -7,6 +7,7 @@ import { median } from './median';
 import { EXTRA_BENCHES } from './extra-benches';
 import { chatBody } from './chat-body';
 import { medianFirstByteMs } from './first-byte';
+import { inTurn } from './in-turn';
 import { cpuMicros, peakRssMiB } from './proc-stats';
 import { startFleetStore } from './fleet-store';
 
@@ -44,14 +45,6 @@ interface Sample {
   p99: number;
   cpuPerRequest: number;
   errors: number;
-}
-
-/**
- * The targets in repetition `rep`'s order: each repetition starts with another target, so drift in the
- * machine's load is shared.
- */
-function inTurn<T>(targets: readonly T[], rep: number): T[] {
-  return targets.map((_, i) => targets[(i + rep) % targets.length]);
 }
 
 function gatewayConfig(upstreamUrl: string, store: { url: string; redis?: string }): object {
@@ -153,7 +146,7 @@ async function main(): Promise<void> {
     const rss = new Map(targets.map((t) => [t.label, peakRssMiB(t.pid) ?? NaN]));
     process.stdout.write(`${formatSummary(targets, results, firstByte, rss)}\n`);
 
-    if (!QUICK) for (const extra of EXTRA_BENCHES) process.stdout.write(`${await extra({ durationSeconds: DURATION, pin, upstreamUrl, gatewayBinary: path.join(DIST, 'core', 'main.js') })}\n`);
+    if (!QUICK) for (const extra of EXTRA_BENCHES) process.stdout.write(`${await extra({ durationSeconds: DURATION, repetitions: REPS, pin, upstreamUrl, gatewayBinary: path.join(DIST, 'core', 'main.js') })}\n`);
   } finally {
     for (const c of children.reverse()) await c.stop();
     await stopFleet?.();
