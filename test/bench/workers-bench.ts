@@ -28,6 +28,11 @@ function processTree(pid: number): number[] {
   }
 }
 
+/** CPU time used so far by all of `pids` together (a primary and its workers), in µs. */
+function treeCpuMicros(pids: number[]): number {
+  return pids.reduce((n, pid) => n + (cpuMicros(pid) ?? 0), 0);
+}
+
 /** Busy and total jiffies of the whole machine (/proc/stat), to tell how much CPU was left over. */
 function machineTicks(): { busy: number; total: number } {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
@@ -78,11 +83,11 @@ export async function workersBench(ctx: BenchContext): Promise<string> {
     for (let rep = 0; rep < ctx.repetitions; rep++) {
       for (const t of inTurn(targets, rep)) {
         const pids = processTree(t.pid);
-        const cpuBefore = pids.reduce((n, pid) => n + (cpuMicros(pid) ?? 0), 0);
+        const cpuBefore = treeCpuMicros(pids);
         const ticksBefore = machineTicks();
         const m = await measure(t.label, spec(t));
         const ticksAfter = machineTicks();
-        const cpuAfter = pids.reduce((n, pid) => n + (cpuMicros(pid) ?? 0), 0);
+        const cpuAfter = treeCpuMicros(pids);
         samples.get(t.label)!.push({ rps: m.rps, p50: m.p50, cpu: (cpuAfter - cpuBefore) / m.requests, busy: (ticksAfter.busy - ticksBefore.busy) / (ticksAfter.total - ticksBefore.total) });
       }
     }
