@@ -114,29 +114,30 @@ export class McpHealthMonitor {
     const nowIso = () => new Date(this.clock.now()).toISOString();
     try {
       const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs);
-      // The record may have changed while we waited (an operator enabled a tool, here or on another
-      // instance sharing the store): apply the discovery to the latest version.
-      const latest = await this.registry.reloadOne(id);
-      if (!latest) return undefined;
-      reconcileTools(latest, catalog.tools, nowIso());
-      this.cache.set(id, catalog);
       const at = nowIso();
-      latest.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0, ...(catalog.protocolVersion ? { protocolVersion: catalog.protocolVersion } : {}) };
-      await this.registry.save(latest);
+      // applied to the record as stored now: an operator may have changed it while the discovery ran,
+      // here or through another instance sharing the store (see amend)
+      const latest = await this.registry.amend(id, (stored) => {
+        reconcileTools(stored, catalog.tools, at);
+        stored.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0, ...(catalog.protocolVersion ? { protocolVersion: catalog.protocolVersion } : {}) };
+      });
+      if (!latest) return undefined;
+      this.cache.set(id, catalog);
       return latest;
     } catch (err) {
-      const latest = this.registry.get(id);
-      if (!latest) return undefined;
       const message = (err as Error).message;
-      latest.health = {
-        status: 'unhealthy',
-        checkedAt: nowIso(),
-        lastHealthyAt: latest.health.lastHealthyAt,
-        lastError: message,
-        consecutiveFailures: latest.health.consecutiveFailures + 1,
-        ...(latest.health.protocolVersion ? { protocolVersion: latest.health.protocolVersion } : {}),
-      };
-      await this.registry.save(latest);
+      const at = nowIso();
+      const latest = await this.registry.amend(id, (stored) => {
+        stored.health = {
+          status: 'unhealthy',
+          checkedAt: at,
+          lastHealthyAt: stored.health.lastHealthyAt,
+          lastError: message,
+          consecutiveFailures: stored.health.consecutiveFailures + 1,
+          ...(stored.health.protocolVersion ? { protocolVersion: stored.health.protocolVersion } : {}),
+        };
+      });
+      if (!latest) return undefined;
       this.logger?.warn('mcp server health check failed', { server: latest.name, org: latest.org, error: message });
       return latest;
     }

@@ -52,6 +52,9 @@ const UNSENDABLE_HEADERS = new Set(['__proto__']);
 /** headers the gateway or HTTP itself controls; a static or forwarded value may not replace them */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'cookie']);
 
+/** reads and compare-and-set writes an amend tries before it gives up its change (see amend) */
+const AMEND_ATTEMPTS = 5;
+
 export class McpServerRegistry {
   private readonly records = new Map<string, McpServerRecord>();
   private readonly secrets = new Map<string, McpServerSecrets>();
@@ -153,18 +156,34 @@ export class McpServerRegistry {
   }
 
   /**
-   * Re-read one record from the store before changing it in the background (a health check), so an
-   * operator's change made meanwhile through another instance is not overwritten.
+   * Change one record as background work does (a health check's discovery and status), without losing a
+   * change made meanwhile elsewhere: the change is applied to the record as stored and written only if
+   * the store still holds what was read (compare and set), else read and applied again. An operator's
+   * decision made through another instance between this instance's read and its write (a tool turned
+   * off) is kept, not overwritten by a check that started before it. The local copy then matches what
+   * was stored. Undefined when the server is gone: removed here, or (an API server no longer stored)
+   * removed through another instance, which a write here must not bring back. When other writes keep
+   * winning, the local copy is answered unchanged and nothing is written (the next check tries again).
    */
-  async reloadOne(id: string): Promise<McpServerRecord | undefined> {
-    const local = this.records.get(id);
-    if (!local) return undefined;
-    const stored = await this.recordStore.get(id);
-    if (!stored) return local;
-    if (JSON.stringify(stored.tools) !== JSON.stringify(local.tools) || stored.updatedAt !== local.updatedAt) {
-      reviveToolTables(Object.assign(local, stored));
+  async amend(id: string, change: (record: McpServerRecord) => void): Promise<McpServerRecord | undefined> {
+    for (let attempt = 0; attempt < AMEND_ATTEMPTS; attempt++) {
+      const local = this.records.get(id);
+      if (!local) return undefined;
+      const stored = await this.recordStore.get(id);
+      if (!stored) {
+        if (local.source === 'api') return undefined;
+        change(local);
+        await this.save(local);
+        return local;
+      }
+      const next = reviveToolTables(structuredClone(stored));
+      change(next);
+      if (await this.recordStore.replace(id, stored, next)) {
+        const current = this.records.get(id);
+        return current && reviveToolTables(Object.assign(current, next));
+      }
     }
-    return local;
+    return this.records.get(id);
   }
 
   list(): McpServerRecord[] {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import type { McpServerRecord } from '../../../../core/apis/mcp/server-record';
 import { openStore } from '../../../../core/store/open-store';
 import type { StoreBackend } from '../../../../core/store/store-backend';
 import { eventually } from '../../../support/eventually';
@@ -67,6 +68,37 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     await b.gateway.health.check(record.id);
     expect(names(b)).to.deep.equal([]);
     expect(b.gateway.registry.get(record.id)!.tools.search.hiddenReason).to.equal('disabled_by_operator');
+  });
+
+  it("keeps an operator's tool decision made on the other instance when this one's check fails before it reloaded", async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    b.timer.fire();
+    await eventually(() => names(b).length === 1);
+    await b.gateway.health.running(record.id);
+    // b's copy still has the tool on; the store has it off
+    await a.gateway.registry.setToolEnabled(platform, record.id, 'search', false);
+    await upstream.close();
+    const checked = await b.gateway.health.check(record.id);
+    expect(checked!.health.status).to.equal('unhealthy');
+    expect(checked!.health.consecutiveFailures).to.equal(1);
+    expect(checked!.tools.search.hiddenReason).to.equal('disabled_by_operator');
+    const stored = (await storeA.collection<McpServerRecord>('mcp_servers').get(record.id))!;
+    expect(stored.tools.search.hiddenReason).to.equal('disabled_by_operator');
+    expect(stored.health.status).to.equal('unhealthy');
+  });
+
+  it('does not bring back a server removed on the other instance when this one checks it before it reloaded', async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    b.timer.fire();
+    await eventually(() => names(b).length === 1);
+    await b.gateway.health.running(record.id);
+    await a.gateway.registry.remove(platform, record.id);
+    expect(await b.gateway.health.check(record.id)).to.equal(undefined);
+    expect(await storeA.collection('mcp_servers').get(record.id)).to.equal(undefined);
+    await a.gateway.registry.reload();
+    expect(a.gateway.registry.get(record.id)).to.equal(undefined);
   });
 
   it('forgets a server removed on the other instance at its next periodic check', async () => {
