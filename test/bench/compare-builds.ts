@@ -4,15 +4,17 @@ import path from 'node:path';
 import { chatBody } from './chat-body';
 import { measure, warm } from './measure';
 import { median } from './median';
+import { comparePaired, type PairedComparison } from './paired';
 import { canPin, pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { cpuMicros } from './proc-stats';
 
 /**
  * `node dist/test/bench/compare-builds.js BUILD_A BUILD_B [json|stream] [rounds] [seconds]`: two builds of
  * the gateway (each a checkout with `dist/` built, e.g. a `git worktree` of an older commit), the same
- * load on each in alternating rounds, and the median CPU µs per request and req/s of each. How the before
- * and after numbers of a performance change are taken on a noisy host: the host's noise changes from one
- * minute to the next, so only runs taken side by side, many times over, compare (issue 16).
+ * load on each in alternating rounds (A then B, then B then A), the median CPU µs per request and req/s of
+ * each, then B against A round by round with a sign test (paired.ts). How the before and after numbers of
+ * a performance change are taken on a noisy host: the host's noise changes from one minute to the next, so
+ * only runs taken side by side, many times over, compare (issue 16).
  *
  * As `npm run bench` runs the gateway: SQLite store in a temp dir, the 1 KB chat body, a priced model, an
  * access line per request, c=16 (or COMPARE_CONNECTIONS), the gateway alone on core 1. `--cpu-prof` goes in NODE_OPTIONS if wanted.
@@ -50,7 +52,8 @@ async function main(): Promise<void> {
     }
     const body = chatBody('bench-model', mode === 'stream');
     for (let round = 0; round < Number(roundsArg); round++) {
-      for (const build of builds) {
+      // A then B, then B then A: a host that drifts within a round does not favour the build measured first
+      for (const build of round % 2 ? [...builds].reverse() : builds) {
         const spec = { url: `${build.url}/v1/chat/completions`, connections: CONNECTIONS, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${KEY}` } };
         await warm(spec);
         const before = cpuMicros(build.pid);
@@ -66,10 +69,22 @@ async function main(): Promise<void> {
     }
     console.log(`\n${mode} c=${CONNECTIONS}, medians of ${roundsArg} alternating rounds of ${secondsArg} s:`);
     for (const b of builds) console.log(`  ${b.root}: ${median(b.cpu)?.toFixed(0) ?? '?'} µs CPU a request, ${median(b.rps).toFixed(0)} req/s, p50 ${median(b.p50).toFixed(3)} ms, p99 ${median(b.p99).toFixed(3)} ms`);
+    const [a, b] = builds;
+    if (a.cpu.length === b.cpu.length && a.cpu.length > 0) printPaired('CPU µs a request', comparePaired(a.cpu, b.cpu), a.root, b.root);
+    printPaired('req/s', comparePaired(a.rps, b.rps), a.root, b.root);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The round-by-round verdict (paired.ts): how much B differs from A, and whether the host's noise explains it. */
+function printPaired(what: string, c: PairedComparison, rootA: string, rootB: string): void {
+  const verdict = c.p < 0.05 ? 'more than this host\'s noise' : 'within this host\'s noise';
+  console.log(
+    `  ${what}, ${rootB} over ${rootA} round by round: ${c.ratios.map((r) => r.toFixed(2)).join(' ')}; median ${c.medianRatio.toFixed(3)}, ` +
+      `lower in ${c.lower} of ${c.ratios.length} rounds, higher in ${c.higher}; sign test p = ${c.p.toFixed(3)} (${verdict})`,
+  );
 }
 
 main().catch((err) => {
