@@ -46,6 +46,16 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
 
   const names = (h: McpHarness) => h.gateway.view.listTools(h.gateway.scope(caller, {})).map((t) => t.name);
 
+  /** A server registered and checked through a, then loaded and checked by b's periodic check, which is over. */
+  async function checkedOnBoth() {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    b.timer.fire();
+    await eventually(() => names(b).length === 1);
+    await b.gateway.health.running(record.id);
+    return record;
+  }
+
   it('serves a server registered on one instance from the other after its next periodic check', async () => {
     const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'bearer', token: 'shared-secret' } });
     await a.gateway.health.check(record.id);
@@ -71,11 +81,7 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
   });
 
   it("keeps an operator's tool decision made on the other instance when this one's check fails before it reloaded", async () => {
-    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
-    await a.gateway.health.check(record.id);
-    b.timer.fire();
-    await eventually(() => names(b).length === 1);
-    await b.gateway.health.running(record.id);
+    const record = await checkedOnBoth();
     // b's copy still has the tool on; the store has it off
     await a.gateway.registry.setToolEnabled(platform, record.id, 'search', false);
     await upstream.close();
@@ -89,11 +95,7 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
   });
 
   it('does not bring back a server removed on the other instance when this one checks it before it reloaded', async () => {
-    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
-    await a.gateway.health.check(record.id);
-    b.timer.fire();
-    await eventually(() => names(b).length === 1);
-    await b.gateway.health.running(record.id);
+    const record = await checkedOnBoth();
     await a.gateway.registry.remove(platform, record.id);
     expect(await b.gateway.health.check(record.id)).to.equal(undefined);
     expect(await storeA.collection('mcp_servers').get(record.id)).to.equal(undefined);
