@@ -6,6 +6,7 @@ import { chatBody } from './chat-body';
 import { inTurn } from './in-turn';
 import { measure, warm } from './measure';
 import { median } from './median';
+import { comparePaired } from './paired';
 import { pinSelf, startGatewayProcess, startNode, type Child } from './processes';
 import { cpuMicros } from './proc-stats';
 
@@ -97,15 +98,15 @@ export async function workersBench(ctx: BenchContext): Promise<string> {
       return { label: t.label, rps: mid((s) => s.rps), p50: mid((s) => s.p50), cpu: mid((s) => s.cpu), busy: mid((s) => s.busy) };
     });
     // each repetition's scaling (its two runs seconds apart, on the same moment of the host), then the median
-    const [bareRuns, oneRuns, twoRuns] = targets.map((t) => samples.get(t.label)!);
-    const scalings = twoRuns.map((s, i) => s.rps / oneRuns[i].rps);
-    const ofBare = median(twoRuns.map((s, i) => s.rps / bareRuns[i].rps));
+    const [bareRps, oneRps, twoRps] = targets.map((t) => samples.get(t.label)!.map((s) => s.rps));
+    const scaling = comparePaired(oneRps, twoRps);
+    const ofBare = comparePaired(bareRps, twoRps).medianRatio;
     const lines = [
       `\nevery core: chat JSON, c=64, SQLite store, nothing pinned (load generator and upstream on the same cores), ` +
         `median of ${ctx.repetitions} interleaved`,
       `${'target'.padEnd(28)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'CPU µs/req'.padStart(10)} ${'machine busy'.padStart(12)}`,
       ...rows.map((r) => `${r.label.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.cpu.toFixed(0).padStart(10)} ${`${(100 * r.busy).toFixed(0)}%`.padStart(12)}`),
-      `  scaling from 1 to 2 workers: ${median(scalings).toFixed(2)}x on ${cores} cores (by repetition: ${scalings.map((x) => x.toFixed(2)).join(', ')}); ` +
+      `  scaling from 1 to 2 workers: ${scaling.medianRatio.toFixed(2)}x on ${cores} cores (by repetition: ${scaling.ratios.map((x) => x.toFixed(2)).join(', ')}); ` +
         `2 workers reach ${ofBare.toFixed(2)}x the bare proxy`,
     ];
     return lines.join('\n');
