@@ -57,6 +57,11 @@ const AMEND_ATTEMPTS = 5;
 
 export class McpServerRegistry {
   private readonly records = new Map<string, McpServerRecord>();
+  /**
+   * How often each server's copy here was written (saved through this instance, or read again from the
+   * store): amend keeps a copy that changed while its own write was on its way (see amend).
+   */
+  private readonly copyWrites = new Map<string, number>();
   private readonly secrets = new Map<string, McpServerSecrets>();
   private readonly headerCache = new Map<string, Record<string, string>>();
   private readonly scrubbedSecrets = knownSecrets.group();
@@ -130,7 +135,7 @@ export class McpServerRegistry {
       reviveToolTables(record);
       seen.add(record.id);
       const before = this.records.get(record.id);
-      this.records.set(record.id, record);
+      this.keepCopy(record);
       if (record.source === 'api' && (!before || before.updatedAt !== record.updatedAt || !this.secrets.has(record.id))) {
         try {
           const secrets = await this.secretStore.get(record.id);
@@ -148,7 +153,7 @@ export class McpServerRegistry {
     }
     for (const id of [...this.records.keys()]) {
       if (!seen.has(id) && this.records.get(id)!.source === 'api') {
-        this.records.delete(id);
+        this.dropCopy(id);
         this.secrets.delete(id);
         this.changed(id);
       }
@@ -164,11 +169,15 @@ export class McpServerRegistry {
    * was stored. Undefined when the server is gone: removed here, or (an API server no longer stored)
    * removed through another instance, which a write here must not bring back. When other writes keep
    * winning, the local copy is answered unchanged and nothing is written (the next check tries again).
+   * When the local copy was written while the compare-and-set was on its way (an operator's change made
+   * here, whose own write reaches the store after this one, or a reload), that copy is the newer one and
+   * is kept as it is; the change is not applied to it.
    */
   async amend(id: string, change: (record: McpServerRecord) => void): Promise<McpServerRecord | undefined> {
     for (let attempt = 0; attempt < AMEND_ATTEMPTS; attempt++) {
       const local = this.records.get(id);
       if (!local) return undefined;
+      const writes = this.copyWrites.get(id);
       const stored = await this.recordStore.get(id);
       if (!stored) {
         if (local.source === 'api') return undefined;
@@ -180,7 +189,8 @@ export class McpServerRegistry {
       change(next);
       if (await this.recordStore.replace(id, stored, next)) {
         const current = this.records.get(id);
-        return current && reviveToolTables(Object.assign(current, next));
+        if (!current || this.copyWrites.get(id) !== writes) return current;
+        return reviveToolTables(Object.assign(current, next));
       }
     }
     return this.records.get(id);
@@ -337,17 +347,27 @@ export class McpServerRegistry {
 
   /** Persist a record changed by discovery or health checks. */
   async save(record: McpServerRecord): Promise<void> {
-    this.records.set(record.id, record);
+    this.keepCopy(record);
     await this.recordStore.set(record.id, record);
   }
 
   private async delete(id: string): Promise<void> {
-    this.records.delete(id);
+    this.dropCopy(id);
     this.secrets.delete(id);
     this.unreadable.delete(id);
     await this.recordStore.delete(id);
     await this.secretStore.delete(id);
     this.changed(id);
+  }
+
+  private keepCopy(record: McpServerRecord): void {
+    this.records.set(record.id, record);
+    this.copyWrites.set(record.id, (this.copyWrites.get(record.id) ?? 0) + 1);
+  }
+
+  private dropCopy(id: string): void {
+    this.records.delete(id);
+    this.copyWrites.delete(id);
   }
 
   private get transportIds(): readonly string[] {

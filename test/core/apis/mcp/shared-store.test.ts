@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { createClient } from '@keyv/redis';
 import type { McpServerRecord } from '../../../../core/apis/mcp/server-record';
 import { openStore } from '../../../../core/store/open-store';
 import type { StoreBackend } from '../../../../core/store/store-backend';
@@ -101,6 +102,31 @@ describe('core/apis/mcp with two gateway instances on one Redis store', () => {
     expect(await storeA.collection('mcp_servers').get(record.id)).to.equal(undefined);
     await a.gateway.registry.reload();
     expect(a.gateway.registry.get(record.id)).to.equal(undefined);
+  });
+
+  it("keeps an operator's tool decision made on this instance while its own check's write was on its way", async () => {
+    const record = await a.gateway.registry.register(platform, { name: 'docs', url: upstream.url, org: 'acme' });
+    await a.gateway.health.check(record.id);
+    // Redis holds back writes (reads still pass): the check reads the record, then its compare-and-set waits
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      await raw.sendCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']);
+      const checking = a.gateway.health.check(record.id);
+      // the store's connection blocked on its compare-and-set script (flag b)
+      await eventually(async () => /flags=b .*cmd=eval/.test(String(await raw.sendCommand(['CLIENT', 'LIST']))));
+      // the operator's write goes to the store after the check's, on the same connection
+      const deciding = a.gateway.registry.setToolEnabled(platform, record.id, 'search', false);
+      await raw.sendCommand(['CLIENT', 'UNPAUSE']);
+      await Promise.all([checking, deciding]);
+    } finally {
+      await raw.sendCommand(['CLIENT', 'UNPAUSE']);
+      await raw.quit();
+    }
+    const stored = (await storeA.collection<McpServerRecord>('mcp_servers').get(record.id))!;
+    expect(stored.tools.search.hiddenReason).to.equal('disabled_by_operator');
+    expect(a.gateway.registry.get(record.id)!.tools.search.hiddenReason).to.equal('disabled_by_operator');
+    expect(names(a)).to.deep.equal([]);
   });
 
   it('forgets a server removed on the other instance at its next periodic check', async () => {
