@@ -8,6 +8,7 @@ import { sealedCollection } from '../../../core/store/secrets/sealed-collection'
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
+import { MEMORY_LOG_ROWS } from '../../../core/store/memory-backend';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server';
 import type { PostgresBackend } from '../../../core/store/postgres-backend';
@@ -207,6 +208,28 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
 }
 
 describeBackend('memory', (now) => openStore('memory://', now));
+
+describe('memory store: a bounded request log', () => {
+  it('keeps the newest rows of a long run and still counts every request in the spend rollups', async () => {
+    const store = await openStore('memory://');
+    try {
+      const written = MEMORY_LOG_ROWS + 10_000;
+      for (let i = 0; i < written; i += 1_000) await store.appendLogs(Array.from({ length: 1_000 }, (_, j) => entry(i + j)));
+      const kept: string[] = [];
+      for await (const e of store.scanLogs()) kept.push(e.id);
+      expect(kept.length).to.be.within(MEMORY_LOG_ROWS, written - 1);
+      // the newest, in order, ending with the last row written
+      expect(kept.at(-1)).to.equal(`r${written - 1}`);
+      expect(kept[0]).to.equal(`r${written - kept.length}`);
+      expect((await store.queryLogs({ limit: 1 })).data.map((e) => e.id)).to.deep.equal([`r${written - 1}`]);
+      const buckets = await store.spendBuckets();
+      expect(buckets.reduce((n, b) => n + b.requests, 0)).to.equal(written);
+      expect(buckets.reduce((n, b) => n + b.cost, 0)).to.equal(written * 0.5);
+    } finally {
+      await store.close();
+    }
+  });
+});
 describeBackend('sqlite', (now) => openStore(`sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db')}`, now));
 
 describe('redis store (real redis-server)', function () {
