@@ -230,6 +230,7 @@ describe('memory store: a bounded request log', () => {
     }
   });
 });
+
 describeBackend('sqlite', (now) => openStore(`sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db')}`, now));
 
 describe('redis store (real redis-server)', function () {
