@@ -4,6 +4,7 @@ import { SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
+import type { Logger } from '../plugins/contracts';
 
 class MemoryCollection<T> implements Collection<T> {
   private readonly items = new Map<string, T>();
@@ -38,7 +39,7 @@ class MemoryCollection<T> implements Collection<T> {
  */
 export const MEMORY_LOG_ROWS = 50_000;
 /** the oldest rows go a batch at a time, so trimming costs a copy per batch, not one per row */
-const MEMORY_LOG_TRIM_BATCH = 5_000;
+export const MEMORY_LOG_TRIM_BATCH = 5_000;
 
 /** `memory://`: everything in process; for tests and throwaway runs. */
 export class MemoryBackend implements StoreBackend {
@@ -53,10 +54,14 @@ export class MemoryBackend implements StoreBackend {
   /** spend-rollup.ts, by bucket id */
   private readonly buckets = new Map<string, SpendBucket>();
 
+  /** the log has been trimmed once (the operator is told then, not at every trim) */
+  private trimmed = false;
+
   /** no file to keep a key in: a random one per process, unless openStore was given a key */
   constructor(
     private readonly now: () => number = Date.now,
     readonly secretBox: SecretBox = SecretBox.ephemeral(),
+    private readonly logger?: Logger,
   ) {}
 
   keyv(namespace: string): Keyv {
@@ -106,7 +111,7 @@ export class MemoryBackend implements StoreBackend {
       this.seqOf.set(entry, ++this.logSeq);
       this.logs.push(entry);
     }
-    if (this.logs.length >= MEMORY_LOG_ROWS + MEMORY_LOG_TRIM_BATCH) this.logs = this.logs.slice(-MEMORY_LOG_ROWS);
+    if (this.logs.length >= MEMORY_LOG_ROWS + MEMORY_LOG_TRIM_BATCH) this.trimLog();
     for (const [id, b] of foldIntoBuckets(entries)) {
       const into = this.buckets.get(id);
       if (!into) {
@@ -118,6 +123,16 @@ export class MemoryBackend implements StoreBackend {
       into.promptTokens += b.promptTokens;
       into.completionTokens += b.completionTokens;
     }
+  }
+
+  private trimLog(): void {
+    this.logs = this.logs.slice(-MEMORY_LOG_ROWS);
+    if (this.trimmed) return;
+    this.trimmed = true;
+    this.logger?.warn('memory:// request log full: older rows are dropped from now on (spend and budgets still count every request)', {
+      keptRows: MEMORY_LOG_ROWS,
+      keepEveryRow: 'store.url sqlite://PATH or postgres://…',
+    });
   }
 
   async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {

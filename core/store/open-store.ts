@@ -10,7 +10,7 @@ import type { StoreBackend } from './store-backend';
 export interface OpenStoreOptions {
   /** where GATEWAY_SECRET_KEY and GATEWAY_SECRET_KEY_FILE are read; default process.env */
   env?: NodeJS.ProcessEnv;
-  /** told once when a key file is created */
+  /** told once when a key file is created, and once when `memory://` starts dropping old log rows */
   logger?: Logger;
   /** this key ring instead of the one the environment names (key rotation) */
   secretBox?: SecretBox;
@@ -26,7 +26,7 @@ const redisBackend = onFirstUse(() => (require('./redis-backend') as typeof impo
 /** `memory://`, `sqlite://PATH` (relative to the working directory), `redis://HOST:PORT[/DB]` or `postgres://USER:PASSWORD@HOST:PORT/DB`. */
 export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
-  if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets());
+  if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets(), options.logger);
   if (url.startsWith('sqlite://')) {
     const file = url.slice('sqlite://'.length);
     if (!file) throw new ConfigError('store.url', 'sqlite:// needs a file path, e.g. sqlite://./data/gateway.db');

@@ -8,7 +8,8 @@ import { sealedCollection } from '../../../core/store/secrets/sealed-collection'
 import { openStore } from '../../../core/store/open-store';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import type { LogEntry } from '../../../core/store/log-entry';
-import { MEMORY_LOG_ROWS } from '../../../core/store/memory-backend';
+import { MEMORY_LOG_ROWS, MEMORY_LOG_TRIM_BATCH } from '../../../core/store/memory-backend';
+import { createLogger } from '../../../core/observability/logger';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server';
 import type { PostgresBackend } from '../../../core/store/postgres-backend';
@@ -210,8 +211,9 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
 describeBackend('memory', (now) => openStore('memory://', now));
 
 describe('memory store: a bounded request log', () => {
-  it('keeps the newest rows of a long run and still counts every request in the spend rollups', async () => {
-    const store = await openStore('memory://');
+  it('keeps the newest rows of a long run and still counts every request in the spend rollups, and says so once', async () => {
+    const lines: string[] = [];
+    const store = await openStore('memory://', Date.now, { logger: createLogger({ write: (line) => lines.push(line) }) });
     try {
       const written = MEMORY_LOG_ROWS + 10_000;
       for (let i = 0; i < written; i += 1_000) await store.appendLogs(Array.from({ length: 1_000 }, (_, j) => entry(i + j)));
@@ -225,6 +227,10 @@ describe('memory store: a bounded request log', () => {
       const buckets = await store.spendBuckets();
       expect(buckets.reduce((n, b) => n + b.requests, 0)).to.equal(written);
       expect(buckets.reduce((n, b) => n + b.cost, 0)).to.equal(written * 0.5);
+      // told once, at the first trim, though the log was trimmed twice
+      expect(written).to.be.at.least(MEMORY_LOG_ROWS + 2 * MEMORY_LOG_TRIM_BATCH);
+      const told = lines.map((l) => JSON.parse(l) as { level: string; msg: string; keptRows: number }).filter((l) => l.msg.startsWith('memory:// request log full'));
+      expect(told.map((l) => [l.level, l.keptRows])).to.deep.equal([['warn', MEMORY_LOG_ROWS]]);
     } finally {
       await store.close();
     }
