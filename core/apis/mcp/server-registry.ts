@@ -345,7 +345,11 @@ export class McpServerRegistry {
     return record;
   }
 
-  /** Persist a record changed by discovery or health checks. */
+  /**
+   * Keep a record here and write it to the store whole (the last writer wins): a registration, an update,
+   * an operator's tool decision, a config server at boot. Background work (health checks) goes through
+   * amend instead, which does not overwrite a change made meanwhile.
+   */
   async save(record: McpServerRecord): Promise<void> {
     this.keepCopy(record);
     await this.recordStore.set(record.id, record);
