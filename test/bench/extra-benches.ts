@@ -1,5 +1,6 @@
 import { guardrailBench } from '../guardrails/bench/guardrail-bench';
 import { recognizerBench } from '../guardrails/bench/recognizer-bench';
+import { instructionsBench } from './instruction-counts';
 import { mcpBench } from './mcp-bench';
 import { observabilityBench } from './observability-bench';
 import { scrubBench } from './scrub-bench';
@@ -19,4 +20,4 @@ export interface BenchContext {
 }
 
 /** Further benchmark sections; each returns the text it prints. Add one line per feature. */
-export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench, scrubBench, workersBench];
+export const EXTRA_BENCHES: ((ctx: BenchContext) => Promise<string>)[] = [guardrailBench, recognizerBench, mcpBench, spendBench, observabilityBench, scrubBench, workersBench, instructionsBench];

@@ -1,0 +1,231 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind: the measure of the request path that this
+ * host's noise moves least. The req/s and CPU µs of the main table swing by ±10% from one minute to the
+ * next on a shared machine (issue 16), so a change of a few µs cannot be seen there. An instruction count
+ * moves much less with what else the machine is doing: two copies of one build, counted side by side,
+ * came within 0.7% of each other on JSON and within 5% on the stream (whose work depends more on
+ * timing: how frames are gathered into writes, the timers of the stream's end).
+ *
+ * Each system under test runs under callgrind with instrumentation off (so it starts and warms up at a
+ * few times slower than native rather than fifty), takes WARM requests so that V8 has compiled its hot
+ * code, then is counted over COUNT requests (16 in flight, the 1 KB chat body): the main thread's
+ * instructions over the requests. V8 compiles on helper threads, and those are left out: in a warm
+ * process they are idle, and under callgrind they lag behind and would be counted in the window. What the
+ * count does not see: the kernel's share (sys time), cache misses and how fast the instructions retire,
+ * so it says which build does less work, not by how much it is faster.
+ *
+ * In `npm run bench` with BENCH_INSTRUCTIONS=1 (about ten minutes more). Alone, to compare builds of the
+ * gateway (each a checkout with `dist/` built): `node dist/test/bench/instruction-counts.js [BUILD ...]`.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { chatBody } from './chat-body';
+import type { BenchContext } from './extra-benches';
+import { startNode } from './processes';
+
+const KEY = 'sk-bench-key';
+const MODEL = 'bench-model';
+const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 10_000);
+const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 2_000);
+const CONNECTIONS = 16;
+/**
+ * One young-generation size for every system, the gateway's under load (core/cli/young-generation.ts):
+ * V8 otherwise sizes it by the allocation rate it sees per millisecond, which under callgrind depends on
+ * what else runs, and the scavenges it then does moved one build's count by 6% between two runs.
+ */
+const YOUNG_GENERATION = ['--min-semi-space-size=8', '--max-semi-space-size=8'];
+
+interface Counted {
+  label: string;
+  json: number;
+  stream: number;
+}
+
+/** valgrind and callgrind_control on the PATH, or why not. */
+function missingTools(): string | undefined {
+  for (const tool of ['valgrind', 'callgrind_control']) {
+    if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0) return `${tool} not found (Debian: apt-get install valgrind)`;
+  }
+  return undefined;
+}
+
+/** A process under callgrind, instrumentation off until `count` turns it on. */
+class UnderCallgrind {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly dir: string,
+    readonly url: string,
+  ) {}
+
+  static async start(argv: string[]): Promise<UnderCallgrind> {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-callgrind-'));
+    const log = path.join(dir, 'stdout.log');
+    const out = openSync(log, 'a');
+    const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, process.execPath, ...YOUNG_GENERATION, ...argv.map((a) => a.replaceAll('{dir}', dir))];
+    const child = spawn('valgrind', args, { stdio: ['ignore', out, 'ignore'], cwd: dir });
+    closeSync(out);
+    let exited: number | null | undefined;
+    child.once('exit', (code) => (exited = code));
+    // the gateway and the essential-work proxy print "listening on URL"; the bare proxy "listening PORT"
+    for (let waited = 0; ; waited += 200) {
+      if (exited !== undefined) throw new Error(`${argv[0]} under callgrind exited with ${exited} before it was listening`);
+      if (waited > 180_000) throw new Error(`${argv[0]} under callgrind was not listening within 180 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const text = readFileSync(log, 'utf8');
+      const url = /listening on (http\S+)/.exec(text)?.[1] ?? /^listening (\d+)/m.exec(text)?.[1];
+      if (url) return new UnderCallgrind(child, dir, /^\d+$/.test(url) ? `http://127.0.0.1:${url}` : url);
+    }
+  }
+
+  /** The main thread's instructions per request over `requests` requests of `body`. */
+  async count(body: string, requests: number): Promise<number> {
+    const pid = String(this.child.pid);
+    control('-i', 'on', pid);
+    control('-z', pid);
+    await load(this.url, body, requests);
+    control('-i', 'off', pid);
+    const before = dumps(this.dir);
+    control('-d', pid);
+    // the dump's file for thread 1 (the main thread), numbered by dump: cg.out.<n>-01
+    const file = path.join(this.dir, `cg.out.${before + 1}-01`);
+    for (let waited = 0; !existsSync(file) || !/^totals:/m.test(readFileSync(file, 'utf8')); waited += 100) {
+      if (waited > 60_000) throw new Error(`callgrind wrote no ${file}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const totals = /^totals:\s*(\d+)/m.exec(readFileSync(file, 'utf8'))!;
+    return Number(totals[1]) / requests;
+  }
+
+  warm(body: string, requests: number): Promise<void> {
+    return load(this.url, body, requests);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function control(...args: string[]): void {
+  const r = spawnSync('callgrind_control', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`callgrind_control ${args.join(' ')}: ${r.stderr || r.stdout}`);
+}
+
+/** How many dumps callgrind has written so far (the next one is numbered one more). */
+function dumps(dir: string): number {
+  let n = 0;
+  while (existsSync(path.join(dir, `cg.out.${n + 1}-01`))) n++;
+  return n;
+}
+
+/** Exactly `requests` chat requests, CONNECTIONS at a time; every answer must be a 200. */
+async function load(url: string, body: string, requests: number): Promise<void> {
+  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
+  let next = 0;
+  const worker = async () => {
+    while (next < requests) {
+      next++;
+      const r = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`${url} answered ${r.statusCode}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Count one system: warm, JSON counted, warm on the stream, stream counted. */
+async function countOne(label: string, argv: string[]): Promise<Counted> {
+  const target = await UnderCallgrind.start(argv);
+  try {
+    const json = chatBody(MODEL, false);
+    const stream = chatBody(MODEL, true);
+    await target.warm(json, WARM);
+    const jsonCount = await target.count(json, COUNT);
+    await target.warm(stream, WARM / 2);
+    const streamCount = await target.count(stream, COUNT / 2);
+    return { label, json: jsonCount, stream: streamCount };
+  } finally {
+    await target.stop();
+  }
+}
+
+function gatewayArgv(gatewayBinary: string, upstreamUrl: string, dir: string): string[] {
+  const config = {
+    store: { url: `sqlite://${path.join(dir, 'gateway.db')}` },
+    organizations: [{ id: 'bench' }],
+    keys: [{ key: KEY, org: 'bench' }],
+    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
+    models: [{ name: MODEL, provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
+  };
+  const file = path.join(dir, 'gateway.config.json');
+  writeFileSync(file, JSON.stringify(config));
+  return [gatewayBinary, '--config', file, '--port', '0'];
+}
+
+/** Count the bare proxy, the essential-work proxy and each gateway, all at once (the counts do not mind). */
+export async function countInstructions(upstreamUrl: string, gateways: { label: string; binary: string }[]): Promise<string> {
+  const missing = missingTools();
+  if (missing) return `instructions per request: not counted: ${missing}`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'mg-instructions-'));
+  try {
+    const systems: [string, string[]][] = [
+      ['bare proxy (undici)', [path.join(__dirname, 'bare-proxy.js'), upstreamUrl]],
+      ['essential-work proxy', [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, '{dir}', KEY, MODEL]],
+      ...gateways.map(({ label, binary }, i): [string, string[]] => {
+        const own = path.join(dir, `gateway-${i}`);
+        mkdirSync(own);
+        return [label, gatewayArgv(binary, upstreamUrl, own)];
+      }),
+    ];
+    const counted = await Promise.all(systems.map(([label, argv]) => countOne(label, argv)));
+    const [bare, essential] = counted;
+    const width = Math.max(...counted.map((c) => c.label.length));
+    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${COUNT / 2} stream requests after ${WARM} and ${WARM / 2} to warm up; one build counted twice came within 0.7% on JSON, 5% on the stream):`];
+    lines.push(`  ${''.padEnd(width)}  ${'chat JSON'.padStart(20)}  ${'chat SSE (20 chunks)'.padStart(20)}  against the essential-work proxy (JSON / SSE)`);
+    for (const c of counted) {
+      const cell = (n: number, base: number) => `${Math.round(n).toLocaleString('en-US')} ${(n / base).toFixed(2)}x`.padStart(20);
+      const against = c === bare || c === essential ? '' : `${(c.json / essential.json).toFixed(2)}x / ${(c.stream / essential.stream).toFixed(2)}x`;
+      lines.push(`  ${c.label.padEnd(width)}  ${cell(c.json, bare.json)}  ${cell(c.stream, bare.stream)}  ${against}`);
+    }
+    return lines.join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The section in `npm run bench`, when BENCH_INSTRUCTIONS=1. */
+export async function instructionsBench(ctx: BenchContext): Promise<string> {
+  if (process.env.BENCH_INSTRUCTIONS !== '1') return 'instructions per request: not counted (BENCH_INSTRUCTIONS=1 counts them under valgrind, about ten minutes)';
+  return countInstructions(ctx.upstreamUrl, [{ label: 'model-gateway (SQLite)', binary: ctx.gatewayBinary }]);
+}
+
+async function main(): Promise<void> {
+  const builds = process.argv.slice(2);
+  const gateways = builds.length === 0 ? [{ label: 'model-gateway (SQLite)', binary: path.resolve(__dirname, '..', '..', 'core', 'main.js') }] : builds.map((root) => ({ label: `model-gateway ${root}`, binary: path.resolve(root, 'dist', 'core', 'main.js') }));
+  const upstream = await startNode([path.join(__dirname, 'fast-upstream.js')], /^listening \d+/, undefined);
+  try {
+    process.stdout.write(`${await countInstructions(`http://127.0.0.1:${upstream.line.split(' ')[1]}`, gateways)}\n`);
+  } finally {
+    await upstream.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
