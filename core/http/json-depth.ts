@@ -6,6 +6,12 @@
  * One pass over the UTF-8 bytes, counting brackets outside strings (no byte of a multi-byte character can
  * be a bracket or a quote). Strings, most of a request, are skipped with the native `indexOf`. It stops
  * as soon as the limit is passed, so a hostile body costs no more than its first `max` brackets.
+ *
+ * Before that walk, the opening brackets are counted, in strings or not, with the native search alone:
+ * a body cannot nest deeper than it opens, and most open far fewer than the limit (a 1 KB chat request
+ * opens six), so most bodies are cleared without the walk: a few native calls instead of a JS loop over
+ * every byte outside a string and a call per string (issue 16: 900 instructions for the bench's body
+ * under callgrind, where the walk took 6,300).
  */
 
 const OPEN_BRACE = 0x7b;
@@ -14,9 +20,11 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPENERS = [OPEN_BRACE, OPEN_BRACKET];
 
 /** Whether the JSON in `bytes` nests arrays and objects more than `max` levels deep (strings are skipped). */
 export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
+  if (opensAtMost(bytes, max)) return false;
   let depth = 0;
   const length = bytes.length;
   for (let i = 0; i < length; i++) {
@@ -37,4 +45,13 @@ export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
     }
   }
   return false;
+}
+
+/** Whether `bytes` holds at most `max` opening brackets and braces in all (stops counting past `max`). */
+function opensAtMost(bytes: Uint8Array, max: number): boolean {
+  let opens = 0;
+  for (const open of OPENERS) {
+    for (let i = bytes.indexOf(open); i !== -1; i = bytes.indexOf(open, i + 1)) if (++opens > max) return false;
+  }
+  return true;
 }
