@@ -69,6 +69,19 @@ export class SseFrame {
   }
 
   /**
+   * `mentions` for a question asked of this one frame, not of each frame of a read in turn: it searches
+   * the frame's own bytes. `mentions` searches on to the end of the read, so that the next frames of the
+   * read are answered from that one search, which makes a question about one frame cost the whole read:
+   * `"error"` (a quote every few bytes of JSON, each one a false start) through a 4 KB read of 23 chunks
+   * took about 3.5 µs, through its first chunk a few hundred ns.
+   */
+  mentionsInFrame(token: string): boolean {
+    const src = this.undecoded;
+    if (!src) return this.data.includes(token);
+    return src.subarray(this.dataStart, this.end - 2).indexOf(needle(token).bytes) !== -1;
+  }
+
+  /**
    * Whether the data (a JSON object's text) may hold the key `name` with a value other than null: a test
    * before parsing, so a stream whose every chunk says `"usage":null` (OpenAI's, once usage is asked
    * for) is not parsed chunk by chunk. A quote inside a JSON string is always escaped, so `name"` then a

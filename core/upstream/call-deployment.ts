@@ -207,7 +207,8 @@ function replayFirst(first: IteratorResult<SseFrame[]>, rest: AsyncIterator<SseF
 /** An `event: error` frame (Anthropic style) or a data object carrying `error` (OpenAI style). */
 function isErrorFrame(frame: SseFrame): boolean {
   if (frame.event === 'error') return true;
-  if (frame.isDone || !frame.mentions('"error"')) return false;
+  // asked of the first frame only: search that frame, not the whole read it came in
+  if (frame.isDone || !frame.mentionsInFrame('"error"')) return false;
   try {
     const json = frame.json;
     return typeof json === 'object' && json !== null && (json.type === 'error' || (typeof json.error === 'object' && json.error !== null));
