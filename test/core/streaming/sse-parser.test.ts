@@ -68,8 +68,9 @@ describe('SSE decoder on bytes', () => {
   });
 
   it('answers what the meters ask (a token in the data, the end frame) from the bytes, the same as from the text', () => {
-    const asked = (f: SseFrame) => [f.mentions('"usage"'), f.mentions('"é€'), f.mentions('[DONE]'), f.isDone];
-    const fromText = expected.map((e) => [e.data.includes('"usage"'), e.data.includes('"é€'), e.data.includes('[DONE]'), e.data === '[DONE]']);
+    const tokens = ['"usage"', '"é€', '[DONE]'];
+    const asked = (f: SseFrame) => [...tokens.map((t) => f.mentions(t)), ...tokens.map((t) => f.mentionsInFrame(t)), f.isDone];
+    const fromText = expected.map((e) => [...tokens.map((t) => e.data.includes(t)), ...tokens.map((t) => e.data.includes(t)), e.data === '[DONE]']);
     for (let cut = 0; cut <= body.length; cut++) {
       const frames = decodeIn([body.subarray(0, cut), body.subarray(cut)]);
       // asked before anything reads the text (a passed-through frame is decoded on first read), then after
@@ -116,6 +117,25 @@ describe('SSE decoder on bytes', () => {
     expect([...frames].reverse().map((f) => f.hasKey('usage'))).to.deep.equal([...expected].reverse());
     expect(frames.map((f) => f.mentions('"content"'))).to.deep.equal([true, true, false, true]);
     expect(frames.map((f) => f.mentions('"b"'))).to.deep.equal([false, true, false, false]);
+    // one frame asked alone searches that frame only: the next frame's "b" is not this one's
+    expect(frames[0].mentionsInFrame('"b"')).to.equal(false);
+    expect(frames.map((f) => f.mentionsInFrame('"content"'))).to.deep.equal([true, true, false, true]);
+  });
+
+  it('takes a whole `data: ` frame at once as the line-by-line decoding would, and leaves the near misses to that', () => {
+    const read = Buffer.from('data: a\r\n\ndata:b\n\ndata: \n\ndata: c\ndata: d\n\ndatum: f\n\nData: g\n\ndata: e\n\n');
+    const whole = decodeIn([read]);
+    // one byte a read never completes a frame in one read: every line goes through the line-by-line path
+    const byByte = decodeIn([...read].map((b) => Uint8Array.of(b)));
+    const seen = (frames: SseFrame[]) => frames.map((f) => ({ event: f.event, data: f.data, wire: wireOf(f) }));
+    expect(seen(whole)).to.deep.equal(seen(byByte));
+    expect(seen(whole)).to.deep.equal([
+      { event: undefined, data: 'a', wire: undefined },
+      { event: undefined, data: 'b', wire: undefined },
+      { event: undefined, data: '', wire: 'data: \n\n' },
+      { event: undefined, data: 'c\nd', wire: undefined },
+      { event: undefined, data: 'e', wire: 'data: e\n\n' },
+    ]);
   });
 
   it('survives a body that arrives one byte at a time', () => {
