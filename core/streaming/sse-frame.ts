@@ -188,9 +188,14 @@ function needle(token: string): Needle {
 /** the needle of a JSON key: the name and its closing quote */
 const KEYS = new Map<string, Needle>();
 
+/** the key asked for last: a stream asks about the same key frame after frame, and a map lookup each time showed */
+let lastKey: { name: string; needle: Needle } | undefined;
+
 function keyNeedle(name: string): Needle {
+  if (lastKey?.name === name) return lastKey.needle;
   let found = KEYS.get(name);
   if (!found) KEYS.set(name, (found = needle(`${name}"`)));
+  lastKey = { name, needle: found };
   return found;
 }
 
