@@ -120,13 +120,18 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
   }
 
   private batchOf(frames: () => SseFrame[]): SseFrame[] {
-    const batch: SseFrame[] = [];
+    let batch: SseFrame[] = [];
     try {
-      for (const frame of frames()) {
-        const out = this.op.fromUpstreamEvent ? this.op.fromUpstreamEvent(frame, this.state, this.target) : frame;
-        if (!out) continue;
-        if (Array.isArray(out)) for (const f of out) batch.push(f);
-        else batch.push(out);
+      // an operation without a translator passes the frames on: the decoder's array (new for each read) is the batch
+      if (!this.op.fromUpstreamEvent) {
+        batch = frames();
+      } else {
+        for (const frame of frames()) {
+          const out = this.op.fromUpstreamEvent(frame, this.state, this.target);
+          if (!out) continue;
+          if (Array.isArray(out)) for (const f of out) batch.push(f);
+          else batch.push(out);
+        }
       }
     } catch (err) {
       this.failure = { err };

@@ -27,7 +27,6 @@ export function openAiImageOperations(headersFor: HeadersFor): { generations: Ht
       return { path: '/images/generations', headers: headersFor(target), body: JSON.stringify(body) };
     },
     fromUpstream: (body) => body,
-    fromUpstreamEvent: (frame) => frame,
   };
   const edits: HttpOperation<EditFields> = {
     toUpstream(request, target) {
@@ -38,7 +37,6 @@ export function openAiImageOperations(headersFor: HeadersFor): { generations: Ht
       return { path: '/images/edits', headers: { ...headersFor(target), 'content-type': contentType }, body };
     },
     fromUpstream: (body) => body,
-    fromUpstreamEvent: (frame) => frame,
   };
   return { generations, edits };
 }

@@ -37,7 +37,7 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
       return { path: '/chat/completions', headers: wire.headersFor(target), body: JSON.stringify(body) };
     },
     fromUpstream: (body) => body,
-    fromUpstreamEvent: (frame) => frame,
+    // no fromUpstreamEvent: stream frames pass on as the upstream's own, each read's batch as decoded
   };
   const embeddings: HttpOperation<EmbeddingsRequest> = {
     toUpstream: (request, target) => ({ path: '/embeddings', headers: wire.headersFor(target), body: JSON.stringify({ ...request, model: target.model.model }) }),
