@@ -89,7 +89,12 @@ export class StreamedText {
     // the bytes as they are now (a frame that changes later drops them), decoded only if ever counted
     const src = frame.wireSource;
     if (src) {
-      this.pending.push(src, frame.wireStart, frame.wireEnd);
+      const { pending } = this;
+      const last = pending.length - 1;
+      // the next frame of the same read, right after the last: one range for the run (a text value of
+      // well-formed JSON ends within its frame, so the count is the same)
+      if (last >= 2 && pending[last - 2] === src && pending[last] === frame.wireStart) pending[last] = frame.wireEnd;
+      else pending.push(src, frame.wireStart, frame.wireEnd);
       this.pendingChars += frame.wireEnd - frame.wireStart;
     } else {
       const data = frame.data;

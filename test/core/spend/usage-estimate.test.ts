@@ -48,6 +48,15 @@ describe('usage estimates for what an upstream never reported', () => {
     expect(text.chars()).to.equal('héllo 😀'.length + 4);
   });
 
+  it('counts the frames of one read side by side as one run, broken where a frame was changed before it passed', () => {
+    const chunk = (t: string) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`;
+    const frames = new SseDecoder().push(Buffer.from(chunk('ab') + chunk('cde') + chunk('f') + chunk('gh') + 'data: [DONE]\n\n' + chunk('ij')));
+    frames[1].json = { choices: [{ index: 0, delta: { content: 'XYZW' } }] };
+    const text = new StreamedText('chat');
+    for (const f of frames) text.add(f);
+    expect(text.chars()).to.equal('ab'.length + 'XYZW'.length + 'f'.length + 'gh'.length + 'ij'.length);
+  });
+
   it('estimates a prompt at about four characters a token, from its messages, system prompt and tools', () => {
     const messages = [{ role: 'user', content: 'x'.repeat(400) }];
     expect(estimatePromptTokens({ model: 'm', messages })).to.equal(Math.ceil(JSON.stringify(messages).length / 4));
