@@ -23,11 +23,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { chatBody } from './chat-body';
+import { BENCH_KEY, BENCH_MODEL, benchGatewayConfig } from './gateway-config';
 import type { BenchContext } from './extra-benches';
 import { startNode } from './processes';
 
-const KEY = 'sk-bench-key';
-const MODEL = 'bench-model';
 const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 10_000);
 const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 2_000);
 const CONNECTIONS = 16;
@@ -134,7 +133,7 @@ async function load(url: string, body: string, requests: number): Promise<void> 
   const worker = async () => {
     while (next < requests) {
       next++;
-      const r = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body });
+      const r = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body });
       await r.body.text();
       if (r.statusCode !== 200) throw new Error(`${url} answered ${r.statusCode}`);
     }
@@ -150,8 +149,8 @@ async function load(url: string, body: string, requests: number): Promise<void> 
 async function countOne(label: string, argv: string[]): Promise<Counted> {
   const target = await UnderCallgrind.start(argv);
   try {
-    const json = chatBody(MODEL, false);
-    const stream = chatBody(MODEL, true);
+    const json = chatBody(BENCH_MODEL, false);
+    const stream = chatBody(BENCH_MODEL, true);
     await target.warm(json, WARM);
     const jsonCount = await target.count(json, COUNT);
     await target.warm(stream, WARM / 2);
@@ -163,13 +162,7 @@ async function countOne(label: string, argv: string[]): Promise<Counted> {
 }
 
 function gatewayArgv(gatewayBinary: string, upstreamUrl: string, dir: string): string[] {
-  const config = {
-    store: { url: `sqlite://${path.join(dir, 'gateway.db')}` },
-    organizations: [{ id: 'bench' }],
-    keys: [{ key: KEY, org: 'bench' }],
-    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
-    models: [{ name: MODEL, provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-  };
+  const config = benchGatewayConfig(upstreamUrl, { url: `sqlite://${path.join(dir, 'gateway.db')}` });
   const file = path.join(dir, 'gateway.config.json');
   writeFileSync(file, JSON.stringify(config));
   return [gatewayBinary, '--config', file, '--port', '0'];
@@ -183,7 +176,7 @@ export async function countInstructions(upstreamUrl: string, gateways: { label: 
   try {
     const systems: [string, string[]][] = [
       ['bare proxy (undici)', [path.join(__dirname, 'bare-proxy.js'), upstreamUrl]],
-      ['essential-work proxy', [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, '{dir}', KEY, MODEL]],
+      ['essential-work proxy', [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, '{dir}', BENCH_KEY, BENCH_MODEL]],
       ...gateways.map(({ label, binary }, i): [string, string[]] => {
         const own = path.join(dir, `gateway-${i}`);
         mkdirSync(own);

@@ -7,6 +7,7 @@ import { median } from './median';
 import { comparePaired } from './paired';
 import { EXTRA_BENCHES } from './extra-benches';
 import { chatBody } from './chat-body';
+import { BENCH_KEY, BENCH_MODEL, benchGatewayConfig } from './gateway-config';
 import { medianFirstByteMs } from './first-byte';
 import { inTurn } from './in-turn';
 import { cpuMicros, peakRssMiB } from './proc-stats';
@@ -28,8 +29,6 @@ const DIST = path.resolve(__dirname, '..', '..');
 const QUICK = process.env.BENCH_QUICK === '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 4));
 const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
-const KEY = 'sk-bench-key';
-const MODEL = 'bench-model';
 const BARE = 'bare proxy (undici)';
 const ESSENTIAL = 'essential-work proxy';
 const GATEWAY = 'model-gateway (SQLite)';
@@ -46,16 +45,6 @@ interface Sample {
   p99: number;
   cpuPerRequest: number;
   errors: number;
-}
-
-function gatewayConfig(upstreamUrl: string, store: { url: string; redis?: string }): object {
-  return {
-    store,
-    organizations: [{ id: 'bench' }],
-    keys: [{ key: KEY, org: 'bench' }],
-    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
-    models: [{ name: MODEL, provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-  };
 }
 
 async function main(): Promise<void> {
@@ -79,7 +68,7 @@ async function main(): Promise<void> {
     }
     // it logs as the gateway does, to stdout: to a file, like the gateway's
     const essentialDir = mkdtempSync(path.join(tmpdir(), 'mg-bench-essential-'));
-    const essential = await startLoggingProcess(essentialDir, [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, essentialDir, KEY, MODEL], core);
+    const essential = await startLoggingProcess(essentialDir, [path.join(__dirname, 'essential-proxy.js'), upstreamUrl, essentialDir, BENCH_KEY, BENCH_MODEL], core);
     children.push(essential.child);
     targets.push({ label: ESSENTIAL, url: essential.url, pid: essential.child.process.pid! });
     const stores: [string, { url: string; redis?: string }][] = [
@@ -92,14 +81,14 @@ async function main(): Promise<void> {
     else process.stdout.write(`skipping model-gateway (PG + Redis): ${fleet.reason}\n`);
     stopFleet = fleet.stop;
     for (const [label, store] of stores) {
-      const gateway = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), gatewayConfig(upstreamUrl, store), core);
+      const gateway = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), benchGatewayConfig(upstreamUrl, store), core);
       children.push(gateway.child);
       targets.push({ label, url: gateway.url, pid: gateway.child.process.pid! });
     }
 
-    const headers = { authorization: `Bearer ${KEY}` };
-    const json = chatBody(MODEL, false);
-    const stream = chatBody(MODEL, true);
+    const headers = { authorization: `Bearer ${BENCH_KEY}` };
+    const json = chatBody(BENCH_MODEL, false);
+    const stream = chatBody(BENCH_MODEL, true);
     process.stdout.write(
       `model-gateway benchmark: ${DURATION}s per run, median of ${REPS} interleaved, ${HAVE_WRK ? 'wrk' : 'autocannon'}, ${pin ? 'system under test pinned to core 1 (taskset)' : 'no CPU pinning'}, ` +
         `${Buffer.byteLength(json)}-byte chat body, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chatBody } from './chat-body';
+import { BENCH_KEY, BENCH_MODEL, benchGatewayConfig } from './gateway-config';
 import { measure } from './measure';
 import { startGatewayProcess, startNode } from './processes';
 import { cpuMicros, peakRssMiB } from './proc-stats';
@@ -22,8 +23,6 @@ const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const STREAM = (process.env.BENCH_SOAK_MODE ?? 'stream') !== 'json';
 const CONNECTIONS = Number(process.env.BENCH_SOAK_CONNECTIONS ?? 16);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 5);
-const KEY = 'sk-bench-key';
-const MODEL = 'bench-model';
 
 /** Resident set size now (VmRSS) in MiB. */
 function rssMiB(pid: number): number {
@@ -47,13 +46,7 @@ async function main(): Promise<void> {
   const upstream = await startNode([path.join(__dirname, 'fast-upstream.js')], /^listening \d+/, undefined);
   const upstreamUrl = `http://127.0.0.1:${upstream.line.split(' ')[1]}`;
   const storeDir = mkdtempSync(path.join(tmpdir(), 'mg-soak-'));
-  const config = {
-    store: { url: `sqlite://${path.join(storeDir, 'gateway.db')}` },
-    organizations: [{ id: 'bench' }],
-    keys: [{ key: KEY, org: 'bench' }],
-    providers: [{ id: 'up', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'upstream-key' }],
-    models: [{ name: MODEL, provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-  };
+  const config = benchGatewayConfig(upstreamUrl, { url: `sqlite://${path.join(storeDir, 'gateway.db')}` });
   const { child, url } = await startGatewayProcess(path.join(DIST, 'core', 'main.js'), config, undefined);
   const pid = child.process.pid!;
   try {
@@ -72,8 +65,8 @@ async function main(): Promise<void> {
       url: `${url}/v1/chat/completions`,
       connections: CONNECTIONS,
       durationSeconds: SECONDS,
-      body: chatBody(MODEL, STREAM),
-      headers: { authorization: `Bearer ${KEY}` },
+      body: chatBody(BENCH_MODEL, STREAM),
+      headers: { authorization: `Bearer ${BENCH_KEY}` },
     });
     clearInterval(sampler);
     const cpu1 = cpuMicros(pid);
