@@ -188,7 +188,7 @@ function needle(token: string): Needle {
 /** the needle of a JSON key: the name and its closing quote */
 const KEYS = new Map<string, Needle>();
 
-/** the key asked for last: a stream asks about the same key frame after frame, and a map lookup each time showed */
+/** the key asked for last: a stream asks about the same key frame after frame (a map lookup for each showed in the instruction counts) */
 let lastKey: { name: string; needle: Needle } | undefined;
 
 function keyNeedle(name: string): Needle {
