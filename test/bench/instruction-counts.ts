@@ -29,6 +29,9 @@ import { startNode } from './processes';
 
 const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 10_000);
 const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 2_000);
+/** a streamed request does more work: half as many of them */
+const STREAM_WARM = Math.ceil(WARM / 2);
+const STREAM_COUNT = Math.ceil(COUNT / 2);
 const CONNECTIONS = 16;
 /**
  * One young-generation size for every system, the gateway's under load (core/cli/young-generation.ts):
@@ -153,8 +156,8 @@ async function countOne(label: string, argv: string[]): Promise<Counted> {
     const stream = chatBody(BENCH_MODEL, true);
     await target.warm(json, WARM);
     const jsonCount = await target.count(json, COUNT);
-    await target.warm(stream, WARM / 2);
-    const streamCount = await target.count(stream, COUNT / 2);
+    await target.warm(stream, STREAM_WARM);
+    const streamCount = await target.count(stream, STREAM_COUNT);
     return { label, json: jsonCount, stream: streamCount };
   } finally {
     await target.stop();
@@ -186,7 +189,7 @@ export async function countInstructions(upstreamUrl: string, gateways: { label: 
     const counted = await Promise.all(systems.map(([label, argv]) => countOne(label, argv)));
     const [bare, essential] = counted;
     const width = Math.max(...counted.map((c) => c.label.length));
-    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${COUNT / 2} stream requests after ${WARM} and ${WARM / 2} to warm up; one build counted twice came within 0.7% on JSON, 5% on the stream):`];
+    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${STREAM_COUNT} stream requests after ${WARM} and ${STREAM_WARM} to warm up; one build counted twice came within 0.7% on JSON, 5% on the stream):`];
     lines.push(`  ${''.padEnd(width)}  ${'chat JSON'.padStart(20)}  ${'chat SSE (20 chunks)'.padStart(20)}  against the essential-work proxy (JSON / SSE)`);
     for (const c of counted) {
       const cell = (n: number, base: number) => `${Math.round(n).toLocaleString('en-US')} ${(n / base).toFixed(2)}x`.padStart(20);
