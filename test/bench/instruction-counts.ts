@@ -189,7 +189,7 @@ export async function countInstructions(upstreamUrl: string, gateways: { label: 
     const counted = await Promise.all(systems.map(([label, argv]) => countOne(label, argv)));
     const [bare, essential] = counted;
     const width = Math.max(...counted.map((c) => c.label.length));
-    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${STREAM_COUNT} stream requests after ${WARM} and ${STREAM_WARM} to warm up; one build counted twice came within 0.7% on JSON, 5% on the stream):`];
+    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${STREAM_COUNT} stream requests after ${WARM} and ${STREAM_WARM} to warm up; at the default counts, one build counted twice came within 0.7% on JSON, 5% on the stream):`];
     lines.push(`  ${''.padEnd(width)}  ${'chat JSON'.padStart(20)}  ${'chat SSE (20 chunks)'.padStart(20)}  against the essential-work proxy (JSON / SSE)`);
     for (const c of counted) {
       const cell = (n: number, base: number) => `${Math.round(n).toLocaleString('en-US')} ${(n / base).toFixed(2)}x`.padStart(20);
