@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chatBody } from './chat-body';
+import { BENCH_KEY, BENCH_MODEL, benchGatewayConfig } from './gateway-config';
 import { measure, warm } from './measure';
 import { median } from './median';
 import { comparePaired, type PairedComparison } from './paired';
@@ -22,7 +23,6 @@ import { cpuMicros } from './proc-stats';
 const [buildA, buildB, mode = 'json', roundsArg = '5', secondsArg = '4'] = process.argv.slice(2);
 /** COMPARE_CONNECTIONS=1 compares the added latency of one client (the p50 medians), not throughput */
 const CONNECTIONS = Number(process.env.COMPARE_CONNECTIONS ?? 16);
-const KEY = 'sk-compare-key';
 
 async function main(): Promise<void> {
   if (!buildA || !buildB || (mode !== 'json' && mode !== 'stream')) {
@@ -39,22 +39,16 @@ async function main(): Promise<void> {
     for (const root of [buildA, buildB]) {
       const dir = mkdtempSync(path.join(tmpdir(), 'mg-compare-'));
       dirs.push(dir);
-      const config = {
-        store: { url: `sqlite://${path.join(dir, 'gateway.db')}` },
-        organizations: [{ id: 'bench' }],
-        keys: [{ key: KEY, org: 'bench' }],
-        providers: [{ id: 'up', type: 'openai', baseUrl: `http://127.0.0.1:${upstream.line.split(' ')[1]}/v1`, apiKey: 'upstream-key' }],
-        models: [{ name: 'bench-model', provider: 'up', price: { inputPerMTok: 1, outputPerMTok: 2 } }],
-      };
+      const config = benchGatewayConfig(`http://127.0.0.1:${upstream.line.split(' ')[1]}`, { url: `sqlite://${path.join(dir, 'gateway.db')}` });
       const gw = await startGatewayProcess(path.resolve(root, 'dist', 'core', 'main.js'), config, pin ? 1 : undefined);
       children.push(gw.child);
       builds.push({ root, url: gw.url, pid: gw.child.process.pid!, cpu: [] as number[], rps: [] as number[], p50: [] as number[], p99: [] as number[] });
     }
-    const body = chatBody('bench-model', mode === 'stream');
+    const body = chatBody(BENCH_MODEL, mode === 'stream');
     for (let round = 0; round < Number(roundsArg); round++) {
       // A then B, then B then A: a host that drifts within a round does not favour the build measured first
       for (const build of round % 2 ? [...builds].reverse() : builds) {
-        const spec = { url: `${build.url}/v1/chat/completions`, connections: CONNECTIONS, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${KEY}` } };
+        const spec = { url: `${build.url}/v1/chat/completions`, connections: CONNECTIONS, durationSeconds: Number(secondsArg), body, headers: { authorization: `Bearer ${BENCH_KEY}` } };
         await warm(spec);
         const before = cpuMicros(build.pid);
         const m = await measure(build.root, spec);
