@@ -56,6 +56,9 @@ function missingTools(): string | undefined {
 
 /** A process under callgrind, instrumentation off until `count` turns it on. */
 class UnderCallgrind {
+  /** dumps written so far: callgrind numbers each dump's files, cg.out.<n>-<thread> */
+  private dumped = 0;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly dir: string,
@@ -89,10 +92,9 @@ class UnderCallgrind {
     control('-z', pid);
     await load(this.url, body, requests);
     control('-i', 'off', pid);
-    const before = dumps(this.dir);
     control('-d', pid);
-    // the dump's file for thread 1 (the main thread), numbered by dump: cg.out.<n>-01
-    const file = path.join(this.dir, `cg.out.${before + 1}-01`);
+    // the dump's file for thread 1, the main thread
+    const file = path.join(this.dir, `cg.out.${++this.dumped}-01`);
     for (let waited = 0; !existsSync(file) || !/^totals:/m.test(readFileSync(file, 'utf8')); waited += 100) {
       if (waited > 60_000) throw new Error(`callgrind wrote no ${file}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -120,13 +122,6 @@ class UnderCallgrind {
 function control(...args: string[]): void {
   const r = spawnSync('callgrind_control', args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`callgrind_control ${args.join(' ')}: ${r.stderr || r.stdout}`);
-}
-
-/** How many dumps callgrind has written so far (the next one is numbered one more). */
-function dumps(dir: string): number {
-  let n = 0;
-  while (existsSync(path.join(dir, `cg.out.${n + 1}-01`))) n++;
-  return n;
 }
 
 /** Exactly `requests` chat requests, CONNECTIONS at a time; every answer must be a 200. */
