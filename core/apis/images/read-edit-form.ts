@@ -83,6 +83,10 @@ export function readEditForm(req: IncomingMessage, settings: ResolvedImagesSetti
     if (failed) return void stream.resume();
     if (IMAGE_FIELDS.has(field)) sawImage = true;
     stream.on('limit', () => fail(uploadErrors.fileTooLarge(field, settings.maxFileBytes)));
+    // busboy destroys the part it is on with an error when the body ends early or reading stops. A live
+    // part nobody reads yet (the upstream body has not reached it) has no other listener, and an 'error'
+    // without one is uncaught: one truncated upload from any key ended the whole process.
+    stream.on('error', (err: Error) => fail(uploadErrors.malformed(lowerFirst(err.message))));
     const filename = info.filename || 'file';
     if (upload.started) upload.live.push({ kind: 'file', field, filename, mimeType: info.mimeType, stream });
     else upload.spool(field, filename, info.mimeType, stream, settings.tempDir);
