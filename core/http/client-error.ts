@@ -2,7 +2,8 @@
  * Requests over the header limit, and requests Node's HTTP parser refuses before any handler runs (a
  * malformed request line or header). Node's own answer is a bare status line with no body; clients and
  * their SDKs expect the API's error shape, so the answer is written here: the path family's shape
- * (JSON-RPC on /mcp), the OpenAI shape when no path is known. The connection is closed after it.
+ * (JSON-RPC on /mcp), the OpenAI shape when no path is known. The connection is closed after it, once
+ * the client stops sending (answerClientError).
  *
  * The gateway's header limit is checked on the parsed request (`refuseOversizedHead`), where the path is
  * known: headers over the limit arrive in several packets, and Node hands its clientError handler only the
@@ -37,7 +38,18 @@ const ANSWERS: Record<string, [status: number, reason: string, code: string, mes
 };
 const BAD_REQUEST: [number, string, string, string] = [400, 'Bad Request', 'malformed_request', 'The request could not be read as HTTP.'];
 
+/** How long a connection answered here may go on sending before it is closed anyway. */
+export const LINGER_MS = 2000;
+
+/** Connections answered here, still reading what their clients send. */
+const answered = new WeakSet<Duplex>();
+
 export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
+  // Once the parser has failed, every packet that follows fails it again and comes here. The answer is
+  // written already: the packets are read and dropped until the client closes (or LINGER_MS), because a
+  // socket closed with the client's bytes still arriving is reset, and a reset makes the client's system
+  // throw away the answer it has not read yet (web servers' "lingering close").
+  if (answered.has(socket)) return;
   // a response already under way on this connection cannot be followed by another one
   if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
@@ -48,6 +60,10 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   const body = JSON.stringify(errorShapeFor(requestPath(err.rawPacket) ?? '/').body(error));
   const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${randomUUID()}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  answered.add(socket);
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('end', () => socket.destroy());
+  socket.once('close', () => clearTimeout(linger));
 }
 
 const A = 0x41;

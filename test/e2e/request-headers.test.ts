@@ -103,6 +103,30 @@ describe('request headers: malformed or oversized ones on every API, and both An
       expect(answer.status).to.equal(431);
       expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
     });
+
+    it('a client still sending after that 431 gets to read it: the gateway reads on rather than resetting the connection', async () => {
+      const { port, hostname } = new URL(gw.url);
+      const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), hostname);
+        // the answer waits unread on this side while the client sends on; a reset would throw it away
+        socket.pause();
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        socket.on('error', reject);
+        socket.on('connect', async () => {
+          socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(1_200_000)}`);
+          await pause(100);
+          socket.write('p'.repeat(2_000_000));
+          await pause(100);
+          socket.resume();
+        });
+      });
+      const answer = lastAnswer(raw);
+      expect(answer.status).to.equal(431);
+      expect(JSON.parse(answer.body).error).to.include({ code: 'headers_too_large', type: 'invalid_request_error' });
+    });
   });
   describe('a client that sends both x-api-key and Authorization: Bearer', () => {
     const MESSAGE = { id: 'msg_qa', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } };
