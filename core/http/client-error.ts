@@ -39,7 +39,7 @@ const ANSWERS: Record<string, [status: number, reason: string, code: string, mes
 const BAD_REQUEST: [number, string, string, string] = [400, 'Bad Request', 'malformed_request', 'The request could not be read as HTTP.'];
 
 /** How long a connection answered here may go on sending before it is closed anyway. */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 /** Connections answered here, still reading what their clients send. */
 const answered = new WeakSet<Duplex>();
@@ -62,7 +62,8 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   answered.add(socket);
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  socket.once('end', () => socket.destroy());
+  // the client has stopped sending: close as soon as the answer is out
+  socket.once('end', () => (socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy())));
   socket.once('close', () => clearTimeout(linger));
 }
 
