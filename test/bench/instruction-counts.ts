@@ -17,15 +17,15 @@
  * In `npm run bench` with BENCH_INSTRUCTIONS=1 (about ten minutes more). Alone, to compare builds of the
  * gateway (each a checkout with `dist/` built): `node dist/test/bench/instruction-counts.js [BUILD ...]`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { chatBody } from './chat-body';
 import { BENCH_KEY, BENCH_MODEL, benchGatewayConfig } from './gateway-config';
 import type { BenchContext } from './extra-benches';
-import { startNode } from './processes';
+import { startLoggingProcess, startNode, type Child } from './processes';
 
 const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 10_000);
 const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 2_000);
@@ -60,34 +60,24 @@ class UnderCallgrind {
   private dumped = 0;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly child: Child,
     private readonly dir: string,
     readonly url: string,
   ) {}
 
+  /** `argv`: node's arguments; `{dir}` in them is this process's own directory. */
   static async start(argv: string[]): Promise<UnderCallgrind> {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-callgrind-'));
-    const log = path.join(dir, 'stdout.log');
-    const out = openSync(log, 'a');
-    const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, process.execPath, ...YOUNG_GENERATION, ...argv.map((a) => a.replaceAll('{dir}', dir))];
-    const child = spawn('valgrind', args, { stdio: ['ignore', out, 'ignore'], cwd: dir });
-    closeSync(out);
-    let exited: number | null | undefined;
-    child.once('exit', (code) => (exited = code));
-    // the gateway and the essential-work proxy print "listening on URL"; the bare proxy "listening PORT"
-    for (let waited = 0; ; waited += 200) {
-      if (exited !== undefined) throw new Error(`${argv[0]} under callgrind exited with ${exited} before it was listening`);
-      if (waited > 180_000) throw new Error(`${argv[0]} under callgrind was not listening within 180 s`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const text = readFileSync(log, 'utf8');
-      const url = /listening on (http\S+)/.exec(text)?.[1] ?? /^listening (\d+)/m.exec(text)?.[1];
-      if (url) return new UnderCallgrind(child, dir, /^\d+$/.test(url) ? `http://127.0.0.1:${url}` : url);
-    }
+    // valgrind's own messages go to a file of their own, not into the bench's output
+    const wrapper = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, `--log-file=${path.join(dir, 'valgrind.log')}`];
+    const args = [...YOUNG_GENERATION, ...argv.map((a) => a.replaceAll('{dir}', dir))];
+    const { child, url } = await startLoggingProcess(dir, args, undefined, {}, { wrapper, readyWithinMs: 180_000 });
+    return new UnderCallgrind(child, dir, url);
   }
 
   /** The main thread's instructions per request over `requests` requests of `body`. */
   async count(body: string, requests: number): Promise<number> {
-    const pid = String(this.child.pid);
+    const pid = String(this.child.process.pid);
     control('-i', 'on', pid);
     control('-z', pid);
     await load(this.url, body, requests);
@@ -107,15 +97,8 @@ class UnderCallgrind {
     return load(this.url, body, requests);
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(this.dir, { recursive: true, force: true });
+  stop(): Promise<void> {
+    return this.child.stop();
   }
 }
 

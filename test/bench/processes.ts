@@ -57,24 +57,37 @@ export async function startGatewayProcess(gatewayBinary: string, config: object,
   return startLoggingProcess(dir, [gatewayBinary, '--config', configFile, '--port', '0', ...args], core, env);
 }
 
+/** How a process is started beyond its node arguments. */
+export interface Launch {
+  /** a command node runs under, with its arguments (valgrind: test/bench/instruction-counts.ts) */
+  wrapper?: string[];
+  /** how long it may take to print its listening line (default 30 s) */
+  readyWithinMs?: number;
+}
+
 /**
  * A node script that logs to stdout (optionally on one core), with its stdout going to a file in `dir`,
  * so that writing its log costs it what it costs in a deployment and costs the load generator nothing;
- * its base URL, from the first "listening on URL" in that log. `dir` is removed when the process stops.
+ * its base URL, from the first listening line in that log ("listening on URL", or the bench proxies'
+ * "listening PORT"). `dir` is removed when the process stops.
  */
-export async function startLoggingProcess(dir: string, argv: string[], core: number | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; url: string }> {
+export async function startLoggingProcess(dir: string, argv: string[], core: number | undefined, env: NodeJS.ProcessEnv = {}, launch: Launch = {}): Promise<{ child: Child; url: string }> {
   const logFile = path.join(dir, 'stdout.log');
   const out = openSync(logFile, 'a');
-  const child = core === undefined ? spawn(process.execPath, argv, { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } }) : spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } });
+  const command = [...(core === undefined ? [] : ['taskset', '-c', String(core)]), ...(launch.wrapper ?? []), process.execPath, ...argv];
+  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...env } });
   closeSync(out);
+  const script = argv.find((a) => !a.startsWith('-')) ?? process.execPath;
+  const readyWithinMs = launch.readyWithinMs ?? 30_000;
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   let url: string | undefined;
   for (let waited = 0; url === undefined; waited += 50) {
-    if (exited !== undefined) throw new Error(`${argv[0]} exited with ${exited} before it was listening`);
-    if (waited > 30_000) throw new Error(`${argv[0]} was not listening within 30 s`);
+    if (exited !== undefined) throw new Error(`${script} exited with ${exited} before it was listening`);
+    if (waited > readyWithinMs) throw new Error(`${script} was not listening within ${readyWithinMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    url = /listening on (\S+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    const line = /listening on (\S+)|^listening (\d+)$/m.exec(readFileSync(logFile, 'utf8'));
+    if (line) url = line[1] ?? `http://127.0.0.1:${line[2]}`;
   }
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -83,7 +96,12 @@ export async function startLoggingProcess(dir: string, argv: string[], core: num
         resolve();
       };
       if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', done);
+      // a process that does not end on SIGTERM (a drain stuck, or slowed down under valgrind) is killed
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        done();
+      });
       child.kill('SIGTERM');
     });
   return { child: { process: child, line: `listening on ${url}`, stop }, url };
