@@ -14,6 +14,7 @@
 import type * as LegacyTransportSdk from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as ModernClientSdk from '@modelcontextprotocol/client';
 import { definePlugin, isInternalAddress, outboundTraceHeaders, type McpTransportFactory, type McpTransportTarget, type PluginDeps } from '../../core/plugins/sdk';
+import { abortCancelledRequests } from './abort-cancelled';
 import { createRequestFetch } from './request-fetch';
 
 export interface StreamableHttpOptions {
@@ -64,7 +65,8 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       return new StreamableHTTPClientTransport(new URL(target.url), {
         // The SDK merges these into every POST, GET and DELETE it sends.
         requestInit: { headers: { ...target.headers } },
-        fetch: target.publicOnly ? tracedPublicOnly : traced,
+        // the SDK 1.x leaves a request it gave up open: this closes it (abort-cancelled.ts)
+        fetch: abortCancelledRequests(target.publicOnly ? tracedPublicOnly : traced),
         reconnectionOptions,
       });
     },

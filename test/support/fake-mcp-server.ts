@@ -63,6 +63,8 @@ export interface RecordedRequest {
   rawHeaders: string[];
   /** the JSON-RPC method(s) in the body, when it had one */
   rpcMethods: string[];
+  /** not answered in full and not closed by the client yet (a held request stays open until either) */
+  open: boolean;
 }
 
 export interface FakeMcpServerOptions {
@@ -175,7 +177,11 @@ export class FakeMcpServer {
     try {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const rpcMethods = (Array.isArray(body) ? body : [body]).flatMap((m) => (m && typeof m.method === 'string' ? [m.method] : []));
-      if (this.record) this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, rpcMethods });
+      if (this.record) {
+        const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, rpcMethods, open: !res.closed };
+        res.once('close', () => (recorded.open = false));
+        this.requests.push(recorded);
+      }
       if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');

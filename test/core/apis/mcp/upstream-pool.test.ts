@@ -95,9 +95,11 @@ describe('core/apis/mcp/upstream-pool', () => {
     await pool.request(target(), 'tools/list', undefined, opts);
     server.hang = true;
     const err = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { timeoutMs: 100 }).catch((e) => e);
-    server.releaseHeld();
     expect(err.code).to.equal('mcp_upstream_timeout');
     expect(err.status).to.equal(504);
+    // the call's HTTP request is closed, not left holding one of the pool's connections
+    await eventually(() => server.requestsFor('tools/call').every((r) => !r.open));
+    server.releaseHeld();
   });
 
   it('lets a long tool call that reports progress run past the call timeout', async () => {
@@ -129,12 +131,35 @@ describe('core/apis/mcp/upstream-pool', () => {
     await eventually(() => server.requestsFor('tools/call').length === 1);
     abort.abort();
     const err = await pending;
+    await eventually(() => server.requestsFor('tools/call').every((r) => !r.open));
     server.releaseHeld();
     expect(err.code).to.equal('client_abort');
     expect(err.status).to.equal(499);
     await pool.request(target(), 'tools/call', { name: 'echo', arguments: {} }, opts);
     expect(server.requestsFor('initialize')).to.have.length(1);
     expect(server.requestsFor('notifications/cancelled')).to.have.length(1);
+  });
+
+  it('closes the event stream of a call the caller gives up on while its tool still runs', async () => {
+    server = await FakeMcpServer.start({ sseResponses: true, tools: { stuck: { handler: () => new Promise(() => undefined) }, echo: {} } });
+    await pool.request(target(), 'tools/list', undefined, opts);
+    const abort = new AbortController();
+    const pending = pool.request(target(), 'tools/call', { name: 'stuck', arguments: {} }, { ...opts, signal: abort.signal }).catch((e) => e);
+    await eventually(() => server.requestsFor('tools/call').length === 1);
+    abort.abort();
+    expect((await pending).code).to.equal('client_abort');
+    await eventually(() => server.requestsFor('tools/call').every((r) => !r.open));
+    expect(await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 1 } }, opts)).to.deep.equal({ content: [{ type: 'text', text: '{"n":1}' }] });
+  });
+
+  it('still serves a server after more given-up calls to a tool that never answers than its pool has connections', async () => {
+    server = await FakeMcpServer.start({ tools: { stuck: { handler: () => new Promise(() => undefined) }, echo: {} } });
+    await pool.request(target(), 'tools/list', undefined, opts);
+    // 130 > the 128 connections the transport keeps to one server; each call times out
+    const given = await Promise.all(Array.from({ length: 130 }, () => pool.request(target(), 'tools/call', { name: 'stuck', arguments: {} }, { timeoutMs: 300 }).catch((e) => e)));
+    expect(new Set(given.map((e) => e.code))).to.deep.equal(new Set(['mcp_upstream_timeout']));
+    expect(await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 2 } }, opts)).to.deep.equal({ content: [{ type: 'text', text: '{"n":2}' }] });
+    await eventually(() => server.requestsFor('tools/call').every((r) => !r.open));
   });
 
   it('sends per-user forwarded headers on a short-lived connection of their own, never on the pooled one', async () => {

@@ -1,0 +1,96 @@
+/**
+ * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
+ *
+ * Why: the MCP SDK 1.x client gives up a request (its caller's signal: the gateway's client went away;
+ * or its timeout) by sending `notifications/cancelled` and dropping the answer, but the request's POST
+ * stays open until the upstream answers. A tool that never answers then holds one of the upstream pool's
+ * connections for good: 128 such calls, from any key, left every later call to that server waiting. The
+ * SDK 2.x client closes the POST itself on a 2026-07-28 connection; this covers the other cases.
+ *
+ * Each POST that carries a request is sent with a signal of its own, aborted when the connection's
+ * signal is (the SDK's close) or when a `notifications/cancelled` for its id goes out. It is forgotten
+ * when its answer has been read: at once for a JSON answer (read whole by the gateway's own fetch), at
+ * the end of the stream for an event-stream answer (the SDK reads it later). One wrapper a connection:
+ * request ids are the SDK client's own, counted per connection.
+ */
+export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
+  const open = new Map<string | number, AbortController>();
+  return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const message = init.method === 'POST' && typeof init.body === 'string' ? jsonRpcMessage(init.body) : undefined;
+    if (message?.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') open.get(id)?.abort(new Error('The gateway cancelled this request.'));
+    }
+    const id = message?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return inner(input, init);
+
+    const own = new AbortController();
+    const outer = init.signal ?? undefined;
+    const onOuterAbort = () => own.abort(outer?.reason);
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    open.set(id, own);
+    const forget = () => {
+      if (open.get(id) === own) open.delete(id);
+      outer?.removeEventListener('abort', onOuterAbort);
+    };
+    let response: Response;
+    try {
+      response = await inner(input, { ...init, signal: own.signal });
+    } catch (err) {
+      forget();
+      throw err;
+    }
+    if (!response.body || !isEventStream(response)) {
+      forget();
+      return response;
+    }
+    return new Response(untilDone(response.body, forget), { status: response.status, statusText: response.statusText, headers: headersOf(response) });
+  };
+}
+
+/** A JSON-RPC message's envelope, or undefined for anything else (a batch, text that is not JSON). */
+function jsonRpcMessage(body: string): { id?: unknown; method?: unknown; params?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { id?: unknown; method?: unknown; params?: unknown }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+/** The answer's headers as a `Headers` (the gateway's own fetch answers with a lighter object of its own). */
+function headersOf(response: Response): Headers {
+  const given: { forEach(callback: (value: string, name: string) => void): void } = response.headers;
+  if (given instanceof Headers) return given;
+  const headers = new Headers();
+  given.forEach((value, name) => headers.append(name, value));
+  return headers;
+}
+
+/** The same stream, calling `done` once it has ended, failed or been cancelled by its reader. */
+function untilDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = await reader.read();
+        if (read.done) {
+          done();
+          controller.close();
+        } else controller.enqueue(read.value);
+      } catch (err) {
+        done();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+}
