@@ -11,6 +11,7 @@ import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
 import { FrameBatches } from '../streaming/frame-batches';
+import { takingTurns } from '../streaming/taking-turns';
 import { TranslatedStream } from './translated-stream';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
@@ -92,7 +93,7 @@ async function invoke(
   const { target } = deployment;
   if (isLocalOperation(op)) {
     const local = await op.invoke(body, target, signal.signal);
-    return { status: 200, body: local.body, stream: local.stream, headers: {} };
+    return { status: 200, body: local.body, stream: local.stream && takingTurns(local.stream), headers: {} };
   }
   let request: UpstreamRequest;
   try {

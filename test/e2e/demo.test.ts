@@ -69,6 +69,29 @@ describe('the demo (npm start)', function () {
     expect(pieces).to.deep.equal(['one ', 'two ', 'three']);
   });
 
+  it('streams a long echo answer in turns with other requests: a health check is answered while it streams', async () => {
+    // about 100,000 frames, made in process: without turns the whole stream ran before anything else did
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-demo-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'word '.repeat(100_000) }] }),
+    });
+    expect(res.status).to.equal(200);
+    const reader = res.body!.getReader();
+    let received = 0;
+    let receivedWhenAnswered: number | undefined;
+    let health: Promise<void> | undefined;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      received += read.value.byteLength;
+      health ??= fetch(`${url}/health/liveness`).then((r) => {
+        expect(r.status).to.equal(200);
+        receivedWhenAnswered = received;
+      });
+    }
+    await health;
+    expect(receivedWhenAnswered, `answered after ${receivedWhenAnswered} of ${received} bytes`).to.be.below(received / 2);
+  });
+
   it('runs the whole Responses + MCP tool loop locally: echo calls the demo calc tool, then answers with its result', async () => {
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-demo-key' });
     const response = await client.responses.create({
