@@ -41,9 +41,12 @@ function safeLength(value: unknown): number {
 
 /**
  * The string value of a key that holds generated text, in chat chunks and Messages events. Written here,
- * not taken from config; linear (no nested repetition), so native RegExp is safe.
+ * not taken from config; linear (no nested repetition), so native RegExp is safe. Unrolled (a run of plain
+ * characters, then escapes each followed by another run): an alternation repeated once per character
+ * keeps a backtracking entry per character, and a value of a few million characters (one long word from
+ * the echo model, or an upstream's) overflowed the stack and failed the stream.
  */
-const TEXT_VALUE = /"(?:content|refusal|reasoning_content|arguments|text|partial_json|thinking)":\s*"((?:[^"\\]|\\.)*)"/g;
+const TEXT_VALUE = /"(?:content|refusal|reasoning_content|arguments|text|partial_json|thinking)":\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 
 /**
  * The generated text in a frame's data: chat content, reasoning, refusal and tool arguments; Messages

@@ -23,6 +23,13 @@ describe('usage estimates for what an upstream never reported', () => {
     expect(frameTextLength('images.generations', raw('{"type":"image_generation.partial_image","b64_json":"AAAA"}'))).to.equal(0);
   });
 
+  it('counts a text value of millions of characters, escapes among them, without overflowing the stack', () => {
+    const long = 'a'.repeat(12_000_000);
+    expect(frameTextLength('chat', raw(JSON.stringify({ choices: [{ delta: { content: long } }] })))).to.equal(long.length);
+    const escaped = 'x\\"'.repeat(1_000_000);
+    expect(frameTextLength('chat', raw(JSON.stringify({ choices: [{ delta: { content: escaped } }] })))).to.equal(JSON.stringify(escaped).length - 2);
+  });
+
   it('counts the text of a long stream as it goes, and of frames as they were when they passed', () => {
     const frame = (n: number) => raw(`{"choices":[{"index":0,"delta":{"content":"${'x'.repeat(n)}"}}]}`);
     // far past what is held uncounted at a time: every frame is still counted once
