@@ -65,6 +65,16 @@ function checkAmount(value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`not an amount a counter or histogram takes: ${value}`);
 }
 
+/**
+ * A total with an amount added, held at the largest finite number: two finite amounts can add up to
+ * Infinity (an upstream that reported 1e308 tokens, twice), which prom-client refuses at every scrape
+ * after, so /metrics failed until a restart.
+ */
+function added(total: number, value: number): number {
+  const sum = total + value;
+  return sum === Number.POSITIVE_INFINITY ? Number.MAX_VALUE : sum;
+}
+
 interface TallyConfig<L extends string> {
   name: string;
   help: string;
@@ -90,7 +100,8 @@ export class TalliedCounter<L extends string> {
 
   inc(labels: Labels<L>, value = 1): void {
     checkAmount(value);
-    this.table.of(labels).value += value;
+    const series = this.table.of(labels);
+    series.value = added(series.value, value);
   }
 }
 
@@ -124,7 +135,7 @@ export class TalliedHistogram<L extends string> {
     let i = 0;
     while (i < bounds.length && value > bounds[i]) i++;
     series.buckets[i]++;
-    series.value += value;
+    series.value = added(series.value, value);
   }
 
   /** What the registry reads at a scrape: prom-client's histogram shape, `le` before the series' labels. */

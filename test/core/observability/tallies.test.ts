@@ -68,6 +68,18 @@ describe('tallied metrics', () => {
     expect(text.split('\n').filter((l) => l.startsWith('requests_total{'))).to.have.length(2);
   });
 
+  it('hold a total that would pass the largest number at that number, so the scrape still works', async () => {
+    const m = pair();
+    for (let i = 0; i < 2; i++) {
+      m.counters[1].inc({ endpoint: 'chat', model: 'm', status: '200' }, 1e308);
+      m.histograms[1].observe({ endpoint: 'chat' }, 1e308);
+    }
+    const text = await m.tallied.metrics();
+    expect(text).to.include(`requests_total{endpoint="chat",model="m",status="200"} ${Number.MAX_VALUE}`);
+    expect(text).to.include(`duration_seconds_sum{endpoint="chat"} ${Number.MAX_VALUE}`);
+    expect(text).to.include('duration_seconds_count{endpoint="chat"} 2');
+  });
+
   it('refuse what a counter or histogram cannot take, as prom-client does', () => {
     const m = pair();
     const labels = { endpoint: 'chat', model: 'm', status: '200' };
