@@ -202,6 +202,23 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a tool_result whose content is neither text nor a list of blocks, before calling upstream', async () => {
+      const toolTurns = (content: unknown) => [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content }] },
+      ];
+      for (const [content, param] of [[5, 'content'], [{ text: 'r' }, 'content'], [true, 'content'], [[null], 'content.0'], [['text'], 'content.0']] as const) {
+        const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, messages: toolTurns(content) });
+        expect(answer.status, JSON.stringify(content)).to.equal(400);
+        const error = JSON.parse(answer.text);
+        expect(error.type).to.equal('error');
+        expect(error.error.type).to.equal('invalid_request_error');
+        expect(error.error.message).to.match(new RegExp(`^messages\\.2\\.content\\.0\\.${param.replace('.', '\\.')}: Input should be`));
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('turns an upstream OpenAI 429 into a rate_limit_error', async () => {
       upstream.script = { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
       try {

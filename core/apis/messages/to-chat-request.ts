@@ -126,14 +126,22 @@ function toolResultContent(result: MessagesToolResultBlock, at: string): { text:
   const content = result.content;
   if (content === undefined || content === null) return { text: '', images: [] };
   if (typeof content === 'string') return { text: content, images: [] };
+  // the request schema checks a message's blocks, not what a tool_result holds: checked here, as the API would
+  if (!Array.isArray(content)) throw invalidToolResult(`${at}.content`, 'Input should be a valid string or a list of content blocks');
   const texts: string[] = [];
   const images: ContentPart[] = [];
-  content.forEach((block, k) => {
+  content.forEach((item: unknown, k) => {
+    if (item === null || typeof item !== 'object' || typeof (item as { type?: unknown }).type !== 'string') throw invalidToolResult(`${at}.content.${k}`, 'Input should be a content block with a type');
+    const block = item as { type: string };
     if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
     else if (block.type === 'image') images.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
     else unsupportedBlock(block, `${at}.content.${k}`);
   });
   return { text: texts.join('\n'), images };
+}
+
+function invalidToolResult(param: string, message: string): InvalidRequestError {
+  return new InvalidRequestError(`${param}: ${message}`, 'invalid_request', { param });
 }
 
 function imagePart(block: MessagesImageBlock, at: string): ContentPart {
