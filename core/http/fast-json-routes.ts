@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayError } from '../errors/gateway-error';
+import { toGatewayError, type GatewayError } from '../errors/gateway-error';
 import { bodyRefusal, readJsonBody } from './json-body';
 import { sendError, type ErrorShape } from './error-shapes';
 import { assignRequestId } from './request-id';
@@ -43,9 +43,10 @@ export class FastJsonRoutes {
         if (route.headers) for (const [k, v] of Object.entries(route.headers)) res.setHeader(k, v);
         sendError(res, error, route.errors);
       },
-    ).catch(() => {
-      // the handlers answer their own errors; this only guards against an unexpected throw
-      if (!res.headersSent) res.writeHead(500).end();
+    ).catch((err: unknown) => {
+      // the handlers answer their own errors; this only guards against an unexpected throw (an upstream's
+      // answer too deeply nested to serialise, say), which still gets the family's error shape
+      sendError(res, toGatewayError(err), route.errors);
     });
     return true;
   }

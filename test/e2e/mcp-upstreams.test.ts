@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
@@ -165,5 +167,49 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     expect(res.status).to.equal(415);
     expect(await res.json()).to.deep.include({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Unsupported content type "text/plain": send the body as \'application/json\'.', data: { code: 'unsupported_media_type' } } });
+  });
+});
+
+/**
+ * A hand-written 2025-11-25 upstream whose one tool answers with a result nested 100,000 levels deep: valid
+ * JSON that JSON.parse reads and JSON.stringify cannot write back (its recursion overflows the stack).
+ */
+async function startDeepResultServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (result: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result}}`);
+    if (message.method === 'initialize') return answer(JSON.stringify({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'deep', version: '1' } }));
+    if (message.method === 'tools/list') return answer(JSON.stringify({ tools: [{ name: 'nest', inputSchema: { type: 'object' } }] }));
+    if (message.method === 'tools/call') return answer(`{"content":[{"type":"text","text":"deep"}],"structuredContent":${deep}}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('/mcp with an upstream whose result cannot be written back', () => {
+  let upstream: Awaited<ReturnType<typeof startDeepResultServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await startDeepResultServer();
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('deep', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('answers a JSON-RPC error, not an empty 500, and keeps serving', async () => {
+    // the only server a key sees: its tools keep their own names
+    const res = await post(gw, call('nest').body);
+    expect(res.status).to.equal(500);
+    expect(res.body).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The gateway hit an internal error.', data: { code: 'internal_error' } } });
+    const list = await post(gw, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['nest']);
   });
 });
