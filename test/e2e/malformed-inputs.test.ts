@@ -140,6 +140,9 @@ const openAi = (message: string, code: string, param: string | null = null, type
 const anthropic = (message: string, type = 'invalid_request_error') => ({ type: 'error', error: { type, message } });
 const jsonRpc = (code: number, dataCode: string) => ({ jsonrpc: '2.0', id: null, error: { code, data: { code: dataCode } } });
 
+/** A JSON object whose own `toString` is not a function: String() of it throws. */
+const OWN_TO_STRING = JSON.parse('{"toString":1}');
+
 const NOT_UTF8 = 'The request body is not valid UTF-8.';
 const TOO_DEEP = 'The request body nests JSON more than 128 levels deep.';
 const TEXT_PLAIN = 'Unsupported content type "text/plain": send the body as \'application/json\'.';
@@ -180,6 +183,8 @@ const CASES: Case[] = [
   { name: 'responses: invalid UTF-8', family: 'responses', send: post('responses', invalidUtf8('responses')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
   { name: 'responses: content-type text/plain', family: 'responses', send: post('responses', GOOD.responses, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
 
+  { name: 'responses: text.format.type an object with its own toString', family: 'responses', send: post('responses', { ...(GOOD.responses as object), text: { format: { type: OWN_TO_STRING } } }), status: 400, body: { error: { code: 'unsupported_value', param: 'text.format.type' } } },
+
   // embeddings (fast JSON route, OpenAI shape)
   { name: 'embeddings: content-type text/plain', family: 'embeddings', send: post('embeddings', GOOD.embeddings, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
   { name: 'embeddings: an empty input array', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: [] }), status: 400, body: { error: { code: 'invalid_value', param: 'input' } } },
@@ -197,6 +202,7 @@ const CASES: Case[] = [
   { name: 'admin: POST /admin/v1/keys as text/plain', family: 'admin', send: post('admin', GOOD.admin, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
 
   // /mcp: every error is JSON-RPC
+  { name: 'mcp: a 2026-07-28 protocolVersion that is an object with its own toString', family: 'mcp', send: post('mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': OWN_TO_STRING, 'io.modelcontextprotocol/clientCapabilities': {} } } }), status: 400, body: { jsonrpc: '2.0', id: 1, error: { message: 'Unsupported protocol version: {"toString":1}. This gateway serves 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07.' } } },
   { name: 'mcp: content-type text/plain', family: 'mcp', send: post('mcp', GOOD.mcp, { 'content-type': 'text/plain' }), status: 415, body: jsonRpc(-32600, 'unsupported_media_type') },
   { name: 'mcp: invalid UTF-8', family: 'mcp', send: post('mcp', invalidUtf8('mcp')), status: 400, body: jsonRpc(-32700, 'invalid_utf8') },
   { name: 'mcp: JSON nested 100,000 deep', family: 'mcp', send: post('mcp', deepBody('mcp')), status: 400, body: jsonRpc(-32700, 'json_too_deep') },
@@ -258,6 +264,25 @@ describe('malformed input: each answered with its status in its API error shape,
       expect(good.status, JSON.stringify(good.body)).to.equal(c.family === 'admin' ? 201 : 200);
     });
   }
+
+  it('takes an object with its own toString where text belongs as its JSON text, on every translation', async () => {
+    const before = openai.requests.length;
+    const thinking = await post('messages', {
+      model: 'gpt-test',
+      max_tokens: 5,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: OWN_TO_STRING, signature: OWN_TO_STRING }, { type: 'text', text: 'x' }] },
+        { role: 'user', content: 'go' },
+      ],
+    })(gw);
+    expect(thinking.status, JSON.stringify(thinking.body)).to.equal(200);
+    const input = await post('responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_text', text: OWN_TO_STRING }] }] })(gw);
+    expect(input.status, JSON.stringify(input.body)).to.equal(200);
+    const sent = openai.requests.slice(before).map((r) => r.body as { messages: { content: unknown }[] });
+    expect(sent).to.have.length(2);
+    expect(sent[1].messages.at(-1)!.content).to.deep.equal([{ type: 'text', text: '{"toString":1}' }]);
+  });
 
   it('takes JSON nested 128 deep and refuses 129; brackets inside strings and unknown fields pass through as sent', async () => {
     const at = await post('chat', deepBody('chat', 127))(gw); // the body object itself is the first level

@@ -13,6 +13,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import { GATEWAY_SERVER_INFO, GATEWAY_CAPABILITIES, GATEWAY_INSTRUCTIONS } from './protocol';
 import { legacyTypes, modernClient } from './sdk';
 import { MODERN_REVISION } from './upstream-session';
+import { clientText } from '../../formats/client-text';
 
 /** the 2026-07-28-era revisions we serve (per-request envelope) */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_REVISION];
@@ -53,9 +54,9 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
   const claimed = meta ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
   if (claimed !== undefined) {
     if (typeof claimed !== 'string' || !MODERN_VERSIONS.includes(claimed)) {
-      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${String(claimed)}. This gateway serves ${servedVersions().join(', ')}.`, {
+      throw new RevisionError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${clientText(claimed)}. This gateway serves ${servedVersions().join(', ')}.`, {
         supported: servedVersions(),
-        requested: String(claimed),
+        requested: clientText(claimed),
       });
     }
     if (headers.version !== undefined && headers.version !== claimed) {

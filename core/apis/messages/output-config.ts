@@ -9,6 +9,7 @@
  * for a format must never get free text back because a field was dropped on the way.
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
+import { clientText } from '../../formats/client-text';
 
 /** Chat json_schema formats need a name; Messages formats have none. */
 export const SCHEMA_NAME = 'response';
@@ -31,7 +32,7 @@ export function chatFieldsOfOutputConfig(config: unknown): { response_format?: u
 }
 
 function responseFormatOf(format: any): unknown {
-  if (format?.type !== 'json_schema') throw untranslatable('output_config.format.type', `"${String(format?.type)}" `);
+  if (format?.type !== 'json_schema') throw untranslatable('output_config.format.type', `${JSON.stringify(clientText(format?.type))} `);
   if (typeof format.schema !== 'object' || format.schema === null) {
     throw new InvalidRequestError('output_config.format.schema: must be a JSON schema object', 'invalid_request', { param: 'output_config.format.schema' });
   }
@@ -51,7 +52,7 @@ export function outputFormatOfResponseFormat(format: unknown): { type: 'json_sch
   if (type === 'json_schema' && typeof schema === 'object' && schema !== null) return { type: 'json_schema', schema: schema as Record<string, unknown> };
   if (type === 'json_schema') throw new InvalidRequestError('response_format.json_schema.schema: field required', 'invalid_request', { param: 'response_format.json_schema.schema' });
   throw new InvalidRequestError(
-    `response_format: type "${String(type)}" has no equivalent on Anthropic models; send a json_schema format instead`,
+    `response_format: type ${JSON.stringify(clientText(type))} has no equivalent on Anthropic models; send a json_schema format instead`,
     'unsupported_parameter',
     { param: 'response_format.type' },
   );

@@ -11,6 +11,7 @@
  */
 import type { ThinkingBlock } from '../../types/chat';
 import type { MessagesContentBlock } from './types';
+import { clientText } from '../../formats/client-text';
 
 /** The thinking budget an effort asks for (Anthropic's minimum budget is 1024). */
 export const BUDGET_OF_EFFORT: ReadonlyMap<string, number> = new Map([
@@ -34,14 +35,14 @@ export function isThinkingBlock(block: { type?: unknown } | null | undefined): b
 
 /** The readable text of thinking blocks (redacted ones have none), or undefined when there is none. */
 export function reasoningText(blocks: readonly ThinkingBlock[]): string | undefined {
-  const texts = blocks.filter((b) => b.type === 'thinking').map((b) => String((b as { thinking: unknown }).thinking ?? ''));
+  const texts = blocks.filter((b) => b.type === 'thinking').map((b) => clientText((b as { thinking: unknown }).thinking ?? ''));
   return texts.length > 0 ? texts.join('\n\n') : undefined;
 }
 
 /** A copy of a client's or upstream's block, with only the fields Anthropic defines for it. */
 export function thinkingBlockOf(block: ThinkingBlock): ThinkingBlock {
-  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: String(block.data ?? '') };
-  return { type: 'thinking', thinking: String(block.thinking ?? ''), signature: String(block.signature ?? '') };
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: clientText(block.data ?? '') };
+  return { type: 'thinking', thinking: clientText(block.thinking ?? ''), signature: clientText(block.signature ?? '') };
 }
 
 /**

@@ -15,6 +15,7 @@
  *   are refused with a clear error instead of being silently ignored.
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
+import { clientText } from '../../formats/client-text';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../types/chat';
 import type { ThinkingBlock } from '../../types/chat';
 import { chatFieldsOfOutputConfig } from './output-config';
@@ -155,7 +156,7 @@ function imagePart(block: MessagesImageBlock, at: string): ContentPart {
 
 function unsupportedBlock(block: { type: string }, at: string): never {
   throw new InvalidRequestError(
-    `${at}: content blocks of type "${String(block?.type)}" are supported only for Anthropic models`,
+    `${at}: content blocks of type ${JSON.stringify(clientText(block?.type))} are supported only for Anthropic models`,
     'unsupported_content',
     { param: at },
   );

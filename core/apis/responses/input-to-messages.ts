@@ -12,6 +12,7 @@ import type { ChatMessage, ContentPart, ThinkingBlock, ToolCall } from '../../ty
 import { decodeReasoning } from './reasoning';
 import { toFunctionName } from './function-names';
 import type { InputItem } from './responses-types';
+import { clientText } from '../../formats/client-text';
 
 /** A tool call awaiting the client's approval, as the gateway remembers or the client sent it back. */
 export interface PendingApproval {
@@ -99,7 +100,7 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
         const id = requireString(item, 'id', i);
         const answer = answers.get(id);
         if (!answer) return;
-        const pending: PendingApproval = { approvalRequestId: id, toolCallId: id, name: requireString(item, 'name', i), arguments: stringArgs(item.arguments), serverLabel: String(item.server_label ?? '') };
+        const pending: PendingApproval = { approvalRequestId: id, toolCallId: id, name: requireString(item, 'name', i), arguments: stringArgs(item.arguments), serverLabel: clientText(item.server_label ?? '') };
         appendToolCall(messages, { id, type: 'function', function: { name: toFunctionName(pending.name), arguments: pending.arguments } });
         const message: ChatMessage = { role: 'tool', tool_call_id: id, content: '' };
         messages.push(message);
@@ -137,9 +138,9 @@ function contentPart(part: any, path: string): ContentPart {
     case 'input_text':
     case 'output_text':
     case 'text':
-      return { type: 'text', text: String(part.text ?? '') };
+      return { type: 'text', text: clientText(part.text ?? '') };
     case 'refusal':
-      return { type: 'text', text: String(part.refusal ?? '') };
+      return { type: 'text', text: clientText(part.refusal ?? '') };
     case 'input_image': {
       if (typeof part.image_url !== 'string') throw new InvalidRequestError(`${path}: only images given by 'image_url' are supported.`, 'unsupported_value', { param: path });
       return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };

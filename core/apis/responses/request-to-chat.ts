@@ -6,6 +6,7 @@
 import { InvalidRequestError } from '../../errors/gateway-error';
 import type { ChatMessage, ChatRequest, ChatTool } from '../../types/chat';
 import type { FunctionToolEntry, ResponsesRequest } from './responses-types';
+import { clientText } from '../../formats/client-text';
 
 /** A chat request still without its messages. */
 export type ChatTemplate = Partial<ChatRequest> & { model: string };
@@ -40,7 +41,7 @@ function responseFormatOf(format: { type: string; [extra: string]: unknown } | u
     const { type: _type, ...schema } = format;
     return { type: 'json_schema', json_schema: schema };
   }
-  throw new InvalidRequestError(`text.format.type "${format.type}" is not supported; use text, json_object or json_schema.`, 'unsupported_value', { param: 'text.format.type' });
+  throw new InvalidRequestError(`text.format.type ${JSON.stringify(clientText(format.type))} is not supported; use text, json_object or json_schema.`, 'unsupported_value', { param: 'text.format.type' });
 }
 
 function functionTools(request: ResponsesRequest): ChatTool[] {
