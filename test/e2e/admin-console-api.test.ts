@@ -174,6 +174,12 @@ describe('management API for the admin console', function () {
     expect(wrongKey.status).to.equal(400);
     expect(wrongKey.body.error.code).to.equal('invalid_test_key');
     expect(wrongKey.text).to.not.include('sk-not-a-key-API');
+    for (const unsendable of ['sk-line\r\nx-injected: 1', 'sk-clé-non-ascii', 'sk with spaces']) {
+      const refused = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: unsendable });
+      expect(refused.status, refused.text).to.equal(400);
+      expect(refused.body.error.code).to.equal('invalid_test_key');
+      expect(refused.text).to.not.include(unsendable);
+    }
     const hidden = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/fetch/call`, { key: ACME_DEV });
     expect(hidden.body.error.code).to.equal('tool_not_visible');
     expect(hidden.body.error.message).to.include('enable it first');

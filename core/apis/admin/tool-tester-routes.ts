@@ -19,6 +19,9 @@ import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requireObjectBody, requireString } from '../../http/validate';
 
+/** what a key can hold: visible ASCII, as a header value carries it */
+const KEY_CHARACTERS = /^[\x21-\x7e]+$/;
+
 /** the log is written just after the answer: wait this long for the entry */
 const LOG_WAIT_MS = 2_000;
 
@@ -61,6 +64,8 @@ export function installAdminToolTesterRoutes(router: Router, services: GatewaySe
       if (!state?.present) throw new NotFoundError(`MCP server "${server.name}" has no tool "${tool}".`, 'tool_not_found');
       const body = requireObjectBody(req.body);
       const key = requireString(body, 'key');
+      // the key travels in a header: a line break or a character beyond ASCII could not be sent (fetch throws)
+      if (!KEY_CHARACTERS.test(key)) throw new InvalidRequestError('The test key was not accepted by /mcp: a key is printable ASCII with no spaces.', 'invalid_test_key', { param: 'key' });
       const args = body.arguments ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new InvalidRequestError('arguments must be a JSON object.', 'invalid_value', { param: 'arguments' });
 
