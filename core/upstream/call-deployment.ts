@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TimeoutsConfig } from '../config/types';
-import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
+import { GatewayError, InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
@@ -73,9 +73,36 @@ export async function callDeployment(
   const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective, traceHeaders);
   if (result.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
-    return { ...result, stream: adapter.streamFromChat(result.stream, exchange.body) };
+    return { ...result, stream: readingUpstream(adapter.streamFromChat(result.stream, exchange.body)) };
   }
-  return { ...result, body: adapter.fromChat(result.body as never, exchange.body), rawBody: undefined };
+  return { ...result, body: readUpstream(() => adapter.fromChat!(result.body as never, exchange.body)), rawBody: undefined };
+}
+
+/**
+ * A translation of an upstream's answer. A translator reads the fields the upstream's API defines; an answer
+ * that is JSON but not of that shape (a null body, a list where an object belongs) makes it throw a
+ * TypeError: that is the upstream's fault, a 502 `upstream_bad_response`, not the gateway's 500.
+ */
+function readUpstream<T>(translate: () => T): T {
+  try {
+    return translate();
+  } catch (err) {
+    throw badResponse(err);
+  }
+}
+
+/** readUpstream for a translated stream: the frames before the one that failed still go out. */
+async function* readingUpstream(frames: AsyncIterable<SseFrame>): AsyncGenerator<SseFrame> {
+  try {
+    yield* frames;
+  } catch (err) {
+    throw badResponse(err);
+  }
+}
+
+function badResponse(err: unknown): unknown {
+  if (err instanceof GatewayError || err instanceof AttemptError) return err;
+  return new UpstreamError('The upstream sent a response the gateway could not read.', 'upstream_bad_response', { cause: err });
 }
 
 async function invoke(
@@ -163,7 +190,7 @@ function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, b
   } catch {
     throw new UpstreamError('The upstream sent a response that is not valid JSON.', 'upstream_bad_response');
   }
-  const translated = op.fromUpstream(parsed, deployment.target, body);
+  const translated = readUpstream(() => op.fromUpstream(parsed, deployment.target, body));
   // An identity translation (pass-through) lets the endpoint send the upstream's bytes unchanged.
   return { status: 200, body: translated, rawBody: translated === parsed ? text : undefined, headers: {} };
 }

@@ -219,6 +219,20 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('answers a chat upstream whose answer is JSON of the wrong shape with 502 upstream_bad_response, JSON and streamed', async () => {
+      for (const body of [null, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: 5 }, finish_reason: 'tool_calls' }] }]) {
+        upstream.script = { kind: 'json', body };
+        const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+        expect(answer.status, answer.text).to.equal(502);
+        expect(JSON.parse(answer.text)).to.deep.equal({ type: 'error', error: { type: 'api_error', message: 'The upstream sent a response the gateway could not read.' } });
+      }
+      upstream.script = { kind: 'sse', events: [{ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }, 'data: null\n\n'] };
+      const streamed = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      expect(streamed.status).to.equal(200);
+      expect(streamed.text).to.include('"text":"Hel"');
+      expect(streamed.text).to.match(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The upstream sent a response the gateway could not read\."\}\}/);
+    });
+
     it('turns an upstream OpenAI 429 into a rate_limit_error', async () => {
       upstream.script = { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
       try {
