@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import OpenAI, { toFile } from 'openai';
 import type { ModelConfig, RoutingConfig } from '../../core/config/types';
@@ -12,14 +11,12 @@ const KEY = 'sk-client-reliability-1';
 const ADMIN = 'sk-admin-reliability-1';
 const USER = [{ role: 'user' as const, content: 'hi' }];
 
-/** A loopback port with nothing listening: connecting to it is refused. */
-async function refusedUrl(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
+/**
+ * A loopback address nothing listens on: connecting to it is refused. Port 1, not a free port found and
+ * closed again: a later test's server may be given that port, and the "dead" deployment then answered
+ * (a 401 from another fake upstream, once, in CI's Node 26 pass).
+ */
+const REFUSED_URL = 'http://127.0.0.1:1';
 
 /** Answer with each script in turn, the last one for every further request. */
 function inTurn(...scripts: Script[]): (req: RecordedRequest) => Script {
@@ -40,7 +37,7 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
   before(async () => {
     primary = await new FakeOpenAI().start();
     backup = await new FakeOpenAI().start();
-    dead = await refusedUrl();
+    dead = REFUSED_URL;
   });
   after(async () => {
     await primary.stop();
