@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
  *
@@ -15,6 +17,7 @@
  */
 export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
   const open = new Map<string | number, AbortController>();
+  const widened = new WeakSet<AbortSignal>();
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const message = init.method === 'POST' && typeof init.body === 'string' ? jsonRpcMessage(init.body) : undefined;
     if (message?.method === 'notifications/cancelled') {
@@ -27,6 +30,11 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
     const own = new AbortController();
     const outer = init.signal ?? undefined;
     const onOuterAbort = () => own.abort(outer?.reason);
+    if (outer && !widened.has(outer)) {
+      // the SDK shares one signal between all requests of a connection; each open request listens to it
+      setMaxListeners(0, outer);
+      widened.add(outer);
+    }
     if (outer?.aborted) onOuterAbort();
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
     open.set(id, own);
