@@ -28,6 +28,9 @@ export class EngineGuardrailRunner implements GuardrailRunner {
   checkModelInput(ctx: AuthedContext, exchange: ModelExchange): Promise<void> | void {
     const list = this.set.select(ctx.principal, 'chat', 'pre');
     if (list.length === 0) return;
+    // What goes upstream is what the guardrails read (and maybe masked), serialised again: never the
+    // client's own text, in which a key given twice might read one way here and another way upstream.
+    exchange.bodyText = undefined;
     return ignoreResult(runGuardrails(list, modelRequestSlots(exchange.format, exchange.body), this.scope(ctx, 'pre', 'chat', exchange.requestedModel), ctx.guardrails));
   }
 

@@ -60,7 +60,7 @@ function jsonBodies(limit: number) {
       return next(refusal);
     }
     readJsonBody(req, limit).then((body) => {
-      req.body = body;
+      req.body = body.value;
       next();
     }, next);
   };

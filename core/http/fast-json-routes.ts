@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError, type GatewayError } from '../errors/gateway-error';
-import { bodyRefusal, readJsonBody } from './json-body';
+import { bodyRefusal, readJsonBody, type JsonBody } from './json-body';
 import { sendError, type ErrorShape } from './error-shapes';
 import { assignRequestId } from './request-id';
 import { urlPath } from './url-path';
 
-export type JsonPostHandler = (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
+/** `text`: the body exactly as received, for a handler that may pass it on unchanged (model-endpoint.ts) */
+export type JsonPostHandler = (req: IncomingMessage, res: ServerResponse, body: unknown, text: string | undefined) => Promise<void>;
 
 interface Route {
   errors: ErrorShape;
@@ -37,7 +38,7 @@ export class FastJsonRoutes {
     if (!route) return false;
     assignRequestId(res);
     this.readBody(req).then(
-      (body) => route.handle(req, res, body),
+      (body) => route.handle(req, res, body.value, body.text),
       (error: GatewayError) => {
         if (error.status === 413) res.setHeader('connection', 'close');
         if (route.headers) for (const [k, v] of Object.entries(route.headers)) res.setHeader(k, v);
@@ -51,7 +52,7 @@ export class FastJsonRoutes {
     return true;
   }
 
-  private readBody(req: IncomingMessage): Promise<unknown> {
+  private readBody(req: IncomingMessage): Promise<JsonBody> {
     const refusal = bodyRefusal(req);
     if (!refusal) return readJsonBody(req, this.bodyLimitBytes);
     req.resume(); // answered without reading: let the body go by

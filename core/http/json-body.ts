@@ -48,9 +48,17 @@ export function bodyRefusal(req: IncomingMessage): GatewayError | undefined {
   return undefined;
 }
 
+/** A body as parsed, and its text as received (absent for an empty body). */
+export interface JsonBody {
+  value: unknown;
+  text?: string;
+}
+
+const EMPTY: JsonBody = { value: undefined };
+
 /** Decode and parse a complete body (an empty one is `undefined`). */
-export function parseJsonBytes(bytes: Buffer): unknown {
-  if (bytes.length === 0) return undefined;
+export function parseJsonBytes(bytes: Buffer): JsonBody {
+  if (bytes.length === 0) return EMPTY;
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -61,7 +69,7 @@ export function parseJsonBytes(bytes: Buffer): unknown {
     throw new InvalidRequestError(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep.`, 'json_too_deep');
   }
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), text };
   } catch {
     throw new InvalidRequestError('The request body is not valid JSON.', 'invalid_json');
   }
@@ -71,7 +79,7 @@ export function parseJsonBytes(bytes: Buffer): unknown {
  * Read the whole body within `limit` bytes and parse it. The declared length is checked first, so an
  * oversize upload is refused before it is read.
  */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonBody> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) return Promise.reject(new PayloadTooLargeError());
   return new Promise((resolve, reject) => {

@@ -41,7 +41,7 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
   services.fastRoutes.add(
     path,
     spec.errors,
-    async (req, res, raw) => {
+    async (req, res, raw, text) => {
       let body;
       try {
         body = validate(raw);
@@ -49,7 +49,7 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
         if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
         return sendError(res, toGatewayError(err), spec.errors);
       }
-      await runModelRequest(services, spec, req, res, body);
+      await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     },
     spec.headers,
   );
@@ -58,9 +58,9 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
 /**
  * Run one model request through the pipeline and write the answer: JSON, or SSE passed through frame by
  * frame with the cost as a trailer. The driver settles with how it ended; a client that goes away aborts
- * the upstream request.
+ * the upstream request. `bodyText`: the text `body` was parsed from, when `body` is that parse unchanged.
  */
-export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any): Promise<void> {
+export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any, bodyText?: string): Promise<void> {
   const client = ClientSignal.create();
   const onClose = () => {
     if (!res.writableFinished) client.abort();
@@ -69,7 +69,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, client, requestIdOf(res));
   ctx.credential = spec.credential(req);
   const declared = Number(req.headers['content-length']);
-  ctx.model = { format: spec.format, body, bodyBytes: declared > 0 ? declared : undefined, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
+  ctx.model = { format: spec.format, body, bodyText, bodyBytes: declared > 0 ? declared : undefined, requestedModel: body.model, stream: body.stream === true, candidates: [], attempts: [] };
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
   try {
     await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));

@@ -34,6 +34,12 @@ export interface ModelExchange {
   readonly format: ApiFormat;
   /** the request body in `format`'s shape; stages may rewrite it (guardrail masking) */
   body: any;
+  /**
+   * The client's text `body` was parsed from, while `body` is that parse unchanged: cleared by anyone who
+   * edits `body`, as `ModelResult.rawBody` is. A provider passes it on instead of serialising the body
+   * again (InboundInfo.bodyText).
+   */
+  bodyText?: string;
   /** the body's size as the client sent it (content-length): the usage estimate needs no re-serialising */
   bodyBytes?: number;
   readonly requestedModel: string;

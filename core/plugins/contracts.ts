@@ -80,6 +80,12 @@ export interface ProviderTarget {
 export interface InboundInfo {
   /** lower-cased request headers with credentials removed */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * The client's body exactly as received, present only while the `request` given to `toUpstream` is
+   * its parse unchanged (the client's own format, no input guardrail attached). An operation that only
+   * renames the model can send it with `bodyWithModel` rather than serialise the request again.
+   */
+  readonly bodyText?: string;
 }
 
 export interface UpstreamRequest {

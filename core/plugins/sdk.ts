@@ -30,6 +30,9 @@ export { outputFormatOfResponseFormat } from '../apis/messages/output-config';
 // Image edits: the uploaded multipart form a provider re-encodes for its upstream.
 export { editUploadOf, EditUpload, type EditFields, type UploadedFileInfo } from '../apis/images/edit-upload';
 
+// A pass-through body: the client's own text with the model renamed, or the request serialised anew.
+export { bodyWithModel } from '../formats/body-with-model';
+
 // Server-sent events: the frame a translator returns, and the SSE decoder (the default `StreamDecoder`, and a
 // parser for plugins that read a stream themselves). `PreparedRequest` and `StreamDecoder` are in the contracts.
 export { SseFrame } from '../streaming/sse-frame';

@@ -62,7 +62,10 @@ export async function callDeployment(
   // per-request timeouts (x-gateway-timeout) override the deployment's; most requests send none
   const effective = timeouts ? { ...deployment.config.timeouts, ...timeouts } : (deployment.config.timeouts ?? {});
   const native = deployment.provider.operations[exchange.format];
-  if (native) return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, inbound, signal, effective, traceHeaders);
+  if (native) {
+    const withText = exchange.bodyText === undefined ? inbound : { ...inbound, bodyText: exchange.bodyText };
+    return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
+  }
 
   const adapter = formatAdapter(exchange.format);
   const chat = deployment.provider.operations.chat;

@@ -8,7 +8,7 @@
  * Upstream auth is `x-api-key` plus `anthropic-version`; a client's `anthropic-version` and
  * `anthropic-beta` headers are passed on so features behind beta flags keep working.
  */
-import { definePlugin, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
+import { bodyWithModel, definePlugin, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
 import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
 import { chatFramesFromMessagesEvent } from './stream';
 import { anthropicError } from './errors';
@@ -47,7 +47,7 @@ export function createAnthropicProvider(options: AnthropicOptions, clock: Clock)
   function passThrough(rest: string): HttpOperation<MessagesRequest, unknown> {
     return {
       toUpstream(request, target, inbound): UpstreamRequest {
-        return { path: path(target, rest), method: 'POST', headers: headers(target, inbound), body: JSON.stringify({ ...request, model: target.model.model }) };
+        return { path: path(target, rest), method: 'POST', headers: headers(target, inbound), body: bodyWithModel(request, target.model.model, inbound) };
       },
       fromUpstream: (body) => body,
       // Frames pass through untouched. An `error` event is raised instead, so the core ends the stream

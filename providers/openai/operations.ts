@@ -1,4 +1,4 @@
-import type { ChatRequest, EmbeddingsRequest, HttpOperation, ProviderTarget } from '../../core/plugins/sdk';
+import { bodyWithModel, type ChatRequest, type EmbeddingsRequest, type HttpOperation, type ProviderTarget } from '../../core/plugins/sdk';
 import { openAiImageOperations } from './images';
 
 export interface OpenAiWire {
@@ -28,11 +28,16 @@ function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['
  */
 export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings' | 'images.generations' | 'images.edits', HttpOperation> {
   const chat: HttpOperation<ChatRequest> = {
-    toUpstream(request, target) {
-      let body: ChatRequest = { ...request, model: target.model.model, messages: withoutThinkingBlocks(request.messages) };
+    toUpstream(request, target, inbound) {
+      const messages = withoutThinkingBlocks(request.messages);
       // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
       // chunk again for clients that did not ask for it.
-      if (body.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+      const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true;
+      if (messages === request.messages && !askUsage && !wire.chatBody) {
+        return { path: '/chat/completions', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) };
+      }
+      let body: ChatRequest = { ...request, model: target.model.model, messages };
+      if (askUsage) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
       if (wire.chatBody) body = wire.chatBody(body, target);
       return { path: '/chat/completions', headers: wire.headersFor(target), body: JSON.stringify(body) };
     },
@@ -40,7 +45,7 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
     // no fromUpstreamEvent: stream frames pass on as the upstream's own, each read's batch as decoded
   };
   const embeddings: HttpOperation<EmbeddingsRequest> = {
-    toUpstream: (request, target) => ({ path: '/embeddings', headers: wire.headersFor(target), body: JSON.stringify({ ...request, model: target.model.model }) }),
+    toUpstream: (request, target, inbound) => ({ path: '/embeddings', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) }),
     fromUpstream: (body) => body,
   };
   const images = openAiImageOperations(wire.headersFor);

@@ -69,7 +69,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
     ['/v1/messages/count_tokens', { ...COUNT_TOKENS, headers: deprecationHeaders(COUNT_TOKENS_PATH) }, true],
   ];
   for (const [path, spec, countOnly] of routes) {
-    services.fastRoutes.add(path, ANTHROPIC_ERRORS, async (req, res, raw) => {
+    services.fastRoutes.add(path, ANTHROPIC_ERRORS, async (req, res, raw, text) => {
       let body;
       try {
         body = validateMessagesRequest(raw, countOnly);
@@ -77,7 +77,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
         if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
         return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
       }
-      await runModelRequest(services, spec, req, res, body);
+      await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     }, spec.headers);
   }
 }

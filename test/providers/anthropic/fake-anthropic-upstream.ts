@@ -11,6 +11,8 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** the body's text exactly as it arrived */
+  rawBody: string;
 }
 
 export type FakeReply =
@@ -67,7 +69,7 @@ export class FakeAnthropicUpstream {
       } catch {
         /* recorded as text */
       }
-      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody: text };
       this.requests.push(recorded);
       if (req.headers['x-api-key'] !== this.apiKey) return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
       if (!req.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
