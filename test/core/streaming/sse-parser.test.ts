@@ -67,6 +67,26 @@ describe('SSE decoder on bytes', () => {
     }
   });
 
+  it('gives the same frames wherever three reads end (reads that end no line wait, to be joined once)', () => {
+    for (let a = 0; a <= body.length; a++) {
+      for (let b = a; b <= body.length; b += 3) {
+        const frames = decodeIn([body.subarray(0, a), body.subarray(a, b), body.subarray(b)]);
+        expect(frames.map((f) => ({ event: f.event, data: f.data })), `split at bytes ${a} and ${b}`).to.deep.equal(expected);
+        expect(frames.map(wireOf), `split at bytes ${a} and ${b}`).to.deep.equal(frames.map((f) => f.toWire()));
+      }
+    }
+  });
+
+  it('takes a long line in many reads that end no line, and the frames after it', () => {
+    const image = 'A'.repeat(64 * 1024);
+    const stream = Buffer.from(`data: {"b64":"${image}"}\n\ndata: [DONE]\n\n`);
+    const pieces: Uint8Array[] = [];
+    for (let at = 0; at < stream.length; at += 1000) pieces.push(stream.subarray(at, at + 1000));
+    const frames = decodeIn(pieces);
+    expect(frames.map((f) => f.data)).to.deep.equal([`{"b64":"${image}"}`, '[DONE]']);
+    expect(wireOf(frames[0])).to.equal(`data: {"b64":"${image}"}\n\n`);
+  });
+
   it('answers what the meters ask (a token in the data, the end frame) from the bytes, the same as from the text', () => {
     const tokens = ['"usage"', '"é€', '[DONE]'];
     const asked = (f: SseFrame) => [...tokens.map((t) => f.mentions(t)), ...tokens.map((t) => f.mentionsInFrame(t)), f.isDone];
@@ -177,6 +197,7 @@ describe('SSE decoder on bytes', () => {
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: {"a":1}\n\n')]);
     expect(decodeIn([withBom]).map((f) => f.data)).to.deep.equal(['{"a":1}']);
     expect(decodeIn([withBom.subarray(0, 1), withBom.subarray(1)]).map((f) => f.data)).to.deep.equal(['{"a":1}']);
+    expect(decodeIn([withBom.subarray(0, 2), withBom.subarray(2, 5), withBom.subarray(5)]).map((f) => f.data)).to.deep.equal(['{"a":1}']);
   });
 
   it('takes string chunks too (the plugin SDK decoder)', () => {
