@@ -103,7 +103,8 @@ async function* readingUpstream(frames: AsyncIterable<SseFrame>): AsyncGenerator
   }
 }
 
-function badResponse(err: unknown): unknown {
+/** What a translator's throw means: a GatewayError as it is, anything else the upstream's bad answer. */
+export function badResponse(err: unknown): unknown {
   if (err instanceof GatewayError || err instanceof AttemptError) return err;
   return new UpstreamError('The upstream sent a response the gateway could not read.', 'upstream_bad_response', { cause: err });
 }

@@ -7,6 +7,7 @@
 import type { GatewayContext } from '../../pipeline/context';
 import type { Pipeline } from '../../pipeline/run-pipeline';
 import type { Clock } from '../../plugins/contracts';
+import { badResponse } from '../../upstream/call-deployment';
 import { childSignal } from '../../upstream/child-signal';
 import type { ChatChunk, ChatRequest, ChatResponse, ThinkingBlock, ToolCall } from '../../types/chat';
 import { ReasoningCollector } from './reasoning';
@@ -65,7 +66,13 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
         const deploymentId = exchange.deployment!.id;
         env.accepted(deploymentId);
         const result = exchange.result!;
-        const partial = result.stream ? await readStream(result.stream, onText, onThought, reasoning) : await readBody(result.body as ChatResponse, onText, onThought, reasoning);
+        let partial: Partial;
+        try {
+          partial = result.stream ? await readStream(result.stream, onText, onThought, reasoning) : await readBody(result.body as ChatResponse, onText, onThought, reasoning);
+        } catch (err) {
+          // a chat answer this loop cannot read (the wrong shape) is the upstream's fault: a 502, not a 500
+          throw badResponse(err);
+        }
         round = { ...partial, reasoning: reasoning.blocks, replayableReasoning: reasoning.replayable, usage: { ...done.usage }, cost: done.cost, deploymentId };
       },
       fail() {},
@@ -90,11 +97,11 @@ async function readBody(response: ChatResponse, onText: TextSink, onThought: Tex
       reasoning.block({ ...block, thinking: '' } as never);
     }
   } else if (thought) await onThought(thought);
-  const text = choice?.message?.content ?? choice?.message?.refusal ?? '';
+  const text = textOf(choice?.message?.content ?? choice?.message?.refusal);
   if (text) await onText(text);
   return {
     text,
-    toolCalls: choice?.message?.tool_calls ?? [],
+    toolCalls: toolCallsOf(choice?.message?.tool_calls),
     finishReason: choice?.finish_reason ?? null,
     reasoningTokens: Number(response?.usage?.completion_tokens_details?.reasoning_tokens ?? 0),
   };
@@ -105,7 +112,8 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
   let text = '';
   let finishReason: string | null = null;
   let reasoningTokens = 0;
-  const calls: ToolCall[] = [];
+  // by the upstream's index, a number checked before use: never a key of a plain object or array
+  const calls = new Map<number, ToolCall>();
   for await (const frame of frames) {
     if (frame.isDone) continue;
     const chunk = frame.json as ChatChunk;
@@ -117,18 +125,46 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (thought) await onThought(thought);
     for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
-    const piece = delta.content ?? delta.refusal;
+    const piece = textOf(delta.content ?? delta.refusal);
     if (piece) {
       text += piece;
       await onText(piece);
     }
-    for (const d of delta.tool_calls ?? []) {
-      const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-      if (d.id) call.id = d.id;
-      if (d.function?.name) call.function.name += d.function.name;
-      if (d.function?.arguments) call.function.arguments += d.function.arguments;
+    for (const d of listOf(delta.tool_calls, 'tool_calls')) {
+      const index = d?.index ?? 0;
+      if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
+      let call = calls.get(index);
+      if (!call) calls.set(index, (call = { id: '', type: 'function', function: { name: '', arguments: '' } }));
+      if (typeof d.id === 'string' && d.id) call.id = d.id;
+      if (typeof d.function?.name === 'string') call.function.name += d.function.name;
+      if (typeof d.function?.arguments === 'string') call.function.arguments += d.function.arguments;
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  return { text, toolCalls: calls.filter(Boolean), finishReason, reasoningTokens };
+  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  return { text, toolCalls, finishReason, reasoningTokens };
+}
+
+/** A chat message's text: a string, or nothing (null, absent); any other value is not a chat answer. */
+function textOf(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new TypeError('message content that is not text');
+  return value;
+}
+
+/** A list the chat format defines (absent is empty). */
+function listOf(value: unknown, name: string): any[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new TypeError(`${name} that is not a list`);
+  return value;
+}
+
+/** A whole answer's tool calls, each with a function name and its arguments as text. */
+function toolCallsOf(value: unknown): ToolCall[] {
+  return listOf(value, 'tool_calls').map((call) => {
+    if (typeof call?.function?.name !== 'string') throw new TypeError('a tool call without a function name');
+    const args = call.function.arguments ?? '';
+    if (typeof args !== 'string') throw new TypeError('tool call arguments that are not text');
+    return { id: typeof call.id === 'string' ? call.id : '', type: 'function', function: { name: call.function.name, arguments: args } };
+  });
 }
