@@ -21,7 +21,8 @@ interface ChunkState {
   model: string;
   created: number;
   /** Messages block index -> chat tool-call index */
-  toolIndexByBlock: Record<number, number>;
+  /** the chat tool-call index of each tool_use block, by the upstream's block index (a Map: that index is the upstream's value) */
+  toolIndexByBlock: Map<unknown, number>;
   nextToolIndex: number;
   usage: Partial<MessagesUsage>;
 }
@@ -35,7 +36,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       state.id = message.id ?? '';
       state.model = message.model ?? '';
       state.created = Math.floor(clock.now() / 1000);
-      state.toolIndexByBlock = {};
+      state.toolIndexByBlock = new Map();
       state.nextToolIndex = 0;
       state.usage = { ...(message.usage ?? {}) };
       return [chunk(state, { role: 'assistant', content: '' })];
@@ -47,7 +48,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       if (block.type === 'redacted_thinking') return [chunk(state, { thinking_blocks: [{ type: 'redacted_thinking', data: String(block.data ?? '') }] })];
       if (block.type === 'tool_use') {
         const index = state.nextToolIndex++;
-        state.toolIndexByBlock[event.index] = index;
+        state.toolIndexByBlock.set(event.index, index);
         return [chunk(state, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
       }
       return [];
@@ -58,7 +59,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       if (delta.type === 'thinking_delta') return delta.thinking ? [chunk(state, { reasoning_content: delta.thinking })] : [];
       if (delta.type === 'signature_delta') return delta.signature ? [chunk(state, { thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature }] })] : [];
       if (delta.type === 'input_json_delta') {
-        const index = state.toolIndexByBlock[event.index];
+        const index = state.toolIndexByBlock.get(event.index);
         if (index === undefined || !delta.partial_json) return [];
         return [chunk(state, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
       }

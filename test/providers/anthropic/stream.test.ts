@@ -27,6 +27,21 @@ describe('anthropic provider: Messages stream -> chat.completion.chunk frames (g
     });
   }
 
+  it('takes the upstream block index as a value, never as a key (a `__proto__` index is just a block)', () => {
+    const ev = (data: object, event: string) => SseFrame.fromRaw(JSON.stringify(data), event);
+    const out = translate([
+      ev({ type: 'message_start', message: { id: 'msg_1', model: 'claude', usage: { input_tokens: 1, output_tokens: 0 } } }, 'message_start'),
+      ev({ type: 'content_block_start', index: '__proto__', content_block: { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} } }, 'content_block_start'),
+      ev({ type: 'content_block_delta', index: '__proto__', delta: { type: 'input_json_delta', partial_json: '{"q":1}' } }, 'content_block_delta'),
+      ev({ type: 'content_block_delta', index: 'constructor', delta: { type: 'input_json_delta', partial_json: 'lost' } }, 'content_block_delta'),
+    ]);
+    const calls = out.flatMap((f) => (f.json as any).choices?.[0]?.delta?.tool_calls ?? []);
+    expect(calls).to.deep.equal([
+      { index: 0, id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '' } },
+      { index: 0, function: { arguments: '{"q":1}' } },
+    ]);
+  });
+
   it('turns an overloaded error event into a 503 GatewayError', () => {
     const state = {};
     const start = framesFromFixture('anthropic', 'text.upstream-stream.json')[0];
