@@ -71,7 +71,14 @@ function isVerdict(v: unknown): v is GuardrailVerdict {
   if (!verdict || typeof verdict !== 'object') return false;
   if (verdict.action === 'allow') return true;
   if (verdict.action === 'block') return typeof verdict.reason === 'string';
-  return verdict.action === 'mask' && Array.isArray(verdict.segments);
+  if (verdict.action !== 'mask' || !Array.isArray(verdict.segments) || !verdict.segments.every(isMaskedSegment)) return false;
+  return verdict.findings === undefined || (Array.isArray(verdict.findings) && verdict.findings.every((f) => typeof f === 'string'));
+}
+
+/** A masked segment names the segment it replaces by its number: an engine's id is never used as a key. */
+function isMaskedSegment(s: unknown): boolean {
+  const segment = s as { id?: unknown; text?: unknown } | null;
+  return typeof segment === 'object' && segment !== null && Number.isSafeInteger(segment.id) && typeof segment.text === 'string';
 }
 
 const SEVERITY: Record<GuardrailRecord['verdict'], number> = { allow: 0, mask: 1, error: 2, block: 3 };

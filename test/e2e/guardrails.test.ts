@@ -278,6 +278,48 @@ describe('an engine that never answers is an engine failure after timeoutMs', ()
   });
 });
 
+describe('an engine verdict of the wrong shape is an engine failure, never a key', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  const verdicts = [
+    { action: 'mask', segments: [{ id: '__proto__', text: 'masked' }] },
+    { action: 'mask', segments: [{ id: 'length', text: 'masked' }] },
+    { action: 'mask', segments: [{ id: 0, text: 5 }] },
+    { action: 'mask', segments: [null] },
+    { action: 'mask', segments: [], findings: 'EMAIL' },
+    { action: 'mask', segments: [], findings: [1] },
+  ];
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    let config = testConfig().withOpenAI('oai', upstream, 'sk-provider').withModel('gpt-test', { model: 'upstream-model' });
+    verdicts.forEach((_v, i) => (config = config.withKey(`sk-odd-verdict-${i}`, { id: `odd-${i}`, guardrails: [`odd-${i}`] })));
+    gw = await config
+      .with({
+        plugins: [require('node:path').join(__dirname, '..', 'guardrails', 'fixtures', 'fixed-verdict-guardrail.js')],
+        guardrails: verdicts.map((verdict, i) => ({ id: `odd-${i}`, engine: 'fixed-verdict', phase: 'pre' as const, onError: 'allow' as const, options: { verdict } })),
+      })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('records an error and, with onError allow, sends the request unchanged', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('answered') };
+    for (const [i, verdict] of verdicts.entries()) {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: `sk-odd-verdict-${i}`, maxRetries: 0 });
+      const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      expect(data.choices[0].message.content, JSON.stringify(verdict)).to.equal('answered');
+      expect(upstream.last.body.messages, JSON.stringify(verdict)).to.deep.equal([{ role: 'user', content: 'hi' }]);
+      const page = await gw.gateway.services.requestLog.query({ limit: 20 });
+      const entry = page.data.find((e) => e.id === response.headers.get('x-gateway-request-id'))!;
+      expect(entry.details?.guardrails, JSON.stringify(verdict)).to.deep.equal([{ id: `odd-${i}`, phase: 'pre', verdict: 'error' }]);
+    }
+    expect(([] as any).put).to.equal(undefined);
+  });
+});
+
 describe('a stream blocked mid-way is still charged', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
