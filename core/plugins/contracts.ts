@@ -214,6 +214,13 @@ export interface McpTransportTarget {
   readonly publicOnly?: boolean;
 }
 
+/**
+ * `data.reason` of the JSON-RPC error (code -32000, connection closed) a transport answers a request
+ * with when the server's stream for it ended without the answer: the gateway reports
+ * `mcp_upstream_unanswered` at once instead of waiting for the call's timeout.
+ */
+export const MCP_UNANSWERED_REASON = 'stream_ended_unanswered';
+
 export interface McpTransportFactory {
   /** A fresh SDK transport for one connection to the upstream server. */
   connect(target: McpTransportTarget): Transport | Promise<Transport>;

@@ -8,7 +8,7 @@
 
 // Contracts and the typed helper a plugin module default-exports.
 export type * from './contracts';
-export { isLocalOperation } from './contracts';
+export { isLocalOperation, MCP_UNANSWERED_REASON } from './contracts';
 export { definePlugin } from './define-plugin';
 export { onFirstUse } from './on-first-use';
 

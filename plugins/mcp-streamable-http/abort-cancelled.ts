@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { answerBeforeEnd } from './answer-before-end';
 
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
@@ -53,7 +54,7 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
       forget();
       return response;
     }
-    return new Response(untilDone(response.body, forget), { status: response.status, statusText: response.statusText, headers: headersOf(response) });
+    return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal), forget), { status: response.status, statusText: response.statusText, headers: headersOf(response) });
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
 import { scrubSecrets } from '../../errors/scrub';
+import { MCP_UNANSWERED_REASON } from '../../plugins/contracts';
 import { legacyStreamableHttp, legacyTypes, modernClient } from './sdk';
 
 /** the SDKs' error classes and codes (sdk.ts: loaded by the first MCP connection, before any of these is asked) */
@@ -73,6 +74,9 @@ export function toUpstreamGatewayError(server: string, err: unknown): GatewayErr
   if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
   if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
   const { McpError, ErrorCode, ProtocolError, StreamableHTTPError, SdkHttpError } = sdkErrors();
+  if (err instanceof McpError && (err.data as { reason?: unknown } | undefined)?.reason === MCP_UNANSWERED_REASON) {
+    return new UpstreamError(`MCP server ${server} ended its answer without a result.`, 'mcp_upstream_unanswered');
+  }
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
     // McpError.message is "MCP error <code>: <message>"; keep the upstream's own words.
     const message = err.message.replace(/^MCP error -?\d+: /, '');

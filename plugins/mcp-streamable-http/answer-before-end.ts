@@ -1,0 +1,66 @@
+import { MCP_UNANSWERED_REASON, SseDecoder, type SseFrame } from '../../core/plugins/sdk';
+
+/**
+ * JSON-RPC's "connection closed" code, which the gateway reads as a failed connection (the pooled
+ * connection is replaced; nothing is retried, since the server may have run the tool).
+ */
+const CONNECTION_CLOSED = -32000;
+
+/**
+ * The event stream of one JSON-RPC request's POST, passed on unchanged, with one frame added if it ends
+ * (or breaks) before the answer to `id` came: a JSON-RPC error for `id` whose `data.reason` is
+ * MCP_UNANSWERED_REASON. Not when the request itself was given up (`signal`): nobody waits for it then.
+ *
+ * Why: the MCP SDK 1.x client waits for the answer to a request until its timeout, however the stream
+ * that should carry it ended. A server that closes the stream early, or answers with another id, made
+ * the caller wait the whole call timeout (a minute by default) for an answer that could no longer come.
+ */
+export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | number, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new SseDecoder();
+  let answered = false;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (!answered && !signal.aborted) controller.enqueue(unansweredFrame(id));
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch {
+        finish(controller);
+        return;
+      }
+      if (read.done) return finish(controller);
+      if (!answered) answered = decoder.push(read.value).some((frame) => answers(frame, id));
+      controller.enqueue(read.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** Whether a frame is the answer to `id` (alone, or in a batch). */
+function answers(frame: SseFrame, id: string | number): boolean {
+  if (!frame.hasKey('result') && !frame.hasKey('error')) return false;
+  let message: unknown;
+  try {
+    message = frame.json;
+  } catch {
+    return false;
+  }
+  return (Array.isArray(message) ? message : [message]).some((m) => isAnswerTo(m, id));
+}
+
+function isAnswerTo(message: unknown, id: string | number): boolean {
+  if (message === null || typeof message !== 'object') return false;
+  const m = message as { id?: unknown; result?: unknown; error?: unknown };
+  return m.id === id && (m.result !== undefined || m.error !== undefined);
+}
+
+function unansweredFrame(id: string | number): Uint8Array {
+  const error = { code: CONNECTION_CLOSED, message: 'The MCP server ended its answer without a result.', data: { reason: MCP_UNANSWERED_REASON } };
+  return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpUpstreamPool } from '../../../../core/apis/mcp/upstream-pool';
+import { DEFAULT_MCP_TRANSPORT } from '../../../../core/apis/mcp/transports';
+import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-http';
+
+type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset';
+
+/**
+ * A streamable-HTTP MCP server written out by hand (2025-06-18, stateless): it answers `tools/call` as an
+ * event stream that sends a progress notification (when asked for) and then, as told, the answer, nothing
+ * (the stream ends), an answer to another id, or a comment and a reset connection.
+ */
+async function startServer(ending: () => Ending): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const json = (body: object) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
+      if (message.method === 'initialize') {
+        return json({ result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '1.0.0' } } });
+      }
+      if (message.method !== 'tools/call') return json({ error: { code: -32601, message: 'Method not found' } });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const token = message.params?._meta?.progressToken;
+      if (token !== undefined) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`);
+      const how = ending();
+      if (how === 'answer') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
+      else if (how === 'wrong-id') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } })}\n\n`);
+      else if (how === 'reset') res.write(': working\n\n', () => res.socket?.destroy());
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('an MCP server whose event stream ends without the answer', () => {
+  let how: Ending = 'answer';
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let pool: McpUpstreamPool;
+  // far longer than the test may take: a call that waited for it would fail the test by mocha's timeout
+  const opts = { timeoutMs: 60_000 };
+
+  before(async () => {
+    server = await startServer(() => how);
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    pool = new McpUpstreamPool(new Map([[DEFAULT_MCP_TRANSPORT, createStreamableHttpFactory({}, { fetch })]]));
+  });
+  afterEach(() => pool.closeAll());
+
+  const target = () => ({ id: 'hand', name: 'by-hand', url: server.url, headers: {} });
+
+  for (const ending of ['cut', 'wrong-id', 'reset'] as const) {
+    it(`fails the call at once with mcp_upstream_unanswered (${ending}), and the next call is answered`, async () => {
+      how = ending;
+      const err = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, opts).then(() => undefined, (e: unknown) => e);
+      expect(err).to.deep.include({ status: 502, code: 'mcp_upstream_unanswered', message: 'MCP server by-hand ended its answer without a result.' });
+      how = 'answer';
+      expect(await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, opts)).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
+    });
+  }
+
+  it('passes an answered stream on unchanged, progress first', async () => {
+    how = 'answer';
+    const progress: unknown[] = [];
+    const result = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { ...opts, onprogress: (p) => progress.push(p) });
+    expect(result).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
+    expect(progress).to.have.length(1);
+  });
+});
