@@ -265,6 +265,35 @@ describe('admin console in a browser', function () {
   });
 
   // after the MCP test: a key may only name servers that exist
+  it('keeps the name __proto__ as a server in the tool list of a key, and as a tool in the prices of a server', async () => {
+    expect((await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: '__proto__', url: mcp.url, org: 'acme', toolPrices: { search: 0.5 } })).status).to.equal(201);
+    const page = await signIn(ADMIN);
+    await openPage(page, 'keys');
+    await page.click('#key-new');
+    await page.waitForSelector('#key-dialog[open]');
+    await page.selectOption('#key-form select[name=org]', 'acme');
+    await page.fill('#key-form input[name=name]', 'Proto tools');
+    await page.fill('#key-form input[name=mcpServers]', '__proto__');
+    await page.fill('#key-form input[name=mcpTools]', '__proto__: search');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForSelector('#secret:not([hidden])');
+    const created = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: any) => k.name === 'Proto tools');
+    // before: the tool list was set as the object's prototype, and the key was saved with no tool restriction
+    expect(JSON.stringify(created.mcp)).to.equal('{"servers":["__proto__"],"tools":{"__proto__":["search"]}}');
+    await page.click('#secret-close');
+
+    await openPage(page, 'mcp');
+    await page.locator('article[data-server="__proto__"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    await page.fill('#mcp-form textarea[name=toolPrices]', 'search: 0.5\n__proto__: 0.25');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved __proto__'));
+    const saved = (await api(ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data.find((s: any) => s.name === '__proto__');
+    // before: a price line for a tool named __proto__ was dropped at every save
+    expect(JSON.stringify(saved.toolPrices)).to.equal('{"search":0.5,"__proto__":0.25}');
+    await page.close();
+  });
+
   it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'keys');

@@ -4,7 +4,7 @@
   var $ = MG.$;
 
   function openTab(name) {
-    if (!MG.pages[name]) name = 'usage';
+    if (!Object.prototype.hasOwnProperty.call(MG.pages, name)) name = 'usage';
     document.querySelectorAll('#tabs button').forEach(function (b) {
       var on = b.dataset.tab === name;
       b.classList.toggle('active', on);

@@ -12,9 +12,9 @@
     if (!mcp || !mcp.tools) return '';
     return Object.keys(mcp.tools).map(function (s) { return s + ': ' + mcp.tools[s].join(', '); }).join('; ');
   }
-  /** "server: a, b; other: c" into { server: [a, b], other: [c] } */
+  /** "server: a, b; other: c" into { server: [a, b], other: [c] } (no prototype: a server may be named __proto__) */
   function parseTools(text) {
-    var tools = {};
+    var tools = Object.create(null);
     String(text || '').split(';').map(function (p) { return p.trim(); }).filter(Boolean).forEach(function (part) {
       var at = part.indexOf(':');
       if (at <= 0) throw new Error('MCP tools: write "server: tool, tool; other: tool".');

@@ -66,9 +66,9 @@
     var type = form.elements.authType.value;
     form.querySelectorAll('[data-auth]').forEach(function (label) { label.hidden = label.dataset.auth.split(' ').indexOf(type) < 0; });
   }
-  /** "Name: value" lines into an object (values are numbers for prices) */
+  /** "Name: value" lines into an object (values are numbers for prices; no prototype: a tool may be named __proto__) */
   function pairs(text, asNumber, what) {
-    var out = {};
+    var out = Object.create(null);
     String(text || '').split('\n').map(function (l) { return l.trim(); }).filter(Boolean).forEach(function (line) {
       var at = line.indexOf(':');
       if (at <= 0) throw new Error(what + ': write one "name: value" per line.');
