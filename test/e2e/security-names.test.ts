@@ -162,7 +162,15 @@ describe('security: names from outside never reach a prototype', () => {
       expect(rawHeader(raw, 'prototype')).to.equal('static-prototype');
     }
     // a header name the HTTP client would drop is refused with a 400 naming the field, not lost
-    for (const body of [{ staticHeaders: objectWithKeys(['__proto__'], () => 'v') }, { forwardHeaders: ['__proto__'] }, { auth: { type: 'api_key', header: '__proto__', key: 'k-CANARY' } }]) {
+    // (in any case: names are sent lower-cased)
+    for (const body of [
+      { staticHeaders: objectWithKeys(['__proto__'], () => 'v') },
+      { staticHeaders: { __PROTO__: 'v' } },
+      { forwardHeaders: ['__proto__'] },
+      { forwardHeaders: ['__Proto__'] },
+      { auth: { type: 'api_key', header: '__proto__', key: 'k-CANARY' } },
+      { auth: { type: 'api_key', header: '__PROTO__', key: 'k-CANARY' } },
+    ]) {
       const refused = await api(gw, ACME_ADMIN, 'PATCH', '/admin/v1/mcp/servers/constructor', body);
       expect(refused.status, refused.text).to.equal(400);
       expect(refused.body.error.param).to.match(/^(staticHeaders|forwardHeaders|auth\.header)$/);

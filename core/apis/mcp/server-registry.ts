@@ -105,6 +105,7 @@ export class McpServerRegistry {
           `the name or alias of "${server.name}" is already used by MCP server "${clash.name}" (${clash.source === 'api' ? 'registered through the management API' : 'in this config file'}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`,
         );
       }
+      validateConfigHeaders(server, (param, message) => new ConfigError(`mcpServers[${i}].${param}`, message));
       const badTransport = unknownTransport(transportIdOf(server.transport), this.transportIds);
       if (badTransport) throw new ConfigError(`mcpServers[${i}].transport`, badTransport);
       const existing = this.records.get(id);
@@ -527,7 +528,7 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
       return;
     case 'api_key':
       str('key');
-      if (a.header !== undefined && (typeof a.header !== 'string' || !HEADER_NAME.test(a.header) || UNSENDABLE_HEADERS.has(a.header))) throw bad('auth.header', 'must be a header name');
+      validateAuthHeader(a.header, bad);
       return;
     case 'bearer':
       return str('token');
@@ -539,11 +540,23 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
   }
 }
 
+/** `auth.header` of an api_key credential (names are sent lower-cased: `__PROTO__` is `__proto__`) */
+function validateAuthHeader(header: unknown, bad: (param: string, message: string) => Error): void {
+  if (header !== undefined && (typeof header !== 'string' || !HEADER_NAME.test(header) || UNSENDABLE_HEADERS.has(header.toLowerCase()))) throw bad('auth.header', 'must be a header name');
+}
+
+/** The header names of a server from the config file, checked as the management API checks them. */
+function validateConfigHeaders(server: McpServerConfig, bad: (param: string, message: string) => Error): void {
+  if (server.auth?.type === 'api_key') validateAuthHeader(server.auth.header, bad);
+  validateHeaderNames(server.forwardHeaders ?? [], 'forwardHeaders', bad);
+  if (server.staticHeaders) validateHeaderNames(Object.keys(server.staticHeaders), 'staticHeaders', bad);
+}
+
 function validateHeaderNames(names: unknown, param: string, bad: (param: string, message: string) => Error): void {
   if (!Array.isArray(names)) throw bad(param, 'must be an array of header names');
   for (const name of names) {
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) throw bad(param, `"${String(name)}" is not a header name`);
-    if (UNSENDABLE_HEADERS.has(name)) throw bad(param, `"${name}" cannot be sent as a header by the HTTP client; choose another name`);
+    if (UNSENDABLE_HEADERS.has(name.toLowerCase())) throw bad(param, `"${name}" cannot be sent as a header by the HTTP client; choose another name`);
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw bad(param, `"${name}" is set by the gateway and cannot be configured`);
   }
 }

@@ -94,6 +94,21 @@ describe('core/apis/mcp/server-registry', () => {
     expect(err.message).to.equal('mcpServers[0]: the name or alias of "docs" is already used by MCP server "docs" (registered through the management API) in organization acme; rename one of them');
   });
 
+  it('refuses to boot with a config server whose header names cannot be sent, as the API refuses them', async () => {
+    const cases: [object, string][] = [
+      [{ staticHeaders: { __PROTO__: 'v' } }, 'mcpServers[0].staticHeaders: "__PROTO__" cannot be sent as a header by the HTTP client; choose another name'],
+      [{ forwardHeaders: ['__proto__'] }, 'mcpServers[0].forwardHeaders: "__proto__" cannot be sent as a header by the HTTP client; choose another name'],
+      [{ forwardHeaders: ['bad header'] }, 'mcpServers[0].forwardHeaders: "bad header" is not a header name'],
+      [{ staticHeaders: { Host: 'elsewhere' } }, 'mcpServers[0].staticHeaders: "Host" is set by the gateway and cannot be configured'],
+      [{ auth: { type: 'api_key', key: 'k', header: '__Proto__' } }, 'mcpServers[0].auth.header: must be a header name'],
+    ];
+    for (const [fields, message] of cases) {
+      const err = await rejection(registry().init([{ name: 'docs', url: 'https://b.example/mcp', visibility: 'public', ...fields } as never]));
+      expect(err.name, message).to.equal('ConfigError');
+      expect(err.message).to.equal(message);
+    }
+  });
+
   it('refuses other transports and non-HTTP URLs', async () => {
     const r = registry();
     expect((await rejection(r.register(platform, { name: 'x', url: 'https://a.example/mcp', transport: 'stdio', visibility: 'public' }))).message).to.include('stdio and the old SSE transport are not accepted');
