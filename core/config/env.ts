@@ -11,7 +11,8 @@ function isEnvRef(value: unknown): value is { $env: string } {
  */
 export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[]): T {
   if (isEnvRef(value)) {
-    const resolved = environment[value.$env];
+    // own variables only: `constructor` or `__proto__` would otherwise read the object's prototype
+    const resolved = Object.hasOwn(environment, value.$env) ? environment[value.$env] : undefined;
     if (resolved === undefined || resolved === '') {
       const message = `environment variable ${value.$env} is not set`;
       if (!problems) throw new ConfigError(path, message);

@@ -53,6 +53,15 @@ describe('config loading and validation', () => {
     expect(msg).to.equal('providers[0].apiKey: environment variable NOPE_KEY is not set');
   });
 
+  it('reads only variables the environment has: constructor, toString and __proto__ are not set', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      for (const environment of [{}, process.env]) {
+        const msg = errorOf(() => resolveConfig({ ...base, providers: [{ id: 'oai', type: 'openai', apiKey: { $env: name } }] }, environment));
+        expect(msg).to.equal(`providers[0].apiKey: environment variable ${name} is not set`);
+      }
+    }
+  });
+
   it('applies the server-name rules: spaces become underscores, dashes are refused, names unique per organization', () => {
     const cfg = resolveConfig({ organizations: [{ id: 'acme' }], mcpServers: [{ name: 'Docs search', url: 'http://127.0.0.1:1/mcp', org: 'acme' }] }, {});
     expect(cfg.mcpServers[0].name).to.equal('Docs_search');
