@@ -5,6 +5,8 @@ import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { parseRange } from './query-params';
 
+const VERDICTS: ReadonlySet<unknown> = new Set<GuardrailRecord['verdict']>(['allow', 'mask', 'block', 'error']);
+
 const DAY_MS = 86_400_000;
 type VerdictCounts = Record<GuardrailRecord['verdict'] | 'audited', number>;
 
@@ -33,7 +35,8 @@ export function installAdminGuardrailViewRoutes(router: Router, services: Gatewa
         if (!Array.isArray(records)) continue;
         for (const r of records as GuardrailRecord[]) {
           const c = counts.get(r.id);
-          if (!c || !(r.verdict in c)) continue;
+          // the log's own words, but read back from a store: only the four verdicts count
+          if (!c || !VERDICTS.has(r.verdict)) continue;
           c[r.verdict] += 1;
           if (r.audited) c.audited += 1;
         }
