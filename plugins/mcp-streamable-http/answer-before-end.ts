@@ -14,26 +14,39 @@ const CONNECTION_CLOSED = -32000;
  * Why: the MCP SDK 1.x client waits for the answer to a request until its timeout, however the stream
  * that should carry it ended. A server that closes the stream early, or answers with another id, made
  * the caller wait the whole call timeout (a minute by default) for an answer that could no longer come.
+ *
+ * Not either when the stream numbered its events (an `id:` field): the server can resume it, and the SDK
+ * reconnects with the last id to get the answer (an answer added here would end the call instead).
  */
 export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | number, signal: AbortSignal): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new SseDecoder();
   let answered = false;
-  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (!answered && !signal.aborted) controller.enqueue(unansweredFrame(id));
-    controller.close();
-  };
+  let resumable = false;
+  /** the last bytes of the reads so far, so a field split between two reads is still seen (as if a line ended before the first) */
+  let tail = Buffer.from('\n');
+  const adds = () => !answered && !resumable && !signal.aborted;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let read: Awaited<ReturnType<typeof reader.read>>;
       try {
         read = await reader.read();
-      } catch {
-        finish(controller);
-        return;
+      } catch (err) {
+        // a break the SDK would not recover from becomes the answer's end; otherwise it sees the break
+        if (!adds()) return controller.error(err);
+        controller.enqueue(unansweredFrame(id));
+        return controller.close();
       }
-      if (read.done) return finish(controller);
+      if (read.done) {
+        if (adds()) controller.enqueue(unansweredFrame(id));
+        return controller.close();
+      }
       if (!answered) answered = decoder.push(read.value).some((frame) => answers(frame, id));
+      if (!resumable) {
+        const seen = Buffer.concat([tail, read.value]);
+        resumable = numbersEvents(seen);
+        tail = Buffer.from(seen.subarray(Math.max(0, seen.length - 3)));
+      }
       controller.enqueue(read.value);
     },
     cancel(reason) {
@@ -41,6 +54,22 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
     },
   });
 }
+
+/** Whether the bytes hold a line that starts with the `id` field (`id:`, or the field name alone). */
+function numbersEvents(buf: Buffer): boolean {
+  for (const lineEnd of ['\nid', '\rid']) {
+    for (let at = buf.indexOf(lineEnd); at >= 0; at = buf.indexOf(lineEnd, at + 1)) {
+      const after = buf[at + 3];
+      // a field split after its name: counted (the next read may hold its colon)
+      if (after === undefined || after === COLON || after === LF || after === CR) return true;
+    }
+  }
+  return false;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
 
 /** Whether a frame is the answer to `id` (alone, or in a batch). */
 function answers(frame: SseFrame, id: string | number): boolean {

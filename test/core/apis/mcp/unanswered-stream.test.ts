@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { McpUpstreamPool } from '../../../../core/apis/mcp/upstream-pool';
 import { DEFAULT_MCP_TRANSPORT } from '../../../../core/apis/mcp/transports';
 import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-http';
+import { answerBeforeEnd } from '../../../../plugins/mcp-streamable-http/answer-before-end';
 
 type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset';
 
@@ -79,5 +80,53 @@ describe('an MCP server whose event stream ends without the answer', () => {
     const result = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { ...opts, onprogress: (p) => progress.push(p) });
     expect(result).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
     expect(progress).to.have.length(1);
+  });
+});
+
+describe('answerBeforeEnd: the closing answer is added only where nothing else can bring one', () => {
+  /** what a reader of the wrapped stream receives, as text, from these reads (then an end or a break) */
+  async function through(reads: string[], ending: 'end' | 'break' = 'end', signal = new AbortController().signal): Promise<string> {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const r of reads) controller.enqueue(new TextEncoder().encode(r));
+        if (ending === 'end') controller.close();
+        else controller.error(new Error('socket reset'));
+      },
+    });
+    const reader = answerBeforeEnd(body, 7, signal).getReader();
+    let text = '';
+    for (;;) {
+      const read = await reader.read().catch(() => undefined);
+      if (!read || read.done) return text;
+      text += new TextDecoder().decode(read.value);
+    }
+  }
+  const added = (text: string) => text.includes('"reason":"stream_ended_unanswered"');
+  const answer = (id: number) => `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{}}\n\n`;
+
+  it('adds nothing after the answer, in one read or split anywhere', async () => {
+    const whole = `: ok\n\n${answer(7)}`;
+    for (let cut = 0; cut <= whole.length; cut++) expect(added(await through([whole.slice(0, cut), whole.slice(cut)])), `cut at ${cut}`).to.equal(false);
+  });
+
+  it('adds the closing answer after a stream that ended or broke without it, or answered another id', async () => {
+    expect(added(await through([': working\n\n']))).to.equal(true);
+    expect(added(await through([answer(8)]))).to.equal(true);
+    expect(added(await through([': working\n\n'], 'break'))).to.equal(true);
+  });
+
+  it('adds nothing to a stream that numbers its events (the SDK resumes it), wherever the id field is split', async () => {
+    const numbered = `id: 41\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n`;
+    for (let cut = 0; cut <= numbered.length; cut++) expect(added(await through([`: hi\n\n${numbered}`.slice(0, cut + 6), `: hi\n\n${numbered}`.slice(cut + 6)])), `cut at ${cut}`).to.equal(false);
+    expect(added(await through([numbered]))).to.equal(false);
+    expect(added(await through(['id\n\n']))).to.equal(false);
+    // an id inside the data is not an event id
+    expect(added(await through(['event: message\ndata: {"id":1}\n\n']))).to.equal(true);
+  });
+
+  it('adds nothing for a request the gateway gave up', async () => {
+    const given = new AbortController();
+    given.abort();
+    expect(added(await through([': working\n\n'], 'end', given.signal))).to.equal(false);
   });
 });
