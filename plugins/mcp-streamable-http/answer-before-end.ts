@@ -43,9 +43,11 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
       }
       if (!answered) answered = decoder.push(read.value).some((frame) => answers(frame, id));
       if (!resumable) {
-        const seen = Buffer.concat([tail, read.value]);
-        resumable = numbersEvents(seen);
-        tail = Buffer.from(seen.subarray(Math.max(0, seen.length - 3)));
+        const bytes = Buffer.from(read.value.buffer, read.value.byteOffset, read.value.byteLength);
+        // the seam (a field split between the last read and this one), then this read on its own: no copy of the read
+        const seam = Buffer.concat([tail, bytes.subarray(0, 4)]);
+        resumable = numbersEvents(seam, tail.length) || numbersEvents(bytes, bytes.length);
+        tail = Buffer.from(bytes.length >= 3 ? bytes.subarray(-3) : seam.subarray(-3));
       }
       controller.enqueue(read.value);
     },
@@ -55,10 +57,13 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
   });
 }
 
-/** Whether the bytes hold a line that starts with the `id` field (`id:`, or the field name alone). */
-function numbersEvents(buf: Buffer): boolean {
+/**
+ * Whether the bytes hold a line that starts with the `id` field (`id:`, or the field name alone), found
+ * by the line end before it, at an index below `endsBefore`.
+ */
+function numbersEvents(buf: Buffer, endsBefore: number): boolean {
   for (const lineEnd of ['\nid', '\rid']) {
-    for (let at = buf.indexOf(lineEnd); at >= 0; at = buf.indexOf(lineEnd, at + 1)) {
+    for (let at = buf.indexOf(lineEnd); at >= 0 && at < endsBefore; at = buf.indexOf(lineEnd, at + 1)) {
       const after = buf[at + 3];
       // a field split after its name: counted (the next read may hold its colon)
       if (after === undefined || after === COLON || after === LF || after === CR) return true;

@@ -119,6 +119,9 @@ describe('answerBeforeEnd: the closing answer is added only where nothing else c
     const numbered = `id: 41\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n`;
     for (let cut = 0; cut <= numbered.length; cut++) expect(added(await through([`: hi\n\n${numbered}`.slice(0, cut + 6), `: hi\n\n${numbered}`.slice(cut + 6)])), `cut at ${cut}`).to.equal(false);
     expect(added(await through([numbered]))).to.equal(false);
+    // a byte a read: the field is seen across the seams
+    expect(added(await through([...`: hi\n\n${numbered}`]))).to.equal(false);
+    expect(added(await through([...': working\n\ndata: {"id":1}\n\n']))).to.equal(true);
     expect(added(await through(['id\n\n']))).to.equal(false);
     // an id inside the data is not an event id
     expect(added(await through(['event: message\ndata: {"id":1}\n\n']))).to.equal(true);
