@@ -6,6 +6,7 @@ import type { Collection, StoreBackend } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 import { walWritebackFor, type WalWriteback } from './wal-writeback';
+import { leftJournals, LogJournal, readJournal, removeFile, type JournalRow } from './log-journal';
 
 /**
  * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
@@ -23,8 +24,21 @@ interface CounterAdd {
 
 /** pages of WAL after which a commit checkpoints it (see the constructor) */
 const WAL_AUTOCHECKPOINT_PAGES = 8000;
-/** a batch's rows go in INSERTs of this many at most (a batch of a turn is usually a handful) */
+/** a batch's rows go in INSERTs of this many at most */
 const LOG_ROWS_PER_INSERT = 16;
+/**
+ * How long journaled log rows wait for their commit (log-journal.ts): about 25 turns' rows in one commit
+ * under load. Reads through this store commit first; other processes on the file see rows this much later.
+ */
+const COMMIT_EVERY_MS = 20;
+/** rows that are committed at once rather than waiting for the timer */
+const COMMIT_AT_ROWS = 2000;
+/** journaled rows held in memory while commits fail (a locked or full database); beyond, appends are refused */
+const MAX_UNCOMMITTED_ROWS = 50_000;
+/** a journal is emptied after a commit once it holds this many bytes */
+const JOURNAL_EMPTY_AT_BYTES = 4 * 1024 * 1024;
+/** how soon a failed commit is tried again */
+const COMMIT_RETRY_MS = 1000;
 
 export class SqliteBackend implements StoreBackend {
   readonly kind = 'sqlite' as const;
@@ -36,7 +50,12 @@ export class SqliteBackend implements StoreBackend {
   private counterAdds: CounterAdd[] = [];
   /** multi-row log INSERTs by row count (1 to LOG_ROWS_PER_INSERT) */
   private readonly logInserts = new Map<number, Database.Statement>();
-  private readonly logTransaction: Database.Transaction<(entries: LogEntry[]) => void>;
+  private readonly logTransaction: Database.Transaction<(rows: JournalRow[], journal?: { name: string; offset: number }) => void>;
+  /** this store's journal of log rows taken and not yet committed (none for ':memory:') */
+  private readonly journal: LogJournal | undefined;
+  /** those rows, and the timer of their commit */
+  private uncommitted: JournalRow[] = [];
+  private commitTimer: NodeJS.Timeout | undefined;
   /** the WAL's pages go to disk between checkpoints, off the event loop (see walWritebackFor for when none) */
   private readonly walWriteback: WalWriteback | undefined;
 
@@ -53,6 +72,7 @@ export class SqliteBackend implements StoreBackend {
       tightenIfPresent(['-wal', '-shm', '-journal'].map((suffix) => file + suffix));
     }
     this.db = new Database(file);
+    this.journal = file === ':memory:' ? undefined : LogJournal.forProcess(file);
     this.walWriteback = walWritebackFor(file);
     // WAL with synchronous=NORMAL: a commit is appended to the WAL without an fsync, so it survives the
     // process dying (SIGKILL, a crash: the OS holds the write) and only a power loss can undo the last
@@ -81,6 +101,7 @@ export class SqliteBackend implements StoreBackend {
       CREATE TABLE IF NOT EXISTS spend_rollup (bucket TEXT PRIMARY KEY, hour TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, deployment_id TEXT,
         cost REAL NOT NULL, requests INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS spend_rollup_hour ON spend_rollup (hour);
+      CREATE TABLE IF NOT EXISTS log_journals (name TEXT PRIMARY KEY, committed INTEGER NOT NULL);
     `);
     this.stmt = {
       kvGet: this.db.prepare('SELECT value, expires_at FROM kv WHERE key = ?'),
@@ -107,6 +128,9 @@ export class SqliteBackend implements StoreBackend {
       kvSweep: this.db.prepare('DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
       recentSweep: this.db.prepare('DELETE FROM recent WHERE rowid IN (SELECT rowid FROM recent WHERE expires_at <= ? LIMIT ?)'),
       counterSweep: this.db.prepare('DELETE FROM counters WHERE rowid IN (SELECT rowid FROM counters WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)'),
+      journalGet: this.db.prepare('SELECT committed FROM log_journals WHERE name = ?'),
+      journalSet: this.db.prepare('INSERT INTO log_journals (name, committed) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET committed = excluded.committed'),
+      journalDelete: this.db.prepare('DELETE FROM log_journals WHERE name = ?'),
     };
     // the counter additions of one event-loop turn, in the order they were asked for, each seeing the ones
     // before it: the same totals as one transaction each, for one commit
@@ -121,11 +145,14 @@ export class SqliteBackend implements StoreBackend {
       }
     });
     // made once: better-sqlite3 builds a wrapper (and its BEGIN/COMMIT statements) per transaction() call
-    this.logTransaction = this.db.transaction((entries: LogEntry[]) => {
-      for (let i = 0; i < entries.length; i += LOG_ROWS_PER_INSERT) this.insertLogRows(entries.slice(i, i + LOG_ROWS_PER_INSERT));
-      this.addBuckets(foldIntoBuckets(entries));
+    // with the journal's committed offset, in the rows' transaction: a row is either in the table or after it
+    this.logTransaction = this.db.transaction((rows: JournalRow[], journal?: { name: string; offset: number }) => {
+      for (let i = 0; i < rows.length; i += LOG_ROWS_PER_INSERT) this.insertLogRows(rows.slice(i, i + LOG_ROWS_PER_INSERT));
+      this.addBuckets(foldIntoBuckets(rows.map((r) => r.entry)));
+      if (journal) this.stmt.journalSet.run(journal.name, journal.offset);
     });
     this.backfillRollups();
+    if (this.journal) this.replayLeftJournals(file);
   }
 
   keyv(namespace: string): Keyv {
@@ -226,25 +253,97 @@ export class SqliteBackend implements StoreBackend {
     return this.appendLogs([entry]);
   }
 
+  /**
+   * Rows into the journal now (in the OS's hands when this returns: a SIGKILL loses none of them), into the
+   * table with the next commit, at most COMMIT_EVERY_MS later. Without a journal (`:memory:`), committed at once.
+   */
   async appendLogs(entries: LogEntry[]): Promise<void> {
-    this.insertLogs(entries);
+    const rows = entries.map((entry) => ({ entry, json: JSON.stringify(entry) }));
+    const { journal } = this;
+    if (!journal) return this.commitRows(rows);
+    if (this.uncommitted.length + rows.length > MAX_UNCOMMITTED_ROWS) {
+      // commits have been failing for a while: try once more, and refuse rather than hold more
+      this.commitUncommitted();
+      if (this.uncommitted.length + rows.length > MAX_UNCOMMITTED_ROWS) throw new Error(`${this.uncommitted.length} log rows wait for a commit that keeps failing`);
+    }
+    // a journal's name may be left in the table by an earlier process with this pid: it starts from 0
+    if (!journal.created) this.stmt.journalDelete.run(journal.name);
+    journal.append(rows.map((r) => `${r.json}\n`).join(''));
+    for (const row of rows) this.uncommitted.push(row);
+    if (this.uncommitted.length >= COMMIT_AT_ROWS) this.commitUncommitted();
+    else this.commitTimer ??= setTimeout(this.commitUncommitted, COMMIT_EVERY_MS);
   }
 
   /** the rows and their rollups in one immediate transaction: one commit for the batch, never seen apart */
-  private insertLogs(entries: LogEntry[]): void {
-    this.logTransaction.immediate(entries);
+  private commitRows(rows: JournalRow[], journal?: { name: string; offset: number }): void {
+    this.logTransaction.immediate(rows, journal);
     this.walWriteback?.nudge();
   }
 
+  /**
+   * Commit the journaled rows (on the timer, before a read, at close). A failure keeps them, in the
+   * journal and here, for the next try; it never reaches the request that logged them.
+   */
+  private readonly commitUncommitted = (): void => {
+    if (this.commitTimer) clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    const journal = this.journal!;
+    const rows = this.uncommitted;
+    if (!rows.length) return;
+    this.uncommitted = [];
+    try {
+      this.commitRows(rows, { name: journal.name, offset: journal.size });
+    } catch {
+      this.uncommitted = rows.concat(this.uncommitted);
+      this.commitTimer = setTimeout(this.commitUncommitted, COMMIT_RETRY_MS);
+      return;
+    }
+    if (journal.size >= JOURNAL_EMPTY_AT_BYTES) {
+      // emptied, then its offset set back, with nothing appended between: a kill in between leaves an
+      // offset past the file's end, which the next process reads as "all committed"
+      try {
+        journal.empty();
+        this.stmt.journalSet.run(journal.name, 0);
+      } catch {
+        // not emptied, or its offset not set back: the next commit sets the offset to where the file ends
+      }
+    }
+  };
+
+  /** A read of the log or the rollups sees every row this store has taken (a failed commit is retried later). */
+  private commitBeforeRead(): void {
+    if (this.journal && this.uncommitted.length) this.commitUncommitted();
+  }
+
+  /**
+   * Commit what the journals of gone processes hold beyond their committed offset, then remove them. The
+   * read and the rows share one immediate transaction: two processes opening the file at once commit
+   * each row once. The offset stays at the file's end until the file is gone, so a kill between the two
+   * leaves nothing to commit twice.
+   */
+  private replayLeftJournals(file: string): void {
+    for (const left of leftJournals(file)) {
+      this.db
+        .transaction(() => {
+          const committed = (this.stmt.journalGet.get(left.name) as { committed: number } | undefined)?.committed ?? 0;
+          const { rows, size } = readJournal(left.file, committed);
+          this.logTransaction(rows, { name: left.name, offset: size });
+        })
+        .immediate();
+      removeFile(left.file);
+      this.stmt.journalDelete.run(left.name);
+    }
+  }
+
   /** One INSERT for up to LOG_ROWS_PER_INSERT rows, its statement prepared once per row count. */
-  private insertLogRows(entries: LogEntry[]): void {
-    let insert = this.logInserts.get(entries.length);
+  private insertLogRows(rows: JournalRow[]): void {
+    let insert = this.logInserts.get(rows.length);
     if (!insert) {
-      insert = this.db.prepare(`INSERT INTO logs (time, key_id, org, model, entry) VALUES ${Array(entries.length).fill('(?, ?, ?, ?, ?)').join(', ')}`);
-      this.logInserts.set(entries.length, insert);
+      insert = this.db.prepare(`INSERT INTO logs (time, key_id, org, model, entry) VALUES ${Array(rows.length).fill('(?, ?, ?, ?, ?)').join(', ')}`);
+      this.logInserts.set(rows.length, insert);
     }
     const params: unknown[] = [];
-    for (const e of entries) params.push(e.time, e.keyId, e.org, e.model, JSON.stringify(e));
+    for (const { entry: e, json } of rows) params.push(e.time, e.keyId, e.org, e.model, json);
     insert.run(params);
   }
 
@@ -274,16 +373,19 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
+    this.commitBeforeRead();
     // ISO strings sort as times; '~' sorts after any of them
     const rows = this.stmt.rollupRange.all(since ?? '', until ?? '~') as { hour: string; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: number; prompt_tokens: number; completion_tokens: number }[];
     return rows.map((r) => ({ hour: r.hour, keyId: r.key_id, org: r.org, model: r.model, deploymentId: r.deployment_id, cost: r.cost, requests: r.requests, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens }));
   }
 
   async sweepLogs(before: string, limit: number): Promise<number> {
+    this.commitBeforeRead();
     return this.stmt.logSweep.run(before, limit).changes;
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {
+    this.commitBeforeRead();
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.cursor) (where.push('seq < ?'), params.push(Number(query.cursor)));
@@ -306,6 +408,7 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
+    this.commitBeforeRead();
     for (const row of this.stmt.logScan.iterate(since ?? '') as Iterable<{ entry: string }>) yield JSON.parse(row.entry) as LogEntry;
   }
 
@@ -333,6 +436,15 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async close(): Promise<void> {
+    const { journal } = this;
+    if (journal) {
+      this.commitUncommitted();
+      if (this.commitTimer) clearTimeout(this.commitTimer);
+      // all committed: the journal goes; otherwise the next process to open the file commits what it holds
+      const done = this.uncommitted.length === 0;
+      journal.close(done);
+      if (done) this.stmt.journalDelete.run(journal.name);
+    }
     this.db.close();
     this.walWriteback?.close();
   }

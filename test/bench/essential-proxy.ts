@@ -21,9 +21,9 @@ import { readBody } from './read-body';
  * map, the request parsed, its model checked and re-serialised, a JSON answer parsed for its usage (a
  * stream passed on as bytes, only its usage frame parsed), the usage priced (core/spend/pricing.ts), the
  * request-log row written by the log writer and the SQLite store (core/store/log-writer.ts,
- * sqlite-backend.ts: the row and its spend rollup in one transaction, the rows a turn settled committed on
- * the next turn; the gateway commits with its next upstream call or 1 ms later, and either way a SIGKILL
- * loses only the rows of that moment) and the access line written by the gateway's logger
+ * sqlite-backend.ts: the rows a turn settled handed to the store on the next turn, into its journal at
+ * once and committed with their spend rollups every 20 ms; the gateway hands them over with its next
+ * upstream call or 1 ms later, and either way a SIGKILL loses only the rows of that moment) and the access line written by the gateway's logger
  * (core/observability/logger.ts). No pipeline, stages, plugins, guards, metrics, error shapes or store
  * guards. What the gateway costs above this is its design; what this costs above the parse-only proxy
  * is keeping the records the gateway's way.
@@ -37,7 +37,7 @@ const keys = new Map([[hashKey(key), { id: 'key_bench', org: 'bench' }]]);
 const PRICE: ModelPrice = { inputPerMTok: 1, outputPerMTok: 2 };
 const log = createLogger();
 
-// without the gateway's upstream waits: the rows a turn settled go in one commit on the next turn
+// without the gateway's upstream waits: the rows a turn settled go to the store on the next turn
 const rows = new LogWriter(new SqliteBackend(path.join(dir, 'essential.db')), log);
 
 /** The usage frame of a finished stream, found in its last reads (it comes just before [DONE]). */

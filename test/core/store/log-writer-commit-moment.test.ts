@@ -1,7 +1,4 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createLogger } from '../../../core/observability/logger';
 import { LogWriter } from '../../../core/store/log-writer';
 import type { LogEntry } from '../../../core/store/log-entry';
@@ -27,21 +24,19 @@ const turns = async (n: number) => {
 /**
  * When the request log commits (issue 16): not right after a response, where it would delay a client's
  * next request, but while the gateway waits for its next upstream call, or after commitDelayMs when no call
- * comes. A real SQLite file; rows are counted on the file, not through the writer.
+ * comes. An in-memory SQLite store (no journal: a write is its commit); rows are counted in its table, not
+ * through the writer.
  */
-describe('log writer: the commit waits for the next upstream call (real SQLite file)', () => {
-  let dir: string;
+describe('log writer: the commit waits for the next upstream call (in-memory SQLite)', () => {
   let store: SqliteBackend;
   const logger = createLogger({ level: 'error', write: () => {} });
   const rows = () => (store.db.prepare('SELECT count(*) AS n FROM logs').get() as { n: number }).n;
 
   beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'mg-commit-moment-'));
-    store = new SqliteBackend(path.join(dir, 'gw.db'));
+    store = new SqliteBackend(':memory:');
   });
   afterEach(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps a row waiting across turns, and commits it on the turn after a request goes upstream, while that upstream still works', async () => {

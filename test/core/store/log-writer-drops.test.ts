@@ -1,7 +1,4 @@
 import { expect } from 'chai';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createLogger } from '../../../core/observability/logger';
 import { LogWriter } from '../../../core/store/log-writer';
 import type { LogEntry } from '../../../core/store/log-entry';
@@ -15,9 +12,9 @@ const until = async (check: () => boolean) => {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
-describe('log writer: the bounded retry queue in front of a failing store (real SQLite file)', () => {
+describe('log writer: the bounded retry queue in front of a failing store (in-memory SQLite: no journal, a write is its commit)', () => {
   it('keeps the oldest maxQueued entries, drops and counts the rest with one error line, and writes the kept ones in order once the store is back', async () => {
-    const store = new SqliteBackend(path.join(mkdtempSync(path.join(tmpdir(), 'mg-writer-')), 'gw.db'));
+    const store = new SqliteBackend(':memory:');
     const lines: { msg: string; dropped?: number; maxQueued?: number }[] = [];
     const logger = createLogger({ level: 'info', write: (line: string) => lines.push(JSON.parse(line)) });
     const writer = new LogWriter(store, logger, { maxQueued: 10, retryDelayMs: 5, maxRetryDelayMs: 20, batchSize: 4 });
@@ -53,7 +50,7 @@ describe('log writer: the bounded retry queue in front of a failing store (real 
   });
 
   it('counts the entries still queued at drain as dropped, with their number in the log', async () => {
-    const store = new SqliteBackend(path.join(mkdtempSync(path.join(tmpdir(), 'mg-writer-')), 'gw.db'));
+    const store = new SqliteBackend(':memory:');
     const lines: { msg: string; dropped?: number }[] = [];
     const logger = createLogger({ level: 'info', write: (line: string) => lines.push(JSON.parse(line)) });
     const writer = new LogWriter(store, logger, { maxQueued: 100, retryDelayMs: 5, maxRetryDelayMs: 20 });

@@ -307,6 +307,7 @@ describe('sqlite store upgraded from a version without spend rollups', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
     const first = (await openStore(`sqlite://${file}`)) as SqliteBackend;
     await first.appendLogs([entry(1), entry(2), entry(3, { keyId: 'k3', cost: 0.25 })]);
+    await first.spendBuckets(); // a read commits the journaled rows at once
     // what the previous version left: the log rows, no rollups, schema version 0
     first.db.exec('DELETE FROM spend_rollup');
     first.db.pragma('user_version = 0');
@@ -330,6 +331,7 @@ describe('sqlite store: the log table a commit touches', () => {
     // 37 rows: INSERTs of 16, 16 and 5 rows in one transaction, then one more batch
     await store.appendLogs(Array.from({ length: 37 }, (_, i) => entry(i, { id: `n${i}` })));
     await store.appendLogs([entry(99, { id: 'n99' })]);
+    await store.spendBuckets(); // a read commits the journaled rows at once
     const sql = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'logs'").get() as { sql: string }).sql;
     expect(sql).to.not.match(/AUTOINCREMENT/i);
     const seqs = store.db.prepare('SELECT seq, entry FROM logs ORDER BY seq').all() as { seq: number; entry: string }[];
