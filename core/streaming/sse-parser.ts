@@ -7,6 +7,7 @@ const SPACE = 32;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
+const ID = Buffer.from('id');
 const DATA_PREFIX = Buffer.from('data: ');
 
 /** whether buf[start, newline) is a `data: ` line with LF alone at its end (no CR before it) */
@@ -54,6 +55,11 @@ export class SseDecoder {
    * streamed image) cost seconds of CPU instead of milliseconds.
    */
   private waiting: Buffer[] = [];
+  /**
+   * The stream has numbered an event (an `id` field, any value): a client can resume it with
+   * Last-Event-ID. Frames carry no id; a caller that cares asks the decoder.
+   */
+  numbersEvents = false;
 
   private started = false;
 
@@ -146,7 +152,10 @@ export class SseDecoder {
       // the gateway writes `event:` as a frame's first line, before its `data:`
       if (this.data.length > 0 || this.lines !== 1) this.canonical = false;
       this.event = buf.toString('utf8', valueStart, end);
-    } else this.canonical = false;
+    } else {
+      if (isField(buf, start, fieldEnd, ID)) this.numbersEvents = true;
+      this.canonical = false;
+    }
   }
 }
 

@@ -22,10 +22,7 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
   const reader = body.getReader();
   const decoder = new SseDecoder();
   let answered = false;
-  let resumable = false;
-  /** the last bytes of the reads so far, so a field split between two reads is still seen (as if a line ended before the first) */
-  let tail = Buffer.from('\n');
-  const adds = () => !answered && !resumable && !signal.aborted;
+  const adds = () => !answered && !decoder.numbersEvents && !signal.aborted;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let read: Awaited<ReturnType<typeof reader.read>>;
@@ -41,14 +38,8 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
         if (adds()) controller.enqueue(unansweredFrame(id));
         return controller.close();
       }
+      // once answered, nothing is added whatever follows: the decoder has no more to tell
       if (!answered) answered = decoder.push(read.value).some((frame) => answers(frame, id));
-      if (!resumable) {
-        const bytes = Buffer.from(read.value.buffer, read.value.byteOffset, read.value.byteLength);
-        // the seam (a field split between the last read and this one), then this read on its own: no copy of the read
-        const seam = Buffer.concat([tail, bytes.subarray(0, 4)]);
-        resumable = numbersEvents(seam, tail.length) || numbersEvents(bytes, bytes.length);
-        tail = Buffer.from(bytes.length >= 3 ? bytes.subarray(-3) : seam.subarray(-3));
-      }
       controller.enqueue(read.value);
     },
     cancel(reason) {
@@ -56,25 +47,6 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
     },
   });
 }
-
-/**
- * Whether the bytes hold a line that starts with the `id` field (`id:`, or the field name alone), found
- * by the line end before it, at an index below `endsBefore`.
- */
-function numbersEvents(buf: Buffer, endsBefore: number): boolean {
-  for (const lineEnd of ['\nid', '\rid']) {
-    for (let at = buf.indexOf(lineEnd); at >= 0 && at < endsBefore; at = buf.indexOf(lineEnd, at + 1)) {
-      const after = buf[at + 3];
-      // a field split after its name: counted (the next read may hold its colon)
-      if (after === undefined || after === COLON || after === LF || after === CR) return true;
-    }
-  }
-  return false;
-}
-
-const LF = 0x0a;
-const CR = 0x0d;
-const COLON = 0x3a;
 
 /** Whether a frame is the answer to `id` (alone, or in a batch). */
 function answers(frame: SseFrame, id: string | number): boolean {

@@ -87,6 +87,20 @@ describe('SSE decoder on bytes', () => {
     expect(wireOf(frames[0])).to.equal(`data: {"b64":"${image}"}\n\n`);
   });
 
+  it('tells whether the stream numbered an event (an id field, any value), wherever the field is split', () => {
+    for (const stream of ['id: 7\ndata: {"a":1}\n\n', 'data: {"a":1}\nid\n\n', 'event: message\r\nid:\r\ndata: x\r\n\r\n']) {
+      for (let cut = 0; cut <= stream.length; cut++) {
+        const decoder = new SseDecoder();
+        decoder.push(stream.slice(0, cut));
+        decoder.push(stream.slice(cut));
+        expect(decoder.numbersEvents, JSON.stringify([stream, cut])).to.equal(true);
+      }
+    }
+    const plain = new SseDecoder();
+    plain.push('data: {"id":1}\n\n: id\ndata: idle\n\nidx: 1\n\n');
+    expect(plain.numbersEvents, 'an id in the data, a comment or a longer field name is not one').to.equal(false);
+  });
+
   it('answers what the meters ask (a token in the data, the end frame) from the bytes, the same as from the text', () => {
     const tokens = ['"usage"', '"é€', '[DONE]'];
     const asked = (f: SseFrame) => [...tokens.map((t) => f.mentions(t)), ...tokens.map((t) => f.mentionsInFrame(t)), f.isDone];
