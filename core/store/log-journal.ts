@@ -126,28 +126,32 @@ export function leftJournals(dbFile: string): LeftJournal[] {
 }
 
 /** The rows of a journal from byte `offset` on, and the file's size; a line that does not parse is skipped. */
-export function readJournal(file: string, offset: number): { rows: JournalRow[]; size: number; skipped: number } {
+export function readJournal(file: string, offset: number): { rows: JournalRow[]; size: number } {
   const bytes = readFileSync(file);
   const rows: JournalRow[] = [];
-  let skipped = 0;
-  if (offset >= bytes.length) return { rows, size: bytes.length, skipped };
+  if (offset >= bytes.length) return { rows, size: bytes.length };
   for (const line of bytes.subarray(offset).toString('utf8').split('\n')) {
     if (!line) continue;
     try {
       const entry = JSON.parse(line) as LogEntry;
       if (entry && typeof entry === 'object' && typeof entry.id === 'string' && typeof entry.time === 'string') rows.push({ entry, json: line });
-      else skipped++;
     } catch {
-      skipped++; // torn by a power loss: the rest of the file is still read
+      // torn by a power loss: the rest of the file is still read
     }
   }
-  return { rows, size: bytes.length, skipped };
+  return { rows, size: bytes.length };
 }
 
 /** A log row and its JSON text (the journal's line, and the `entry` column). */
 export interface JournalRow {
   entry: LogEntry;
   json: string;
+}
+
+/** How far into a journal its rows are committed: recorded in the transaction of the rows before it. */
+export interface JournalMark {
+  name: string;
+  offset: number;
 }
 
 export function removeFile(file: string): void {

@@ -6,7 +6,7 @@ import type { Collection, StoreBackend } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 import { walWritebackFor, type WalWriteback } from './wal-writeback';
-import { leftJournals, LogJournal, readJournal, removeFile, type JournalRow } from './log-journal';
+import { leftJournals, LogJournal, readJournal, removeFile, type JournalMark, type JournalRow } from './log-journal';
 
 /**
  * `sqlite://PATH`: the embedded default. One file that survives restarts and crashes (WAL journal).
@@ -50,7 +50,7 @@ export class SqliteBackend implements StoreBackend {
   private counterAdds: CounterAdd[] = [];
   /** multi-row log INSERTs by row count (1 to LOG_ROWS_PER_INSERT) */
   private readonly logInserts = new Map<number, Database.Statement>();
-  private readonly logTransaction: Database.Transaction<(rows: JournalRow[], journal?: { name: string; offset: number }) => void>;
+  private readonly logTransaction: Database.Transaction<(rows: JournalRow[], journal?: JournalMark) => void>;
   /** this store's journal of log rows taken and not yet committed (none for ':memory:') */
   private readonly journal: LogJournal | undefined;
   /** those rows, and the timer of their commit */
@@ -146,7 +146,7 @@ export class SqliteBackend implements StoreBackend {
     });
     // made once: better-sqlite3 builds a wrapper (and its BEGIN/COMMIT statements) per transaction() call
     // with the journal's committed offset, in the rows' transaction: a row is either in the table or after it
-    this.logTransaction = this.db.transaction((rows: JournalRow[], journal?: { name: string; offset: number }) => {
+    this.logTransaction = this.db.transaction((rows: JournalRow[], journal?: JournalMark) => {
       for (let i = 0; i < rows.length; i += LOG_ROWS_PER_INSERT) this.insertLogRows(rows.slice(i, i + LOG_ROWS_PER_INSERT));
       this.addBuckets(foldIntoBuckets(rows.map((r) => r.entry)));
       if (journal) this.stmt.journalSet.run(journal.name, journal.offset);
@@ -275,7 +275,7 @@ export class SqliteBackend implements StoreBackend {
   }
 
   /** the rows and their rollups in one immediate transaction: one commit for the batch, never seen apart */
-  private commitRows(rows: JournalRow[], journal?: { name: string; offset: number }): void {
+  private commitRows(rows: JournalRow[], journal?: JournalMark): void {
     this.logTransaction.immediate(rows, journal);
     this.walWriteback?.nudge();
   }
@@ -312,7 +312,7 @@ export class SqliteBackend implements StoreBackend {
 
   /** A read of the log or the rollups sees every row this store has taken (a failed commit is retried later). */
   private commitBeforeRead(): void {
-    if (this.journal && this.uncommitted.length) this.commitUncommitted();
+    if (this.uncommitted.length) this.commitUncommitted();
   }
 
   /**

@@ -20,7 +20,6 @@ interface ChunkState {
   id: string;
   model: string;
   created: number;
-  /** Messages block index -> chat tool-call index */
   /** the chat tool-call index of each tool_use block, by the upstream's block index (a Map: that index is the upstream's value) */
   toolIndexByBlock: Map<unknown, number>;
   nextToolIndex: number;
