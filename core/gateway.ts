@@ -130,7 +130,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     container.registerInstance(T.UPSTREAM_CLIENT, upstream);
     container.registerInstance(T.REQUEST_LOG, requestLog);
     container.registerInstance(T.GUARDRAIL_RUNNER, NO_GUARDRAILS);
-    container.registerInstance(T.REQUEST_REPORTER, new RequestReporter(logger, metrics, (name) => catalog.group(name) !== undefined));
+    const reporter = new RequestReporter(logger, metrics, (name) => catalog.group(name) !== undefined);
+    disposers.push(async () => reporter.close());
+    container.registerInstance(T.REQUEST_REPORTER, reporter);
 
     const boot: BootContext = { container, config, registry, pluginDeps };
     for (const extension of BOOT_EXTENSIONS) {

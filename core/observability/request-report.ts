@@ -2,6 +2,7 @@ import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 import type { Logger } from '../plugins/contracts';
 import type { LogEntry } from '../store/log-entry';
+import { AccessLines } from './access-lines';
 import { OTHER, type GatewayMetrics } from './metrics';
 import { requestedModel } from './span-attributes';
 
@@ -20,13 +21,17 @@ const LIMIT_REASONS = new Map([
  * included), and from the call stage for what only it sees (each upstream attempt, the first frame).
  */
 export class RequestReporter {
+  private readonly lines: AccessLines;
+
   constructor(
-    private readonly logger: Logger,
+    logger: Logger,
     /** undefined when `metrics.enabled` is false */
     private readonly metrics: GatewayMetrics | undefined,
     /** is this a configured model name? (the model label's values are those, or "other") */
     private readonly isModel: (name: string) => boolean,
-  ) {}
+  ) {
+    this.lines = new AccessLines(logger);
+  }
 
   /** One upstream attempt at a deployment ended. */
   attempt(deploymentId: string, outcome: AttemptOutcome): void {
@@ -39,9 +44,9 @@ export class RequestReporter {
     if (model !== undefined) this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - ctx.startedAt) / 1000);
   }
 
-  /** The request's log entry is written: its access-log line and its counts. */
+  /** The request's log entry is written: its access-log line (with the others of its moment: access-lines.ts) and its counts. */
   settled(ctx: GatewayContext, entry: LogEntry, outcome: Outcome): void {
-    this.logger.info('request', accessLine(ctx, entry));
+    this.lines.add(accessLine(ctx, entry));
     const metrics = this.metrics;
     if (!metrics) return;
     const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
@@ -62,6 +67,11 @@ export class RequestReporter {
       const status = outcome.error ? 'error' : ctx.logDetails.toolError ? 'tool_error' : 'ok';
       metrics.mcpToolCalls.inc({ server: routed ? mcp.serverName! : OTHER, tool: routed ? mcp.upstreamTool! : OTHER, status });
     }
+  }
+
+  /** The gateway closes: the access lines still waiting are written now. */
+  close(): void {
+    this.lines.write();
   }
 
   private modelLabel(name: string): string {

@@ -6,6 +6,7 @@ import { tokenUsageFromChat } from '../../core/apis/chat/chat-format';
 import { hashKey } from '../../core/auth/key-hash';
 import type { ModelPrice } from '../../core/config/types';
 import { bearerToken } from '../../core/http/credentials';
+import { AccessLines } from '../../core/observability/access-lines';
 import { createLogger } from '../../core/observability/logger';
 import { priceUsage } from '../../core/spend/pricing';
 import type { LogEntry } from '../../core/store/log-entry';
@@ -23,10 +24,11 @@ import { readBody } from './read-body';
  * request-log row written by the log writer and the SQLite store (core/store/log-writer.ts,
  * sqlite-backend.ts: the rows a turn settled handed to the store on the next turn, into its journal at
  * once and committed with their spend rollups every 20 ms; the gateway hands them over with its next
- * upstream call or 1 ms later, and either way a SIGKILL loses only the rows of that moment) and the access line written by the gateway's logger
- * (core/observability/logger.ts). No pipeline, stages, plugins, guards, metrics, error shapes or store
- * guards. What the gateway costs above this is its design; what this costs above the parse-only proxy
- * is keeping the records the gateway's way.
+ * upstream call or 1 ms later, and either way a SIGKILL loses only the rows of that moment) and the
+ * access line written by the gateway's logger (core/observability/logger.ts) with the others of its
+ * moment (core/observability/access-lines.ts). No pipeline, stages, plugins, guards, metrics, error
+ * shapes or store guards. What the gateway costs above this is its design; what this costs above the
+ * parse-only proxy is keeping the records the gateway's way.
  *
  * Run as a child process with its stdout going to a file (startLoggingProcess): essential-proxy.js
  * UPSTREAM_URL DIR KEY MODEL (DIR gets the database).
@@ -36,6 +38,7 @@ const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 30_000 });
 const keys = new Map([[hashKey(key), { id: 'key_bench', org: 'bench' }]]);
 const PRICE: ModelPrice = { inputPerMTok: 1, outputPerMTok: 2 };
 const log = createLogger();
+const accessLines = new AccessLines(log);
 
 // without the gateway's upstream waits: the rows a turn settled go to the store on the next turn
 const rows = new LogWriter(new SqliteBackend(path.join(dir, 'essential.db')), log);
@@ -102,7 +105,7 @@ const server = http.createServer(async (req, res) => {
       latencyMs: Math.round(performance.now() - started),
     };
     void rows.write(row);
-    log.info('request', { requestId, keyId: row.keyId, org: row.org, endpoint: row.endpoint, model, deployment: row.deploymentId, status: row.status, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cost: row.cost, latencyMs: row.latencyMs, attempts: 1 });
+    accessLines.add({ requestId, keyId: row.keyId, org: row.org, endpoint: row.endpoint, model, deployment: row.deploymentId, status: row.status, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cost: row.cost, latencyMs: row.latencyMs, attempts: 1 });
   } catch {
     if (!res.headersSent) res.writeHead(502);
     res.end();
