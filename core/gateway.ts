@@ -112,7 +112,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
     const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now(), { events: opened.events, graceMs: config.store.graceSeconds * 1000 });
     disposers.push(async () => keys.close());
-    const requestLog = new RequestLog(store, logger, { upstreamWaits: upstream.waits });
+    const requestLog = new RequestLog(store, logger);
     sources.deployments = () => deploymentStates(catalog, container);
     sources.logWriter = () => requestLog.writer;
     const tracing = startTracing(traceExport);

@@ -8,7 +8,6 @@ import { errorBodyOf, GatherHandler, type GatheredAnswer } from './gathered-answ
 import { prepareForWire, type PrepareHook } from './prepare-request';
 import { StreamHandler, type StreamedAnswer, type StreamedBody } from './streamed-answer';
 import { wireUrl } from './wire-url';
-import { UpstreamWaits } from './upstream-waits';
 import type { ClientSignal } from '../pipeline/client-signal';
 
 /** A streamed exchange's answer: status and headers, the body still coming. */
@@ -33,8 +32,6 @@ export class ClientAbortError extends GatewayError {
  */
 export class UpstreamClient {
   readonly agent: Agent;
-  /** told of every dispatch: background work waits for these moments (upstream-waits.ts) */
-  readonly waits = new UpstreamWaits();
   private readonly agents = new Map<number, Agent>();
 
   constructor(private readonly defaults: Required<TimeoutsConfig>) {
@@ -102,7 +99,6 @@ export class UpstreamClient {
         // undici's types leave out async iterables (an image edit's files), which its dispatch sends as they come
         const body = wire.body as Dispatcher.DispatchOptions['body'];
         this.dispatcherFor(timeouts).dispatch({ origin, path, method: wire.method, headers: wire.headers, body, headersTimeout: firstByteMs, bodyTimeout: idleMs }, handler);
-        this.waits.began();
       } catch (err) {
         handler.fail(translateTransportError(err, signal)); // a URL that does not parse
       }

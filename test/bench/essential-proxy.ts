@@ -23,12 +23,12 @@ import { readBody } from './read-body';
  * stream passed on as bytes, only its usage frame parsed), the usage priced (core/spend/pricing.ts), the
  * request-log row written by the log writer and the SQLite store (core/store/log-writer.ts,
  * sqlite-backend.ts: the rows a turn settled handed to the store on the next turn, into its journal at
- * once and committed with their spend rollups every 20 ms; the gateway hands them over with its next
- * upstream call or 1 ms later, and either way a SIGKILL loses only the rows of that moment) and the
- * access line written by the gateway's logger (core/observability/logger.ts) with the others of its
- * moment (core/observability/access-lines.ts). No pipeline, stages, plugins, guards, metrics, error
- * shapes or store guards. What the gateway costs above this is its design; what this costs above the
- * parse-only proxy is keeping the records the gateway's way.
+ * once and committed with their spend rollups every 20 ms, as the gateway does: a SIGKILL loses only
+ * the rows of that last turn) and the access line written by the gateway's logger
+ * (core/observability/logger.ts) with the others of its moment (core/observability/access-lines.ts). No
+ * pipeline, stages, plugins, guards, metrics, error shapes or store guards. What the gateway costs above
+ * this is its design; what this costs above the parse-only proxy is keeping the records the gateway's
+ * way.
  *
  * Run as a child process with its stdout going to a file (startLoggingProcess): essential-proxy.js
  * UPSTREAM_URL DIR KEY MODEL (DIR gets the database).
@@ -40,7 +40,7 @@ const PRICE: ModelPrice = { inputPerMTok: 1, outputPerMTok: 2 };
 const log = createLogger();
 const accessLines = new AccessLines(log);
 
-// without the gateway's upstream waits: the rows a turn settled go to the store on the next turn
+// as in the gateway: the rows a turn settled go to the store on the next turn
 const rows = new LogWriter(new SqliteBackend(path.join(dir, 'essential.db')), log);
 
 /** The usage frame of a finished stream, found in its last reads (it comes just before [DONE]). */
