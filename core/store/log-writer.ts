@@ -36,8 +36,9 @@ interface Batch {
  * (Until the SQLite store journalled its rows, a turn's write was a commit, and it waited for the moment
  * the gateway had just sent its next request upstream, or 1 ms: a commit right after a response delayed
  * the next request of a client sending one at a time. With the journal a turn's write is one `write()`,
- * and the wait cost more than it saved: the timer and the extra turn of each write were 6% of a request's
- * CPU at c=16, and at c=1 the median latency went from 0.37 to 0.31 ms without them.)
+ * and the wait cost more than it saved: the timer and the extra turn of each write were about 5% of a
+ * request's CPU at c=16, and at c=1 the median latency did not rise without them (0.37 -> 0.31 ms in one
+ * paired run, 0.35 -> 0.34 ms in another).)
  *
  * Faults: a batch the store refuses is kept, in order, in a bounded queue that is retried with a doubling
  * delay until the store answers again, and flushed at drain. While anything is queued, new entries join
