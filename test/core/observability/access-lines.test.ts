@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { AccessLines } from '../../../core/observability/access-lines';
 import { createLogger } from '../../../core/observability/logger';
 import type { Logger } from '../../../core/plugins/contracts';
+import { eventually } from '../../support/eventually';
 import { FakeOpenAI } from '../../support/fake-openai';
 import { startGateway } from '../../support/start-gateway';
 
@@ -11,11 +12,6 @@ function capture(): { logger: ReturnType<typeof createLogger>; lines: () => Reco
   return { logger: createLogger({ level: 'info', write: (line) => written.push(line) }), lines: () => written.map((l) => JSON.parse(l)) };
 }
 
-const until = async (done: () => boolean): Promise<void> => {
-  // no timing assertion: a line that never comes fails at mocha's timeout
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-};
-
 describe('core/observability/access-lines (a real logger)', () => {
   it('hands the lines of one moment to the logger together, in order, each with its fields', async () => {
     const { logger, lines } = capture();
@@ -24,14 +20,14 @@ describe('core/observability/access-lines (a real logger)', () => {
     access.add({ requestId: 'b', status: 404 });
     // not one at a time as each request ends: together, a moment later
     expect(lines()).to.have.length(0);
-    await until(() => lines().length === 2);
+    await eventually(() => lines().length === 2);
     expect(lines().map((l) => [l.msg, l.level, l.requestId, l.status])).to.deep.equal([
       ['request', 'info', 'a', 200],
       ['request', 'info', 'b', 404],
     ]);
     // a later request starts a new moment
     access.add({ requestId: 'c', status: 200 });
-    await until(() => lines().length === 3);
+    await eventually(() => lines().length === 3);
     expect(lines()[2].requestId).to.equal('c');
   });
 
@@ -59,7 +55,7 @@ describe('core/observability/access-lines (a real logger)', () => {
     const access = new AccessLines(throwing);
     access.add({ requestId: 'bad' });
     access.add({ requestId: 'good' });
-    await until(() => seen.length === 1);
+    await eventually(() => seen.length === 1);
     expect(seen).to.deep.equal(['good']);
   });
 
