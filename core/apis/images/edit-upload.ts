@@ -109,14 +109,23 @@ export class EditUpload {
   spool(field: string, filename: string, mimeType: string, source: FileStream, dir: string): void {
     const file = path.join(dir, `model-gateway-upload-${randomBytes(12).toString('hex')}`);
     this.tempPaths.add(file);
-    const written = pipeline(source, createWriteStream(file, { flags: 'wx', mode: 0o600 })).then(
-      () => (source.truncated ? uploadErrors.fileTooLarge(field, this.maxFileBytes) : undefined),
-      (err: Error) => {
-        // a disk problem is ours, not the client's; a parser problem has already failed the upload
-        this.fail(new GatewayError(500, 'server_error', 'upload_spool_failed', 'The gateway could not store the upload.', { cause: err }));
-        return err;
-      },
-    );
+    const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    // `pipeline` settles as soon as a failing source has errored, which can be before the file is even
+    // open: removing it then would race the open that creates it. The file is done with when it closes.
+    const closed = new Promise<void>((resolve) => sink.once('close', resolve));
+    const written = pipeline(source, sink)
+      .then(
+        () => (source.truncated ? uploadErrors.fileTooLarge(field, this.maxFileBytes) : undefined),
+        (err: Error) => {
+          // a disk problem is ours, not the client's; a parser problem has already failed the upload
+          this.fail(new GatewayError(500, 'server_error', 'upload_spool_failed', 'The gateway could not store the upload.', { cause: err }));
+          return err;
+        },
+      )
+      .then(async (problem) => {
+        await closed;
+        return problem;
+      });
     this.spooled.push({ field, filename, mimeType, path: file, written });
   }
 

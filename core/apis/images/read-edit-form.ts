@@ -27,6 +27,13 @@ export function isMultipartFormData(contentType: string | undefined): boolean {
 export function readEditForm(req: IncomingMessage, settings: ResolvedImagesSettings): EditUpload {
   const upload = new EditUpload(settings.maxFileBytes);
   upload.stopReading = () => discardBody(req);
+  // The route checks the key before it reads, and a client may go away during that wait: its request has
+  // already emitted 'close', and what it had sent would be parsed (and spooled to disk) for a body that
+  // never ends. Nothing is read for it.
+  if (req.destroyed) {
+    upload.fail(uploadErrors.aborted());
+    return upload;
+  }
 
   const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(req.headers['content-type'] ?? '');
   const boundaryLength = (boundary?.[1] ?? boundary?.[2] ?? '').length;

@@ -177,3 +177,47 @@ describe('EditUpload: an image-edit form read from a real socket and re-encoded 
     ]);
   });
 });
+
+describe('EditUpload: a client that goes away', () => {
+  it('reads nothing of a request whose client left before the form was read (the key check comes first)', async () => {
+    const tempDir = mkdtempSync(path.join(os.tmpdir(), 'gw-edit-gone-'));
+    let settled: Promise<unknown> | undefined;
+    const server = http.createServer((req) => {
+      // the route reads the form only after an await; the client is gone by the time it does
+      req.once('close', () => {
+        const upload = readEditForm(req, resolveImagesSettings({ tempDir, maxFileBytes: 1024 * 1024 }));
+        settled = upload.ready
+          .then(
+            () => 'started',
+            (err: { code?: string }) => err.code,
+          )
+          .then(async (outcome) => {
+            await upload.dispose();
+            return outcome;
+          });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const head = form([{ name: 'image', filename: 'a.png', data: bytes(5000, 9) }]).subarray(0, 5200);
+      await new Promise<void>((resolve) => {
+        const req = http.request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+          method: 'POST',
+          headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(head.length + 50_000) },
+        });
+        req.on('error', () => resolve());
+        req.on('close', () => resolve());
+        req.write(head, () => setImmediate(() => req.destroy()));
+      });
+      for (let i = 0; i < 400 && !settled; i++) await new Promise((r) => setTimeout(r, 5));
+      // without the check the form waited for a body that never ends, its spooled file kept on disk
+      const outcome = await Promise.race([settled, new Promise((r) => setTimeout(() => r('still waiting after 2 s'), 2000))]);
+      expect(outcome).to.equal('request_aborted');
+      expect(readdirSync(tempDir)).to.deep.equal([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      rmSync(tempDir, { recursive: true, force: true });
+    }
+  });
+});
