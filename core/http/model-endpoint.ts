@@ -11,6 +11,7 @@ import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf } from '../streaming/frame-batches';
 import { ClientAbortError } from '../upstream/upstream-client';
 import { providerVisibleHeaders } from './credentials';
+import { onClientGone } from './client-gone';
 import { sendError, type ErrorShape } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
 import { requestIdOf } from './request-id';
@@ -62,10 +63,7 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
  */
 export async function runModelRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, body: any, bodyText?: string): Promise<void> {
   const client = ClientSignal.create();
-  const onClose = () => {
-    if (!res.writableFinished) client.abort();
-  };
-  res.on('close', onClose);
+  const stopWatching = onClientGone(res, () => client.abort());
   const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, client, requestIdOf(res));
   ctx.credential = spec.credential(req);
   const declared = Number(req.headers['content-length']);
@@ -74,7 +72,7 @@ export async function runModelRequest(services: GatewayServices, spec: ModelEndp
   try {
     await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
   } finally {
-    res.off('close', onClose);
+    stopWatching();
   }
 }
 

@@ -32,8 +32,8 @@ import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRe
 import type { ProgressUpdate } from './upstream-session';
 import { childSignal } from '../../upstream/child-signal';
 import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
-import { bearerToken } from '../../http/credentials';
-import { providerVisibleHeaders } from '../../http/credentials';
+import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
+import { onClientGone } from '../../http/client-gone';
 import { JSONRPC_ERRORS } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requestIdOf } from '../../http/request-id';
@@ -128,10 +128,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       return;
     }
 
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
+    const stopWatching = onClientGone(res, () => abort.abort());
     const stream = new ProgressStream(res, acceptsEventStream(req.headers.accept));
     const call: CallContext = {
       services,
@@ -153,7 +150,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       replies.push(await handleMessage({ ...call, signal: step.signal }, message));
       step.release();
     }
-    res.off('close', onClose);
+    stopWatching();
 
     const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
     if (stream.opened) {

@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import { InvalidRequestError, NotFoundError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import { onClientGone } from '../../http/client-gone';
 import type { GatewayServices } from '../../http/gateway-services';
 import { MODEL_ID_HEADER } from '../../http/model-endpoint';
 import { requireObjectBody } from '../../http/validate';
@@ -54,10 +55,7 @@ export class ResponsesHandler {
       return sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }
     const abort = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
+    const stopWatching = onClientGone(res, () => abort.abort());
     // the time limit also stops work in flight (between steps the loop checks the clock itself)
     const timeUp = new AbortController();
     const limitMs = services.config.responses.timeLimitSeconds * 1000;
@@ -109,7 +107,7 @@ export class ResponsesHandler {
       if (outcome.reason === 'client_abort') res.end();
     } finally {
       clearTimeout(timer);
-      res.off('close', onClose);
+      stopWatching();
     }
   }
 
