@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { answerBeforeEnd } from './answer-before-end';
+import { answerBeforeEnd, answerInJson } from './answer-before-end';
 
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
@@ -52,9 +52,10 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
     }
     if (!response.body || !isEventStream(response)) {
       forget();
-      return response;
+      // an error status fails the request in the SDK at once; an answer in JSON must be the answer to id
+      return response.ok && isJson(response) ? answerInJson(response, id, initOf(response)) : response;
     }
-    return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal), forget), { status: response.status, statusText: response.statusText, headers: headersOf(response) });
+    return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal), forget), initOf(response));
   };
 }
 
@@ -70,6 +71,15 @@ function jsonRpcMessage(body: string): { id?: unknown; method?: unknown; params?
 
 function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json');
+}
+
+/** What a Response made in place of `response` keeps of it. */
+function initOf(response: Response): ResponseInit {
+  return { status: response.status, statusText: response.statusText, headers: headersOf(response) };
 }
 
 /** The answer's headers as a `Headers` (the gateway's own fetch answers with a lighter object of its own). */

@@ -48,6 +48,26 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
   });
 }
 
+/**
+ * A JSON answer (not an event stream) to request `id`: unchanged when it carries the answer, else with the
+ * same closing error added (as a batch), for the same reason. The SDK reads a JSON answer whole and takes
+ * each message in it; one with another id only made it report an unknown id while the caller waited.
+ * `init` is what the new Response keeps of the old (its body is read here).
+ */
+export async function answerInJson(response: Response, id: string | number, init: ResponseInit): Promise<Response> {
+  const text = await response.text();
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    // not JSON: the SDK fails the request at once on it
+    return new Response(text, init);
+  }
+  const messages = Array.isArray(message) ? message : [message];
+  if (messages.some((m) => isAnswerTo(m, id))) return new Response(text, init);
+  return new Response(JSON.stringify([...messages, unansweredMessage(id)]), init);
+}
+
 /** Whether a frame is the answer to `id` (alone, or in a batch). */
 function answers(frame: SseFrame, id: string | number): boolean {
   if (!frame.hasKey('result') && !frame.hasKey('error')) return false;
@@ -66,7 +86,10 @@ function isAnswerTo(message: unknown, id: string | number): boolean {
   return m.id === id && (m.result !== undefined || m.error !== undefined);
 }
 
+function unansweredMessage(id: string | number): object {
+  return { jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'The MCP server ended its answer without a result.', data: { reason: MCP_UNANSWERED_REASON } } };
+}
+
 function unansweredFrame(id: string | number): Uint8Array {
-  const error = { code: CONNECTION_CLOSED, message: 'The MCP server ended its answer without a result.', data: { reason: MCP_UNANSWERED_REASON } };
-  return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+  return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(unansweredMessage(id))}\n\n`);
 }

@@ -6,12 +6,13 @@ import { DEFAULT_MCP_TRANSPORT } from '../../../../core/apis/mcp/transports';
 import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-http';
 import { answerBeforeEnd } from '../../../../plugins/mcp-streamable-http/answer-before-end';
 
-type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset';
+type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset' | 'json-wrong-id' | 'json-batch';
 
 /**
  * A streamable-HTTP MCP server written out by hand (2025-06-18, stateless): it answers `tools/call` as an
  * event stream that sends a progress notification (when asked for) and then, as told, the answer, nothing
- * (the stream ends), an answer to another id, or a comment and a reset connection.
+ * (the stream ends), an answer to another id, or a comment and a reset connection; or as JSON, with an
+ * answer to another id, or the answer in a batch beside a notification.
  */
 async function startServer(ending: () => Ending): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
@@ -20,16 +21,21 @@ async function startServer(ending: () => Ending): Promise<{ url: string; close()
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const how = ending();
       if (message.id === undefined) return void res.writeHead(202).end();
       const json = (body: object) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
       if (message.method === 'initialize') {
         return json({ result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '1.0.0' } } });
       }
       if (message.method !== 'tools/call') return json({ error: { code: -32601, message: 'Method not found' } });
+      if (how === 'json-wrong-id') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }));
+      if (how === 'json-batch') {
+        const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([note, { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } }]));
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const token = message.params?._meta?.progressToken;
       if (token !== undefined) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`);
-      const how = ending();
       if (how === 'answer') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
       else if (how === 'wrong-id') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } })}\n\n`);
       else if (how === 'reset') res.write(': working\n\n', () => res.socket?.destroy());
@@ -64,7 +70,7 @@ describe('an MCP server whose event stream ends without the answer', () => {
 
   const target = () => ({ id: 'hand', name: 'by-hand', url: server.url, headers: {} });
 
-  for (const ending of ['cut', 'wrong-id', 'reset'] as const) {
+  for (const ending of ['cut', 'wrong-id', 'reset', 'json-wrong-id'] as const) {
     it(`fails the call at once with mcp_upstream_unanswered (${ending}), and the next call is answered`, async () => {
       how = ending;
       const err = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, opts).then(() => undefined, (e: unknown) => e);
@@ -73,6 +79,11 @@ describe('an MCP server whose event stream ends without the answer', () => {
       expect(await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, opts)).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
     });
   }
+
+  it('passes a JSON answer that carries the answer on, in a batch too', async () => {
+    how = 'json-batch';
+    expect(await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, opts)).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
+  });
 
   it('passes an answered stream on unchanged, progress first', async () => {
     how = 'answer';
