@@ -13,6 +13,7 @@ import type { SseFrame } from '../streaming/sse-frame';
 import { FrameBatches } from '../streaming/frame-batches';
 import { takingTurns } from '../streaming/taking-turns';
 import { TranslatedStream } from './translated-stream';
+import { unreadableAnswer } from './unreadable-answer';
 import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
 /** What an upstream answered when it answered with an error status (for the retry decision). */
@@ -81,11 +82,7 @@ export async function callDeployment(
   return { ...result, body: readUpstream(() => adapter.fromChat!(result.body as never, exchange.body)), rawBody: undefined };
 }
 
-/**
- * A translation of an upstream's answer. A translator reads the fields the upstream's API defines; an answer
- * that is JSON but not of that shape (a null body, a list where an object belongs) makes it throw a
- * TypeError: that is the upstream's fault, a 502 `upstream_bad_response`, not the gateway's 500.
- */
+/** A translation of an upstream's answer; what its throw means is unreadableAnswer's. */
 function readUpstream<T>(translate: () => T): T {
   try {
     return translate();
@@ -103,10 +100,9 @@ async function* readingUpstream(frames: AsyncIterable<SseFrame>): AsyncGenerator
   }
 }
 
-/** What a translator's throw means: a GatewayError as it is, anything else the upstream's bad answer. */
+/** What a translator's throw means (unreadable-answer.ts); an attempt's own error passes as it is. */
 export function badResponse(err: unknown): unknown {
-  if (err instanceof GatewayError || err instanceof AttemptError) return err;
-  return new UpstreamError('The upstream sent a response the gateway could not read.', 'upstream_bad_response', { cause: err });
+  return err instanceof AttemptError ? err : unreadableAnswer(err);
 }
 
 async function invoke(

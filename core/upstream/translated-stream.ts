@@ -1,9 +1,10 @@
-import { UpstreamError } from '../errors/gateway-error';
+import { GatewayError, UpstreamError } from '../errors/gateway-error';
 import { formatAdapter } from '../formats/registry';
 import type { HttpOperation, ProviderTarget, StreamDecoder, StreamState } from '../plugins/contracts';
 import type { ModelExchange } from '../pipeline/context';
 import type { ClientSignal } from '../pipeline/client-signal';
 import type { SseFrame } from '../streaming/sse-frame';
+import { unreadableAnswer } from './unreadable-answer';
 import { translateTransportError } from './upstream-client';
 
 type Batch = IteratorResult<SseFrame[]>;
@@ -14,7 +15,8 @@ const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: 
  * Upstream events (SSE, or the provider's own decoder) -> frames of the client's format, one batch per
  * upstream read (the frames that read completed; reads that complete none yield nothing); a stream that
  * ends without its terminal frame was cut. A translator that throws part way through a read: the frames
- * before it are still sent, then the error.
+ * before it are still sent, then the error (unreadable-answer.ts: the upstream's event was not of its
+ * API's shape, not a broken connection).
  *
  * A plain iterator rather than an async generator: a batch costs one promise step on top of the body's
  * read, where a generator layer adds its own resume and await for every read.
@@ -86,11 +88,19 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
 
   /** The body ended: events a provider decoder still held (the SSE decoder holds none worth sending), then the translator's closing frames. */
   private endOfBody(): void {
+    let events: SseFrame[];
+    try {
+      events = [...(this.decoder.end?.() ?? [])];
+    } catch (err) {
+      // a decoder's end throws when the body ended inside an event (StreamDecoder's contract): a cut stream
+      this.tail = { batches: [], error: err instanceof GatewayError ? err : cutStream() };
+      return;
+    }
     const batches: SseFrame[][] = [];
-    const held = this.batchOf(() => [...(this.decoder.end?.() ?? [])]);
+    const held = this.batchOf(() => events);
     if (held.length > 0) batches.push(held);
     if (this.failure) {
-      this.tail = { batches, error: this.translate(this.failure.err) };
+      this.tail = { batches, error: unreadableAnswer(this.failure.err) };
       this.failure = undefined;
       return;
     }
@@ -101,10 +111,10 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
         if (closing.length > 0) batches.push(closing);
       }
     } catch (err) {
-      this.tail = { batches, error: this.translate(err) };
+      this.tail = { batches, error: unreadableAnswer(err) };
       return;
     }
-    this.tail = { batches, error: this.sawTerminal ? undefined : new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut') };
+    this.tail = { batches, error: this.sawTerminal ? undefined : cutStream() };
   }
 
   private fromTail(): Promise<Batch> {
@@ -149,13 +159,18 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
     this.failure = undefined;
     this.tail = { batches: [] };
     this.body.return?.().catch(() => undefined);
-    return this.translate(err);
+    return unreadableAnswer(err);
   }
 
+  /** A failed read of the body (the transport's error, not a translator's). */
   private translate(err: unknown): unknown {
     const error = translateTransportError(err, this.signal);
     // A socket that breaks after the answer started is a cut stream, whatever the transport called it.
     if (error.code === 'upstream_unreachable' || error.code === 'upstream_error') return new UpstreamError('The upstream connection broke in the middle of the stream.', 'upstream_stream_cut');
     return error;
   }
+}
+
+function cutStream(): UpstreamError {
+  return new UpstreamError('The upstream ended the stream before it was complete.', 'upstream_stream_cut');
 }
