@@ -8,13 +8,14 @@ import { answerBeforeEnd, answerInJson } from './answer-before-end';
  * or its timeout) by sending `notifications/cancelled` and dropping the answer, but the request's POST
  * stays open until the upstream answers. A tool that never answers then holds one of the upstream pool's
  * connections for good: 128 such calls, from any key, left every later call to that server waiting. The
- * SDK 2.x client closes the POST itself on a 2026-07-28 connection; this covers the other cases.
+ * SDK 2.x client closes the POST itself; it gets this wrapper too, for the answers checked below.
  *
  * Each POST that carries a request is sent with a signal of its own, aborted when the connection's
  * signal is (the SDK's close) or when a `notifications/cancelled` for its id goes out. It is forgotten
  * when its answer has been read: at once for a JSON answer (read whole by the gateway's own fetch), at
  * the end of the stream for an event-stream answer (the SDK reads it later). One wrapper a connection:
- * request ids are the SDK client's own, counted per connection.
+ * request ids are the SDK client's own, counted per connection. Each answer is also checked for the
+ * request's result (answer-before-end.ts): both SDKs' clients otherwise wait out their timeout for it.
  */
 export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
   const open = new Map<string | number, AbortController>();

@@ -11,9 +11,10 @@ const CONNECTION_CLOSED = -32000;
  * (or breaks) before the answer to `id` came: a JSON-RPC error for `id` whose `data.reason` is
  * MCP_UNANSWERED_REASON. Not when the request itself was given up (`signal`): nobody waits for it then.
  *
- * Why: the MCP SDK 1.x client waits for the answer to a request until its timeout, however the stream
- * that should carry it ended. A server that closes the stream early, or answers with another id, made
- * the caller wait the whole call timeout (a minute by default) for an answer that could no longer come.
+ * Why: the MCP SDK clients (1.x and 2.x) wait for the answer to a request until its timeout, however
+ * the stream that should carry it ended. A server that closes the stream early, or answers with another
+ * id, made the caller wait the whole call timeout (a minute by default) for an answer that could no
+ * longer come.
  *
  * Not either when the stream numbered its events (an `id:` field): the server can resume it, and the SDK
  * reconnects with the last id to get the answer (an answer added here would end the call instead).

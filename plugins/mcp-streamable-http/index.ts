@@ -76,7 +76,9 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       const { StreamableHTTPClientTransport: ModernStreamableHTTPClientTransport } = require('@modelcontextprotocol/client') as typeof ModernClientSdk;
       return new ModernStreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: { ...target.headers } },
-        fetch: target.publicOnly ? tracedPublicOnly : traced,
+        // the 2.x client closes a request it gave up itself, but waits out its timeout as 1.x does for an
+        // answer that ended (or came with another id) without the result: the same guard (abort-cancelled.ts)
+        fetch: abortCancelledRequests(target.publicOnly ? tracedPublicOnly : traced),
         reconnectionOptions,
       });
     },

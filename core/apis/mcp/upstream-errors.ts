@@ -54,10 +54,17 @@ export function isConnectionFailure(err: unknown): boolean {
   const { McpError, ErrorCode, ProtocolError, SdkError, SdkErrorCode } = sdkErrors();
   if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
   // SDK 2.x (2026-07-28 upstreams): a JSON-RPC error means the server is alive; a version refusal means
-  // it changed revision, which a new connection re-learns
-  if (err instanceof ProtocolError) return err.code === UNSUPPORTED_PROTOCOL_VERSION;
+  // it changed revision, which a new connection re-learns; an answer that never came, as with 1.x
+  if (err instanceof ProtocolError) return err.code === UNSUPPORTED_PROTOCOL_VERSION || isUnanswered(err);
   if (err instanceof SdkError) return err.code !== SdkErrorCode.RequestTimeout && err.code !== SdkErrorCode.InvalidResult && err.code !== SdkErrorCode.UnsupportedResultType;
   return !(err instanceof GatewayError);
+}
+
+/** The closing error the transport adds when a request's answer ended without its result (either SDK). */
+function isUnanswered(err: unknown): boolean {
+  const { McpError, ProtocolError } = sdkErrors();
+  if (!(err instanceof McpError || err instanceof ProtocolError)) return false;
+  return (err.data as { reason?: unknown } | undefined)?.reason === MCP_UNANSWERED_REASON;
 }
 
 /** The transport refused an internal address as the socket connected (egress rule). */
@@ -74,9 +81,7 @@ export function toUpstreamGatewayError(server: string, err: unknown): GatewayErr
   if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
   if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
   const { McpError, ErrorCode, ProtocolError, StreamableHTTPError, SdkHttpError } = sdkErrors();
-  if (err instanceof McpError && (err.data as { reason?: unknown } | undefined)?.reason === MCP_UNANSWERED_REASON) {
-    return new UpstreamError(`MCP server ${server} ended its answer without a result.`, 'mcp_upstream_unanswered');
-  }
+  if (isUnanswered(err)) return new UpstreamError(`MCP server ${server} ended its answer without a result.`, 'mcp_upstream_unanswered');
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
     // McpError.message is "MCP error <code>: <message>"; keep the upstream's own words.
     const message = err.message.replace(/^MCP error -?\d+: /, '');

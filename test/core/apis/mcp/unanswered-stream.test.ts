@@ -7,6 +7,7 @@ import { createStreamableHttpFactory } from '../../../../plugins/mcp-streamable-
 import { answerBeforeEnd } from '../../../../plugins/mcp-streamable-http/answer-before-end';
 
 type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset' | 'json-wrong-id' | 'json-batch';
+type Revision = '2025-06-18' | '2026-07-28';
 
 /**
  * A streamable-HTTP MCP server written out by hand (2025-06-18, stateless): it answers `tools/call` as an
@@ -14,29 +15,37 @@ type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset' | 'json-wrong-id' | 'json-
  * (the stream ends), an answer to another id, or a comment and a reset connection; or as JSON, with an
  * answer to another id, or the answer in a batch beside a notification.
  */
-async function startServer(ending: () => Ending): Promise<{ url: string; close(): Promise<void> }> {
+async function startServer(ending: () => Ending, revision: Revision): Promise<{ url: string; methods: string[]; close(): Promise<void> }> {
+  const methods: string[] = [];
+  // a 2026-07-28 server answers server/discover (the gateway then calls it with the SDK 2.x client) and
+  // marks its results complete; a 2025 one refuses server/discover and is initialized (SDK 1.x)
+  const complete = revision === '2026-07-28' ? { resultType: 'complete' } : {};
   const server = http.createServer((req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      methods.push(message.method);
       const how = ending();
       if (message.id === undefined) return void res.writeHead(202).end();
       const json = (body: object) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
       if (message.method === 'initialize') {
         return json({ result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '1.0.0' } } });
       }
+      if (message.method === 'server/discover' && revision === '2026-07-28') {
+        return json({ result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '1.0.0' }, ...complete } });
+      }
       if (message.method !== 'tools/call') return json({ error: { code: -32601, message: 'Method not found' } });
       if (how === 'json-wrong-id') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }));
       if (how === 'json-batch') {
         const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([note, { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } }]));
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([note, { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }], ...complete } }]));
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const token = message.params?._meta?.progressToken;
       if (token !== undefined) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`);
-      if (how === 'answer') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
+      if (how === 'answer') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }], ...complete } })}\n\n`);
       else if (how === 'wrong-id') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } })}\n\n`);
       else if (how === 'reset') res.write(': working\n\n', () => res.socket?.destroy());
       else res.end();
@@ -45,6 +54,7 @@ async function startServer(ending: () => Ending): Promise<{ url: string; close()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    methods,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -52,7 +62,7 @@ async function startServer(ending: () => Ending): Promise<{ url: string; close()
   };
 }
 
-describe('an MCP server whose event stream ends without the answer', () => {
+for (const revision of ['2025-06-18', '2026-07-28'] as const) describe(`an MCP server (${revision}) whose answer ends without the result`, () => {
   let how: Ending = 'answer';
   let server: Awaited<ReturnType<typeof startServer>>;
   let pool: McpUpstreamPool;
@@ -60,7 +70,7 @@ describe('an MCP server whose event stream ends without the answer', () => {
   const opts = { timeoutMs: 60_000 };
 
   before(async () => {
-    server = await startServer(() => how);
+    server = await startServer(() => how, revision);
   });
   after(() => server.close());
   beforeEach(() => {
@@ -91,6 +101,12 @@ describe('an MCP server whose event stream ends without the answer', () => {
     const result = await pool.request(target(), 'tools/call', { name: 'slow', arguments: {} }, { ...opts, onprogress: (p) => progress.push(p) });
     expect(result).to.deep.equal({ content: [{ type: 'text', text: 'done' }] });
     expect(progress).to.have.length(1);
+  });
+
+  it(`was called in ${revision}`, () => {
+    const handshake = revision === '2026-07-28' ? 'server/discover' : 'initialize';
+    expect(server.methods).to.include(handshake);
+    if (revision === '2026-07-28') expect(server.methods).not.to.include('initialize');
   });
 });
 
