@@ -31,6 +31,16 @@ const HttpUrl = Type.String({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', hint
  */
 const ServerName = Type.String({ minLength: 1, pattern: '^[^-]*$', hint: '{value} contains "-"; use "_" instead' });
 
+/**
+ * A provider entry's `headers`: names that are HTTP tokens (RFC 9110 §5.6.2), so none can break a request,
+ * and not `__proto__`, which a file's JSON keeps as a name but an object literal or an assignment turns
+ * into a prototype (the header would go out from one provider and vanish from another).
+ */
+const HEADER_NAME = "^(?!__proto__$)[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+/** a table by header name; its hint is what a refused name is told (validators.ts) */
+const HeaderTable = <T extends TSchema>(value: T) =>
+  Type.Record(Type.String({ pattern: HEADER_NAME }), value, { additionalProperties: false, hint: 'is not an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~ only, and not __proto__)' });
+
 /** `{ "$env": "NAME" }`: a secret read from the environment when the config file is loaded. */
 export const EnvRefSchema = Strict({ $env: Type.String({ minLength: 1 }) });
 /** A secret in the config file: literal, or an env marker. */
@@ -114,7 +124,7 @@ export const ProviderConfigSchema = Strict({
   type: Id,
   baseUrl: Type.Optional(Id),
   apiKey: Type.Optional(FileSecret),
-  headers: Type.Optional(Type.Record(Type.String(), FileSecret)),
+  headers: Type.Optional(HeaderTable(FileSecret)),
   /** `azure-openai`: the `api-version` query (a dated version), or "v1" for the v1 API path (the default) */
   apiVersion: Type.Optional(Id),
   /** `openai`: a named OpenAI-compatible vendor (providers/openai/presets.ts) filling baseUrl and quirks */

@@ -85,6 +85,8 @@ function describe(error: ErrorObject, root: string): ValidationProblem {
   switch (error.keyword) {
     case 'additionalProperties': {
       const field = (error.params as { additionalProperty: string }).additionalProperty;
+      // a table of names (a header table) says what a name must be; an object of fields, what it knows
+      if (hint) return line(join(at, field), hint);
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const guess = didYouMean(field, known);
       return line(join(at, field), guess ? `unknown field (did you mean "${guess}"?)` : 'unknown field');

@@ -60,6 +60,9 @@ export {
 // Scrubbing: take credentials out of any text (an upstream's error message) before it leaves the gateway.
 export { scrubMessage } from '../errors/scrub';
 
+// Provider entries: the operator's `headers` on each upstream request, names in lower case.
+export { withConfiguredHeaders } from '../upstream/configured-headers';
+
 // Egress: whether an address is loopback, private or link-local (transports that connect sockets).
 export { isInternalAddress } from '../upstream/egress';
 

@@ -8,7 +8,7 @@
  * Upstream auth is `x-api-key` plus `anthropic-version`; a client's `anthropic-version` and
  * `anthropic-beta` headers are passed on so features behind beta flags keep working.
  */
-import { bodyWithModel, definePlugin, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
+import { bodyWithModel, definePlugin, withConfiguredHeaders, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
 import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
 import { chatFramesFromMessagesEvent } from './stream';
 import { anthropicError } from './errors';
@@ -28,8 +28,7 @@ export function createAnthropicProvider(options: AnthropicOptions, clock: Clock)
   const version = options.version ?? DEFAULT_ANTHROPIC_VERSION;
 
   function headers(target: ProviderTarget, inbound: InboundInfo): Record<string, string> {
-    const out: Record<string, string> = { 'content-type': 'application/json' };
-    for (const [name, value] of Object.entries(target.provider.headers ?? {})) if (typeof value === 'string') out[name.toLowerCase()] = value;
+    const out = withConfiguredHeaders({ 'content-type': 'application/json' }, target);
     if (target.provider.apiKey) out['x-api-key'] = target.provider.apiKey;
     out['anthropic-version'] = single(inbound.headers['anthropic-version']) ?? version;
     for (const name of FORWARDED_HEADERS) {

@@ -1,4 +1,4 @@
-import { definePlugin, type HttpOperation, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
+import { definePlugin, withConfiguredHeaders, type HttpOperation, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
 import { openAiUpstreamError } from '../openai/errors';
 import { openAiOperations } from '../openai/operations';
 import { azureStreamFrame, contentFilterError, filteredCompletion } from './content-filter';
@@ -32,7 +32,7 @@ function azureError(status: number, body: unknown, headers: Record<string, strin
  */
 function createAzureProvider(tokens: CommandTokenSource | undefined): Provider {
   const headersFor = (target: ProviderTarget): Record<string, string> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+    const headers = withConfiguredHeaders({ 'content-type': 'application/json' }, target);
     if (target.provider.apiKey) headers['api-key'] = target.provider.apiKey;
     else if (target.provider.entraToken) headers.authorization = `Bearer ${target.provider.entraToken}`;
     return headers;

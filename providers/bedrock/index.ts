@@ -10,7 +10,7 @@
  * proxy, a test server) and the signature still names the configured region.
  */
 import { randomUUID } from 'node:crypto';
-import { definePlugin, UpstreamError, type Clock, type HttpOperation, type PreparedRequest, type Provider, type ProviderConfig, type ProviderTarget, type ChatRequest } from '../../core/plugins/sdk';
+import { definePlugin, withConfiguredHeaders, UpstreamError, type Clock, type HttpOperation, type PreparedRequest, type Provider, type ProviderConfig, type ProviderTarget, type ChatRequest } from '../../core/plugins/sdk';
 import { EVENT_STREAM_CONTENT_TYPE, EventStreamDecoder } from './event-stream';
 import { bedrockError } from './errors';
 import { converseRequestFromChat } from './request';
@@ -42,8 +42,7 @@ function createBedrockProvider(clock: Clock, entry: ProviderConfig<string> | und
   const chat: HttpOperation<ChatRequest> = {
     toUpstream(request, target) {
       const body = converseRequestFromChat(request);
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: request.stream ? EVENT_STREAM_CONTENT_TYPE : 'application/json' };
-      for (const [name, value] of Object.entries(target.provider.headers ?? {})) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+      const headers = withConfiguredHeaders({ 'content-type': 'application/json', accept: request.stream ? EVENT_STREAM_CONTENT_TYPE : 'application/json' }, target);
       return { path: `/model/${encodeURIComponent(target.model.model)}/${request.stream ? 'converse-stream' : 'converse'}`, method: 'POST', headers, body: JSON.stringify(body) };
     },
     fromUpstream: (body, target) => chatResponseFromConverse(body, target.model.model, `chatcmpl-${randomUUID()}`, Math.floor(clock.now() / 1000)),

@@ -7,7 +7,7 @@
  * The key goes in the `x-goog-api-key` header, never in the URL (where it would end up in access logs).
  * Every other client format (Messages, Responses, gateway_proxy) reaches it through the chat translation.
  */
-import { definePlugin, type Clock, type HttpOperation, type Provider, type ProviderTarget, type ChatRequest, type EmbeddingsRequest, type SseFrame, type StreamState } from '../../core/plugins/sdk';
+import { definePlugin, withConfiguredHeaders, type Clock, type HttpOperation, type Provider, type ProviderTarget, type ChatRequest, type EmbeddingsRequest, type SseFrame, type StreamState } from '../../core/plugins/sdk';
 import { chatResponseFromGemini } from './response';
 import { chatFramesFromGeminiChunk, endOfGeminiStream } from './stream';
 import { embeddingsResponse, geminiEmbeddingBody, geminiVectors } from './embeddings';
@@ -47,8 +47,7 @@ export function geminiChatOperation(label: string, clock: Clock, where: (target:
 
 function createGeminiProvider(clock: Clock): Provider {
   function headers(target: ProviderTarget): Record<string, string> {
-    const out: Record<string, string> = { 'content-type': 'application/json' };
-    for (const [name, value] of Object.entries(target.provider.headers ?? {})) if (typeof value === 'string') out[name.toLowerCase()] = value;
+    const out = withConfiguredHeaders({ 'content-type': 'application/json' }, target);
     if (target.provider.apiKey) out['x-goog-api-key'] = target.provider.apiKey;
     return out;
   }

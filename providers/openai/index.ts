@@ -1,4 +1,4 @@
-import { definePlugin, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
+import { definePlugin, withConfiguredHeaders, type Provider, type ProviderConfig, type ProviderTarget } from '../../core/plugins/sdk';
 import { openAiUpstreamError } from './errors';
 import { openAiOperations } from './operations';
 import { applyPreset, PRESETS, type Preset } from './presets';
@@ -9,7 +9,7 @@ interface OpenAiOptions {
 }
 
 function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+  const headers = withConfiguredHeaders({ 'content-type': 'application/json' }, target);
   if (target.provider.apiKey) headers.authorization = `Bearer ${target.provider.apiKey}`;
   if (options.organization) headers['openai-organization'] = options.organization;
   if (options.project) headers['openai-project'] = options.project;

@@ -14,6 +14,7 @@
  */
 import {
   definePlugin,
+  withConfiguredHeaders,
   UpstreamError,
   type ChatRequest,
   type EmbeddingsRequest,
@@ -62,9 +63,7 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch, entry: ProviderCon
   }
 
   function headers(target: ProviderTarget): Record<string, string> {
-    const out: Record<string, string> = { 'content-type': 'application/json' };
-    for (const [name, value] of Object.entries(target.provider.headers ?? {})) if (typeof value === 'string') out[name.toLowerCase()] = value;
-    return out;
+    return withConfiguredHeaders({ 'content-type': 'application/json' }, target);
   }
 
   const gemini = geminiChatOperation('Vertex AI', clock, (target, method) => ({ path: `${modelPath(target, 'google')}:${method}`, headers: headers(target) }));

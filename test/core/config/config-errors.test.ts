@@ -72,6 +72,13 @@ describe('config errors: the management API refusals, as boot errors with paths'
     ]);
   });
 
+  it('refuses a provider header name that is not an HTTP token, or is __proto__ (kept by JSON, a prototype elsewhere)', async () => {
+    const headers = JSON.parse('{"X-Team": "blue", "Bad Name": "x", "__proto__": "y"}');
+    const lines = await bootErrors({ ...base, providers: [{ ...base.providers[0], headers }] });
+    const why = "is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only, and not __proto__)";
+    expect(lines).to.have.members([`providers[0].headers.Bad Name: ${why}`, `providers[0].headers.__proto__: ${why}`]);
+  });
+
   it('suggests the field a misspelt name was meant to be, at any depth', () => {
     const lines = (() => {
       try {
