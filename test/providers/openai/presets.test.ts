@@ -6,7 +6,7 @@ import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 
 const CLIENT_KEY = 'sk-client-presets';
 
-describe('openai provider presets (named OpenAI-compatible vendors)', () => {
+describe('openai provider entries: presets (named OpenAI-compatible vendors) and headers', () => {
   let upstream: FakeOpenAI;
   let gw: TestGateway;
   let client: OpenAI;
@@ -24,6 +24,8 @@ describe('openai provider presets (named OpenAI-compatible vendors)', () => {
       .withModel('llama-groq', { model: 'llama-3.3-70b-versatile' })
       .withProvider({ id: 'ollama', type: 'openai', preset: 'ollama' })
       .withModel('llama-local', { model: 'llama3.2' })
+      .withProvider({ id: 'teamed', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'teamed-key', headers: { 'X-Team': 'blue', Authorization: 'Bearer operator-value' } })
+      .withModel('teamed-model', { model: 'upstream-model' })
       .with({ routing: { retries: 0 } })
       .start();
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
@@ -32,6 +34,12 @@ describe('openai provider presets (named OpenAI-compatible vendors)', () => {
   after(async () => {
     await gw.close();
     await upstream.stop();
+  });
+
+  // an entry's headers go out as every provider sends them (core/upstream/configured-headers.ts)
+  it('sends an entry\'s headers in lower case, its apiKey the one authorization (a second, differently cased one shadowed it)', async () => {
+    await client.chat.completions.create({ model: 'teamed-model', messages: [{ role: 'user', content: 'hi' }] });
+    expect(upstream.last.headers).to.include({ 'x-team': 'blue', authorization: 'Bearer teamed-key' });
   });
 
   it('mistral: renames seed and max_completion_tokens, drops what Mistral refuses (stream_options, logit_bias, user...)', async () => {
