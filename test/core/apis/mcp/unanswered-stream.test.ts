@@ -10,10 +10,10 @@ type Ending = 'answer' | 'cut' | 'wrong-id' | 'reset' | 'json-wrong-id' | 'json-
 type Revision = '2025-06-18' | '2026-07-28';
 
 /**
- * A streamable-HTTP MCP server written out by hand (2025-06-18, stateless): it answers `tools/call` as an
- * event stream that sends a progress notification (when asked for) and then, as told, the answer, nothing
- * (the stream ends), an answer to another id, or a comment and a reset connection; or as JSON, with an
- * answer to another id, or the answer in a batch beside a notification.
+ * A streamable-HTTP MCP server written out by hand (stateless, in either revision): it answers
+ * `tools/call` as an event stream that sends a progress notification (when asked for) and then, as told,
+ * the answer, nothing (the stream ends), an answer to another id, or a comment and a reset connection; or
+ * as JSON, with an answer to another id, or the answer in a batch beside a notification.
  */
 async function startServer(ending: () => Ending, revision: Revision): Promise<{ url: string; methods: string[]; close(): Promise<void> }> {
   const methods: string[] = [];
