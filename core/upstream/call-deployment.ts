@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TimeoutsConfig } from '../config/types';
-import { GatewayError, InvalidRequestError, UpstreamError } from '../errors/gateway-error';
+import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';

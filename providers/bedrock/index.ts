@@ -10,7 +10,7 @@
  * proxy, a test server) and the signature still names the configured region.
  */
 import { randomUUID } from 'node:crypto';
-import { definePlugin, withConfiguredHeaders, UpstreamError, type Clock, type HttpOperation, type PreparedRequest, type Provider, type ProviderConfig, type ProviderTarget, type ChatRequest } from '../../core/plugins/sdk';
+import { definePlugin, withConfiguredHeaders, type Clock, type HttpOperation, type PreparedRequest, type Provider, type ProviderConfig, type ProviderTarget, type ChatRequest } from '../../core/plugins/sdk';
 import { EVENT_STREAM_CONTENT_TYPE, EventStreamDecoder } from './event-stream';
 import { bedrockError } from './errors';
 import { converseRequestFromChat } from './request';
