@@ -74,16 +74,31 @@ function push(contents: GeminiContent[], role: GeminiContent['role'], parts: Gem
 function textParts(content: ChatMessage['content'], where: string): GeminiPart[] {
   if (content == null || content === '') return [];
   if (typeof content === 'string') return [{ text: content }];
-  return content.map((part, j) => {
+  const parts: GeminiPart[] = [];
+  content.forEach((part, j) => {
     if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
-    return { text: (part as { text: string }).text };
+    if (!isEmptyText(part)) parts.push({ text: (part as { text: string }).text });
   });
+  return parts;
 }
 
 function userParts(content: ChatMessage['content'], where: string): GeminiPart[] {
   if (content == null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
-  return content.map((part, j) => contentPart(part, `${where}.content[${j}]`));
+  const parts: GeminiPart[] = [];
+  content.forEach((part, j) => {
+    if (!isEmptyText(part)) parts.push(contentPart(part, `${where}.content[${j}]`));
+  });
+  return parts;
+}
+
+/**
+ * Gemini refuses a part whose text is empty (400, "required oneof field 'data' must have one
+ * initialized field"); clients send them beside an image or as a placeholder. It holds no content, so it
+ * is left out, as in assistant turns.
+ */
+function isEmptyText(part: ContentPart): boolean {
+  return part.type === 'text' && (part as { text: string }).text === '';
 }
 
 function contentPart(part: ContentPart, at: string): GeminiPart {
@@ -110,10 +125,26 @@ function imagePart(url: unknown, at: string): GeminiPart {
   const data = DATA_URL.exec(url);
   if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
   if (/^(https?|gs):\/\//i.test(url)) {
-    const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase();
-    return { fileData: { mimeType: (extension && IMAGE_TYPES.get(extension)) ?? 'image/jpeg', fileUri: url } };
+    return { fileData: { mimeType: IMAGE_TYPES.get(extensionOf(url)) ?? 'image/jpeg', fileUri: url } };
   }
   throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) or gs:// URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
+}
+
+/**
+ * The extension of a URL's path, lower-cased ('' when it has none): the text after the last dot of the
+ * path, before any query or fragment. String searches, not a regular expression: the URL is the
+ * client's, and the pattern this replaced (`/\.([a-z0-9]+)(?:[?#].*)?$/`) backtracked quadratically on
+ * one like `".a?".repeat(30000) + "\n"`, which held the event loop for minutes.
+ */
+function extensionOf(url: string): string {
+  let end = url.length;
+  const query = url.indexOf('?');
+  if (query !== -1) end = query;
+  const fragment = url.indexOf('#');
+  if (fragment !== -1 && fragment < end) end = fragment;
+  const dot = url.lastIndexOf('.', end - 1);
+  if (dot === -1 || url.lastIndexOf('/', end - 1) > dot) return '';
+  return url.slice(dot + 1, end).toLowerCase();
 }
 
 function modelParts(message: ChatMessage, where: string): GeminiPart[] {
@@ -122,8 +153,7 @@ function modelParts(message: ChatMessage, where: string): GeminiPart[] {
     if (message.content !== '') parts.push({ text: message.content });
   } else if (Array.isArray(message.content)) {
     message.content.forEach((part, j) => {
-      if (part.type === 'text' && (part as { text: string }).text === '') return;
-      parts.push(contentPart(part, `${where}.content[${j}]`));
+      if (!isEmptyText(part)) parts.push(contentPart(part, `${where}.content[${j}]`));
     });
   }
   (message.tool_calls ?? []).forEach((call, j) => {

@@ -110,3 +110,32 @@ describe('gemini provider: safety blocks and refused requests', () => {
     expect(effort.param).to.equal('reasoning_effort');
   });
 });
+
+describe('gemini provider: parts a client sends that Gemini refuses or that cost to read', () => {
+  it('leaves out empty text parts, which Gemini refuses, in user and system messages', () => {
+    const body = geminiRequestFromChat({
+      model: 'm',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: '' }, { type: 'text', text: 'Be brief.' }] },
+        { role: 'user', content: [{ type: 'text', text: '' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }, { type: 'text', text: 'What is it?' }] },
+      ],
+    }) as { systemInstruction?: unknown; contents: unknown };
+    expect(body.systemInstruction).to.deep.equal({ parts: [{ text: 'Be brief.' }] });
+    expect(body.contents).to.deep.equal([{ role: 'user', parts: [{ fileData: { mimeType: 'image/png', fileUri: 'https://example.com/cat.png' } }, { text: 'What is it?' }] }]);
+  });
+
+  it('reads the image type from the URL path only, whatever the query or fragment says', () => {
+    const typeOf = (url: string) => ((geminiRequestFromChat({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }) as { contents: { parts: { fileData: { mimeType: string } }[] }[] }).contents[0].parts[0].fileData.mimeType);
+    expect(['https://x.example/a.PNG', 'https://x.example/a.webp?v=1.2', 'gs://bucket/b.gif#frame.jpeg', 'https://cdn.example.com/image', 'https://x.example/a.png%20'].map(typeOf)).to.deep.equal(['image/png', 'image/webp', 'image/gif', 'image/jpeg', 'image/jpeg']);
+  });
+
+  it('takes a hostile image URL in one pass (a backtracking pattern held the event loop on it)', function () {
+    // 300,000 characters of ".a?" and a newline: quadratic for the pattern this replaced, which ran on
+    // every image URL a client sent to a Gemini or Vertex model (about 30 s here; a URL of the 10 MB body
+    // limit, hours). Fails on this timeout before the fix; one pass over the text takes milliseconds.
+    this.timeout(10_000);
+    const url = `https://x.example/${'.a?'.repeat(100_000)}\n`;
+    const body = geminiRequestFromChat({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }) as { contents: { parts: unknown[] }[] };
+    expect(body.contents[0].parts).to.deep.equal([{ fileData: { mimeType: 'image/jpeg', fileUri: url } }]);
+  });
+});
