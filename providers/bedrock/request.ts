@@ -151,16 +151,30 @@ function jsonObject(text: string): { json: unknown } | undefined {
   }
 }
 
+/**
+ * Converse refuses messages holding tool calls or results without a `toolConfig` (400, "The toolConfig
+ * field must be defined when using toolUse and toolResult content blocks"), where OpenAI accepts them:
+ * clients send the conversation so far without tools to ask for a summary or a final answer. Then the
+ * tools the history calls are declared (names only, any object as input), and, as for `tool_choice:
+ * "none"`, no tool choice is sent (Converse has no "none").
+ */
 function toolConfigOf(request: ChatRequest, messages: ConverseMessage[]): ConverseRequest['toolConfig'] {
-  if (!Array.isArray(request.tools) || request.tools.length === 0) return undefined;
+  const usesTools = () => messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
+  if (!Array.isArray(request.tools) || request.tools.length === 0) return usesTools() ? { tools: toolsCalledIn(messages) } : undefined;
   const tools = request.tools.map(toolSpec);
   const choice = request.tool_choice;
-  if (choice === 'none') {
-    const usesTools = messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
-    return usesTools ? { tools } : undefined;
-  }
+  if (choice === 'none') return usesTools() ? { tools } : undefined;
   const toolChoice = toolChoiceOf(choice);
   return toolChoice ? { tools, toolChoice } : { tools };
+}
+
+/** One declaration for each tool name the history calls, in order of first call. */
+function toolsCalledIn(messages: ConverseMessage[]): ConverseToolSpec[] {
+  const names = new Set<string>();
+  for (const m of messages) for (const b of m.content) if ('toolUse' in b) names.add(b.toolUse.name);
+  // results alone (their calls left out of the history) still need a config: one tool stands for them
+  if (names.size === 0) names.add('tool');
+  return [...names].map((name) => ({ toolSpec: { name, description: 'A tool called earlier in this conversation; none is offered for this turn.', inputSchema: { json: { type: 'object' } } } }));
 }
 
 function toolSpec(tool: ChatTool, i: number): ConverseToolSpec {

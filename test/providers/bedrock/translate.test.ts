@@ -30,7 +30,7 @@ describe('bedrock provider: chat request -> Converse body (golden files)', () =>
   const cases = goldenCases('bedrock', '.chat-request.json');
 
   it('has the request cases', () => {
-    expect(cases).to.have.members(['system-cache-images', 'tool-choice-none', 'tool-round-trip']);
+    expect(cases).to.have.members(['system-cache-images', 'tool-choice-none', 'tool-history-no-tools', 'tool-round-trip']);
   });
 
   for (const name of cases) {
