@@ -15,7 +15,13 @@ type Headers = Record<string, string | string[] | undefined>;
 
 const THROTTLED = new Set(['throttlingexception', 'servicequotaexceededexception', 'modelnotreadyexception', 'toomanyrequestsexception']);
 const AUTH = new Set(['accessdeniedexception', 'unrecognizedclientexception', 'invalidsignatureexception', 'expiredtokenexception', 'incompletesignatureexception', 'missingauthenticationtokenexception']);
-const CONTEXT_LENGTH = /too long|too many (input )?tokens|context (length|window)|maximum.*tokens/i;
+/**
+ * What Bedrock's models say of a prompt over the context window. Not any "maximum ... tokens": that is
+ * also how Bedrock refuses a `max_tokens` over the model's output limit ("The maximum tokens you
+ * requested exceeds the model limit of 4096"), which a client fixes by lowering `max_tokens`, not by
+ * trimming its messages.
+ */
+const CONTEXT_LENGTH = /too long|too many (input )?tokens|context (length|window)|input tokens? (count )?exceeds|exceeds the (maximum|max) (number of )?input tokens/i;
 
 /** A stream exception has no HTTP status: its type says which it would have had. */
 const STATUS_BY_TYPE: ReadonlyMap<string, number> = new Map([
