@@ -187,11 +187,14 @@ function meterStream(
   const batches = batchesOf(stream)[Symbol.asyncIterator]();
   const streamed = new StreamedText(format);
   let finished = false;
-  // once, however the stream ends: run to its end, failed, or left by the consumer (return)
+  let reported = false;
+  // once, however the stream ends: run to its end, failed, or left by the consumer (return). A stream
+  // that ran to its end without a usage report (an upstream that ignores `stream_options`, an Azure
+  // api-version older than it) is estimated too, rather than priced at nothing.
   const finish = (complete: boolean) => {
     if (finished) return;
     finished = true;
-    if (!complete && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
+    if ((!complete || !reported) && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
   };
   const meterBatch = (r: IteratorResult<SseFrame[]>): IteratorResult<SseFrame[]> => {
@@ -202,7 +205,10 @@ function meterStream(
     try {
       for (const frame of r.value) {
         const usage = usageOfFrame(frame);
-        if (usage) mergeUsage(ctx.usage, usage);
+        if (usage) {
+          mergeUsage(ctx.usage, usage);
+          reported = true;
+        }
         streamed.add(frame);
       }
     } catch (err) {

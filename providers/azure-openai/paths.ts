@@ -13,3 +13,13 @@ export function azurePath(openAiPath: string, target: ProviderTarget): string {
   if (version === V1) return `/openai/v1${openAiPath}`;
   return `/openai/deployments/${encodeURIComponent(target.model.model)}${openAiPath}?api-version=${encodeURIComponent(version)}`;
 }
+
+/**
+ * Whether the API version takes `stream_options` in a chat request: the v1 API and dated versions from
+ * 2024-09-01-preview on (GA in 2024-10-21). Older ones (2024-06-01, 2024-02-01, ...) refuse it with
+ * 400 "Unrecognized request argument supplied: stream_options". Dated versions compare as text.
+ */
+export function takesStreamOptions(target: ProviderTarget): boolean {
+  const version = target.provider.apiVersion ?? V1;
+  return version === V1 || version >= '2024-09-01';
+}

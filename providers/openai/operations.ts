@@ -6,6 +6,8 @@ export interface OpenAiWire {
   headersFor(target: ProviderTarget): Record<string, string>;
   /** the chat body as this upstream takes it (a vendor preset drops or renames what the vendor rejects) */
   chatBody?(body: ChatRequest, target: ProviderTarget): ChatRequest;
+  /** whether this upstream takes `stream_options` (asked for a stream's usage); by default it does */
+  takesStreamOptions?(target: ProviderTarget): boolean;
 }
 
 /**
@@ -30,9 +32,10 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
   const chat: HttpOperation<ChatRequest> = {
     toUpstream(request, target, inbound) {
       const messages = withoutThinkingBlocks(request.messages);
-      // Always ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage
-      // chunk again for clients that did not ask for it.
-      const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true;
+      // Ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage chunk again
+      // for clients that did not ask for it. An upstream that refuses the field streams without it (the
+      // meter then estimates the usage).
+      const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true && wire.takesStreamOptions?.(target) !== false;
       if (messages === request.messages && !askUsage && !wire.chatBody) {
         return { path: '/chat/completions', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) };
       }

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
-import { API_VERSION, AZURE_KEY, FakeAzure, azureChunks, azureCompletion, filteredResults } from './fake-azure-upstream';
+import { API_VERSION, AZURE_KEY, FakeAzure, OLD_API_VERSION, azureChunks, azureCompletion, filteredResults } from './fake-azure-upstream';
 
 const CLIENT_KEY = 'sk-client-azure';
 
@@ -28,6 +28,8 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
       .withModel('gpt-entra', { model: 'gpt-4o-mini' })
       .withProvider({ id: 'azure-static', type: 'azure-openai', baseUrl: azure.url, entraToken: { $env: 'TEST_AZURE_ENTRA_TOKEN' }, apiVersion: API_VERSION })
       .withModel('gpt-static', { model: 'gpt-4o-mini' })
+      .withProvider({ id: 'azure-old', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY, apiVersion: OLD_API_VERSION })
+      .withModel('gpt-old-api', { model: 'gpt-4o' })
       .with({ routing: { retries: 0 } })
       .start({ env: { ...process.env, TEST_AZURE_ENTRA_TOKEN: 'static-entra-token' } });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
@@ -129,6 +131,26 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     expect(text).to.equal('Well');
     expect(streamErr).to.be.instanceOf(OpenAI.APIError);
     expect(streamErr.message).to.include('blocked the completion (hate: medium)');
+  });
+
+  it('streams on an api-version older than stream_options without sending it, and estimates the unreported usage', async () => {
+    // what such a version streams: no usage chunk, as it was never asked for one
+    azure.reply = () => ({ kind: 'sse', events: azureChunks([{ role: 'assistant', content: '' }, { content: 'Paris is sunny ' }, { content: 'and warm today.' }], 'stop', {}).slice(0, -1) });
+    const stream = await openai.chat.completions.create({ model: 'gpt-old-api', stream: true, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).to.equal('Paris is sunny and warm today.');
+    expect(azure.last.path).to.equal(`/openai/deployments/gpt-4o/chat/completions?api-version=${OLD_API_VERSION}`);
+    expect(azure.last.body).to.not.have.property('stream_options');
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    // priced from an estimate (about four characters a token), and flagged as one, rather than at nothing
+    expect(entry).to.deep.include({ model: 'gpt-old-api', status: 200 });
+    expect(entry.completionTokens).to.be.within(5, 12);
+    expect(entry.promptTokens).to.be.greaterThan(0);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
   });
 
   it('uses the v1 API path (no api-version, deployment as the body model) for embeddings', async () => {

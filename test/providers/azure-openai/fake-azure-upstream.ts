@@ -2,6 +2,8 @@ import { FakeOpenAI, type RecordedRequest, type Script } from '../../support/fak
 
 export const AZURE_KEY = 'azure-key-CANARY-5150';
 export const API_VERSION = '2024-10-21';
+/** a GA api-version older than `stream_options`, which it refuses as Azure does */
+export const OLD_API_VERSION = '2024-06-01';
 
 /**
  * A fake Azure OpenAI resource: the OpenAI wire format on Azure's paths, refusing (as Azure does) a
@@ -22,8 +24,12 @@ export class FakeAzure extends FakeOpenAI {
       }
       const onDeployment = url.pathname.startsWith('/openai/deployments/');
       const onV1 = url.pathname.startsWith('/openai/v1/');
-      if ((onDeployment && url.searchParams.get('api-version') !== API_VERSION) || (onV1 && url.search !== '') || (!onDeployment && !onV1)) {
+      const version = url.searchParams.get('api-version');
+      if ((onDeployment && version !== API_VERSION && version !== OLD_API_VERSION) || (onV1 && url.search !== '') || (!onDeployment && !onV1)) {
         return { kind: 'json', status: 404, body: { error: { code: '404', message: 'Resource not found' } } };
+      }
+      if (version === OLD_API_VERSION && (req.body as { stream_options?: unknown } | undefined)?.stream_options !== undefined) {
+        return { kind: 'json', status: 400, body: { error: { code: null, message: 'Unrecognized request argument supplied: stream_options', param: null, type: 'invalid_request_error' } } };
       }
       return this.reply(req);
     };
