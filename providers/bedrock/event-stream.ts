@@ -26,17 +26,45 @@ function smithy(): { codec: SmithyCodec.EventStreamCodec; toUtf8: typeof SmithyU
   return { codec: new EventStreamCodec(utf8.toUtf8, utf8.fromUtf8), toUtf8: utf8.toUtf8 };
 }
 
+/**
+ * The largest message the format allows (AWS's event-stream library refuses bigger ones). A message's
+ * first four bytes say its length: one that says more is not an event stream (a proxy's HTML page reads
+ * as a gigabyte), and is refused at once instead of buffered until the body ends.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 export class EventStreamDecoder implements StreamDecoder {
   private readonly smithy = smithy();
   private readonly codec = this.smithy.codec;
+  /** the bytes not decoded yet, joined */
   private pending: Buffer = Buffer.alloc(0);
+  /** chunks that came while a long message waits for its end: joined once, when it is whole */
+  private later: Buffer[] = [];
+  private laterBytes = 0;
+  /** the length of the message `pending` starts with, while it waits for more (0: not waiting) */
+  private needed = 0;
 
   push(chunk: Uint8Array): SseFrame[] {
-    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.needed > this.pending.length + this.laterBytes + bytes.length) {
+      this.later.push(bytes);
+      this.laterBytes += bytes.length;
+      return [];
+    }
+    this.pending = this.pending.length === 0 && this.later.length === 0 ? bytes : Buffer.concat([this.pending, ...this.later, bytes]);
+    this.later = [];
+    this.laterBytes = 0;
+    this.needed = 0;
     const frames: SseFrame[] = [];
     while (this.pending.length >= 4) {
       const length = this.pending.readUInt32BE(0);
-      if (this.pending.length < length) break;
+      if (length > MAX_MESSAGE_BYTES) {
+        throw new UpstreamError(`The Bedrock upstream sent no event stream: a message said it was ${length} bytes long, over the format's ${MAX_MESSAGE_BYTES}.`, 'upstream_bad_response');
+      }
+      if (this.pending.length < length) {
+        this.needed = length;
+        break;
+      }
       let message;
       try {
         message = this.codec.decode(this.pending.subarray(0, length));
@@ -50,7 +78,7 @@ export class EventStreamDecoder implements StreamDecoder {
   }
 
   end(): SseFrame[] {
-    if (this.pending.length > 0) throw new UpstreamError('The Bedrock upstream ended the stream in the middle of a message.', 'upstream_stream_cut');
+    if (this.pending.length + this.laterBytes > 0) throw new UpstreamError('The Bedrock upstream ended the stream in the middle of a message.', 'upstream_stream_cut');
     return [];
   }
 }

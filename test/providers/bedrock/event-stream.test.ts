@@ -37,6 +37,33 @@ describe('bedrock provider: event-stream decoding', () => {
     expect(failure(() => decoder.end()).code).to.equal('upstream_stream_cut');
   });
 
+  it('refuses at once a message longer than the format allows, rather than waiting for its bytes', () => {
+    // "HTTP" read as a length: 1.2 GB; the decoder waited for all of it before, until the body ended
+    const decoder = new EventStreamDecoder();
+    const err = failure(() => decoder.push(Buffer.from('HTTP/1.1 502 Bad Gateway\r\n\r\n<html>')));
+    expect({ code: err.code, status: err.status }).to.deep.equal({ code: 'upstream_bad_response', status: 502 });
+    const atLimit = Buffer.alloc(8);
+    atLimit.writeUInt32BE(16 * 1024 * 1024, 0);
+    expect(new EventStreamDecoder().push(atLimit), 'a message of the largest length waits for its bytes').to.deep.equal([]);
+  });
+
+  it('decodes a long message that arrives in many small chunks, and one that ends with the next one in the same chunk', () => {
+    const long = eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'x'.repeat(100_000) } });
+    const next = eventMessage('messageStop', { stopReason: 'end_turn' });
+    const bytes = Buffer.concat([long, next]);
+    const decoder = new EventStreamDecoder();
+    const frames = [];
+    // 100-byte chunks until just past the long message's end, then the rest at once
+    let at = 0;
+    for (; at < long.length + 10; at += 100) frames.push(...decoder.push(bytes.subarray(at, Math.min(at + 100, long.length + 10))));
+    frames.push(...decoder.push(bytes.subarray(long.length + 10)));
+    frames.push(...decoder.end());
+    expect(frames.map((f) => [f.event, f.event === 'contentBlockDelta' ? f.json.delta.text.length : f.json])).to.deep.equal([
+      ['contentBlockDelta', 100_000],
+      ['messageStop', { stopReason: 'end_turn' }],
+    ]);
+  });
+
   it('a message whose checksum does not match is refused', () => {
     const message = Buffer.from(eventMessage('messageStop', { stopReason: 'end_turn' }));
     message[message.length - 6] ^= 0xff; // a payload byte: the message CRC no longer matches
