@@ -2,8 +2,8 @@
  * `streamGenerateContent?alt=sse` chunks -> `chat.completion.chunk` frames. Each Gemini chunk is a whole
  * GenerateContentResponse holding the next piece of each candidate: text arrives in pieces, a function
  * call arrives whole (its arguments in one tool_calls delta), the finish reason and final usage come on
- * the last chunk. Gemini sends no end marker; the stream is complete once a finish reason has arrived,
- * and only then does `endOfStream` add the usage chunk and `[DONE]` (a cut stream stays cut).
+ * the last chunk. Gemini sends no end marker; the stream is complete once each candidate's finish reason
+ * has arrived, and only then does `endOfStream` add the usage chunk and `[DONE]` (a cut stream stays cut).
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { answerBlockedError, finishReasonFromGemini, isFiltered, promptBlockedError } from './finish';
@@ -20,7 +20,8 @@ interface GeminiStreamState {
   /** per candidate index: tool calls sent so far, and whether anything at all was sent */
   toolCalls: Map<number, number>;
   spoke: Set<number>;
-  finished: boolean;
+  /** the candidates whose finish reason has come */
+  finished: Set<number>;
   usage?: GeminiUsageMetadata;
 }
 
@@ -29,7 +30,7 @@ export function chatFramesFromGeminiChunk(body: GeminiResponse, scratch: StreamS
   if (!state.started) {
     const blocked = promptBlockedError(body);
     if (blocked) throw blocked;
-    Object.assign(state, { started: true, id: chatId(body.responseId), model: body.modelVersion ?? model, created, toolCalls: new Map(), spoke: new Set(), finished: false });
+    Object.assign(state, { started: true, id: chatId(body.responseId), model: body.modelVersion ?? model, created, toolCalls: new Map(), spoke: new Set(), finished: new Set() });
   }
   if (body.usageMetadata) state.usage = body.usageMetadata;
 
@@ -54,17 +55,20 @@ export function chatFramesFromGeminiChunk(body: GeminiResponse, scratch: StreamS
     }
     const finish = finishReasonFromGemini(candidate.finishReason, (state.toolCalls.get(index) ?? 0) > 0);
     if (finish) {
-      state.finished = true;
+      state.finished.add(index);
       out.push(chunk(state, index, {}, finish));
     }
   }
   return out;
 }
 
-/** After the last chunk: usage and `[DONE]`, only if the answer finished. */
+/**
+ * After the last chunk: usage and `[DONE]`, only if the answer finished: every candidate that sent
+ * something has its finish reason (with `n` > 1, one finished candidate says nothing of the others).
+ */
 export function endOfGeminiStream(scratch: StreamState): SseFrame[] {
   const state = scratch as unknown as GeminiStreamState;
-  if (!state.finished) return [];
+  if (!state.started || state.finished.size === 0 || [...state.spoke].some((index) => !state.finished.has(index))) return [];
   const usage = SseFrame.fromJson({ id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model, choices: [], usage: chatUsageFromGemini(state.usage) } satisfies ChatChunk);
   return [usage, SseFrame.fromRaw('[DONE]')];
 }

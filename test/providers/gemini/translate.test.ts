@@ -74,6 +74,14 @@ describe('gemini provider: SSE chunks -> chat.completion.chunk frames (golden fi
     const out = wireFrames(translateGeminiStream(frames));
     expect(out.map((f) => f.data)).to.not.include('[DONE]');
   });
+
+  it('with two candidates, ends with [DONE] only once both have finished', () => {
+    const piece = (index: number, text: string, finishReason?: string) => ({ candidates: [{ index, content: { role: 'model', parts: [{ text }] }, ...(finishReason ? { finishReason } : {}) }], responseId: 'r1', modelVersion: MODEL });
+    const cut = [piece(0, 'Yes.', 'STOP'), piece(1, 'No, because')].map((chunk) => SseFrame.fromJson(chunk));
+    expect(wireFrames(translateGeminiStream(cut)).map((f) => f.data), 'the second candidate was cut').to.not.include('[DONE]');
+    const whole = [...cut, SseFrame.fromJson(piece(1, ' it rains.', 'STOP'))];
+    expect(wireFrames(translateGeminiStream(whole)).map((f) => f.data)).to.include('[DONE]');
+  });
 });
 
 describe('gemini provider: safety blocks and refused requests', () => {
