@@ -13,7 +13,12 @@
 import { LiteralSet } from './literal-set';
 
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
-const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}/g;
+/**
+ * Credentials the gateway obtains at run time are not in the known values (a Vertex OAuth token, an
+ * Entra token from a command, AWS keys from the default chain): their shapes are here too, temporary AWS
+ * key ids (ASIA) beside long-term ones (AKIA), and Google access tokens (ya29.).
+ */
+const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ASIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}|\bya29\.[A-Za-z0-9._-]{8,}/g;
 
 /** Shorter values are not scrubbed: "admin" or "true" would blank out ordinary words everywhere. */
 export const MIN_SECRET_LENGTH = 8;

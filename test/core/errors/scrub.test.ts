@@ -7,6 +7,11 @@ describe('core/errors/scrub', () => {
     expect(scrubMessage(message)).to.equal('Incorrect API key provided: [redacted] for [url] (Authorization: [redacted])');
   });
 
+  it('takes out credentials the gateway fetched itself by their shape: temporary AWS key ids and Google access tokens', () => {
+    const message = 'The security token included in the request is invalid: ASIAQEXAMPLE12345678 (token ya29.a0AfB_byC-example_token.part2)';
+    expect(scrubMessage(message)).to.equal('The security token included in the request is invalid: [redacted] (token [redacted])');
+  });
+
   it('takes out every configured secret it is given, wherever it appears', () => {
     expect(scrubMessage('token hunter2-long was refused; hunter2-long again', ['hunter2-long'])).to.equal('token [redacted] was refused; [redacted] again');
     // too short to be a secret worth matching: replacing it would mangle ordinary words
