@@ -1,4 +1,4 @@
-import { GatewayError } from '../../core/plugins/sdk';
+import { GatewayError, UpstreamError, scrubMessage } from '../../core/plugins/sdk';
 import type { GeminiResponse } from './wire';
 
 /** Finish reasons that mean a safety or policy system stopped the answer. */
@@ -14,6 +14,21 @@ export function finishReasonFromGemini(reason: string | undefined, calledTools: 
 
 export function isFiltered(reason: string | undefined): boolean {
   return reason !== undefined && FILTERED.has(reason);
+}
+
+/**
+ * Finish reasons that mean the model's generation failed: it wrote a function call that does not parse,
+ * called a tool it was not given, or too many. The candidate then usually holds nothing, and an empty
+ * `stop` would end an agent's loop without a word. Asking again usually works.
+ */
+const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE']);
+
+/** A candidate that stopped with a failed generation before any output: a 502 clients and the router retry. */
+export function failedGenerationError(candidate: { finishReason?: string; finishMessage?: string; content?: { parts?: { text?: string; functionCall?: unknown }[] } }): GatewayError | undefined {
+  const reason = candidate.finishReason;
+  if (reason === undefined || !FAILED.has(reason) || (candidate.content?.parts ?? []).some((p) => p.text || p.functionCall)) return undefined;
+  const detail = typeof candidate.finishMessage === 'string' && candidate.finishMessage !== '' ? `: ${scrubMessage(candidate.finishMessage).slice(0, 300)}` : '.';
+  return new UpstreamError(`The Gemini model stopped without an answer (${reason})${detail}`, 'upstream_error');
 }
 
 /** The prompt itself was blocked: Gemini answers 200 with no candidates, the client gets a 400. */

@@ -2,10 +2,11 @@
  * A Gemini `generateContent` answer -> `chat.completion`. Pure; `created` is injected.
  * Each candidate is a choice. Text parts are joined; thought summaries (`thought: true`) are left out;
  * function calls become tool calls with arguments as a JSON string. A blocked prompt, or a candidate
- * stopped by a safety filter before it said anything, is an error (finish.ts), not an empty answer.
+ * stopped by a safety filter or a failed generation (a malformed function call) before it said anything,
+ * is an error (finish.ts), not an empty answer.
  */
 import type { ChatChoice, ChatResponse, ToolCall } from '../../core/plugins/sdk';
-import { answerBlockedError, finishReasonFromGemini, isFiltered, promptBlockedError } from './finish';
+import { answerBlockedError, failedGenerationError, finishReasonFromGemini, isFiltered, promptBlockedError } from './finish';
 import { baseCallId, toolCallId } from './tool-ids';
 import { chatUsageFromGemini } from './usage';
 import type { GeminiCandidate, GeminiResponse } from './wire';
@@ -16,6 +17,8 @@ export function chatResponseFromGemini(body: GeminiResponse, model: string, crea
   const candidates = body.candidates ?? [];
   const only = candidates.length === 1 ? candidates[0] : undefined;
   if (only && isFiltered(only.finishReason) && !(only.content?.parts ?? []).some((p) => p.text || p.functionCall)) throw answerBlockedError(only.finishReason!);
+  const failed = only && failedGenerationError(only);
+  if (failed) throw failed;
 
   return {
     id: chatId(body.responseId),

@@ -153,6 +153,17 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       expect(raw.text).to.not.include('[DONE]');
     });
 
+    it('a malformed function call with nothing said is a 502 the openai SDK can retry, JSON and streamed, not an empty stop', async () => {
+      const failed = { candidates: [{ index: 0, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: 'Malformed function call: get_weather(city=Paris' }], usageMetadata: { promptTokenCount: 40, totalTokenCount: 40 }, responseId: 'm1' };
+      const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+      upstream.reply(() => json(failed));
+      const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }));
+      expect({ status: err.status, code: err.error.code, message: err.error.message }).to.deep.equal({ status: 502, code: 'upstream_error', message: 'The Gemini model stopped without an answer (MALFORMED_FUNCTION_CALL): Malformed function call: get_weather(city=Paris' });
+      upstream.reply(() => sse([{ data: failed }]));
+      const streamed = await rejection(openai.chat.completions.create({ model: 'gemini-flash', stream: true, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }));
+      expect({ status: streamed.status, code: streamed.error.code }).to.deep.equal({ status: 502, code: 'upstream_error' });
+    });
+
     it('a prompt over the context window is 400 context_length_exceeded', async () => {
       upstream.reply(() => json(googleError(400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'INVALID_ARGUMENT'), 400));
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'long' }] }));

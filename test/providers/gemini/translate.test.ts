@@ -93,6 +93,21 @@ describe('gemini provider: safety blocks and refused requests', () => {
     }
   });
 
+  it('a malformed function call with no output is a 502 upstream_error naming it, JSON and streamed, not an empty stop', () => {
+    const body = { candidates: [{ index: 0, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: 'Malformed function call: print(default_api.get_weather(city="Paris"))' }], usageMetadata: { promptTokenCount: 2595, totalTokenCount: 2595 }, responseId: 'r2' };
+    for (const run of [() => chatResponseFromGemini(body, MODEL, CREATED), () => chatFramesFromGeminiChunk(body, {}, MODEL, CREATED)]) {
+      const err = refusal(run);
+      expect({ status: err.status, code: err.code, message: err.message }).to.deep.equal({
+        status: 502,
+        code: 'upstream_error',
+        message: 'The Gemini model stopped without an answer (MALFORMED_FUNCTION_CALL): Malformed function call: print(default_api.get_weather(city="Paris"))',
+      });
+    }
+    // output before the failure is kept, as for a filter stop after output
+    const spoke = { candidates: [{ index: 0, content: { role: 'model', parts: [{ text: 'Let me check.' }] }, finishReason: 'MALFORMED_FUNCTION_CALL' }] };
+    expect(chatResponseFromGemini(spoke, MODEL, CREATED).choices[0]).to.deep.include({ finish_reason: 'stop', message: { role: 'assistant', content: 'Let me check.' } });
+  });
+
   it('an answer stopped by a filter before any output is a 400 content_filter error', () => {
     const body = { candidates: [{ content: { role: 'model', parts: [] }, finishReason: 'PROHIBITED_CONTENT', index: 0 }] };
     const err = refusal(() => chatResponseFromGemini(body, MODEL, CREATED));
