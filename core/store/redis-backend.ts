@@ -233,9 +233,14 @@ export class RedisBackend implements StoreBackend {
 /** HSET a field only if it still holds the expected value. */
 const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";
 
-/** INCRBYFLOAT, and set the expiry only when the counter was just created (NX), in one round trip. */
+/**
+ * INCRBYFLOAT on a counter that expires `ttlMs` after it was created, in one transaction: the counter is
+ * created at 0 with its expiry if it is not there (SET NX PX), then incremented (which keeps the expiry).
+ * Not PEXPIRE ... NX, which only Redis 7 has: on Redis 6 the whole transaction was refused, and with it
+ * every rate limit and periodic budget.
+ */
 async function incrByFloatWithTtl(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {
   if (!ttlMs) return Number(await client.incrByFloat(key, amount));
-  const [value] = (await client.multi().incrByFloat(key, amount).pExpire(key, ttlMs, 'NX').exec()) as unknown as [string];
+  const [, value] = (await client.multi().set(key, '0', { PX: ttlMs, NX: true }).incrByFloat(key, amount).exec()) as unknown as [unknown, string];
   return Number(value);
 }
