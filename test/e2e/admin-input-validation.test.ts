@@ -135,4 +135,25 @@ describe('management API input is checked by the config file schemas', () => {
     expect(withPassword.status).to.equal(400);
     expect(withPassword.text).to.not.include('CANARY-pw-991');
   });
+
+  it('refuses a log cursor that no page gave with a 400 naming it, and pages with the ones it gives', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-admin-SCHEMA', maxRetries: 0 });
+    for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: `row ${i}` }] });
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    for (const cursor of ['abc', '-1', '1e3', '9'.repeat(40)]) {
+      const res = await api(gw, 'GET', `/admin/v1/logs?limit=1&cursor=${encodeURIComponent(cursor)}`, ADMIN);
+      expect(res.status, `${cursor}: ${res.text}`).to.equal(400);
+      expect(res.body.error).to.include({ type: 'invalid_request_error', code: 'invalid_value', param: 'cursor' });
+    }
+    const seen: string[] = [];
+    let path = '/admin/v1/logs?limit=1';
+    for (let page = 0; page < 3; page++) {
+      const res = await api(gw, 'GET', path, ADMIN);
+      expect(res.status).to.equal(200);
+      seen.push(...res.body.data.map((e: { id: string }) => e.id));
+      path = `/admin/v1/logs?limit=1&cursor=${res.body.next_cursor}`;
+    }
+    expect(new Set(seen).size).to.equal(3);
+  });
 });

@@ -11,6 +11,18 @@ export function parseLimit(raw: unknown): number {
   return n;
 }
 
+/**
+ * A log page's cursor: the `next_cursor` an earlier page gave, which every store makes from a row's
+ * sequence number. Anything else is refused here: PostgreSQL would refuse it as a bigint, which the
+ * store's guard counted as a store failure (a 503, and enough of them opened its breaker for everyone),
+ * and the other stores answered an empty page.
+ */
+export function parseCursor(raw: unknown): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^[0-9]{1,15}$/.test(raw)) throw new InvalidRequestError('cursor must be the next_cursor of an earlier page.', 'invalid_value', { param: 'cursor' });
+  return raw;
+}
+
 /** An ISO-8601 date or time, normalised to a UTC ISO string (how log entries store `time`). */
 export function parseTime(raw: unknown, param: string): string | undefined {
   if (raw === undefined || raw === '') return undefined;

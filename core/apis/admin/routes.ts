@@ -10,7 +10,7 @@ import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { validateBody, validatePatch } from '../../http/validate';
-import { optionalString, parseLimit, parseRange, parseStatus } from './query-params';
+import { optionalString, parseCursor, parseLimit, parseRange, parseStatus } from './query-params';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 
@@ -36,7 +36,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
         ...parseRange(req.query),
         ...parseStatus(req.query.status),
         limit: parseLimit(req.query.limit),
-        cursor: typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined,
+        cursor: parseCursor(req.query.cursor),
       });
       res.json({ object: 'list', data: page.data, next_cursor: page.nextCursor, has_more: page.nextCursor !== null });
     }),
