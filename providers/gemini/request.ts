@@ -134,7 +134,8 @@ function imagePart(url: unknown, at: string): GeminiPart {
  * The extension of a URL's path, lower-cased ('' when it has none): the text after the last dot of the
  * path, before any query or fragment. String searches, not a regular expression: the URL is the
  * client's, and the pattern this replaced (`/\.([a-z0-9]+)(?:[?#].*)?$/`) backtracked quadratically on
- * one like `".a?".repeat(30000) + "\n"`, which held the event loop for minutes.
+ * one like `".a?".repeat(30000) + "\n"`: 2.6 s of a held event loop for those 90 KB, hours for a URL at
+ * the 10 MB body limit.
  */
 function extensionOf(url: string): string {
   let end = url.length;
