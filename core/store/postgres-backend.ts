@@ -10,6 +10,16 @@ import type { Collection, StoreBackend } from './store-backend';
 const SCAN_PAGE = 1000;
 
 /**
+ * How long a query may go unanswered before its connection is given up. The store guard stops waiting
+ * for a command long before (core/store/faults/store-guard.ts), but the query itself went on: on a
+ * connection whose server vanished without a reset (a failover behind a virtual IP, a host gone hard) it
+ * never settled, held its pool connection for good, and left the log writer waiting to know whether its
+ * rows were written. With this limit it fails, its connection is closed and replaced, and the writer
+ * retries. Longer than any query the gateway makes (a spend view over a million log rows takes seconds).
+ */
+export const QUERY_TIMEOUT_MS = 30_000;
+
+/**
  * PostgreSQL text cannot hold U+0000, and model or key names come from clients: in a column (not the
  * JSON, which escapes it) a NUL becomes U+FFFD, in writes and in filters alike, so a crafted name neither
  * loses a log row nor fails a query.
@@ -31,9 +41,11 @@ export class PostgresBackend implements StoreBackend {
     readonly secretBox: SecretBox,
   ) {}
 
-  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox()): Promise<PostgresBackend> {
-    // a server that cannot be reached fails the boot within seconds instead of hanging it
-    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10 });
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox(), queryTimeoutMs = QUERY_TIMEOUT_MS): Promise<PostgresBackend> {
+    // a server that cannot be reached fails the boot within seconds instead of hanging it; a query that
+    // goes unanswered fails after queryTimeoutMs, and the pool closes its connection (pg-pool drops a
+    // client released with an error); TCP keep-alive lets the OS notice a peer gone while idle
+    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10, query_timeout: queryTimeoutMs, keepAlive: true });
     pool.on('error', () => {
       /* an idle connection lost: the pool replaces it, the next query reports a real failure */
     });
@@ -251,6 +263,7 @@ export class PostgresBackend implements StoreBackend {
   /** The row is locked for the read-append-write, so concurrent appends (any instance) never lose an id. */
   async pushRecent(list: string, id: string, keep: number, ttlMs: number): Promise<string[]> {
     const client = await this.pool.connect();
+    let failure: Error | undefined;
     try {
       await client.query('BEGIN');
       await client.query("INSERT INTO recent (list, ids, expires_at) VALUES ($1, '[]', 0) ON CONFLICT (list) DO NOTHING", [list]);
@@ -263,10 +276,12 @@ export class PostgresBackend implements StoreBackend {
       await client.query('COMMIT');
       return dropped;
     } catch (err) {
+      failure = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      // released with the error, the client is closed rather than pooled: after a timeout it may be dead
+      client.release(failure);
     }
   }
 

@@ -12,7 +12,7 @@ import { MEMORY_LOG_ROWS, MEMORY_LOG_TRIM_BATCH } from '../../../core/store/memo
 import { createLogger } from '../../../core/observability/logger';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server';
-import type { PostgresBackend } from '../../../core/store/postgres-backend';
+import { PostgresBackend } from '../../../core/store/postgres-backend';
 import type { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { MIGRATIONS } from '../../../core/store/postgres-migrations';
 import Database from 'better-sqlite3';
@@ -269,6 +269,43 @@ describe('postgres store (real PostgreSQL server)', function () {
     );
     expect(err).to.be.instanceOf(ConfigError);
     expect((err as Error).message).to.include('store.url').and.include('cannot open PostgreSQL').and.not.include('pg-CANARY-password');
+  });
+
+  it('gives up a query whose connection went silent, closes that connection, and works on a new one', async function () {
+    this.timeout(20_000);
+    const url = new URL(await server.createDatabase());
+    // a TCP relay to the server that can go silent on the connections it holds (a failover behind a
+    // virtual IP, a host gone without a reset): bytes are dropped both ways, the sockets stay open
+    const held = new Set<net.Socket>();
+    const silent = new WeakSet<net.Socket>();
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(server.port, '127.0.0.1');
+      held.add(client);
+      client.on('data', (b) => silent.has(client) || upstream.write(b));
+      upstream.on('data', (b) => silent.has(client) || client.write(b));
+      const close = () => (client.destroy(), upstream.destroy(), held.delete(client));
+      client.on('close', close).on('error', close);
+      upstream.on('close', close).on('error', close);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    url.port = String((relay.address() as net.AddressInfo).port);
+    const store = await PostgresBackend.connect(url.toString(), Date.now, undefined, 500);
+    try {
+      await store.appendLogs([entry(1)]);
+      for (const socket of held) silent.add(socket);
+      // unanswered: it fails (it waited forever before) ...
+      const err = await store.appendLogs([entry(2)]).then(() => undefined, (e: Error) => e);
+      expect(err?.message).to.equal('Query read timeout');
+      // ... and the pool's next connections are new ones, which answer
+      let written = false;
+      for (let i = 0; i < 12 && !written; i++) written = await store.appendLogs([entry(2)]).then(() => true, () => false);
+      expect(written).to.equal(true);
+      expect((await store.queryLogs({ limit: 10 })).data.map((e: LogEntry) => e.id)).to.deep.equal(['r2', 'r1']);
+    } finally {
+      await store.close();
+      for (const socket of held) socket.destroy();
+      relay.close();
+    }
   });
 
   it('migrates an empty database once when eight instances open it at the same moment', async () => {
