@@ -33,6 +33,10 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
     let stopping = false;
     let started = false;
     const listening = new Set<number>();
+    /** when each worker was started, for how long it lived */
+    const forkedAt = new Map<number, number>();
+    let restartDelayMs = 0;
+    const fork = () => forkedAt.set(cluster.fork().id, Date.now());
 
     cluster.on('message', (from: Worker, message: unknown) => {
       if (isClusterEventMessage(message)) {
@@ -61,8 +65,12 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
         reject(new WorkerStartError(`a worker exited before listening (${signal ?? `code ${code}`})`));
         return;
       }
-      process.stderr.write(`model-gateway: worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}); starting another\n`);
-      cluster.fork();
+      const lived = Date.now() - (forkedAt.get(worker.id) ?? 0);
+      forkedAt.delete(worker.id);
+      restartDelayMs = nextRestartDelay(restartDelayMs, lived);
+      const when = restartDelayMs === 0 ? 'now' : `in ${restartDelayMs / 1000} s`;
+      process.stderr.write(`model-gateway: worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}) after ${(lived / 1000).toFixed(1)} s; starting another ${when}\n`);
+      setTimeout(() => stopping || fork(), restartDelayMs);
     });
 
     const stop = () => {
@@ -76,8 +84,24 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
 
-    for (let i = 0; i < count; i++) cluster.fork();
+    for (let i = 0; i < count; i++) fork();
   });
+}
+
+/** A worker that ran this long was not failing at its start: the next one starts at once. */
+export const STABLE_WORKER_MS = 10_000;
+const FIRST_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/**
+ * How long to wait before replacing a worker that exited after `livedMs`. One that ran for a while is
+ * replaced at once; one that died young (a store down after the start, a crash at boot) waits, twice as
+ * long as the last one did, up to 30 s: replacing it at once would fork in a tight loop while the cause
+ * lasts, each fork loading the whole gateway.
+ */
+export function nextRestartDelay(lastDelayMs: number, livedMs: number): number {
+  if (livedMs >= STABLE_WORKER_MS) return 0;
+  return Math.min(MAX_RESTART_DELAY_MS, lastDelayMs === 0 ? FIRST_RESTART_DELAY_MS : lastDelayMs * 2);
 }
 
 /** Startup failed in a worker, which printed the reason on the shared stderr. */

@@ -21,13 +21,20 @@ interface Cluster {
   child: ChildProcess;
   url: string;
   stdout: string[];
+  stderr: string[];
   exit: Promise<number | null>;
 }
 
 /** `model-gateway --workers 2` as a user runs it: the CLI as a child process, SQLite in a temp dir. */
 async function startCluster(configFile: string): Promise<Cluster> {
-  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0', '--workers', '2'], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0', '--workers', '2'], { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
+  const stderr: string[] = [];
+  // kept for the tests, and still shown as before
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    stderr.push(line);
+    process.stderr.write(`${line}\n`);
+  });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -37,7 +44,7 @@ async function startCluster(configFile: string): Promise<Cluster> {
     });
     exit.then((code) => reject(new Error(`the gateway exited ${code} before listening`)));
   });
-  return { child, url, stdout, exit };
+  return { child, url, stdout, stderr, exit };
 }
 
 /** one request on a connection of its own (no keep-alive), so the primary hands it to the next worker in turn */
@@ -194,6 +201,28 @@ describe('model-gateway --workers 2: two processes on one port and one store', f
       served.add(worker);
     }
     expect(served.has('3'), `workers that served: ${[...served].join(', ')}`).to.equal(true);
+  });
+
+  it('replaces workers that keep dying young later each time (0.1 s, 0.2 s, 0.4 s), not in a tight loop', async () => {
+    const announced = () => gw.stderr.map((line) => /exited \(SIGKILL\) after [\d.]+ s; starting another (now|in ([\d.]+) s)$/.exec(line)).filter((m) => m !== null).map((m) => m![2] ?? '0');
+    let pids = workerPids(gw.child.pid!);
+    // the other worker lives on, so the port stays open (with --port 0 a new set of workers would pick another)
+    const survivor = pids[1];
+    for (let death = 1; death <= 3; death++) {
+      // each victim was started seconds ago at most: it died young
+      const victim = pids.find((pid) => pid !== survivor)!;
+      process.kill(victim, 'SIGKILL');
+      for (let i = 0; i < 200; i++) {
+        pids = workerPids(gw.child.pid!);
+        if (pids.length === 2 && !pids.includes(victim) && announced().length === death) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(pids, `a replacement for death ${death}`).to.have.length(2);
+    }
+    expect(announced()).to.deep.equal(['0.1', '0.2', '0.4']);
+    expect(workerPids(gw.child.pid!)).to.include(survivor);
+    const { status } = await chatOnNewConnection(gw.url, MEMBER);
+    expect(status).to.equal(200);
   });
 
   it('on SIGTERM every worker finishes its open streams, then the gateway exits 0', async () => {
