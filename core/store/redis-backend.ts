@@ -98,13 +98,14 @@ export class RedisBackend implements StoreBackend {
     return this.appendLogs([entry]);
   }
 
-  /** Reserve a block of sequence numbers, then push the batch and add its rollups in one MULTI. */
+  /**
+   * Number the batch and push it (one script: APPEND_LOGS), and add its rollups, in one MULTI. Numbering
+   * and pushing in two round trips let another instance push between them, and the list then held a
+   * higher number below a lower one, which a page's cursor (`seq < cursor`) skipped for good.
+   */
   async appendLogs(entries: LogEntry[]): Promise<void> {
     if (!entries.length) return;
-    const last = await this.client.incrBy(`${this.prefix}logseq`, entries.length);
-    const first = last - entries.length + 1;
-    const rows = entries.map((entry, i) => JSON.stringify({ seq: first + i, entry }));
-    const multi = this.client.multi().lPush(`${this.prefix}logs`, rows);
+    const multi = this.client.multi().eval(APPEND_LOGS, { keys: [`${this.prefix}logseq`, `${this.prefix}logs`], arguments: entries.map((entry) => JSON.stringify(entry)) });
     this.addBuckets(multi, foldIntoBuckets(entries));
     await multi.exec();
   }
@@ -153,16 +154,13 @@ export class RedisBackend implements StoreBackend {
   }
 
   /**
-   * The oldest entries are at the tail: read the last `limit`, count the run older than `before` and trim
-   * it off. New entries go to the head meanwhile, so trimming by a negative index never cuts one.
+   * The oldest entries are at the tail: the last `limit` are read, the run older than `before` counted and
+   * trimmed off, in one script (SWEEP_LOGS). Read and trim in two round trips let two instances sweeping
+   * at once (every `--workers` worker sweeps on the same tick) both trim the run the first one read, the
+   * second cutting as many rows still within retention.
    */
   async sweepLogs(before: string, limit: number): Promise<number> {
-    const key = `${this.prefix}logs`;
-    const raws = await this.client.lRange(key, -limit, -1);
-    let n = 0;
-    for (let i = raws.length - 1; i >= 0 && (JSON.parse(raws[i]) as { entry: LogEntry }).entry.time < before; i--) n++;
-    if (n) await this.client.lTrim(key, 0, -(n + 1));
-    return n;
+    return Number(await this.client.eval(SWEEP_LOGS, { keys: [`${this.prefix}logs`], arguments: [before, String(limit)] }));
   }
 
   async queryLogs(query: LogQuery): Promise<LogPage> {
@@ -229,6 +227,36 @@ export class RedisBackend implements StoreBackend {
     else if (this.client.isOpen) this.client.destroy();
   }
 }
+
+/**
+ * Number a batch of log entries (ARGV, each an entry's JSON) from the sequence KEYS[1] and push them onto
+ * the list KEYS[2], newest at the head, as `{"seq":N,"entry":...}`: what JSON.stringify({ seq, entry })
+ * writes. Pushed a thousand at a time (Lua's unpack has a limit).
+ */
+const APPEND_LOGS = `
+local n = #ARGV
+local first = redis.call('INCRBY', KEYS[1], n) - n
+local rows = {}
+for i = 1, n do
+  rows[#rows + 1] = '{"seq":' .. string.format('%d', first + i) .. ',"entry":' .. ARGV[i] .. '}'
+  if #rows == 1000 or i == n then
+    redis.call('LPUSH', KEYS[2], unpack(rows))
+    rows = {}
+  end
+end
+return n`;
+
+/** Trim the run of entries older than ARGV[1] off the tail of the list KEYS[1], looking at ARGV[2] at most. */
+const SWEEP_LOGS = `
+local raws = redis.call('LRANGE', KEYS[1], -tonumber(ARGV[2]), -1)
+local n = 0
+for i = #raws, 1, -1 do
+  local ok, row = pcall(cjson.decode, raws[i])
+  if not ok or type(row) ~= 'table' or type(row.entry) ~= 'table' or type(row.entry.time) ~= 'string' or row.entry.time >= ARGV[1] then break end
+  n = n + 1
+end
+if n > 0 then redis.call('LTRIM', KEYS[1], 0, -(n + 1)) end
+return n`;
 
 /** HSET a field only if it still holds the expected value. */
 const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";

@@ -79,3 +79,50 @@ describe('Redis store upgraded from a version without spend rollups', () => {
     }
   });
 });
+
+describe('Redis store shared by several instances: the log list', () => {
+  let redis: RedisServer;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(() => redis.stop());
+
+  const row = (id: string, time = '2026-03-01T10:00:00.000Z') => ({ id, time, keyId: 'k', org: 'o', endpoint: 'chat', model: 'm', deploymentId: 'p/m', promptTokens: 1, completionTokens: 1, cost: 0, status: 200, latencyMs: 1 });
+
+  it('pages through every row two instances wrote at the same moments, each once', async () => {
+    const [a, b] = await Promise.all([openStore(redis.url), openStore(redis.url)]);
+    try {
+      // batches from both instances at once: a sequence number taken by one and a push by the other can interleave
+      await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).appendLogs([row(`r${i}a`), row(`r${i}b`)])));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 200; page++) {
+        const { data, nextCursor } = await a.queryLogs({ limit: 7, cursor });
+        seen.push(...data.map((e) => e.id));
+        if (nextCursor === null) break;
+        cursor = nextCursor;
+      }
+      expect(seen).to.have.length(120);
+      expect(new Set(seen).size).to.equal(120);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('two instances sweeping at the same moment remove the expired rows once, and no row still kept', async () => {
+    const [a, b] = await Promise.all([openStore(redis.url), openStore(redis.url)]);
+    try {
+      const raw = createClient({ url: redis.url });
+      await raw.connect();
+      await raw.del('mg:logs');
+      await raw.quit();
+      // oldest first: five past retention, five within it
+      for (let i = 0; i < 10; i++) await a.appendLogs([row(`s${i}`, `2026-03-0${i < 5 ? 1 : 3}T10:00:0${i}.000Z`)]);
+      const removed = await Promise.all([a.sweepLogs('2026-03-02T00:00:00.000Z', 500), b.sweepLogs('2026-03-02T00:00:00.000Z', 500)]);
+      expect(removed[0] + removed[1]).to.equal(5);
+      expect((await a.queryLogs({ limit: 50 })).data.map((e) => e.id)).to.deep.equal(['s9', 's8', 's7', 's6', 's5']);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
