@@ -7,6 +7,7 @@ import { formatResetDuration, parseDuration, periodAt, type Period } from './dur
 import type { UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
+import { Compensations, type Counter } from './compensations';
 
 /** What a request is expected to use, and whether it counts against token limits. */
 export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean };
@@ -53,12 +54,6 @@ const MAX_SLACK_MS = 30_000;
  * odd periods), each expiring a little after its period: two periods later the expired counter starts
  * again from zero, so the store holds two rows per limit however long the gateway runs.
  */
-interface Counter {
-  readonly key: string;
-  readonly ttlMs?: number;
-  /** after this (clock time) the counter belongs to no current period: leave it alone */
-  readonly expiresAt?: number;
-}
 
 function counterFor(base: string, period: Period | undefined, now: number): Counter {
   if (!period) return { key: `${base}:total` };
@@ -83,11 +78,16 @@ interface Charge {
  * estimated tokens and settles to the real usage; rpm counts the request.
  */
 export class LimitsAdmission implements Admission {
+  /** corrections the store refused when they were due, tried again until it takes them */
+  readonly compensations: Compensations;
+
   constructor(
     private readonly subjects: LimitSubjects,
     private readonly store: StoreBackend,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.compensations = new Compensations(store, clock);
+  }
 
   admit(ctx: AuthedContext, estimate: () => AdmissionEstimate | undefined): Promise<void> | void {
     const subjects = this.subjects.of(ctx.principal);
@@ -129,11 +129,11 @@ export class LimitsAdmission implements Admission {
     return this.settleTicket(ctx, ticket);
   }
 
+  /** Every reservation replaced by the real figure; one the store refuses now is corrected later. */
   private async settleTicket(ctx: GatewayContext, ticket: LimitTicket): Promise<void> {
     const tokens = ctx.usage.inputTokens + ctx.usage.outputTokens;
-    const now = this.clock.now();
-    for (const charge of ticket.tokens) await this.adjust(charge, tokens, now);
-    for (const charge of ticket.budget) await this.adjust(charge, ctx.cost, now);
+    for (const charge of ticket.tokens) await this.adjust(charge, tokens);
+    for (const charge of ticket.budget) await this.adjust(charge, ctx.cost);
   }
 
   private async checkRequests(subject: LimitSubject, limit: number, now: number, applied: Charge[], headers: RateLimitHeaders): Promise<void> {
@@ -193,23 +193,30 @@ export class LimitsAdmission implements Admission {
     };
   }
 
-  /** Add to a counter atomically and remember it, so a refusal can take it back. */
+  /**
+   * Add to a counter atomically and remember it, so a refusal can take it back. A charge that timed out
+   * may still be written: it is taken back then (the request was refused).
+   */
   private async charge(applied: Charge[], counter: Counter, amount: number): Promise<{ total: number; charge: Charge }> {
-    const total = await this.store.incrByFloat(counter.key, amount, counter.ttlMs);
+    let total: number;
+    try {
+      total = await this.store.incrByFloat(counter.key, amount, counter.ttlMs);
+    } catch (err) {
+      if (amount !== 0) this.compensations.takeBackIfWritten(err, counter, amount);
+      throw err;
+    }
     const charge = { counter, amount };
     if (amount !== 0) applied.push(charge);
     return { total, charge };
   }
 
   private async undo(applied: Charge[]): Promise<void> {
-    for (const { counter, amount } of applied) await this.store.incrByFloat(counter.key, -amount, counter.ttlMs).catch(() => undefined);
+    for (const { counter, amount } of applied) await this.compensations.apply(counter, -amount);
   }
 
   /** Replace a reservation by the real figure, unless its period is over (its count no longer matters). */
-  private async adjust({ counter, amount }: Charge, actual: number, now: number): Promise<void> {
-    const delta = actual - amount;
-    if (delta === 0 || (counter.expiresAt !== undefined && now >= counter.expiresAt)) return;
-    await this.store.incrByFloat(counter.key, delta, counter.ttlMs);
+  private adjust({ counter, amount }: Charge, actual: number): Promise<void> {
+    return this.compensations.apply(counter, actual - amount);
   }
 }
 

@@ -91,17 +91,19 @@ function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
 /** How a command that timed out ended after all: written (`done`), failed, or still running (`pending`). */
 export interface LateOutcome {
   state(): 'pending' | 'done' | 'failed';
+  /** settles with how it ended, once it has */
+  readonly settled: Promise<'done' | 'failed'>;
 }
 
 const timedOutCommands = new WeakMap<object, LateOutcome>();
 
 function settledOutcome(command: Promise<unknown>): LateOutcome {
   let state: 'pending' | 'done' | 'failed' = 'pending';
-  command.then(
-    () => (state = 'done'),
-    () => (state = 'failed'),
+  const settled = command.then(
+    (): 'done' => (state = 'done'),
+    (): 'failed' => (state = 'failed'),
   );
-  return { state: () => state };
+  return { state: () => state, settled };
 }
 
 /** For a store error that was a timeout, how the command that was sent ends; undefined for any other error. */

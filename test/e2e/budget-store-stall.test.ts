@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { startRedis, type RedisServer } from '../support/redis-server';
+import type { TestGateway } from '../support/start-gateway';
+import { testConfig } from '../support/test-config';
+
+const ADMIN = 'sk-stall-admin-1';
+const KEY = 'sk-stall-budgeted-1';
+
+/**
+ * A budget on Redis through a stall of the store: a request refused because the store did not answer in
+ * time must not leave its reservation in the budget when the store applies the charge afterwards.
+ */
+describe('budgets on Redis: a store stall leaves no reservation behind', function () {
+  this.timeout(30_000);
+  let redis: RedisServer;
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    gw = await testConfig()
+      // a budget that never resets: what is left in its counter stays there
+      .withKey(KEY, { id: 'budgeted', maxBudget: 5 })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('priced', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+      .with({ adminKey: ADMIN, store: { url: redis.url, sweepIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    redis.resume();
+    await gw.close();
+    await upstream.stop();
+    await redis.stop();
+  });
+
+  const spent = async (): Promise<number> => {
+    const res = await fetch(`${gw.url}/admin/v1/budgets`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const { data } = (await res.json()) as { data: { id: string; spent: number }[] };
+    return data.find((b) => b.id === 'budgeted')!.spent;
+  };
+  const chat = async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'priced', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    return { status: res.status, body: (await res.json()) as { error?: { code?: string } } };
+  };
+
+  it('takes back the charge of a request refused during the stall once Redis applies it, and counts the next ones exactly', async () => {
+    expect((await chat()).status).to.equal(200);
+    const before = await spent();
+    expect(before).to.be.closeTo(0.002, 1e-9); // 10 in at $100/M + 5 out at $200/M
+
+    redis.pause();
+    let refused;
+    try {
+      refused = await chat();
+    } finally {
+      redis.resume();
+    }
+    expect({ status: refused.status, code: refused.body.error?.code }).to.deep.equal({ status: 503, code: 'store_unavailable' });
+
+    // Redis applies the charge it held when it thaws; the gateway takes it back (it stayed before)
+    let now = await spent();
+    for (let i = 0; i < 100 && Math.abs(now - before) > 1e-9; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await spent().catch(() => now);
+    }
+    expect(now).to.be.closeTo(before, 1e-9);
+    expect((await chat()).status).to.equal(200);
+    expect(await spent()).to.be.closeTo(0.004, 1e-9);
+  });
+});
