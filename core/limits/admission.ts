@@ -54,7 +54,6 @@ const MAX_SLACK_MS = 30_000;
  * odd periods), each expiring a little after its period: two periods later the expired counter starts
  * again from zero, so the store holds two rows per limit however long the gateway runs.
  */
-
 function counterFor(base: string, period: Period | undefined, now: number): Counter {
   if (!period) return { key: `${base}:total` };
   const expiresAt = period.endsAt + Math.min(MAX_SLACK_MS, (period.endsAt - period.startsAt) / 2);
