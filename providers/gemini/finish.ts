@@ -1,5 +1,5 @@
 import { GatewayError, UpstreamError, scrubMessage } from '../../core/plugins/sdk';
-import type { GeminiResponse } from './wire';
+import type { GeminiCandidate, GeminiResponse } from './wire';
 
 /** Finish reasons that mean a safety or policy system stopped the answer. */
 const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
@@ -12,10 +12,6 @@ export function finishReasonFromGemini(reason: string | undefined, calledTools: 
   return calledTools ? 'tool_calls' : 'stop';
 }
 
-export function isFiltered(reason: string | undefined): boolean {
-  return reason !== undefined && FILTERED.has(reason);
-}
-
 /**
  * Finish reasons that mean the model's generation failed: it wrote a function call that does not parse,
  * called a tool it was not given, or too many. The candidate then usually holds nothing, and an empty
@@ -23,10 +19,16 @@ export function isFiltered(reason: string | undefined): boolean {
  */
 const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE']);
 
-/** A candidate that stopped with a failed generation before any output: a 502 clients and the router retry. */
-export function failedGenerationError(candidate: { finishReason?: string; finishMessage?: string; content?: { parts?: { text?: string; functionCall?: unknown }[] } }): GatewayError | undefined {
+/**
+ * A candidate that stopped before any output, when that is an error rather than an empty answer: stopped
+ * by a safety filter (a 400 `content_filter`), or by a failed generation (a 502 clients and the router
+ * retry). A candidate that said something keeps it, with its finish reason.
+ */
+export function silentStopError(candidate: GeminiCandidate): GatewayError | undefined {
   const reason = candidate.finishReason;
-  if (reason === undefined || !FAILED.has(reason) || (candidate.content?.parts ?? []).some((p) => p.text || p.functionCall)) return undefined;
+  if (reason === undefined || !(FILTERED.has(reason) || FAILED.has(reason))) return undefined;
+  if ((candidate.content?.parts ?? []).some((p) => p.text || p.functionCall)) return undefined;
+  if (FILTERED.has(reason)) return contentFilterError(`The Gemini upstream blocked the answer (${reason}).`);
   const detail = typeof candidate.finishMessage === 'string' && candidate.finishMessage !== '' ? `: ${scrubMessage(candidate.finishMessage).slice(0, 300)}` : '.';
   return new UpstreamError(`The Gemini model stopped without an answer (${reason})${detail}`, 'upstream_error');
 }
@@ -36,11 +38,6 @@ export function promptBlockedError(body: GeminiResponse): GatewayError | undefin
   const reason = body?.promptFeedback?.blockReason;
   if (!reason || reason === 'BLOCK_REASON_UNSPECIFIED') return undefined;
   return contentFilterError(`The Gemini upstream blocked the prompt (${reason}).`);
-}
-
-/** An answer stopped by a safety filter before any output. */
-export function answerBlockedError(reason: string): GatewayError {
-  return contentFilterError(`The Gemini upstream blocked the answer (${reason}).`);
 }
 
 function contentFilterError(message: string): GatewayError {

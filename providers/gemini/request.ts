@@ -40,7 +40,7 @@ export function geminiRequestFromChat(request: ChatRequest): GeminiRequest {
         systemParts.push(...textParts(message.content, where));
         break;
       case 'user':
-        push(contents, 'user', userParts(message.content, where));
+        push(contents, 'user', contentParts(message.content, where));
         break;
       case 'assistant':
         push(contents, 'model', modelParts(message, where));
@@ -82,7 +82,8 @@ function textParts(content: ChatMessage['content'], where: string): GeminiPart[]
   return parts;
 }
 
-function userParts(content: ChatMessage['content'], where: string): GeminiPart[] {
+/** A user or assistant message's content as parts: text and images, empty text left out. */
+function contentParts(content: ChatMessage['content'], where: string): GeminiPart[] {
   if (content == null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
   const parts: GeminiPart[] = [];
@@ -149,14 +150,7 @@ function extensionOf(url: string): string {
 }
 
 function modelParts(message: ChatMessage, where: string): GeminiPart[] {
-  const parts: GeminiPart[] = [];
-  if (typeof message.content === 'string') {
-    if (message.content !== '') parts.push({ text: message.content });
-  } else if (Array.isArray(message.content)) {
-    message.content.forEach((part, j) => {
-      if (!isEmptyText(part)) parts.push(contentPart(part, `${where}.content[${j}]`));
-    });
-  }
+  const parts = contentParts(message.content, where);
   (message.tool_calls ?? []).forEach((call, j) => {
     const at = `${where}.tool_calls[${j}]`;
     const part: GeminiPart = { functionCall: { name: call.function?.name, args: argsOf(call.function?.arguments, `${at}.function.arguments`) } };

@@ -6,7 +6,7 @@
  * is an error (finish.ts), not an empty answer.
  */
 import type { ChatChoice, ChatResponse, ToolCall } from '../../core/plugins/sdk';
-import { answerBlockedError, failedGenerationError, finishReasonFromGemini, isFiltered, promptBlockedError } from './finish';
+import { finishReasonFromGemini, promptBlockedError, silentStopError } from './finish';
 import { baseCallId, toolCallId } from './tool-ids';
 import { chatUsageFromGemini } from './usage';
 import type { GeminiCandidate, GeminiResponse } from './wire';
@@ -16,9 +16,8 @@ export function chatResponseFromGemini(body: GeminiResponse, model: string, crea
   if (blocked) throw blocked;
   const candidates = body.candidates ?? [];
   const only = candidates.length === 1 ? candidates[0] : undefined;
-  if (only && isFiltered(only.finishReason) && !(only.content?.parts ?? []).some((p) => p.text || p.functionCall)) throw answerBlockedError(only.finishReason!);
-  const failed = only && failedGenerationError(only);
-  if (failed) throw failed;
+  const silent = only && silentStopError(only);
+  if (silent) throw silent;
 
   return {
     id: chatId(body.responseId),

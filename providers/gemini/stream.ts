@@ -6,7 +6,7 @@
  * has arrived, and only then does `endOfStream` add the usage chunk and `[DONE]` (a cut stream stays cut).
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
-import { answerBlockedError, failedGenerationError, finishReasonFromGemini, isFiltered, promptBlockedError } from './finish';
+import { finishReasonFromGemini, promptBlockedError, silentStopError } from './finish';
 import { chatId } from './response';
 import { baseCallId, toolCallId } from './tool-ids';
 import { chatUsageFromGemini } from './usage';
@@ -38,10 +38,9 @@ export function chatFramesFromGeminiChunk(body: GeminiResponse, scratch: StreamS
   for (const [position, candidate] of (body.candidates ?? []).entries()) {
     const index = candidate.index ?? position;
     if (!state.spoke.has(index)) {
-      // a safety stop before the first word: an error while nothing has been sent for this candidate
-      if (isFiltered(candidate.finishReason) && !(candidate.content?.parts ?? []).some((p) => p.text || p.functionCall)) throw answerBlockedError(candidate.finishReason!);
-      const failed = failedGenerationError(candidate);
-      if (failed) throw failed;
+      // a safety stop or failed generation before the first word: an error while nothing has been sent for this candidate
+      const silent = silentStopError(candidate);
+      if (silent) throw silent;
       state.spoke.add(index);
       out.push(chunk(state, index, { role: 'assistant', content: '' }));
     }
