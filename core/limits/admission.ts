@@ -78,7 +78,7 @@ interface Charge {
  */
 export class LimitsAdmission implements Admission {
   /** corrections the store refused when they were due, tried again until it takes them */
-  readonly compensations: Compensations;
+  private readonly compensations: Compensations;
 
   constructor(
     private readonly subjects: LimitSubjects,

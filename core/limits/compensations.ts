@@ -53,11 +53,6 @@ export class Compensations {
     void lateOutcome(err)?.settled.then((end) => (end === 'done' ? this.apply(counter, -amount) : undefined));
   }
 
-  /** corrections waiting for the store (for tests and metrics) */
-  get pending(): number {
-    return this.waiting.length;
-  }
-
   private async attempt(correction: Correction): Promise<void> {
     const { counter, delta } = correction;
     const ttlMs = counter.expiresAt === undefined ? undefined : counter.expiresAt - this.clock.now();
