@@ -191,7 +191,7 @@ describe('one log line per request from the model-gateway command', function () 
       }
     };
     try {
-      // one line is far less than the 12 KB batch: the periodic flush must send it
+      // one line is far less than the 56 KB batch: the periodic flush must send it
       await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
       await waitForLines(1);
       // a burst larger than one batch, every line whole (a batch boundary never splits a line)
