@@ -102,6 +102,33 @@ describe('configured and registered secrets are scrubbed from errors and logs', 
     expect(JSON.stringify(mcp.requests.map((r) => r.headers))).to.include(CANARY.apiHeader);
   });
 
+  it('an upstream error message of 300 KB of dotted words is scrubbed and answered, not held for minutes by the URL pattern', async () => {
+    // every "a" after a dot could start a URL scheme: a pattern that rescans to the end from each one is
+    // quadratic, and froze the event loop for every organisation
+    const hostile = 'a.'.repeat(150_000);
+    model.script = { kind: 'json', status: 400, body: { error: { message: `Unrecognized request argument supplied: ${hostile}see https://internal.example/x` } } };
+    const res = await send('/v1/chat/completions', CANARY.member, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).to.equal(400);
+    const message = JSON.parse(res.text).error.message as string;
+    expect(message.startsWith('Unrecognized request argument supplied: a.a.a.')).to.equal(true);
+    expect(message).to.have.length(1001);
+  });
+
+  it('an MCP upstream whose error body is 300 KB of dotted words gets its tool call answered', async () => {
+    const rpc = (method: string, params?: unknown) => send('/mcp', CANARY.member, { jsonrpc: '2.0', id: 1, method, params }, 'x-gateway-api-key');
+    const name = (JSON.parse((await rpc('tools/list')).text).result.tools as { name: string }[]).map((t) => t.name).find((n) => n.endsWith('lookup'))!;
+    mcp.failWithStatus = 500;
+    mcp.failBody = () => 'a.'.repeat(150_000);
+    try {
+      const res = await rpc('tools/call', { name, arguments: {} });
+      expect(res.status).to.equal(200);
+      expect(JSON.parse(res.text).error.data.code).to.be.a('string');
+    } finally {
+      mcp.failWithStatus = undefined;
+      mcp.failBody = undefined;
+    }
+  });
+
   it('found no canary in any response, log line or request-log entry', async () => {
     const requestLog = await gw.gateway.services.requestLog.query({ limit: 100 });
     const everything = [...seen, JSON.stringify(requestLog), gw.logLines.join('')].join('\n');
