@@ -39,8 +39,13 @@ function isField(buf: Buffer, start: number, end: number, name: Buffer): boolean
  * frames may point into it.
  */
 export class SseDecoder {
-  /** bytes not yet made into frames: they start at the current frame's first line */
+  /**
+   * bytes not yet made into frames, `pendingLength` of them: they start at the current frame's first line.
+   * A buffer of the decoder's own with room to spare, so a frame that spans many reads is appended to
+   * rather than copied whole at each one: a frame of 10,000 lines read one at a time copied 50 GB.
+   */
   private pending: Buffer | undefined;
+  private pendingLength = 0;
   /** how far into `pending` the lines have been read (a partial line starts here) */
   private scanned = 0;
   private event: string | undefined;
@@ -69,16 +74,19 @@ export class SseDecoder {
       this.waiting.push(bytes);
       return [];
     }
-    let buf = this.pending ? Buffer.concat(this.waiting.length === 0 ? [this.pending, bytes] : [this.pending, ...this.waiting, bytes]) : bytes;
-    if (this.waiting.length > 0) this.waiting = [];
+    let own = this.pending !== undefined;
+    let buf = own ? this.append(bytes) : bytes;
     if (!this.started) {
       // a byte order mark before the first line is not part of it (the WHATWG rules; TextDecoder's default)
       if (buf.length < BOM.length && BOM.subarray(0, buf.length).equals(buf)) {
-        this.pending = Buffer.from(buf);
+        this.keep(buf);
         return [];
       }
       this.started = true;
-      if (buf.subarray(0, BOM.length).equals(BOM)) buf = buf.subarray(BOM.length);
+      if (buf.subarray(0, BOM.length).equals(BOM)) {
+        buf = buf.subarray(BOM.length);
+        own = false;
+      }
     }
     const frames: SseFrame[] = [];
     let frameStart = 0;
@@ -105,13 +113,37 @@ export class SseDecoder {
     }
     if (frameStart === buf.length) {
       this.pending = undefined;
+      this.pendingLength = 0;
       this.scanned = 0;
+    } else if (own && frameStart === 0) {
+      // no frame came out of the decoder's own buffer, so nothing points into it: it is appended to again
+      this.scanned = start;
     } else {
       // copied, so a few bytes of a partial frame do not keep a whole read's buffer alive
-      this.pending = Buffer.from(buf.subarray(frameStart));
+      this.keep(buf.subarray(frameStart));
       this.scanned = start - frameStart;
     }
     return frames;
+  }
+
+  /** `pending` followed by the waiting reads and `bytes`, in `pending` (grown to twice the size when full) */
+  private append(bytes: Buffer): Buffer {
+    let length = this.pendingLength + bytes.length;
+    for (const piece of this.waiting) length += piece.length;
+    if (length > this.pending!.length) {
+      const grown = Buffer.allocUnsafe(Math.max(length, 2 * this.pending!.length));
+      this.pending!.copy(grown, 0, 0, this.pendingLength);
+      this.pending = grown;
+    }
+    for (const piece of this.waiting) this.pendingLength += piece.copy(this.pending!, this.pendingLength);
+    this.pendingLength += bytes.copy(this.pending!, this.pendingLength);
+    if (this.waiting.length > 0) this.waiting = [];
+    return this.pending!.subarray(0, this.pendingLength);
+  }
+
+  private keep(bytes: Buffer): void {
+    this.pending = Buffer.from(bytes);
+    this.pendingLength = bytes.length;
   }
 
   private frame(buf: Buffer, start: number, end: number): SseFrame {

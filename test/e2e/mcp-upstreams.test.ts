@@ -216,3 +216,59 @@ describe('/mcp with an upstream whose result cannot be written back', () => {
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).to.deep.equal(['nest']);
   });
 });
+
+/**
+ * A hand-written 2025-11-25 upstream whose one tool answers with an event stream that opens with `lines`
+ * comment lines of 1,000 bytes, each written on its own after the last was read, before the result.
+ */
+async function startChattyStreamServer(lines: number): Promise<{ url: string; close(): Promise<void> }> {
+  const comment = `: ${'x'.repeat(997)}\n`;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'chatty', version: '1' } });
+    if (message.method === 'tools/list') return answer({ tools: [{ name: 'talk', inputSchema: { type: 'object' } }] });
+    if (message.method === 'tools/call') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < lines && !res.destroyed; i++) {
+        res.write(comment);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return void res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done talking' }] } })}\n\n`);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('/mcp with an upstream that streams 10 MB of comment lines before its result', () => {
+  let upstream: Awaited<ReturnType<typeof startChattyStreamServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await startChattyStreamServer(10_000);
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('chatty', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 }, timeouts: { totalMs: 120_000 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('answers the call with the result: the lines of the unfinished event are not copied again at every read', async () => {
+    // one event still open across 10,000 reads: joining all it had so far to each read was quadratic
+    // (50 GB copied) and held the gateway's CPU for minutes
+    const res = await post(gw, call('talk').body, { accept: 'application/json, text/event-stream' });
+    expect(res.status).to.equal(200);
+    expect(res.body.result.content).to.deep.equal([{ type: 'text', text: 'done talking' }]);
+  });
+});
