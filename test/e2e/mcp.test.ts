@@ -272,3 +272,33 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
     for (const canary of CANARIES) expect(everything, canary).to.not.include(canary);
   });
 });
+
+describe('/mcp resources/read against an upstream resource template', () => {
+  let files: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    files = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'files:///{name}.{ext}', name: 'File', read: (uri) => `contents of ${uri}` }] });
+    gw = await testConfig().withKey(ACME_KEY, { id: 'acme-bot' }).withMcpServer('files', files.url, { visibility: 'public' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await files.close();
+  });
+
+  it('routes a URI the template matches to its server', async () => {
+    const read = await rpc(gw, ACME_KEY, 'resources/read', { uri: 'files:///report.txt' });
+    expect(read.body.result.contents).to.deep.equal([{ uri: 'files:///report.txt', text: 'contents of files:///report.txt' }]);
+    const unknown = await rpc(gw, ACME_KEY, 'resources/read', { uri: 'files:///dir/report.txt' });
+    expect(unknown.body.error.message).to.equal('Unknown resource: files:///dir/report.txt');
+  });
+
+  it('answers a 300 KB URI crafted against the template at once, not after a minute of backtracking', async () => {
+    // "{name}.{ext}" as a backtracking regex tries every dot as the split, each to the end: quadratic in
+    // the URI, which any key may send
+    const uri = `files:///${'a.'.repeat(150_000)}/`;
+    const read = await rpc(gw, ACME_KEY, 'resources/read', { uri });
+    expect(read.status).to.equal(200);
+    expect(read.body.error.message).to.match(/^Unknown resource: files:\/\/\/a\.a\.a\./);
+  });
+});

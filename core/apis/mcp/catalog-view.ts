@@ -8,8 +8,7 @@
  * with one; prompts likewise. Resources keep their URIs and are routed to the server that listed them
  * (or whose resource template matches the URI).
  */
-import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { uriTemplates } from './sdk';
+import { compileUriTemplate } from './uri-template-match';
 import type { DiscoveryCache } from './discovery-cache';
 import type { UpstreamItem } from './discovery';
 import { prefixedToolName, splitPrefixedToolName } from './naming';
@@ -26,7 +25,8 @@ export interface RoutedName {
 }
 
 export class McpCatalogView {
-  private readonly templates = new Map<string, UriTemplate>();
+  /** each template's test, or null for one that cannot be read */
+  private readonly templates = new Map<string, ((uri: string) => boolean) | null>();
 
   constructor(private readonly cache: DiscoveryCache) {}
 
@@ -82,7 +82,7 @@ export class McpCatalogView {
     }
     for (const scoped of scope.servers) {
       for (const template of this.cache.get(scoped.record.id)?.resourceTemplates ?? []) {
-        if (this.template(template.uriTemplate)?.match(uri)) return scoped.record;
+        if (this.template(template.uriTemplate)?.(uri)) return scoped.record;
       }
     }
     return undefined;
@@ -99,17 +99,17 @@ export class McpCatalogView {
     return scoped ? { scoped, upstreamName: split.tool } : undefined;
   }
 
-  private template(text: string): UriTemplate | undefined {
-    let template = this.templates.get(text);
-    if (!template) {
+  private template(text: string): ((uri: string) => boolean) | undefined {
+    let test = this.templates.get(text);
+    if (test === undefined) {
       try {
-        template = new (uriTemplates().UriTemplate)(text);
+        test = compileUriTemplate(text) ?? null;
       } catch {
-        return undefined;
+        test = null;
       }
-      this.templates.set(text, template);
+      this.templates.set(text, test);
     }
-    return template;
+    return test ?? undefined;
   }
 }
 

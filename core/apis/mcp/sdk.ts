@@ -10,7 +10,6 @@ import { onFirstUse } from '../../plugins/on-first-use';
 type LegacyTypes = typeof import('@modelcontextprotocol/sdk/types.js');
 type LegacyClient = typeof import('@modelcontextprotocol/sdk/client/index.js');
 type LegacyStreamableHttp = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-type LegacyUriTemplate = typeof import('@modelcontextprotocol/sdk/shared/uriTemplate.js');
 type ModernClientSdk = typeof import('@modelcontextprotocol/client');
 type ModernServerSdk = typeof import('@modelcontextprotocol/server');
 
@@ -20,8 +19,6 @@ export const legacyTypes = onFirstUse(() => require('@modelcontextprotocol/sdk/t
 export const legacyClient = onFirstUse(() => require('@modelcontextprotocol/sdk/client/index.js') as LegacyClient);
 /** SDK 1.x streamable-HTTP transport errors */
 export const legacyStreamableHttp = onFirstUse(() => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as LegacyStreamableHttp);
-/** RFC 6570 URI templates (resource templates) */
-export const uriTemplates = onFirstUse(() => require('@modelcontextprotocol/sdk/shared/uriTemplate.js') as LegacyUriTemplate);
 /** SDK 2.x client (2026-07-28 upstreams), its errors and `_meta` keys */
 export const modernClient = onFirstUse(() => require('@modelcontextprotocol/client') as ModernClientSdk);
 /** SDK 2.x server side: the request-state codec */
