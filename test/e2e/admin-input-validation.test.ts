@@ -157,3 +157,38 @@ describe('management API input is checked by the config file schemas', () => {
     expect(new Set(seen).size).to.equal(3);
   });
 });
+
+describe('a key refers only to MCP servers its organisation can see', () => {
+  const ACME_ADMIN = 'sk-acme-admin-SERVERS-4410';
+  let gw: TestGateway;
+  before(async () => {
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_ADMIN, { id: 'acme-admin', role: 'admin' })
+      .withMcpServer('docs', 'http://127.0.0.1:1/mcp', { org: 'acme', visibility: 'private' })
+      .withMcpServer('payroll', 'http://127.0.0.1:1/mcp', { org: 'globex', visibility: 'private' })
+      .withMcpServer('weather', 'http://127.0.0.1:1/mcp', { visibility: 'public' })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 1 } })
+      .start();
+  });
+  after(() => gw.close());
+
+  it('refuses another organisation\'s private server exactly like one that does not exist, on create and update', async () => {
+    // accepting it told an organisation admin which names another organisation's private servers have
+    for (const key of [ACME_ADMIN, ADMIN]) {
+      await expectRefused(gw, 'POST', '/admin/v1/keys', [
+        ['a server that does not exist', { org: 'acme', mcp: { servers: ['nope'] } }, 'mcp.servers[0]', 'mcp.servers[0]: unknown MCP server "nope"'],
+        ['globex\'s private server', { org: 'acme', mcp: { servers: ['payroll'] } }, 'mcp.servers[0]', 'mcp.servers[0]: unknown MCP server "payroll"'],
+        ['globex\'s private server in a tool list', { org: 'acme', mcp: { tools: { payroll: ['salaries'] } } }, 'mcp.tools.payroll', 'mcp.tools.payroll: unknown MCP server "payroll"'],
+      ], key);
+    }
+    const created = await api(gw, 'POST', '/admin/v1/keys', ACME_ADMIN, { mcp: { servers: ['docs', 'weather'] } });
+    expect(created.status, created.text).to.equal(201);
+    await expectRefused(gw, 'PATCH', `/admin/v1/keys/${created.body.id}`, [
+      ['globex\'s private server', { mcp: { servers: ['docs', 'payroll'] } }, 'mcp.servers[1]', 'mcp.servers[1]: unknown MCP server "payroll"'],
+    ], ACME_ADMIN);
+    // globex's own keys may name it
+    expect((await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'globex', mcp: { servers: ['payroll'] } })).status).to.equal(201);
+  });
+});

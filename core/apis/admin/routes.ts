@@ -7,6 +7,7 @@ import { READ_ONLY_FIELDS } from '../../config/schema';
 import type { KeyCreateBody, KeyPatchBody, OrganizationConfig, OrganizationPatchBody } from '../../config/types';
 import { validators } from '../../config/validators';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
+import { isVisibleTo } from '../mcp/scope';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { validateBody, validatePatch } from '../../http/validate';
@@ -113,13 +114,17 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     }),
   );
 
-  /** A key's organisation, guardrails and MCP servers must exist, as in the config file. */
-  async function checkKeyReferences(body: KeyCreateBody | KeyPatchBody): Promise<void> {
+  /**
+   * A key's organisation, guardrails and MCP servers must exist, as in the config file. The servers are
+   * those the key's organisation `org` can see: another organisation's private server is unknown here as
+   * everywhere, or an organisation admin could tell which names it has.
+   */
+  async function checkKeyReferences(body: KeyCreateBody | KeyPatchBody, org: string): Promise<void> {
     const mcp = services.container.resolve<McpGateway>(MCP_GATEWAY);
     const problems = keyReferenceProblems(body as Record<string, unknown>, {
       orgs: new Set((await allOrgs()).map((o) => o.id)),
       guardrails: new Set(services.config.guardrails.map((g) => g.id)),
-      servers: new Set(mcp.registry.list().flatMap((r) => [r.name, r.alias])),
+      servers: new Set(mcp.registry.list().filter((r) => isVisibleTo(r, org)).flatMap((r) => [r.name, r.alias])),
     });
     const first = problems[0];
     if (first) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), first.path === 'org' ? 'unknown_organization' : 'unknown_reference', { param: first.path });
@@ -166,7 +171,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if (admin.role === 'platform_admin' && body.org === undefined) throw new InvalidRequestError("Missing required parameter: 'org'.", 'missing_required_parameter', { param: 'org' });
       if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
       const input = { ...body, org: body.org ?? (admin.org as string) };
-      await checkKeyReferences(input);
+      await checkKeyReferences(input, input.org);
       const { key, secret } = await services.keys.create(input);
       // The secret is shown this once; only its digest is stored.
       res.status(201).json({ ...publicKey(key), key: secret });
@@ -190,7 +195,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       // `null` removes a field: no budget, no rate limit, every model
       const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
-      await checkKeyReferences(patch.set);
+      await checkKeyReferences(patch.set, key.org);
       const updated = { ...key, ...patch.set } as StoredKey;
       for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
