@@ -61,7 +61,7 @@ export class SpendStage implements Stage {
       keyId: ctx.principal.keyId,
       org: ctx.principal.org,
       endpoint: ctx.endpoint,
-      model: target.model,
+      model: loggedName(target.model),
       deploymentId: target.deploymentId,
       promptTokens: ctx.usage.inputTokens,
       completionTokens: ctx.usage.outputTokens,
@@ -79,4 +79,19 @@ export class SpendStage implements Stage {
     this.reporter.settled(ctx, entry, outcome);
     await this.log.record(entry);
   }
+}
+
+/**
+ * The longest model (or `MCP: ...` tool, prompt or resource) name a log entry keeps. The name is the
+ * client's own when it matches nothing, and a body may carry megabytes of it: each such request wrote them
+ * whole into the log row, the access line and a spend-rollup row that is never deleted.
+ */
+const MAX_LOGGED_NAME = 1024;
+
+function loggedName(name: string | null): string | null {
+  if (name === null || name.length <= MAX_LOGGED_NAME) return name;
+  // never half a surrogate pair
+  const last = name.charCodeAt(MAX_LOGGED_NAME - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? MAX_LOGGED_NAME - 1 : MAX_LOGGED_NAME;
+  return `${name.slice(0, end)}…`;
 }

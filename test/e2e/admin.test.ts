@@ -105,6 +105,31 @@ describe('management API: keys, organizations, logs, spend', () => {
     expect((await api(gw, 'GET', '/admin/v1/spend?groupBy=colour', ADMIN)).status).to.equal(400);
   });
 
+  it('records a model name of a megabyte cut to its first 1,024 characters, in the log, its line and the spend rollups', async () => {
+    // every such 404 kept the whole name: in the log row, the access line and a rollup row that is never
+    // deleted, so a key could fill the store and make the log page answer gigabytes
+    const huge = `probe-${'m'.repeat(1_000_000)}`;
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-globex', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: huge, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).to.equal(404);
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const entry = (await api(gw, 'GET', '/admin/v1/logs?key=globex-member&limit=1', ADMIN)).body.data[0];
+    expect(entry).to.include({ status: 404, errorCode: 'model_not_found' });
+    expect(entry.model.length).to.equal(1025);
+    expect(entry.model).to.equal(`${huge.slice(0, 1024)}…`);
+    const byModel = await api(gw, 'GET', '/admin/v1/spend?groupBy=model', ADMIN);
+    expect(byModel.text.length).to.be.below(100_000);
+    expect(byModel.body.data.map((r: { group: string }) => r.group)).to.include(`${huge.slice(0, 1024)}…`);
+    await new Promise((r) => setTimeout(r, 50)); // the access lines go out together every 20 ms
+    const lines = gw.logLines.join('\n');
+    expect(lines).to.include(`${huge.slice(0, 1024)}…`);
+    expect(lines).to.not.include(huge.slice(0, 1025));
+  });
+
   it('never shows the admin key in a response or the gateway output', async () => {
     const res = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
     expect(res.text).to.not.include(ADMIN);
