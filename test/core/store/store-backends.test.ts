@@ -398,6 +398,47 @@ describe('sqlite store: the log table a commit touches', () => {
   });
 });
 
+describe('sqlite store: log queries over a large table', () => {
+  it('reads a filter no index serves a window at a time, giving the event loop turns between windows, and pages it as one query would', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
+    // 70,000 rows: four windows of rows; written by a plain connection, as a long-lived gateway's table is
+    const db = new Database(file);
+    db.exec('CREATE TABLE logs (seq INTEGER PRIMARY KEY, time TEXT NOT NULL, key_id TEXT, org TEXT, model TEXT, entry TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO logs (time, key_id, org, model, entry) VALUES (?, ?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < 70_000; i++) {
+        const e = entry(i, { id: `w${i}`, org: i === 5 || i === 65_000 ? 'rare' : 'acme', status: i === 10 ? 503 : 200 });
+        insert.run(e.time, e.keyId, e.org, e.model, JSON.stringify(e));
+      }
+    })();
+    db.close();
+    const store = (await openStore(`sqlite://${file}`)) as SqliteBackend;
+    // turns of the event loop that ran while the query was under way
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const missing = await store.queryLogs({ id: 'not-there', limit: 1 });
+    const turnsDuringLookup = turns;
+    ticking = false;
+    expect(missing.data).to.deep.equal([]);
+    expect(turnsDuringLookup, 'a lookup of an id that is not there reads every row, not all in one turn').to.be.at.least(3);
+    // the same rows as one statement would find, newest first, paged across windows with the cursor
+    const first = await store.queryLogs({ org: 'rare', limit: 1 });
+    expect(first.data.map((e) => e.id)).to.deep.equal(['w65000']);
+    const second = await store.queryLogs({ org: 'rare', limit: 1, cursor: first.nextCursor! });
+    expect(second.data.map((e) => e.id)).to.deep.equal(['w5']);
+    expect(second.nextCursor).to.equal(null);
+    expect((await store.queryLogs({ statusMin: 500, limit: 10 })).data.map((e) => e.id)).to.deep.equal(['w10']);
+    expect((await store.queryLogs({ id: 'w69999', limit: 1 })).data.map((e) => e.id)).to.deep.equal(['w69999']);
+    expect((await store.queryLogs({ limit: 3 })).data.map((e) => e.id)).to.deep.equal(['w69999', 'w69998', 'w69997']);
+    await store.close();
+  });
+});
+
 describe('sqlite store: the counter additions of one turn', () => {
   it('answers each with the total it made, in order, from one commit for the turn instead of one each', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
