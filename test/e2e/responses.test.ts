@@ -307,6 +307,29 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(second.output_text).to.equal('Answer from: The user did not approve this tool call. Reason: not now | customer b');
   });
 
+  it('does not run an approved call again when the client sends the whole history back on the next turn', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'once' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'always' as const }];
+    const history: any[] = [{ role: 'user', content: 'find it' }];
+    const first = await client.responses.create({ model: 'gpt-test', input: history, tools, store: false });
+    const request = first.output[1] as any;
+    history.push(...first.output, { type: 'mcp_approval_response', approval_request_id: request.id, approve: true });
+    const callsBefore = docs.requestsFor('tools/call').length;
+    const second = await client.responses.create({ model: 'gpt-test', input: history, tools, store: false });
+    expect(second.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(docs.requestsFor('tools/call').length).to.equal(callsBefore + 1);
+
+    // what the Agents SDK does without previous_response_id: everything so far, plus the new turn
+    history.push(...second.output, { role: 'user', content: 'thanks' });
+    const third = await client.responses.create({ model: 'gpt-test', input: history, tools, store: false });
+    expect(third.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'message']);
+    expect(docs.requestsFor('tools/call').length).to.equal(callsBefore + 1);
+    // the model sees the call once, with its result
+    const sent = upstream.last.body.messages as any[];
+    expect(sent.filter((m) => m.role === 'tool').map((m) => m.content)).to.deep.equal(['docs about once']);
+    expect(sent.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant', 'user']);
+  });
+
   it('returns function tools to the client as function_call items and continues with their output', async () => {
     upstream.script = (req) => {
       const result = toolResults(req)[0];

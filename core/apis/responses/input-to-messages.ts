@@ -50,12 +50,17 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
   if (typeof input === 'string') return { messages: [{ role: 'user', content: input }], answers: [], answered: [] };
   if (!Array.isArray(input)) throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
 
+  // A client that sends its whole history back (the Agents SDK, item references) sends an approved call's
+  // request and answer again beside the `mcp_call` it led to: that call already ran, and must not run twice.
+  const carriedOut = new Set<string>();
+  for (const item of input) if (item?.type === 'mcp_call' && typeof item.approval_request_id === 'string') carriedOut.add(item.approval_request_id);
   const answers = new Map<string, ApprovalAnswer>();
   input.forEach((item, i) => {
     if (item?.type !== 'mcp_approval_response') return;
     if (typeof item.approval_request_id !== 'string' || typeof item.approve !== 'boolean') {
       throw new InvalidRequestError(`input[${i}]: an mcp_approval_response needs 'approval_request_id' (string) and 'approve' (boolean).`, 'invalid_value', { param: `input[${i}]` });
     }
+    if (carriedOut.has(item.approval_request_id)) return;
     answers.set(item.approval_request_id, { approvalRequestId: item.approval_request_id, approve: item.approve, reason: typeof item.reason === 'string' ? item.reason : undefined });
   });
 
