@@ -72,4 +72,18 @@ describe('Responses: tool fan-out is bounded (maxToolCallsPerRound, maxToolCalls
     expect(toolMessages).to.have.length(96);
     expect(toolMessages.at(-1).content).to.include('responses.maxToolCalls');
   });
+
+  it("honours the request's max_tool_calls: no more calls run than the client allowed, and the model is told why", async () => {
+    upstream.script = fanOut(1, 4);
+    // an OpenAI Responses field this SDK version types only on its beta surface: sent as it is
+    const params = { model: 'gpt-test', input: 'ping a little', tools: MCP_TOOL, max_tool_calls: 2 };
+    const data = await client.responses.create(params as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(data.output_text).to.equal('all done');
+    expect(tools.requestsFor('tools/call')).to.have.length(2);
+    expect((data as unknown as { max_tool_calls: unknown }).max_tool_calls).to.equal(2);
+    expect(data.output.filter((i) => i.type === 'mcp_call')).to.have.length(2);
+    const toolMessages = (upstream.last.body.messages as any[]).filter((m) => m.role === 'tool');
+    expect(toolMessages.map((m) => m.content === 'pong')).to.deep.equal([true, true, false, false]);
+    expect(toolMessages.at(-1).content).to.include('max_tool_calls');
+  });
 });

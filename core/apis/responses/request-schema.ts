@@ -13,6 +13,7 @@ export const ResponsesRequestSchema = Type.Object({
   instructions: Type.Optional(Nullable(Type.String())),
   stream: Type.Optional(Nullable(Type.Boolean())),
   max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  max_tool_calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
   tools: Type.Optional(Type.Array(Tool)),

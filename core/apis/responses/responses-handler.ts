@@ -147,7 +147,7 @@ export class ResponsesHandler {
         tools: { pipeline: services.pipeline, clock: services.clock, parent: ctx, mcpHeaders, signal, responseId: run.response.id },
       },
       recorder,
-      { ...services.config.responses, deadline: run.deadline },
+      { ...services.config.responses, deadline: run.deadline, requestedMaxToolCalls: body.max_tool_calls ?? undefined },
     );
     const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
@@ -224,6 +224,7 @@ function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObj
     incomplete_details: null,
     instructions: typeof body.instructions === 'string' ? body.instructions : null,
     max_output_tokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+    max_tool_calls: typeof body.max_tool_calls === 'number' ? body.max_tool_calls : null,
     model: body.model,
     output: [],
     parallel_tool_calls: body.parallel_tool_calls ?? true,

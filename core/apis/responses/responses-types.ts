@@ -37,6 +37,7 @@ export interface ResponsesRequest {
   tools?: ToolEntry[];
   tool_choice?: unknown;
   max_output_tokens?: number | null;
+  max_tool_calls?: number | null;
   temperature?: number | null;
   top_p?: number | null;
   text?: { format?: { type: string; [extra: string]: unknown }; [extra: string]: unknown } | null;
@@ -136,6 +137,7 @@ export interface ResponseObject {
   incomplete_details: { reason: IncompleteReason } | null;
   instructions: string | null;
   max_output_tokens: number | null;
+  max_tool_calls: number | null;
   model: string;
   output: OutputItem[];
   parallel_tool_calls: boolean;

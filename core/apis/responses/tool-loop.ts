@@ -53,6 +53,8 @@ export interface LoopLimits {
   maxToolCallsPerRound: number;
   /** MCP calls admitted over the whole request, approved ones included */
   maxToolCalls: number;
+  /** the request's own `max_tool_calls`, which may only lower `maxToolCalls` */
+  requestedMaxToolCalls?: number;
   /** clock time (ms) after which no new step starts */
   deadline: number;
 }
@@ -182,7 +184,8 @@ export class ToolLoop {
 
   /** Why a call is not admitted, as the model is told, or undefined when it may run. */
   private refusal(admittedInRound: number): string | undefined {
-    const { maxToolCallsPerRound, maxToolCalls } = this.limits;
+    const { maxToolCallsPerRound, maxToolCalls, requestedMaxToolCalls } = this.limits;
+    if (requestedMaxToolCalls !== undefined && this.admitted >= requestedMaxToolCalls) return `Error: tool call not run: this response reached its limit of ${requestedMaxToolCalls} tool calls (max_tool_calls).`;
     if (this.admitted >= maxToolCalls) return `Error: tool call not run: this response reached its limit of ${maxToolCalls} tool calls (responses.maxToolCalls).`;
     if (admittedInRound >= maxToolCallsPerRound) return `Error: tool call not run: at most ${maxToolCallsPerRound} tool calls run per model turn (responses.maxToolCallsPerRound); ask for the others in a later turn.`;
     return undefined;

@@ -6,7 +6,7 @@ import type { ResponseObject } from '../../../../core/apis/responses/responses-t
 function emptyResponse(): ResponseObject {
   return {
     id: 'resp_1', object: 'response', created_at: 1, status: 'in_progress', error: null, incomplete_details: null, instructions: null,
-    max_output_tokens: null, model: 'm', output: [], parallel_tool_calls: true, previous_response_id: null, temperature: null, top_p: null,
+    max_output_tokens: null, max_tool_calls: null, model: 'm', output: [], parallel_tool_calls: true, previous_response_id: null, temperature: null, top_p: null,
     text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [], usage: null, metadata: {},
   };
 }
