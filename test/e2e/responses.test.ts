@@ -73,8 +73,13 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     docs = await FakeMcpServer.start({
       toolsOnly: true,
       tools: {
-        search: { description: 'Search the docs', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, handler: (args) => ({ content: [{ type: 'text', text: `docs about ${args.q}` }] }) },
-        fail: { description: 'Always fails', handler: () => ({ content: [{ type: 'text', text: 'boom' }], isError: true }) },
+        search: {
+          description: 'Search the docs',
+          inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          handler: (args) => ({ content: [{ type: 'text', text: `docs about ${args.q}` }] }),
+          extra: { annotations: { readOnlyHint: true } },
+        },
+        fail: { description: 'Always fails', handler: () => ({ content: [{ type: 'text', text: 'boom' }], isError: true }), extra: { annotations: { readOnlyHint: false } } },
         slow: {
           description: 'Waits until a crm lookup has started',
           handler: async () => {
@@ -250,6 +255,13 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
   it('narrows to an mcp entry\'s allowed_tools', async () => {
     upstream.script = agentModel([]);
     const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', allowed_tools: ['docs-search'] }] });
+    expect(upstream.requests[0].body.tools.map((t: any) => t.function.name)).to.deep.equal(['docs-search']);
+    expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['docs-search']);
+  });
+
+  it("narrows to read-only tools with allowed_tools {read_only: true} (MCP's readOnlyHint)", async () => {
+    upstream.script = agentModel([]);
+    const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', allowed_tools: { read_only: true } }] });
     expect(upstream.requests[0].body.tools.map((t: any) => t.function.name)).to.deep.equal(['docs-search']);
     expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['docs-search']);
   });

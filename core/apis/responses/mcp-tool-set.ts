@@ -26,6 +26,8 @@ export interface OfferedTool {
   mcpName: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /** the server marks it `readOnlyHint` (what a `read_only` tool filter matches) */
+  readOnly?: boolean;
   entry: McpToolEntry;
 }
 
@@ -83,10 +85,9 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
 
   const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders, scope };
   for (const entry of entries) {
-    const allowed = allowedNames(entry);
     const offered: OfferedTool[] = upstream
-      .map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, entry }))
-      .filter((t) => !allowed || allowed.has(t.mcpName));
+      .map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, readOnly: isReadOnly(t.annotations), entry }))
+      .filter((t) => isAllowed(entry, t));
     set.listings.push({
       id: newId('mcpl'),
       type: 'mcp_list_tools',
@@ -134,9 +135,20 @@ function allowedToolsValid(allowed: unknown): boolean {
   return toolNames === undefined || names(toolNames);
 }
 
-function allowedNames(entry: McpToolEntry): Set<string> | undefined {
+function isAllowed(entry: McpToolEntry, tool: OfferedTool): boolean {
   const allowed = entry.allowed_tools;
-  if (!allowed) return undefined;
-  if (Array.isArray(allowed)) return new Set(allowed);
-  return allowed.tool_names ? new Set(allowed.tool_names) : undefined;
+  if (!allowed) return true;
+  if (Array.isArray(allowed)) return allowed.includes(tool.mcpName);
+  return matchesFilter(allowed, tool);
+}
+
+/** An OpenAI tool filter `{tool_names?, read_only?}`: the tool must match every field that is given. */
+function matchesFilter(filter: { tool_names?: string[]; read_only?: boolean }, tool: OfferedTool): boolean {
+  if (filter.tool_names && !filter.tool_names.includes(tool.mcpName)) return false;
+  if (typeof filter.read_only === 'boolean' && filter.read_only !== (tool.readOnly === true)) return false;
+  return true;
+}
+
+function isReadOnly(annotations: unknown): boolean {
+  return typeof annotations === 'object' && annotations !== null && (annotations as { readOnlyHint?: unknown }).readOnlyHint === true;
 }
