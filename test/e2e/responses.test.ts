@@ -319,6 +319,15 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(second.output_text).to.equal('Answer from: The user did not approve this tool call. Reason: not now | customer b');
   });
 
+  it('runs read-only tools without approval under require_approval {never: {read_only: true}}, and asks for the others', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'ro' } }, { id: 'call_2', name: 'crm-lookup', args: { name: 'rw' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: { never: { read_only: true } } }];
+    const data = await client.responses.create({ model: 'gpt-test', input: 'both', tools, store: false });
+    expect(data.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_approval_request', 'mcp_call']);
+    expect(data.output[1]).to.deep.include({ name: 'crm-lookup' });
+    expect(data.output[2]).to.deep.include({ name: 'docs-search', output: 'docs about ro' });
+  });
+
   it('does not run an approved call again when the client sends the whole history back on the next turn', async () => {
     upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'once' } }]]);
     const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'always' as const }];

@@ -119,8 +119,9 @@ export function needsApproval(tool: OfferedTool): boolean {
   const rule = tool.entry.require_approval;
   if (rule === 'never') return false;
   if (rule && typeof rule === 'object') {
-    if (rule.never?.tool_names?.includes(tool.mcpName)) return false;
-    if (rule.always?.tool_names?.includes(tool.mcpName)) return true;
+    // an empty filter matches nothing here: `{never: {}}` must not switch approval off for every tool
+    if (rule.never && hasCriteria(rule.never) && matchesFilter(rule.never, tool)) return false;
+    if (rule.always && hasCriteria(rule.always) && matchesFilter(rule.always, tool)) return true;
     // a filter that lists only `never` tools means "everything else needs approval" (OpenAI's reading)
   }
   return true;
@@ -147,6 +148,10 @@ function matchesFilter(filter: { tool_names?: string[]; read_only?: boolean }, t
   if (filter.tool_names && !filter.tool_names.includes(tool.mcpName)) return false;
   if (typeof filter.read_only === 'boolean' && filter.read_only !== (tool.readOnly === true)) return false;
   return true;
+}
+
+function hasCriteria(filter: { tool_names?: string[]; read_only?: boolean }): boolean {
+  return filter.tool_names !== undefined || typeof filter.read_only === 'boolean';
 }
 
 function isReadOnly(annotations: unknown): boolean {
