@@ -5,8 +5,9 @@
  */
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner, hostedMcpTool, setTracingDisabled, tool, user } from '@openai/agents';
 import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../../support/fake-openai';
+import { FakeMcpServer } from '../../support/fake-mcp-server';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 
@@ -79,4 +80,52 @@ describe('OpenAI Agents SDK (Responses and chat-completions models) against the 
       });
     });
   }
+});
+
+describe('OpenAI Agents SDK with a hosted MCP tool the gateway runs (gateway_proxy)', () => {
+  let upstream: FakeOpenAI;
+  let docs: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    setTracingDisabled(true);
+    upstream = await new FakeOpenAI().start();
+    docs = await FakeMcpServer.start({ toolsOnly: true, tools: { search: { description: 'Search the docs', handler: (args) => ({ content: [{ type: 'text', text: `docs about ${args.q}` }] }) } } });
+    gw = await testConfig()
+      .withKey(KEY, { mcp: { servers: ['docs'] } })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('docs', docs.url, { org: 'acme' })
+      .with({ routing: { retries: 0 }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await docs.close();
+  });
+
+  /** Asks for `search` once per user turn, then answers with the tool results it was given. */
+  const searchingModel = (req: RecordedRequest): Script => {
+    const messages = req.body.messages as any[];
+    const lastUser = messages.map((m) => m.role).lastIndexOf('user');
+    if (!messages.slice(lastUser).some((m) => m.role === 'tool')) {
+      const call = { id: `call_${lastUser}`, type: 'function', function: { name: 'search', arguments: '{"q":"billing"}' } };
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] }) };
+    }
+    return { kind: 'json', body: chatCompletion(`results: ${messages.filter((m) => m.role === 'tool').map((m) => m.content).join(' | ')}`) };
+  };
+
+  it('sends the tool results of the first turn back to the model on the second (the SDK omits mcp_call outputs)', async () => {
+    upstream.script = searchingModel;
+    const agent = new Agent({
+      name: 'docs',
+      model: new OpenAIResponsesModel(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 }) as any, 'gpt-test'),
+      tools: [hostedMcpTool({ serverLabel: 'gw', serverUrl: 'gateway_proxy', requireApproval: 'never' })],
+    });
+    const first = await new Runner().run(agent, 'How does billing work?');
+    expect(first.finalOutput).to.equal('results: docs about billing');
+    const second = await new Runner().run(agent, [...first.history, user('And refunds?')]);
+    expect(second.finalOutput).to.equal('results: docs about billing | docs about billing');
+  });
 });
