@@ -365,6 +365,17 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(second.output_text).to.equal('It is sunny');
   });
 
+  it('caps the whole response at max_output_tokens: a later round may only use what the earlier ones left', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'a' } }], [{ id: 'call_2', name: 'docs-search', args: { q: 'b' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
+    // every round of this model writes 20 tokens
+    const data = await client.responses.create({ model: 'gpt-test', input: 'twice', tools, max_output_tokens: 30 });
+    expect(upstream.requests.map((r) => r.body.max_tokens)).to.deep.equal([30, 10]);
+    expect(data.status).to.equal('incomplete');
+    expect(data.incomplete_details).to.deep.equal({ reason: 'max_output_tokens' });
+    expect(data.usage!.output_tokens).to.equal(40);
+  });
+
   it('maps text.format json_schema to response_format', async () => {
     upstream.script = { kind: 'json', body: chatCompletion('{"a":1}') };
     await client.responses.create({ model: 'gpt-test', input: 'json please', text: { format: { type: 'json_schema', name: 'thing', schema: { type: 'object' }, strict: true } } });

@@ -116,10 +116,15 @@ export class ToolLoop {
     // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
     const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;
     const roundTemplate = tools.length ? { ...input.template, tools } : withoutToolParams;
+    // max_output_tokens bounds the whole response (as OpenAI's does), not each round
+    const outputCap = input.template.max_tokens ?? undefined;
+    const outputLeft = () => (outputCap === undefined ? undefined : outputCap - this.totals.usage.outputTokens);
     let toolRounds = 0;
     while (true) {
       if (this.env.clock.now() >= this.limits.deadline) return { pending: [], incomplete: 'time_limit' };
-      const round = await this.modelRound({ ...roundTemplate, messages: [...input.instructions, ...messages] }, input.stream);
+      const left = outputLeft();
+      if (left !== undefined && left <= 0) return { pending: [], incomplete: 'max_output_tokens' };
+      const round = await this.modelRound({ ...roundTemplate, ...(left !== undefined ? { max_tokens: left } : {}), messages: [...input.instructions, ...messages] }, input.stream);
       const limited = round.finishReason === 'length' ? 'max_output_tokens' : round.finishReason === 'content_filter' ? 'content_filter' : undefined;
       // signed reasoning goes back with the turn it preceded (Anthropic requires it before tool results)
       const thinking = round.replayableReasoning.length > 0 ? { thinking_blocks: round.replayableReasoning } : {};
@@ -132,7 +137,8 @@ export class ToolLoop {
       const isClients = (c: ToolCall) => !toolSet || clientFunctions.has(c.function.name);
       const mcpCalls = calls.filter((c) => !isClients(c));
       if (mcpCalls.length > 0) {
-        const bound = toolRounds >= this.limits.maxToolRounds ? 'max_tool_rounds' : this.env.clock.now() >= this.limits.deadline ? 'time_limit' : undefined;
+        const spent = (outputLeft() ?? 1) <= 0;
+        const bound = toolRounds >= this.limits.maxToolRounds ? 'max_tool_rounds' : this.env.clock.now() >= this.limits.deadline ? 'time_limit' : spent ? 'max_output_tokens' : undefined;
         if (bound) {
           if (round.text) messages.push({ role: 'assistant', content: round.text, ...thinking });
           return { pending: [], incomplete: bound };
