@@ -94,7 +94,8 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
       server_label: entry.server_label,
       tools: offered.map((t) => {
         const annotations = responsesToolAnnotations(upstream.find((u) => u.name === t.mcpName)?.annotations);
-        return { name: t.mcpName, description: t.description ?? null, input_schema: t.inputSchema, ...(annotations ? { annotations } : {}) };
+        // absent rather than null, like annotations: the AI SDK rejects a listing with `description: null`
+        return { name: t.mcpName, ...(typeof t.description === 'string' ? { description: t.description } : {}), input_schema: t.inputSchema, ...(annotations ? { annotations } : {}) };
       }),
     });
     // With several entries, the first one that offers a tool owns it (its label and approval rule).

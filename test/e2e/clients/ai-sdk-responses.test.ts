@@ -37,6 +37,8 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
       tools: {
         lookup: { description: 'Look a word up', handler: () => ({ content: [{ type: 'text', text: 'a small domesticated feline' }] }) },
         erase: { description: 'Erase a word', extra: { annotations: { readOnlyHint: false, destructiveHint: true } } },
+        // MCP makes a description optional
+        shrug: { handler: () => ({ content: [{ type: 'text', text: 'no idea' }] }) },
       },
     });
     gw = await testConfig()
@@ -124,6 +126,21 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
         const toolResult = content.find((p: any) => p.type === 'tool-result');
         expect(toolResult).to.deep.include({ providerExecuted: true });
         expect(JSON.stringify(toolResult.output)).to.include('a small domesticated feline');
+      }
+    });
+
+    it('accepts a listed tool that has no description (the SDK rejects description: null), JSON and streamed', async () => {
+      for (const streamed of [false, true]) {
+        upstream.script = { kind: 'json', body: chatCompletion('Fine.') };
+        const openai = provider();
+        const args = {
+          model: openai.responses('gpt-test'),
+          prompt: 'Anything?',
+          tools: { gw: openai.tools.mcp({ serverLabel: 'gw', serverUrl: 'gateway_proxy', requireApproval: 'never', allowedTools: ['shrug'] }) },
+        };
+        const result = await run(args as any, streamed);
+        expect(result.text).to.equal('Fine.');
+        expect(upstream.last.body.tools.map((t: any) => t.function)).to.deep.equal([{ name: 'shrug', parameters: { type: 'object', properties: {} } }]);
       }
     });
 
