@@ -166,6 +166,7 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     ['a tool that is not an object', { tools: [null] }, 'tools[0]'],
     ['instructions that are not a string', { instructions: 5 }, 'instructions'],
     ['allowed_tools that is neither a list nor a filter', { tools: [{ ...MCP_TOOL[0], allowed_tools: 'echo' }] }, 'tools[0].allowed_tools'],
+    ['an input_file given by file_url (a chat file part has no URL: it was sent on empty)', { input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/report.pdf' }] }] }, 'input[0].content[0]'],
   ];
   for (const [what, fields, param] of cases) {
     it(`refuses ${what}`, async () => {

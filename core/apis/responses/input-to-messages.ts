@@ -151,6 +151,10 @@ function contentPart(part: any, path: string): ContentPart {
       return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
     }
     case 'input_file':
+      // a chat file part has no URL: a `file_url` would reach the model as an empty file
+      if (typeof part.file_data !== 'string' && typeof part.file_id !== 'string') {
+        throw new InvalidRequestError(`${path}: only files given by 'file_data' or 'file_id' are supported.`, 'unsupported_value', { param: path });
+      }
       return { type: 'file', file: { ...(part.file_data ? { file_data: part.file_data } : {}), ...(part.file_id ? { file_id: part.file_id } : {}), ...(part.filename ? { filename: part.filename } : {}) } };
     default:
       throw new InvalidRequestError(`${path}: content parts of type "${part?.type}" are not supported.`, 'unsupported_value', { param: `${path}.type` });
