@@ -70,6 +70,27 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0006');
   });
 
+  it('continues (previous_response_id) after Claude ended a tool loop with an empty answer', async () => {
+    upstream.reply((req) => {
+      const messages = req.body.messages as any[];
+      // what api.anthropic.com checks
+      const empty = messages.findIndex((m, i) => i < messages.length - 1 && (m.content === '' || (Array.isArray(m.content) && m.content.length === 0)));
+      if (empty >= 0) return { error: { status: 400, type: 'invalid_request_error', message: `messages.${empty}: all messages must have non-empty content except for the optional final assistant message` } };
+      const last = messages.at(-1);
+      if (last.role === 'user' && typeof last.content === 'string') {
+        const text = messages.length === 1 ? null : `Claude read: ${toolResults(req).length} result`;
+        if (text) return { json: { id: 'msg_3', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage } };
+        return { json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'tool_use', id: 'toolu_e', name: 'docs-search', input: { q: 'owls' } }], stop_reason: 'tool_use', stop_sequence: null, usage } };
+      }
+      // Claude sometimes ends its turn after a tool result without a word
+      return { json: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-upstream', content: [], stop_reason: 'end_turn', stop_sequence: null, usage } };
+    });
+    const first = await client.responses.create({ model: 'claude-test', input: 'owls?', tools: MCP_TOOL });
+    expect(first.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call']);
+    const second = await client.responses.create({ model: 'claude-test', previous_response_id: first.id, input: 'And?', tools: MCP_TOOL });
+    expect(second.output_text).to.equal('Claude read: 1 result');
+  });
+
   it('streams the loop from Claude events', async () => {
     upstream.reply((req) => {
       const done = toolResults(req).length > 0;

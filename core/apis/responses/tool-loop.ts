@@ -129,7 +129,9 @@ export class ToolLoop {
       // signed reasoning goes back with the turn it preceded (Anthropic requires it before tool results)
       const thinking = round.replayableReasoning.length > 0 ? { thinking_blocks: round.replayableReasoning } : {};
       if (round.toolCalls.length === 0 || limited) {
-        messages.push({ role: 'assistant', content: round.text, ...thinking });
+        // an answer without a word (Claude's, at times, after a tool result) is not kept: Anthropic refuses
+        // an empty assistant turn in the middle of a conversation, so continuing it would fail
+        if (round.text || round.replayableReasoning.length > 0) messages.push({ role: 'assistant', content: round.text, ...thinking });
         return { pending: [], incomplete: limited };
       }
       const calls = round.toolCalls.map((c): ToolCall => ({ ...c, id: c.id || newId('call') }));
