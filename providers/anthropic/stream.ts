@@ -10,7 +10,8 @@
  *   content_block_start redacted_thinking -> a thinking_blocks entry with the block
  *   message_delta              -> a finish chunk, then a usage chunk with `choices: []`
  *   message_stop               -> `[DONE]`
- *   ping, content_block_stop   -> nothing
+ *   content_block_stop tool    -> `{}` as the arguments of a tool call that got none
+ *   ping, other content_block_stop -> nothing
  *   error                      -> throws the matching GatewayError
  */
 import { finishReasonFromStopReason, chatUsageFromMessagesUsage, SseFrame, type Clock, type StreamState, type MessagesUsage, type ChatChunk, type ChatChunkChoice } from '../../core/plugins/sdk';
@@ -22,6 +23,8 @@ interface ChunkState {
   created: number;
   /** the chat tool-call index of each tool_use block, by the upstream's block index (a Map: that index is the upstream's value) */
   toolIndexByBlock: Map<unknown, number>;
+  /** upstream block indexes of tool_use blocks that have had input JSON */
+  blocksWithInput: Set<unknown>;
   nextToolIndex: number;
   usage: Partial<MessagesUsage>;
 }
@@ -36,6 +39,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       state.model = message.model ?? '';
       state.created = Math.floor(clock.now() / 1000);
       state.toolIndexByBlock = new Map();
+      state.blocksWithInput = new Set();
       state.nextToolIndex = 0;
       state.usage = { ...(message.usage ?? {}) };
       return [chunk(state, { role: 'assistant', content: '' })];
@@ -60,9 +64,17 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       if (delta.type === 'input_json_delta') {
         const index = state.toolIndexByBlock.get(event.index);
         if (index === undefined || !delta.partial_json) return [];
+        state.blocksWithInput.add(event.index);
         return [chunk(state, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
       }
       return [];
+    }
+    case 'content_block_stop': {
+      // A tool without input streams no JSON (or one empty delta); chat clients parse the arguments, and
+      // "" is not JSON: they get "{}", as in a JSON answer.
+      const index = state.toolIndexByBlock.get(event.index);
+      if (index === undefined || state.blocksWithInput.has(event.index)) return [];
+      return [chunk(state, { tool_calls: [{ index, function: { arguments: '{}' } }] })];
     }
     case 'message_delta': {
       const out: SseFrame[] = [];
@@ -79,7 +91,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'error':
       throw anthropicError(undefined, event);
     default:
-      // ping, content_block_stop, and event types added after this was written
+      // ping, and event types added after this was written
       return [];
   }
 }

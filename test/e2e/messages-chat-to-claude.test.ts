@@ -98,6 +98,20 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(completion.choices[0].finish_reason).to.equal('tool_calls');
   });
 
+  it('streams a tool call without input as arguments "{}", as the JSON answer has them', async () => {
+    // Anthropic streams a tool_use block with an empty input as one empty input_json_delta
+    const events = readFixture<{ event: string; data: any }[]>('anthropic', 'tool-use.upstream-stream.json').map((e) =>
+      e.data.type === 'content_block_delta' && e.data.index === 3 ? { ...e, data: { ...e.data, delta: { type: 'input_json_delta', partial_json: '' } } } : e,
+    );
+    upstream.reply({ events });
+    const completion = await client.chat.completions.stream({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] }).finalChatCompletion();
+    const calls = completion.choices[0].message.tool_calls ?? [];
+    expect(calls.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : c))).to.deep.equal([
+      ['get_weather', '{"city": "Paris"}'],
+      ['get_time', '{}'],
+    ]);
+  });
+
   describe('errors in the OpenAI shape', () => {
     async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
       try {
