@@ -177,6 +177,17 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00136');
   });
 
+  it('ends a stream with an error event when the upstream reports an error mid-stream, even if [DONE] follows', async () => {
+    // vLLM and OpenAI-compatible proxies send the error as a data chunk, then [DONE]
+    upstream.script = { kind: 'sse', events: [...chatChunks(['partial']).slice(0, 2), { error: { message: 'The engine ran out of memory.', type: 'server_error', param: null, code: null } }] };
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const events = await sseEvents(answer.text);
+    expect(events.map((e) => e.event)).to.deep.equal(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'error']);
+    expect(events[4].data.type).to.equal('error');
+    expect(events[4].data.error.type).to.equal('api_error');
+    expect(events[4].data.error.message).to.include('The engine ran out of memory.');
+  });
+
   describe('errors in the Anthropic shape', () => {
     it('refuses count_tokens for a model whose provider cannot count them', async () => {
       const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });

@@ -14,6 +14,8 @@
  * the upstream sends in `thinking_blocks` becomes its `signature_delta`. Only choice 0 is read (a Messages request has one answer).
  * One translator per stream; it is not reusable.
  */
+import { UpstreamError } from '../../errors/gateway-error';
+import { scrubMessage } from '../../errors/scrub';
 import { SseFrame } from '../../streaming/sse-frame';
 import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types/chat';
 import { messagesId } from './message-id';
@@ -47,6 +49,10 @@ export class MessagesStreamTranslator {
     if (this.finished) return [];
     if (frame.isDone) return this.close();
     const chunk = frame.json as ChatChunk;
+    // OpenAI-compatible servers report a failure mid-stream as a data chunk with `error` (vLLM then
+    // sends [DONE]): the answer is incomplete, and must not close as a finished message
+    const failure = (chunk as { error?: unknown })?.error;
+    if (typeof failure === 'object' && failure !== null) throw midStreamError(failure);
     const out: SseFrame[] = [];
     if (!this.started) this.start(chunk, out);
     if (chunk.usage) this.usage = chunk.usage;
@@ -175,6 +181,12 @@ export class MessagesStreamTranslator {
     );
     return out;
   }
+}
+
+function midStreamError(failure: object): UpstreamError {
+  const message = (failure as { message?: unknown }).message;
+  const said = typeof message === 'string' && message !== '' ? `: ${scrubMessage(message).slice(0, 300)}` : '';
+  return new UpstreamError(`The upstream reported an error in the middle of the stream${said}.`, 'upstream_stream_error');
 }
 
 /** A Messages event frame: the SSE event name is the payload's `type`, as Anthropic sends it. */
