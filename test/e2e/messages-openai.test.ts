@@ -177,6 +177,32 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00136');
   });
 
+  it('passes an OpenAI refusal on as a refusal with its text, JSON and streamed', async () => {
+    const refusal = 'I cannot help with that request.';
+    upstream.script = {
+      kind: 'json',
+      body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, refusal }, logprobs: null, finish_reason: 'stop' }] },
+    };
+    const answer = await client.messages.create({ model: 'gpt-test', max_tokens: 64, messages: [{ role: 'user', content: 'Fill the form.' }] });
+    expect(answer.content).to.deep.equal([{ type: 'text', text: refusal }]);
+    expect(answer.stop_reason).to.equal('refusal');
+
+    const base = { id: 'chatcmpl-r', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { refusal: 'I cannot help ' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { refusal: 'with that request.' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+        { ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 } },
+      ],
+    };
+    const streamed = await client.messages.stream({ model: 'gpt-test', max_tokens: 64, messages: [{ role: 'user', content: 'Fill the form.' }] }).finalMessage();
+    expect(streamed.content).to.deep.equal([{ type: 'text', text: refusal }]);
+    expect(streamed.stop_reason).to.equal('refusal');
+  });
+
   it('ends a stream with an error event when the upstream reports an error mid-stream, even if [DONE] follows', async () => {
     // vLLM and OpenAI-compatible proxies send the error as a data chunk, then [DONE]
     upstream.script = { kind: 'sse', events: [...chatChunks(['partial']).slice(0, 2), { error: { message: 'The engine ran out of memory.', type: 'server_error', param: null, code: null } }] };

@@ -16,6 +16,11 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
   const content: MessagesContentBlock[] = [...thinkingBlocksOfChat(choice?.message)];
   const text = choice?.message?.content;
   if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
+  // an OpenAI refusal (structured output the model declined to write) comes as text with stop_reason
+  // "refusal", Claude's own way of saying so, rather than an empty answer that looks finished
+  const refusal = choice?.message?.refusal;
+  const refused = typeof refusal === 'string' && refusal !== '';
+  if (refused) content.push({ type: 'text', text: refusal });
   for (const call of choice?.message?.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call) });
   }
@@ -25,7 +30,7 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
     role: 'assistant',
     model: response.model,
     content,
-    stop_reason: stopReasonFromFinishReason(choice?.finish_reason),
+    stop_reason: refused ? 'refusal' : stopReasonFromFinishReason(choice?.finish_reason),
     stop_sequence: null,
     usage: messagesUsageFromChatUsage(response.usage),
   };

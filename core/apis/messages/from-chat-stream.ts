@@ -11,7 +11,8 @@
  * not take the estimate for the upstream's count, which `message_delta` restates.
  *
  * Reasoning (`reasoning_content`, or `reasoning` on some servers) becomes a thinking block; a signature
- * the upstream sends in `thinking_blocks` becomes its `signature_delta`. Only choice 0 is read (a Messages request has one answer).
+ * the upstream sends in `thinking_blocks` becomes its `signature_delta`. OpenAI's `refusal` text is
+ * streamed as text and the message stops with `refusal`. Only choice 0 is read (a Messages request has one answer).
  * One translator per stream; it is not reusable.
  */
 import { UpstreamError } from '../../errors/gateway-error';
@@ -40,6 +41,8 @@ export class MessagesStreamTranslator {
   /** chat tool-call index -> the Messages block index it was given */
   private readonly toolBlocks = new Map<number, number>();
   private stopReason: MessagesStopReason | undefined;
+  /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
+  private refused = false;
   private usage: Usage | undefined;
 
   constructor(private readonly options: MessagesStreamOptions = {}) {}
@@ -63,9 +66,13 @@ export class MessagesStreamTranslator {
     if (reasoning !== '') this.thinking(reasoning, out);
     if (Array.isArray(delta.thinking_blocks)) for (const block of delta.thinking_blocks) this.thinkingBlock(block, out);
     if (typeof delta.content === 'string' && delta.content !== '') this.text(delta.content, out);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+      this.refused = true;
+      this.text(delta.refusal, out);
+    }
     for (const call of delta.tool_calls ?? []) this.toolCall(call, out);
     if (choice.finish_reason) {
-      this.stopReason = stopReasonFromFinishReason(choice.finish_reason);
+      this.stopReason = this.refused ? 'refusal' : stopReasonFromFinishReason(choice.finish_reason);
       this.closeBlock(out);
     }
     return out;
