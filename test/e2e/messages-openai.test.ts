@@ -214,6 +214,28 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(events[4].data.error.message).to.include('The engine ran out of memory.');
   });
 
+  it('answers a tool call the token limit cut short with stop_reason max_tokens, not an upstream error', async () => {
+    upstream.script = {
+      kind: 'json',
+      body: {
+        ...chatCompletion('', { prompt_tokens: 50, completion_tokens: 8, total_tokens: 58 }),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Par' } }] },
+            logprobs: null,
+            finish_reason: 'length',
+          },
+        ],
+      },
+    };
+    const answer = await client.messages.create({ model: 'gpt-test', max_tokens: 8, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    expect(answer.stop_reason).to.equal('max_tokens');
+    // the incomplete call stays last, as Anthropic answers it, so the client knows to ask again with more tokens
+    expect(answer.content.map((b) => (b.type === 'tool_use' ? [b.type, b.id, b.name] : [b.type]))).to.deep.equal([['tool_use', 'call_1', 'get_weather']]);
+    expect(answer.usage).to.deep.include({ input_tokens: 50, output_tokens: 8 });
+  });
+
   describe('errors in the Anthropic shape', () => {
     it('refuses count_tokens for a model whose provider cannot count them', async () => {
       const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });

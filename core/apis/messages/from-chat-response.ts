@@ -21,8 +21,9 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
   const refusal = choice?.message?.refusal;
   const refused = typeof refusal === 'string' && refusal !== '';
   if (refused) content.push({ type: 'text', text: refusal });
+  const cutShort = choice?.finish_reason === 'length';
   for (const call of choice?.message?.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call) });
+    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call, cutShort) });
   }
   return {
     id: messagesId(response.id),
@@ -36,14 +37,20 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
   };
 }
 
-/** Chat tool arguments are a JSON string; Messages wants the object. */
-export function toolInput(call: ToolCall): unknown {
+/**
+ * Chat tool arguments are a JSON string; Messages wants the object. `cutShort`: the token limit ended the
+ * answer, so the last call's arguments may stop mid-JSON.
+ */
+export function toolInput(call: ToolCall, cutShort = false): unknown {
   const args = call.function?.arguments;
   // some models send "" for a tool without parameters
   if (args === undefined || args === null || args.trim() === '') return {};
   try {
     return JSON.parse(args);
   } catch {
+    // Anthropic answers such a call as an incomplete tool_use block with stop_reason max_tokens, which
+    // tells the client to ask again with more tokens; an error would hide that (and invite a retry as is)
+    if (cutShort) return {};
     throw new UpstreamError(`The model returned tool call "${call.function.name}" with arguments that are not valid JSON.`, 'invalid_tool_arguments');
   }
 }
