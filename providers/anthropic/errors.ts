@@ -34,6 +34,13 @@ const STATUS_BY_TYPE: Record<string, number> = {
 
 const MAX_MESSAGE = 500;
 
+/**
+ * Anthropic's 400s for a conversation over the context window ("prompt is too long: 208760 tokens >
+ * 200000 maximum", "input length and `max_tokens` exceed context limit: ..."): clients trim their history
+ * on OpenAI's code for these, which the Gemini and Bedrock providers give too.
+ */
+const CONTEXT_LENGTH = /prompt is too long|exceed context limit/i;
+
 export function anthropicError(status: number | undefined, body: unknown, headers: Headers = {}): GatewayError {
   const upstream = (body as { error?: { type?: unknown; message?: unknown } } | null)?.error;
   const upstreamType = typeof upstream?.type === 'string' ? upstream.type : undefined;
@@ -55,6 +62,7 @@ export function anthropicError(status: number | undefined, body: unknown, header
       'The Anthropic upstream refused the gateway\u2019s provider credentials; ask the gateway operator to check the provider API key.',
     );
   }
+  if (effective === 400 && CONTEXT_LENGTH.test(message)) return new GatewayError(400, 'invalid_request_error', 'context_length_exceeded', message, { param: 'messages' });
   const type = TYPE_BY_STATUS[effective] ?? 'invalid_request_error';
   return new GatewayError(effective, type, effective === 404 ? 'upstream_not_found' : 'upstream_invalid_request', message || `The Anthropic upstream refused the request (HTTP ${effective}).`);
 }

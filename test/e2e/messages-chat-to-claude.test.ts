@@ -130,6 +130,15 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
       expect(err.error).to.deep.equal({ message: 'The Anthropic upstream is overloaded: Overloaded', type: 'service_unavailable', param: null, code: 'upstream_overloaded' });
     });
 
+    it('a prompt over the context window is a 400 context_length_exceeded, as OpenAI and the other providers name it', async () => {
+      for (const message of ['prompt is too long: 208760 tokens > 200000 maximum', 'input length and `max_tokens` exceed context limit: 197000 + 8192 > 200000, decrease input length or `max_tokens` and try again']) {
+        upstream.reply({ error: { status: 400, type: 'invalid_request_error', message } });
+        const err = await apiError(client.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: 'a very long prompt' }] }));
+        expect(err.status).to.equal(400);
+        expect(err.error).to.deep.equal({ message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' });
+      }
+    });
+
     it('a provider key the upstream rejects is the gateway\u2019s 502, not the client\u2019s 401', async () => {
       const err = await apiError(client.chat.completions.create({ model: 'claude-misconfigured', messages: [{ role: 'user', content: 'hi' }] }));
       expect(err.status).to.equal(502);
