@@ -75,10 +75,11 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
     }
   });
 
-  const thinking = request.thinking === undefined ? thinkingOfEffort(request.reasoning_effort) : undefined;
+  const cap = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+  const thinking = request.thinking === undefined ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
   const body: MessagesRequest = {
     model: upstreamModel,
-    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),
+    max_tokens: cap ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),
     messages,
   };
   const system = systemField(systemBlocks);
@@ -154,10 +155,20 @@ function imageBlock(part: { image_url: { url: string }; cache_control?: unknown 
   return block;
 }
 
-/** `reasoning_effort` -> a thinking budget; `none` (or an effort Anthropic has no budget for) leaves thinking off. */
-function thinkingOfEffort(effort: unknown): { type: 'enabled'; budget_tokens: number } | undefined {
-  const budget = typeof effort === 'string' ? BUDGET_OF_EFFORT.get(effort) : undefined;
-  return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget };
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * `reasoning_effort` -> a thinking budget; `none` (or an effort Anthropic has no budget for) leaves thinking
+ * off. A client's own cap counts the reasoning in it (OpenAI's max_completion_tokens does), and Anthropic
+ * refuses a budget that is not below max_tokens: the budget shrinks to fit, and a cap too small for the
+ * smallest budget leaves thinking off.
+ */
+function thinkingOfEffort(effort: unknown, cap: number | undefined): { type: 'enabled'; budget_tokens: number } | undefined {
+  const wanted = typeof effort === 'string' ? BUDGET_OF_EFFORT.get(effort) : undefined;
+  if (wanted === undefined) return undefined;
+  const budget = cap === undefined ? wanted : Math.min(wanted, cap - 1);
+  return budget < MIN_THINKING_BUDGET ? undefined : { type: 'enabled', budget_tokens: budget };
 }
 
 function assistantContent(message: ChatMessage, where: string): string | MessagesContentBlock[] {

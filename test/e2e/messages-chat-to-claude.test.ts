@@ -112,6 +112,20 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     ]);
   });
 
+  it('fits reasoning_effort\u2019s thinking budget under the client\u2019s own token cap', async () => {
+    upstream.reply({ json: readFixture('anthropic', 'text.upstream-response.json') });
+    const data = await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'high', max_completion_tokens: 6000, messages: [{ role: 'user', content: '17 * 23?' }] });
+    expect(data.choices[0].finish_reason).to.equal('stop');
+    // OpenAI counts reasoning inside max_completion_tokens; Anthropic refuses a budget not below max_tokens
+    // ("`max_tokens` must be greater than `thinking.budget_tokens`")
+    expect(upstream.last.body).to.deep.include({ max_tokens: 6000, thinking: { type: 'enabled', budget_tokens: 5999 } });
+
+    // a cap below Anthropic's smallest budget leaves no room to think: answered without thinking
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'low', max_tokens: 1000, messages: [{ role: 'user', content: '17 * 23?' }] });
+    expect(upstream.last.body.max_tokens).to.equal(1000);
+    expect(upstream.last.body).to.not.have.property('thinking');
+  });
+
   describe('errors in the OpenAI shape', () => {
     async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
       try {
