@@ -6,7 +6,8 @@
  *   content_block_start tool   -> a tool_calls chunk with id and name (arguments "")
  *   content_block_delta        -> text_delta: content; input_json_delta: tool call arguments;
  *                                 thinking_delta: reasoning_content; signature_delta: a thinking_blocks
- *                                 entry with the signature (so a chat client can pass the block back)
+ *                                 entry with the block's whole text and signature (so a chat client can
+ *                                 pass the block back, even one that keeps only a field's last delta)
  *   content_block_start redacted_thinking -> a thinking_blocks entry with the block
  *   message_delta              -> a finish chunk, then a usage chunk with `choices: []`
  *   message_stop               -> `[DONE]`
@@ -23,6 +24,8 @@ interface ChunkState {
   created: number;
   /** the chat tool-call index of each tool_use block, by the upstream's block index (a Map: that index is the upstream's value) */
   toolIndexByBlock: Map<unknown, number>;
+  /** the text of each thinking block so far, by the upstream's block index */
+  thinkingByBlock: Map<unknown, string>;
   /** upstream block indexes of tool_use blocks that have had input JSON */
   blocksWithInput: Set<unknown>;
   nextToolIndex: number;
@@ -40,6 +43,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
       state.created = Math.floor(clock.now() / 1000);
       state.toolIndexByBlock = new Map();
       state.blocksWithInput = new Set();
+      state.thinkingByBlock = new Map();
       state.nextToolIndex = 0;
       state.usage = { ...(message.usage ?? {}) };
       return [chunk(state, { role: 'assistant', content: '' })];
@@ -47,7 +51,10 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'content_block_start': {
       const block = event.content_block ?? {};
       if (block.type === 'text') return block.text ? [chunk(state, { content: block.text })] : [];
-      if (block.type === 'thinking') return block.thinking ? [chunk(state, { reasoning_content: block.thinking })] : [];
+      if (block.type === 'thinking') {
+        state.thinkingByBlock.set(event.index, String(block.thinking ?? ''));
+        return block.thinking ? [chunk(state, { reasoning_content: block.thinking })] : [];
+      }
       if (block.type === 'redacted_thinking') return [chunk(state, { thinking_blocks: [{ type: 'redacted_thinking', data: String(block.data ?? '') }] })];
       if (block.type === 'tool_use') {
         const index = state.nextToolIndex++;
@@ -59,8 +66,18 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'content_block_delta': {
       const delta = event.delta ?? {};
       if (delta.type === 'text_delta') return delta.text ? [chunk(state, { content: delta.text })] : [];
-      if (delta.type === 'thinking_delta') return delta.thinking ? [chunk(state, { reasoning_content: delta.thinking })] : [];
-      if (delta.type === 'signature_delta') return delta.signature ? [chunk(state, { thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature }] })] : [];
+      if (delta.type === 'thinking_delta') {
+        if (!delta.thinking) return [];
+        state.thinkingByBlock.set(event.index, (state.thinkingByBlock.get(event.index) ?? '') + delta.thinking);
+        return [chunk(state, { reasoning_content: delta.thinking })];
+      }
+      if (delta.type === 'signature_delta') {
+        if (!delta.signature) return [];
+        // the whole block: the openai SDK's stream helpers keep only the last delta of a field they do not
+        // know, and Anthropic checks the signature against the text
+        const thinking = state.thinkingByBlock.get(event.index) ?? '';
+        return [chunk(state, { thinking_blocks: [{ type: 'thinking', thinking, signature: delta.signature }] })];
+      }
       if (delta.type === 'input_json_delta') {
         const index = state.toolIndexByBlock.get(event.index);
         if (index === undefined || !delta.partial_json) return [];

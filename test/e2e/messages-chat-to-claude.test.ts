@@ -126,6 +126,25 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body).to.not.have.property('thinking');
   });
 
+  it('lets the openai SDK pass a streamed thinking turn back with its signed thinking block, as tool runners do', async () => {
+    const tools = ['get_weather', 'get_time'].map((name) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } }));
+    const question = { role: 'user' as const, content: 'Weather in Paris, and the time?' };
+    upstream.reply({ events: readFixture<{ event: string; data: object }[]>('anthropic', 'tool-use.upstream-stream.json') });
+    const completion = await client.chat.completions.stream({ model: 'claude-sonnet', reasoning_effort: 'low', tools, messages: [question] }).finalChatCompletion();
+    // the SDK's stream helpers keep the last delta of a field they do not know, as runTools does
+    const assistant = completion.choices[0].message;
+
+    upstream.reply({ json: readFixture('anthropic', 'text.upstream-response.json') });
+    await client.chat.completions.create({
+      model: 'claude-sonnet',
+      reasoning_effort: 'low',
+      tools,
+      messages: [question, assistant, { role: 'tool', tool_call_id: 'toolu_01', content: '18C' }, { role: 'tool', tool_call_id: 'toolu_02', content: 'noon' }],
+    });
+    // Anthropic checks the signature against the block's text: the block must come back whole
+    expect(upstream.last.body.messages[1].content[0]).to.deep.equal({ type: 'thinking', thinking: 'Two lookups needed.', signature: 'EqQBCgIYAhIM' });
+  });
+
   describe('errors in the OpenAI shape', () => {
     async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
       try {

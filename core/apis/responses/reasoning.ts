@@ -21,12 +21,16 @@ export class ReasoningCollector {
     else this.blocks.push({ type: 'thinking', thinking: delta });
   }
 
-  /** A block the upstream gave: a signature closes the open thinking block; a redacted block is added. */
+  /**
+   * A block the upstream gave: a signature closes the open thinking block; a redacted block is added. A
+   * signed block whose text is the open block's, already streamed as reasoning text, only signs it.
+   */
   block(block: ThinkingBlock): void {
     if (block?.type === 'thinking') {
       const last = this.blocks[this.blocks.length - 1];
       const signature = typeof block.signature === 'string' ? block.signature : '';
-      if (typeof block.thinking === 'string' && block.thinking !== '') this.text(block.thinking);
+      const streamed = last?.type === 'thinking' && !last.signature && last.thinking === block.thinking;
+      if (typeof block.thinking === 'string' && block.thinking !== '' && !streamed) this.text(block.thinking);
       else if (last?.type !== 'thinking' || last.signature) this.blocks.push({ type: 'thinking', thinking: '' });
       if (signature) (this.blocks[this.blocks.length - 1] as { signature?: string }).signature = signature;
     } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string') {

@@ -16,6 +16,15 @@ describe('Responses reasoning: collecting a round\u2019s thinking and carrying i
     ]);
   });
 
+  it('signs the streamed text when the signed block repeats it whole (the anthropic provider sends it so)', () => {
+    const c = new ReasoningCollector();
+    c.text('Two ');
+    c.text('lookups.');
+    c.block({ type: 'thinking', thinking: 'Two lookups.', signature: 'sig-1' });
+    expect(c.summary).to.equal('Two lookups.');
+    expect(c.replayable).to.deep.equal([{ type: 'thinking', thinking: 'Two lookups.', signature: 'sig-1' }]);
+  });
+
   it('round-trips the replayable blocks through encrypted_content, and ignores content it did not write', () => {
     const blocks = [{ type: 'thinking' as const, thinking: 'x', signature: 's' }];
     expect(decodeReasoning(encodeReasoning(blocks))).to.deep.equal(blocks);
