@@ -236,6 +236,29 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(answer.usage).to.deep.include({ input_tokens: 50, output_tokens: 8 });
   });
 
+  it('answers a forced tool call with stop_reason tool_use, though OpenAI finishes it with "stop", JSON and streamed', async () => {
+    // OpenAI ends a call forced by a named tool_choice with finish_reason "stop", not "tool_calls"
+    const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    upstream.script = {
+      kind: 'json',
+      body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, logprobs: null, finish_reason: 'stop' }] },
+    };
+    const request = { model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], tool_choice: { type: 'tool' as const, name: 'get_weather' }, messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] };
+    const answer = await client.messages.create(request);
+    expect(upstream.last.body.tool_choice).to.deep.equal({ type: 'function', function: { name: 'get_weather' } });
+    expect(answer.stop_reason).to.equal('tool_use');
+
+    upstream.script = {
+      kind: 'sse',
+      events: readFixture<{ data: any }[]>('messages', 'tool-calls.chat-stream.json')
+        .slice(0, -1)
+        .map((f) => (f.data.choices?.[0]?.finish_reason === 'tool_calls' ? { ...f.data, choices: [{ ...f.data.choices[0], finish_reason: 'stop' }] } : f.data)),
+    };
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content.map((b) => b.type)).to.deep.equal(['text', 'tool_use', 'tool_use']);
+    expect(streamed.stop_reason).to.equal('tool_use');
+  });
+
   describe('errors in the Anthropic shape', () => {
     it('refuses count_tokens for a model whose provider cannot count them', async () => {
       const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });

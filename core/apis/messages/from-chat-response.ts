@@ -31,7 +31,7 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
     role: 'assistant',
     model: response.model,
     content,
-    stop_reason: refused ? 'refusal' : stopReasonFromFinishReason(choice?.finish_reason),
+    stop_reason: refused ? 'refusal' : stopReasonFromFinishReason(choice?.finish_reason, content.some((b) => b.type === 'tool_use')),
     stop_sequence: null,
     usage: messagesUsageFromChatUsage(response.usage),
   };

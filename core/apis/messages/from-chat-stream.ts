@@ -72,7 +72,7 @@ export class MessagesStreamTranslator {
     }
     for (const call of delta.tool_calls ?? []) this.toolCall(call, out);
     if (choice.finish_reason) {
-      this.stopReason = this.refused ? 'refusal' : stopReasonFromFinishReason(choice.finish_reason);
+      this.stopReason = this.refused ? 'refusal' : stopReasonFromFinishReason(choice.finish_reason, this.toolBlocks.size > 0);
       this.closeBlock(out);
     }
     return out;

@@ -30,7 +30,13 @@ export function finishReasonFromStopReason(stopReason: string | null | undefined
   return ownValue(FINISH_BY_STOP_REASON, stopReason) ?? 'stop';
 }
 
-/** chat finish_reason -> Anthropic stop_reason (unknown or missing reasons read as end_turn). */
-export function stopReasonFromFinishReason(finishReason: string | null | undefined): MessagesStopReason {
-  return (finishReason && ownValue(STOP_REASON_BY_FINISH, finishReason)) || 'end_turn';
+/**
+ * chat finish_reason -> Anthropic stop_reason (unknown or missing reasons read as end_turn). An answer
+ * holding tool calls that "stopped" is waiting for their results: OpenAI finishes a call forced by a
+ * named tool_choice with "stop" (some compatible servers every call), and Anthropic clients, the SDK's
+ * tool runner among them, run tools only on `tool_use`.
+ */
+export function stopReasonFromFinishReason(finishReason: string | null | undefined, hasToolCalls = false): MessagesStopReason {
+  const reason = (finishReason && ownValue(STOP_REASON_BY_FINISH, finishReason)) || 'end_turn';
+  return reason === 'end_turn' && hasToolCalls ? 'tool_use' : reason;
 }
