@@ -14,12 +14,29 @@ export function tokensOfChars(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/**
+ * What an inline image costs: models bill an image by its pixels, not by its base64 (Claude about 1,600
+ * tokens for the largest it takes unscaled, OpenAI's high detail up to about 1,100).
+ */
+export const IMAGE_TOKENS = 1_600;
+
 /** The prompt a request body carries: its messages (or Responses input), system prompt and tools. */
 export function estimatePromptTokens(body: any): number {
   let chars = 0;
+  let images = 0;
+  // base64 image data (a data: URL, a Messages base64 source) counted as an image, not as text: a
+  // 300 KB picture would otherwise read as 100,000 tokens, in message_start and in a cut stream's charge
+  function replacer(this: unknown, key: string, value: unknown): unknown {
+    if (typeof value !== 'string' || value.length < 64) return value;
+    if (value.startsWith('data:image/') || (key === 'data' && (this as { type?: unknown } | null)?.type === 'base64' && isImageSource(this))) {
+      images++;
+      return '';
+    }
+    return value;
+  }
   const add = (value: unknown) => {
     if (value === undefined || value === null) return;
-    chars += typeof value === 'string' ? value.length : safeLength(value);
+    chars += typeof value === 'string' ? value.length : safeLength(value, replacer);
   };
   if (body?.messages !== undefined || body?.input !== undefined) {
     add(body.messages);
@@ -28,12 +45,17 @@ export function estimatePromptTokens(body: any): number {
     add(body.instructions);
     add(body.tools);
   } else add(body);
-  return tokensOfChars(chars);
+  return tokensOfChars(chars) + images * IMAGE_TOKENS;
 }
 
-function safeLength(value: unknown): number {
+function isImageSource(source: unknown): boolean {
+  const mediaType = (source as { media_type?: unknown }).media_type;
+  return typeof mediaType === 'string' && mediaType.startsWith('image/');
+}
+
+function safeLength(value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown): number {
   try {
-    return JSON.stringify(value)?.length ?? 0;
+    return JSON.stringify(value, replacer as never)?.length ?? 0;
   } catch {
     return 0;
   }

@@ -169,6 +169,20 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(entry.details).to.not.have.property('usageEstimated');
   });
 
+  it('announces an image in message_start as an image\u2019s tokens, not its base64 length, and so charges a cut stream', async () => {
+    // about 300 KB of PNG: some 100,000 tokens if its base64 were text, about 1,600 as an image
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(36_000) } };
+    const request = { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: [image, { type: 'text', text: 'What is in this picture?' }] }] };
+    upstream.script = { kind: 'sse', events: chatChunks(['A cat']), cutAfter: 2 };
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, request);
+    const start = (await sseEvents(answer.text))[0];
+    expect(start.event).to.equal('message_start');
+    expect(start.data.message.usage.input_tokens).to.be.within(1600, 2000);
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+    expect(entry.promptTokens).to.be.within(1600, 2000);
+  });
+
   it('prices cached prompt tokens at the cache-read price on a JSON answer', async () => {
     upstream.script = { kind: 'json', body: readFixture('messages', 'cached-usage.chat-response.json') };
     const { data, response } = await client.messages.create({ model: 'gpt-test', max_tokens: 64, messages: [{ role: 'user', content: 'Summarise.' }] }).withResponse();
