@@ -200,7 +200,16 @@ function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
       throw new InvalidRequestError(`${at}.function.arguments: must be a JSON object`, 'invalid_request', { param: `${at}.function.arguments` });
     }
   }
-  return { type: 'tool_use', id: call.id, name: call.function?.name, input };
+  return { type: 'tool_use', id: anthropicToolId(call.id), name: call.function?.name, input };
+}
+
+/**
+ * Anthropic takes tool ids of `[a-zA-Z0-9_-]` only; a conversation may hold ids other models made (Kimi's
+ * `functions.name:0`, a Gemini id carrying a base64 thought signature). The same id always maps to the
+ * same replacement, so a call and its result still match.
+ */
+function anthropicToolId(id: string): string {
+  return typeof id === 'string' ? id.replace(/[^a-zA-Z0-9_-]/g, '_') : id;
 }
 
 /** A tool answer joins the user turn of tool results just before it, or starts one. */
@@ -211,7 +220,7 @@ function appendToolResult(messages: MessagesMessage[], message: ChatMessage, whe
   const content = message.content;
   const result: MessagesContentBlock = {
     type: 'tool_result',
-    tool_use_id: message.tool_call_id,
+    tool_use_id: anthropicToolId(message.tool_call_id),
     content: content == null ? '' : typeof content === 'string' ? content : content.map((part, j) => contentBlock(part, `${where}.content[${j}]`)),
   };
   const last = messages[messages.length - 1];

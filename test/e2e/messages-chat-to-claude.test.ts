@@ -145,6 +145,24 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body.messages[1].content[0]).to.deep.equal({ type: 'thinking', thinking: 'Two lookups needed.', signature: 'EqQBCgIYAhIM' });
   });
 
+  it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
+    const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
+    await client.chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } })) },
+        ...ids.map((id) => ({ role: 'tool' as const, tool_call_id: id, content: '18C' })),
+      ],
+    });
+    const [, assistant, results] = upstream.last.body.messages;
+    const uses = assistant.content.map((b: any) => b.id);
+    // Anthropic refuses any other id: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    for (const id of uses) expect(id).to.match(/^[a-zA-Z0-9_-]+$/);
+    expect(new Set(uses).size).to.equal(2);
+    expect(results.content.map((b: any) => b.tool_use_id)).to.deep.equal(uses);
+  });
+
   describe('errors in the OpenAI shape', () => {
     async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
       try {
