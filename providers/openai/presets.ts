@@ -1,4 +1,5 @@
-import type { ChatRequest } from '../../core/plugins/sdk';
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ChatRequest } from '../../core/plugins/sdk';
 
 /**
  * Named OpenAI-compatible vendors (`type: "openai", preset: "groq"`): the base URL, and the request
@@ -15,6 +16,24 @@ export interface Preset {
   readonly dropFor?: { readonly models: RegExp; readonly fields: readonly string[] };
   /** a local server: an API key is optional */
   readonly local?: boolean;
+  /** tool call ids in the form the vendor takes (ids another model made may not be) */
+  readonly toolCallId?: (id: string) => string;
+}
+
+const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * Mistral refuses any tool call id but nine letters and digits ("Tool call id was toolu_01... but must be
+ * a-z, A-Z, 0-9, with a length of 9"): an id another model made (Claude's `toolu_…`, OpenAI's `call_…`)
+ * becomes nine taken from its hash, so a call and its result, hashed alike, still match.
+ */
+function mistralToolCallId(id: string): string {
+  if (MISTRAL_ID.test(id)) return id;
+  const digest = createHash('sha256').update(id).digest();
+  let out = '';
+  for (let i = 0; i < 9; i++) out += ALPHANUMERIC[digest[i] % ALPHANUMERIC.length];
+  return out;
 }
 
 export const PRESETS: ReadonlyMap<string, Preset> = new Map<string, Preset>([
@@ -25,6 +44,7 @@ export const PRESETS: ReadonlyMap<string, Preset> = new Map<string, Preset>([
       baseUrl: 'https://api.mistral.ai/v1',
       drop: ['stream_options', 'user', 'logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier', 'parallel_tool_calls'],
       rename: [['seed', 'random_seed'], ['max_completion_tokens', 'max_tokens']],
+      toolCallId: mistralToolCallId,
     },
   ],
   ['deepseek', { baseUrl: 'https://api.deepseek.com/v1', drop: ['store', 'metadata', 'service_tier'], rename: [['max_completion_tokens', 'max_tokens']] }],
@@ -57,5 +77,12 @@ export function applyPreset(preset: Preset, body: ChatRequest, upstreamModel: st
   }
   for (const field of preset.drop ?? []) delete out[field];
   if (preset.dropFor?.models.test(upstreamModel)) for (const field of preset.dropFor.fields) delete out[field];
+  if (preset.toolCallId && Array.isArray(body.messages)) out.messages = body.messages.map((m) => withToolCallIds(m, preset.toolCallId!));
   return out as unknown as ChatRequest;
+}
+
+function withToolCallIds(message: ChatMessage, toolCallId: (id: string) => string): ChatMessage {
+  if (typeof message?.tool_call_id === 'string') return { ...message, tool_call_id: toolCallId(message.tool_call_id) };
+  if (!Array.isArray(message?.tool_calls)) return message;
+  return { ...message, tool_calls: message.tool_calls.map((call) => (typeof call?.id === 'string' ? { ...call, id: toolCallId(call.id) } : call)) };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
@@ -47,6 +48,38 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     expect(upstream.last.path).to.equal('/v1/chat/completions');
     expect(upstream.last.headers.authorization).to.equal('Bearer mistral-key');
     expect(upstream.last.body).to.deep.equal({ model: 'mistral-large-latest', random_seed: 7, max_tokens: 50, temperature: 0.1, messages: [{ role: 'user', content: 'hi' }] });
+  });
+
+  it('mistral: sends tool call ids other models made as the nine letters and digits Mistral takes, calls and results alike', async () => {
+    // Mistral refuses any other id: "Tool call id was toolu_01 but must be a-z, A-Z, 0-9, with a length of 9."
+    const claude = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
+    await claude.messages.create({
+      model: 'mistral-large',
+      max_tokens: 64,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        { role: 'assistant', content: ['toolu_01A09q90qw90lq917835lq9', 'toolu_02'].map((id) => ({ type: 'tool_use' as const, id, name: 'get_weather', input: {} })) },
+        { role: 'user', content: ['toolu_01A09q90qw90lq917835lq9', 'toolu_02'].map((id) => ({ type: 'tool_result' as const, tool_use_id: id, content: '18C' })) },
+      ],
+    });
+    const [, assistant, ...results] = upstream.last.body.messages;
+    const ids = assistant.tool_calls.map((c: any) => c.id);
+    for (const id of ids) expect(id).to.match(/^[a-zA-Z0-9]{9}$/);
+    expect(new Set(ids).size).to.equal(2);
+    expect(results.map((m: any) => m.tool_call_id)).to.deep.equal(ids);
+
+    // Mistral's own ids go back as they are
+    await client.chat.completions.create({
+      model: 'mistral-large',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'D681PevKs', content: '18C' },
+      ],
+    });
+    expect(upstream.last.body.messages[1].tool_calls[0].id).to.equal('D681PevKs');
+    expect(upstream.last.body.messages[2].tool_call_id).to.equal('D681PevKs');
   });
 
   it('xai: drops the sampling penalties and stop only for Grok reasoning models', async () => {
