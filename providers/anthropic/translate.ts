@@ -76,7 +76,10 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   });
 
   const cap = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-  const thinking = request.thinking === undefined ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
+  // Anthropic refuses thinking with a forced tool ("Thinking may not be enabled when tool_choice forces
+  // tool use"): the effort, a hint, gives way to the client's explicit choice of tool
+  const forcesTool = request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null);
+  const thinking = request.thinking === undefined && !forcesTool ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
   const body: MessagesRequest = {
     model: upstreamModel,
     max_tokens: cap ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),

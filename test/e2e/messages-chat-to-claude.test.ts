@@ -163,6 +163,19 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(results.content.map((b: any) => b.tool_use_id)).to.deep.equal(uses);
   });
 
+  it('answers a forced tool call with reasoning_effort set, leaving thinking off as Anthropic requires', async () => {
+    upstream.reply({ json: readFixture('anthropic', 'tool-only.upstream-response.json') });
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    for (const tool_choice of ['required', { type: 'function', function: { name: 'get_weather' } }] as const) {
+      await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'medium', tools, tool_choice, messages: [{ role: 'user', content: 'Weather?' }] });
+      // "Thinking may not be enabled when tool_choice forces tool use."
+      expect(upstream.last.body).to.not.have.property('thinking');
+      expect(upstream.last.body.max_tokens).to.equal(4096);
+    }
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'medium', tools, tool_choice: 'auto', messages: [{ role: 'user', content: 'Weather?' }] });
+    expect(upstream.last.body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 4096 });
+  });
+
   describe('errors in the OpenAI shape', () => {
     async function apiError(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
       try {
