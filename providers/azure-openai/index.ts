@@ -3,7 +3,7 @@ import { openAiUpstreamError } from '../openai/errors';
 import { openAiOperations } from '../openai/operations';
 import { azureStreamFrame, contentFilterError, filteredCompletion } from './content-filter';
 import { CommandTokenSource } from './entra-token';
-import { azurePath, takesStreamOptions } from './paths';
+import { azurePath, takesMaxCompletionTokens, takesStreamOptions } from './paths';
 
 /** Error codes Azure uses for its content filter (chat and completions, images). */
 const FILTER_CODES = new Set(['content_filter', 'contentFilter', 'content_policy_violation', 'ResponsibleAIPolicyViolation']);
@@ -37,7 +37,7 @@ function createAzureProvider(tokens: CommandTokenSource | undefined): Provider {
     else if (target.provider.entraToken) headers.authorization = `Bearer ${target.provider.entraToken}`;
     return headers;
   };
-  const openAi = openAiOperations({ headersFor, takesStreamOptions });
+  const openAi = openAiOperations({ headersFor, takesStreamOptions, takesMaxCompletionTokens });
   const onAzure = (op: HttpOperation): HttpOperation => ({
     ...op,
     toUpstream(request, target, inbound) {

@@ -23,3 +23,12 @@ export function takesStreamOptions(target: ProviderTarget): boolean {
   const version = target.provider.apiVersion ?? V1;
   return version === V1 || version >= '2024-09-01';
 }
+
+/**
+ * Whether the api-version takes `max_completion_tokens`, which came with the o1 models in the same
+ * 2024-09-01-preview as `stream_options`; older ones refuse it ("Unrecognized request argument supplied"),
+ * and the reasoning deployments refuse `max_tokens`.
+ */
+export function takesMaxCompletionTokens(target: ProviderTarget): boolean {
+  return takesStreamOptions(target);
+}

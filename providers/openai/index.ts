@@ -16,6 +16,15 @@ function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record
   return headers;
 }
 
+/** Whether a base URL is OpenAI's own API (the provider's default), not an OpenAI-compatible server. */
+export function isOpenAiApi(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
 function presetOf(config: ProviderConfig<string> | undefined): Preset | undefined {
   const name = config?.preset;
   if (name === undefined) return undefined;
@@ -37,6 +46,8 @@ function createOpenAiProvider(options: OpenAiOptions, config: ProviderConfig<str
   const operations = openAiOperations({
     headersFor: (target) => upstreamHeaders(target, options),
     chatBody: preset ? (body, target) => applyPreset(preset, body, target.model.model) : undefined,
+    // OpenAI's own API, where every chat model takes it; an OpenAI-compatible server may not know it
+    takesMaxCompletionTokens: preset ? undefined : (target) => isOpenAiApi(target.baseUrl),
   });
   return {
     defaultBaseUrl: preset?.baseUrl ?? 'https://api.openai.com/v1',

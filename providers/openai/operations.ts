@@ -8,6 +8,11 @@ export interface OpenAiWire {
   chatBody?(body: ChatRequest, target: ProviderTarget): ChatRequest;
   /** whether this upstream takes `stream_options` (asked for a stream's usage); by default it does */
   takesStreamOptions?(target: ProviderTarget): boolean;
+  /**
+   * whether this upstream takes `max_completion_tokens`: a `max_tokens` then goes as that field, the only
+   * one OpenAI's reasoning models (o-series, gpt-5) take; by default `max_tokens` goes as sent
+   */
+  takesMaxCompletionTokens?(target: ProviderTarget): boolean;
 }
 
 /**
@@ -36,10 +41,18 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
       // for clients that did not ask for it. An upstream that refuses the field streams without it (the
       // meter then estimates the usage).
       const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true && wire.takesStreamOptions?.(target) !== false;
-      if (messages === request.messages && !askUsage && !wire.chatBody) {
+      // The Messages and Responses translations (and many clients) cap tokens with `max_tokens`, which
+      // OpenAI's reasoning models refuse ("Use 'max_completion_tokens' instead"): where the upstream is
+      // known to take the newer field, the cap goes as that, which every OpenAI chat model reads alike.
+      const renameCap = request.max_tokens != null && request.max_completion_tokens == null && wire.takesMaxCompletionTokens?.(target) === true;
+      if (messages === request.messages && !askUsage && !renameCap && !wire.chatBody) {
         return { path: '/chat/completions', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) };
       }
       let body: ChatRequest = { ...request, model: target.model.model, messages };
+      if (renameCap) {
+        body.max_completion_tokens = body.max_tokens;
+        delete body.max_tokens;
+      }
       if (askUsage) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
       if (wire.chatBody) body = wire.chatBody(body, target);
       return { path: '/chat/completions', headers: wire.headersFor(target), body: JSON.stringify(body) };

@@ -21,6 +21,7 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
       .withProvider({ id: 'azure', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY, apiVersion: API_VERSION })
       // no price: the bundled table prices the `gpt-4o` deployment
       .withModel('gpt-4o', { model: 'gpt-4o' })
+      .withModel('o3-mini', { model: 'o3-mini', price: { inputPerMTok: 1, outputPerMTok: 4 } })
       .withModel('my-dalle', { model: 'dall-e-3', kind: 'image' })
       .withProvider({ id: 'azure-v1', type: 'azure-openai', baseUrl: azure.url, apiKey: AZURE_KEY })
       .withModel('embed', { model: 'my-embedding-deployment', kind: 'embedding', price: { inputPerMTok: 1 } })
@@ -131,6 +132,19 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     expect(text).to.equal('Well');
     expect(streamErr).to.be.instanceOf(OpenAI.APIError);
     expect(streamErr.message).to.include('blocked the completion (hate: medium)');
+  });
+
+  it('caps an Anthropic client\'s answer from a reasoning deployment with max_completion_tokens, and keeps max_tokens for a version older than it', async () => {
+    azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'Thought it through' }, 'stop', { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 }) });
+    const message = await anthropic.messages.create({ model: 'o3-mini', max_tokens: 300, messages: [{ role: 'user', content: 'Think' }] });
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Thought it through' }]);
+    expect(azure.last.body).to.include({ max_completion_tokens: 300 }).and.not.have.property('max_tokens');
+    // a chat client's own max_tokens reaches the reasoning deployment the same way
+    await openai.chat.completions.create({ model: 'o3-mini', max_tokens: 200, messages: [{ role: 'user', content: 'Think' }] });
+    expect(azure.last.body).to.include({ max_completion_tokens: 200 }).and.not.have.property('max_tokens');
+    await anthropic.messages.create({ model: 'gpt-old-api', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(azure.last.path).to.equal(`/openai/deployments/gpt-4o/chat/completions?api-version=${OLD_API_VERSION}`);
+    expect(azure.last.body).to.include({ max_tokens: 300 }).and.not.have.property('max_completion_tokens');
   });
 
   it('streams on an api-version older than stream_options without sending it, and estimates the unreported usage', async () => {

@@ -28,8 +28,17 @@ export class FakeAzure extends FakeOpenAI {
       if ((onDeployment && version !== API_VERSION && version !== OLD_API_VERSION) || (onV1 && url.search !== '') || (!onDeployment && !onV1)) {
         return { kind: 'json', status: 404, body: { error: { code: '404', message: 'Resource not found' } } };
       }
-      if (version === OLD_API_VERSION && (req.body as { stream_options?: unknown } | undefined)?.stream_options !== undefined) {
+      const body = req.body as { stream_options?: unknown; max_tokens?: unknown; max_completion_tokens?: unknown } | undefined;
+      if (version === OLD_API_VERSION && body?.stream_options !== undefined) {
         return { kind: 'json', status: 400, body: { error: { code: null, message: 'Unrecognized request argument supplied: stream_options', param: null, type: 'invalid_request_error' } } };
+      }
+      if (version === OLD_API_VERSION && body?.max_completion_tokens !== undefined) {
+        return { kind: 'json', status: 400, body: { error: { code: null, message: 'Unrecognized request argument supplied: max_completion_tokens', param: null, type: 'invalid_request_error' } } };
+      }
+      // a reasoning deployment (o-series) takes only the newer cap, as Azure's do
+      if (url.pathname.startsWith('/openai/deployments/o') && body?.max_tokens !== undefined) {
+        const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+        return { kind: 'json', status: 400, body: { error: { code: 'unsupported_parameter', message, param: 'max_tokens', type: 'invalid_request_error' } } };
       }
       return this.reply(req);
     };

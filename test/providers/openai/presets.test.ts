@@ -4,6 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
+import openaiProvider from '../../../providers/openai';
+import type { ChatRequest, HttpOperation, Provider, ProviderTarget } from '../../../core/plugins/sdk';
 
 const CLIENT_KEY = 'sk-client-presets';
 
@@ -88,6 +90,20 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     expect(upstream.last.body).to.deep.equal({ model: 'grok-3-mini', messages: params.messages });
     await client.chat.completions.create({ model: 'grok-2', ...params });
     expect(upstream.last.body).to.deep.include({ model: 'grok-2-1212', presence_penalty: 0.5, frequency_penalty: 0.5, stop: ['END'] });
+  });
+
+  it('sends a max_tokens to OpenAI\'s own API as max_completion_tokens (its reasoning models refuse max_tokens), and as sent to other servers', () => {
+    const provider = openaiProvider.create({}, undefined as never, { provider: { id: 'openai', type: 'openai', apiKey: 'k' } as never }) as Provider;
+    const chat = provider.operations.chat as HttpOperation<ChatRequest>;
+    const sent = (baseUrl: string, request: ChatRequest) => {
+      const target = { model: { id: 'o3', model: 'o3' }, provider: { id: 'openai', type: 'openai' }, baseUrl } as unknown as ProviderTarget;
+      return JSON.parse(chat.toUpstream(request, target, { headers: {} }).body as string) as Record<string, unknown>;
+    };
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    expect(sent(provider.defaultBaseUrl!, { model: 'o3', max_tokens: 50, messages })).to.deep.equal({ model: 'o3', max_completion_tokens: 50, messages });
+    expect(sent('http://127.0.0.1:8000/v1', { model: 'o3', max_tokens: 50, messages })).to.deep.equal({ model: 'o3', max_tokens: 50, messages });
+    // a client that sent both keeps both (OpenAI answers for itself)
+    expect(sent(provider.defaultBaseUrl!, { model: 'o3', max_tokens: 50, max_completion_tokens: 60, messages })).to.deep.equal({ model: 'o3', max_tokens: 50, max_completion_tokens: 60, messages });
   });
 
   it('fills the vendor base URL when the entry has none', () => {
