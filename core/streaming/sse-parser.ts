@@ -1,3 +1,4 @@
+import { UpstreamError } from '../errors/gateway-error';
 import { SseFrame } from './sse-frame';
 
 const LF = 10;
@@ -9,6 +10,18 @@ const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ID = Buffer.from('id');
 const DATA_PREFIX = Buffer.from('data: ');
+
+/**
+ * The most an event may hold before its end (its lines, comments included). A hostile or broken upstream
+ * (an MCP server is an organisation's own) could otherwise send one event that never ends and have it
+ * held in memory until the process fails. Well above what real events carry: a streamed image's frame is
+ * a few tens of MiB at most.
+ */
+export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
+function eventTooLong(): UpstreamError {
+  return new UpstreamError(`The upstream sent an event of more than ${MAX_EVENT_BYTES / 1024 / 1024} MiB.`, 'upstream_bad_response');
+}
 
 /** whether buf[start, newline) is a `data: ` line with LF alone at its end (no CR before it) */
 function isDataLine(buf: Buffer, start: number, newline: number): boolean {
@@ -60,6 +73,7 @@ export class SseDecoder {
    * streamed image) cost seconds of CPU instead of milliseconds.
    */
   private waiting: Buffer[] = [];
+  private waitingBytes = 0;
   /**
    * The stream has numbered an event (an `id` field, any value): a client can resume it with
    * Last-Event-ID. Frames carry no id; a caller that cares asks the decoder.
@@ -72,6 +86,8 @@ export class SseDecoder {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.pending !== undefined && this.started && bytes.indexOf(LF) === -1) {
       this.waiting.push(bytes);
+      this.waitingBytes += bytes.length;
+      if (this.pendingLength + this.waitingBytes > MAX_EVENT_BYTES) throw eventTooLong();
       return [];
     }
     let own = this.pending !== undefined;
@@ -116,9 +132,11 @@ export class SseDecoder {
       this.pendingLength = 0;
       this.scanned = 0;
     } else if (own && frameStart === 0) {
+      if (buf.length > MAX_EVENT_BYTES) throw eventTooLong();
       // no frame came out of the decoder's own buffer, so nothing points into it: it is appended to again
       this.scanned = start;
     } else {
+      if (buf.length - frameStart > MAX_EVENT_BYTES) throw eventTooLong();
       // copied, so a few bytes of a partial frame do not keep a whole read's buffer alive
       this.keep(buf.subarray(frameStart));
       this.scanned = start - frameStart;
@@ -138,6 +156,7 @@ export class SseDecoder {
     for (const piece of this.waiting) this.pendingLength += piece.copy(this.pending!, this.pendingLength);
     this.pendingLength += bytes.copy(this.pending!, this.pendingLength);
     if (this.waiting.length > 0) this.waiting = [];
+    this.waitingBytes = 0;
     return this.pending!.subarray(0, this.pendingLength);
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type Dispatcher from 'undici/types/dispatcher';
+import { UpstreamError } from '../errors/gateway-error';
 import { AttemptHandler } from './attempt-handler';
 
 /** A whole upstream answer: what a JSON (not streamed) exchange needs. */
@@ -9,6 +10,13 @@ export interface GatheredAnswer {
   /** the body's bytes, in one buffer */
   bytes: Buffer;
 }
+
+/**
+ * The largest whole answer taken from an upstream. An upstream that never stops sending (broken, or
+ * hostile) would otherwise be held in memory until the process fails. Well above real answers: the
+ * largest are embeddings as JSON numbers (2,048 inputs of 3,072 dimensions, about 130 MB).
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 /**
  * An undici dispatch handler that gathers a JSON answer's chunks into one Buffer, for the upstream client's
@@ -30,8 +38,12 @@ export class GatherHandler extends AttemptHandler<GatheredAnswer> {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.over) return;
-    this.chunks.push(chunk);
     this.length += chunk.length;
+    if (this.length > MAX_ANSWER_BYTES) {
+      this.chunks = [];
+      return this.fail(new UpstreamError(`The upstream's answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB.`, 'upstream_bad_response'));
+    }
+    this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {

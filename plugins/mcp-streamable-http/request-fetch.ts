@@ -64,11 +64,33 @@ export function createRequestFetch(options: RequestFetchOptions = {}): RequestFe
     if ((String(res.headers['content-type'] ?? '')).toLowerCase().startsWith('text/event-stream')) {
       return new LiteResponse(url, res.statusCode, res.headers, null, Readable.toWeb(res.body) as ReadableStream) as unknown as Response;
     }
-    const bytes = NULL_BODY_STATUSES.has(res.statusCode) ? (await res.body.dump(), EMPTY) : Buffer.from(await res.body.arrayBuffer());
+    const bytes = NULL_BODY_STATUSES.has(res.statusCode) ? (await res.body.dump(), EMPTY) : await readAtMost(res.body, MAX_MESSAGE_BYTES);
     return new LiteResponse(url, res.statusCode, res.headers, bytes, null) as unknown as Response;
   }) as RequestFetch;
   requestFetch.close = () => dispatcher.close();
   return requestFetch;
+}
+
+/**
+ * The largest JSON answer taken from an MCP server: the server is an organisation's own, and one that
+ * never stops sending would otherwise be held in memory until the process fails.
+ */
+export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** A body read whole, refused (its connection closed) once it passes `max` bytes. */
+async function readAtMost(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    length += chunk.length;
+    if (length > max) {
+      const err = Object.assign(new Error(`its answer is larger than ${max / 1024 / 1024} MiB.`), { code: 'ANSWER_TOO_LARGE' });
+      body.destroy(err);
+      throw err;
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;

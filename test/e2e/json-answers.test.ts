@@ -51,6 +51,24 @@ describe('JSON (not streamed) answers through the gateway', () => {
     await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.errorCode === 'upstream_bad_response', 5000);
   });
 
+  it('gives up an answer that never ends at 256 MiB with a 502 upstream_bad_response, closing the upstream connection', async () => {
+    upstream.script = { kind: 'endless', contentType: 'application/json', start: '{"id":"', fill: 'a' };
+    const closed = upstream.clientClosed;
+    const err = (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(err.status).to.equal(502);
+    expect(err.error).to.deep.include({ code: 'upstream_bad_response', message: "The upstream's answer is larger than 256 MiB." });
+    await eventually(async () => upstream.clientClosed > closed, 5000);
+  });
+
+  it('gives up a stream event that never ends at 64 MiB with a 502 upstream_bad_response', async () => {
+    upstream.script = { kind: 'endless', contentType: 'text/event-stream', start: 'data: {"choices":[{"delta":{"content":"', fill: 'a' };
+    const closed = upstream.clientClosed;
+    const err = (await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(err.status).to.equal(502);
+    expect(err.error).to.deep.include({ code: 'upstream_bad_response', message: 'The upstream sent an event of more than 64 MiB.' });
+    await eventually(async () => upstream.clientClosed > closed, 5000);
+  });
+
   it('cancels the upstream request when the client leaves while the answer is awaited', async () => {
     upstream.script = { kind: 'hang' };
     const before = upstream.clientClosed;

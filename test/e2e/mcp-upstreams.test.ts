@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,6 +7,7 @@ import { FakeMcpServer } from '../support/fake-mcp-server';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { eventually } from '../support/eventually';
 
 const KEY = 'sk-upstreams-CANARY-0001';
 const ADMIN = 'sk-upstreams-admin-0002';
@@ -250,6 +251,70 @@ async function startChattyStreamServer(lines: number): Promise<{ url: string; cl
     }),
   };
 }
+
+/** Once the response can take more, or is closed. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+/** A hand-written upstream whose one tool answers with a JSON body that never ends (until the connection closes). */
+async function startEndlessAnswerServer(): Promise<{ url: string; closedEarly: () => boolean; close(): Promise<void> }> {
+  let closedEarly = false;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '1' } });
+    if (message.method === 'tools/list') return answer({ tools: [{ name: 'flood', inputSchema: { type: 'object' } }] });
+    if (message.method === 'tools/call') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":"`);
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      res.once('close', () => (closedEarly = !res.writableFinished));
+      while (!res.destroyed) if (!res.write(chunk)) await drainedOrClosed(res);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    closedEarly: () => closedEarly,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('/mcp with an upstream whose answer never ends', () => {
+  let upstream: Awaited<ReturnType<typeof startEndlessAnswerServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await startEndlessAnswerServer();
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('endless', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 }, timeouts: { totalMs: 120_000 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('fails the call once the answer passes 256 MiB and closes the upstream connection, rather than holding it all', async () => {
+    const res = await post(gw, call('flood').body, { accept: 'application/json, text/event-stream' });
+    expect(res.status).to.equal(200);
+    expect(res.body.error).to.deep.include({ message: 'MCP server endless: its answer is larger than 256 MiB.', data: { code: 'mcp_upstream_bad_response' } });
+    await eventually(async () => upstream.closedEarly(), 5000);
+  });
+});
 
 describe('/mcp with an upstream that streams 10 MB of comment lines before its result', () => {
   let upstream: Awaited<ReturnType<typeof startChattyStreamServer>>;

@@ -15,7 +15,9 @@ export type Script =
   | { kind: 'sse'; /** objects as `data:` JSON frames; strings and bytes written as they are */ events: (string | Uint8Array | object)[]; headers?: Record<string, string>; /** end the socket after this many events, without [DONE] */ cutAfter?: number; delayMs?: number; eventDelayMs?: number; done?: boolean }
   | { kind: 'hang' }
   | { kind: 'destroy' }
-  | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> };
+  | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> }
+  /** `start`, then 1 MiB chunks of `fill` (one character) until the client closes the connection */
+  | { kind: 'endless'; contentType: string; start: string; fill: string };
 
 /**
  * A real node:http server on 127.0.0.1:0 that speaks the OpenAI wire format (JSON and SSE), answers
@@ -77,6 +79,23 @@ export class FakeOpenAI {
         res.writeHead(script.status, { 'content-type': 'text/plain', ...script.headers });
         res.end(script.body);
         return;
+      case 'endless': {
+        res.writeHead(200, { 'content-type': script.contentType });
+        res.write(script.start);
+        const chunk = Buffer.alloc(1024 * 1024, script.fill);
+        while (!res.destroyed) {
+          if (!res.write(chunk)) {
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done).off('close', done);
+                resolve();
+              };
+              res.on('drain', done).on('close', done);
+            });
+          }
+        }
+        return;
+      }
       case 'json':
         if (script.delayMs) await sleep(script.delayMs);
         res.writeHead(script.status ?? 200, { 'content-type': 'application/json', ...script.headers });

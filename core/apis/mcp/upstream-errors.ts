@@ -67,18 +67,23 @@ function isUnanswered(err: unknown): boolean {
   return (err.data as { reason?: unknown } | undefined)?.reason === MCP_UNANSWERED_REASON;
 }
 
-/** The transport refused an internal address as the socket connected (egress rule). */
-function egressRefusal(err: unknown): string | undefined {
+/**
+ * The message of the transport's own error with this code, wherever the SDK wrapped it: EGRESS_REFUSED
+ * (an internal address refused as the socket connected), ANSWER_TOO_LARGE (an answer past the size limit).
+ */
+function transportFailure(err: unknown, code: string): string | undefined {
   for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === 'EGRESS_REFUSED') return e.message;
+    if (e.code === code) return e.message;
   }
   return undefined;
 }
 
 export function toUpstreamGatewayError(server: string, err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
-  const refused = egressRefusal(err);
+  const refused = transportFailure(err, 'EGRESS_REFUSED');
   if (refused) return new UpstreamError(`MCP server ${server} may not be reached: ${refused}.`, 'mcp_egress_refused');
+  const tooLarge = transportFailure(err, 'ANSWER_TOO_LARGE');
+  if (tooLarge) return new UpstreamError(`MCP server ${server}: ${tooLarge}`, 'mcp_upstream_bad_response');
   if (isTimeout(err)) return new UpstreamTimeoutError(`MCP server ${server} did not answer in time.`, 'mcp_upstream_timeout');
   const { McpError, ErrorCode, ProtocolError, StreamableHTTPError, SdkHttpError } = sdkErrors();
   if (isUnanswered(err)) return new UpstreamError(`MCP server ${server} ended its answer without a result.`, 'mcp_upstream_unanswered');
