@@ -73,12 +73,15 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
     template = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
     let changed = false;
     let empty = chunk.usage == null;
-    const finished: number[] = [];
+    const heldBefore: [string, string][] = [];
     for (const choice of chunk.choices) {
       const delta = choice?.delta;
       const i = choice?.index ?? 0;
+      // where this frame carries a channel's text, by channel key: its held rest is appended there
+      const carried = new Map<string, (rest: string) => void>();
       if (typeof delta?.content === 'string' && delta.content) {
         delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, delta.content);
+        carried.set(`${i}/c`, (rest) => (delta.content += rest));
         changed = true;
       }
       if (Array.isArray(delta?.tool_calls)) {
@@ -86,15 +89,24 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
           const args = call?.function?.arguments;
           if (typeof args === 'string' && args) {
             call.function.arguments = await channels.push(`${i}/t${call.index ?? 0}`, `choices[${i}].delta.tool_calls[${call.index ?? 0}].function.arguments`, args);
+            carried.set(`${i}/t${call.index ?? 0}`, (rest) => (call.function.arguments += rest));
             changed = true;
           }
         }
       }
-      if (choice?.finish_reason != null) finished.push(i);
+      if (choice?.finish_reason != null) {
+        // Text held back for a choice goes out before its finish_reason. When this frame carries text of
+        // that channel too, the rest follows it inside this frame: a frame of its own sent first would put
+        // the end of the text ahead of the part this frame releases.
+        for (const [key, rest] of await channels.close(`${i}/`)) {
+          const append = carried.get(key);
+          if (append) append(rest);
+          else heldBefore.push([key, rest]);
+        }
+      }
       if (!isEmptyChatChoice(choice)) empty = false;
     }
-    // text held back for a choice goes out just before the frame that finishes it
-    for (const i of finished) yield* chatFlush(await channels.close(`${i}/`), template);
+    yield* chatFlush(heldBefore, template);
     if (changed) frame.markChanged();
     if (!(changed && empty)) yield frame;
   }

@@ -112,6 +112,29 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(entry.completionTokens).to.equal(4);
   });
 
+  it('keeps the text in order when the last chunk carries more text than the window together with its finish_reason', async () => {
+    // some OpenAI-compatible servers stream a whole answer as one chunk that also finishes the choice
+    const answer = Array.from({ length: 40 }, (_, i) => `Sentence ${i} ends here.`).join(' ') + ` Mail ${EMAIL}.`;
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { content: answer }, finish_reason: 'stop' }] },
+      ],
+    };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'talk' }] });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      expect(finish, 'text after the finish_reason').to.equal(null);
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(text).to.equal(answer.replace(EMAIL, '[EMAIL]'));
+    expect(finish).to.equal('stop');
+  });
+
   it('blocks a request before the call: 400 guardrail_blocked, the upstream never sees it, and it is logged', async () => {
     let error: InstanceType<typeof OpenAI.APIError> | undefined;
     try {
