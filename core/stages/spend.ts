@@ -46,6 +46,9 @@ export class SpendStage implements Stage {
     if (parent && ctx.childLog === 'fold') {
       parent.usage.inputTokens += ctx.usage.inputTokens;
       parent.usage.outputTokens += ctx.usage.outputTokens;
+      // the parent's access line, span and token metrics report its cache reads as a chat request's do
+      parent.usage.cacheReadTokens += ctx.usage.cacheReadTokens;
+      parent.usage.cacheWriteTokens += ctx.usage.cacheWriteTokens;
       parent.cost = roundCost(parent.cost + ctx.cost);
       parent.foldedChildren++;
       parent.firstDeploymentId ??= target.deploymentId ?? undefined;

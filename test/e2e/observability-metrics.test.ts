@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
+import { eventually } from '../support/eventually';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -130,6 +131,23 @@ describe('Prometheus metrics at GET /metrics', function () {
     for await (const _ of stream);
     const text = await scrape();
     expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-test' })).to.equal(1);
+  });
+
+  it('counts the cached tokens of a Responses request as it does those of a chat request', async () => {
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 6 } };
+    upstream.script = { kind: 'json', body: chatCompletion('ok', usage) };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const cached = async () => sample(await scrape(), 'gateway_tokens_total', { model: 'gpt-test', type: 'cached' }) ?? 0;
+    // counted when the log entry is written, which may be just after the client has its answer
+    const logged = (requestId: string | null) => eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 5 })).data.some((e) => e.requestId === requestId));
+    const before = await cached();
+    const chat = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'cached chat' }] }).withResponse();
+    await logged(chat.response.headers.get('x-gateway-request-id'));
+    expect(await cached()).to.equal(before + 6);
+    const { data: response, response: raw } = await client.responses.create({ model: 'gpt-test', input: 'cached response' }).withResponse();
+    expect(response.usage?.input_tokens_details.cached_tokens).to.equal(6);
+    await logged(raw.headers.get('x-gateway-request-id'));
+    expect(await cached()).to.equal(before + 12);
   });
 
   it('lets the admin key and the metrics token scrape, and refuses anyone else in the OpenAI error shape', async () => {
