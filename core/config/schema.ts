@@ -23,7 +23,9 @@ const NonNegative = Type.Number({ minimum: 0 });
 const PositiveInt = Type.Integer({ minimum: 1 });
 const Positive = Type.Number({ exclusiveMinimum: 0 });
 const StringList = Type.Array(Type.String({ minLength: 1 }));
-const Duration = Type.String({ pattern: '^[0-9]+(s|m|h|d)$', hint: 'must be a number followed by s, m, h or d (e.g. "30d")' });
+// A budget period of no length never reset, and one past 9999999 days ended beyond the last date a Date
+// holds: every request of its key and the budgets view failed with a 500 when they printed its end.
+const Duration = Type.String({ pattern: '^0*[1-9][0-9]{0,6}(s|m|h|d)$', hint: 'must be a number from 1 to 9999999 followed by s, m, h or d (e.g. "30d")' });
 const HttpUrl = Type.String({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$', hint: 'must be an http(s) URL' });
 /**
  * Server names and aliases: `-` separates the alias from the tool name in `<alias>-<tool>`, so it is

@@ -46,7 +46,7 @@ describe('management API input is checked by the config file schemas', () => {
       ['a negative rpm', { org: 'acme', rpm: -5 }, 'rpm', 'rpm: must be >= 1'],
       ['a fractional tpm', { org: 'acme', tpm: 1.5 }, 'tpm', 'tpm: must be integer'],
       ['a negative budget', { org: 'acme', maxBudget: -1 }, 'maxBudget', 'maxBudget: must be >= 0'],
-      ['a budget duration without a unit', { org: 'acme', budgetDuration: 'monthly' }, 'budgetDuration', 'must be a number followed by s, m, h or d'],
+      ['a budget duration without a unit', { org: 'acme', budgetDuration: 'monthly' }, 'budgetDuration', 'must be a number from 1 to 9999999 followed by s, m, h or d'],
       ['a role that would open every organisation', { org: 'acme', role: 'platform_admin' }, 'role', 'role: must be one of "member", "admin"'],
       ['a non-string model pattern', { org: 'acme', models: ['echo', 7] }, 'models[1]', 'models[1]: must be string'],
       ['an unknown field', { org: 'acme', colour: 'red' }, 'colour', 'colour: unknown field'],
@@ -95,6 +95,23 @@ describe('management API input is checked by the config file schemas', () => {
 
   it('applies the same rules to an organisation admin', async () => {
     await expectRefused(gw, 'POST', '/admin/v1/keys', [['a negative rpm', { rpm: -5 }, 'rpm', 'rpm: must be >= 1']], 'sk-acme-admin-SCHEMA');
+  });
+
+  it('refuses a budget period of no length or past the dates a budget can reset on, which made its key\'s requests and the budgets view a 500', async () => {
+    await expectRefused(gw, 'POST', '/admin/v1/keys', [
+      ['a period that never ends before the year 275760', { org: 'acme', maxBudget: 1, budgetDuration: '200000000d' }, 'budgetDuration', 'budgetDuration: must be a number from 1 to 9999999 followed by s, m, h or d'],
+      ['a period of no length', { org: 'acme', maxBudget: 1, budgetDuration: '0d' }, 'budgetDuration', 'budgetDuration: must be a number from 1 to 9999999'],
+    ]);
+    await expectRefused(gw, 'POST', '/admin/v1/organizations', [['a period of no length', { id: 'o2', maxBudget: 1, budgetDuration: '000h' }, 'budgetDuration', 'budgetDuration: must be a number from 1']]);
+    const longest = await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'acme', maxBudget: 0, budgetDuration: '9999999d' });
+    expect(longest.status).to.equal(201);
+    const refused = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: longest.body.key, maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(refused.status).to.equal(429);
+    expect(refused.code).to.equal('budget_exceeded');
+    const budgets = await api(gw, 'GET', '/admin/v1/budgets', ADMIN);
+    expect(budgets.status).to.equal(200);
+    expect(budgets.body.data.find((b: { id: string }) => b.id === longest.body.id)).to.include({ periodStart: '1970-01-01T00:00:00.000Z' });
+    expect((await api(gw, 'DELETE', `/admin/v1/keys/${longest.body.id}`, ADMIN)).status).to.equal(200);
   });
 
   it('refuses bad organisation fields on create and update', async () => {
