@@ -189,4 +189,27 @@ describe('management API for the admin console', function () {
     expect(mcp.requestsFor('tools/call')).to.have.length(1);
     expect(gw.logLines.join('\n')).to.not.include('sk-not-a-key-API');
   });
+
+  it("never runs another server's tool of the same name when the pasted key sees that server alone", async () => {
+    const wiki = await FakeMcpServer.start({ tools: { search: { description: 'Wiki search' } } });
+    try {
+      const registered = await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'wiki', url: wiki.url, org: 'acme' });
+      expect(registered.status, registered.text).to.equal(201);
+      // a key that reaches wiki only: /mcp lists its tools without the alias
+      const wikiOnly = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', mcp: { servers: ['wiki'] } })).body;
+      const docs = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data.find((s: any) => s.name === 'docs');
+      const docsCalls = mcp.requestsFor('tools/call').length;
+      const tested = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${docs.id}/tools/search/call`, { key: wikiOnly.key, arguments: { q: 'x' } });
+      expect(wiki.requestsFor('tools/call'), 'wiki was called for a test of docs').to.have.length(0);
+      expect(mcp.requestsFor('tools/call')).to.have.length(docsCalls);
+      expect(tested.status, tested.text).to.equal(400);
+      expect(tested.body.error.code).to.equal('tool_not_visible');
+      // the same key does test wiki's own tool
+      const own = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${registered.body.id}/tools/search/call`, { key: wikiOnly.key, arguments: { q: 'y' } });
+      expect(own.body).to.deep.include({ object: 'tool_test', server: 'wiki', tool: 'search', status: 200, error: null });
+      expect(wiki.requestsFor('tools/call')).to.have.length(1);
+    } finally {
+      await wiki.close();
+    }
+  });
 });

@@ -73,7 +73,18 @@ export function installAdminToolTesterRoutes(router: Router, services: GatewaySe
       const listed = await rpc(base, key, 'tools/list', {});
       if (listed.status === 401) throw new InvalidRequestError('The test key was not accepted by /mcp (missing, wrong or revoked).', 'invalid_test_key', { param: 'key' });
       const names = new Set(((listed.body?.result as { tools?: { name: string }[] })?.tools ?? []).map((t) => t.name));
-      const name = [prefixedToolName(server.alias, tool), tool].find((n) => names.has(n));
+      // A key that reaches one server alone sees its tools without the alias, so a bare name may be a tool
+      // of the same name on another server: a name is this tool's only if the key's own scope routes it here.
+      const principal = await services.auth.principalOf(key);
+      const scope = principal && mcp.scope({ keyId: principal.keyId, org: principal.org, restrictions: principal.mcp, allowsModel: (m) => principal.allowsModel(m) }, {});
+      const routesHere = (n: string) => {
+        try {
+          return scope !== undefined && mcp.routeTool(scope, n).server.id === server.id;
+        } catch {
+          return false;
+        }
+      };
+      const name = [prefixedToolName(server.alias, tool), tool].find((n) => names.has(n) && routesHere(n));
       if (!name) {
         const why = state.status !== 'enabled' ? 'the tool is hidden; enable it first' : 'the key may not use this server or tool';
         throw new InvalidRequestError(`The test key does not see tool "${tool}" of "${server.name}" on /mcp: ${why}.`, 'tool_not_visible', { param: 'key' });
