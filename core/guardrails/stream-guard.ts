@@ -4,10 +4,10 @@ import { SseFrame } from '../streaming/sse-frame';
 import { StreamBlockedError, StreamWindow, type StreamWindowOptions, type WindowCheck } from './stream-window';
 
 /**
- * Post guardrails on a streaming model answer: every text channel of the stream (a choice's content,
- * a tool call's arguments, a Messages content block) goes through its own bounded window, and each frame
- * carries the text that is safe so far. Frames are rewritten in place, never collected: latency grows
- * by the window, memory by the window per open channel. A block ends the stream with a
+ * Post guardrails on a streaming model answer: every text channel of the stream (a choice's content
+ * and refusal, a tool call's arguments, a Messages content block) goes through its own bounded window,
+ * and each frame carries the text that is safe so far. Frames are rewritten in place, never collected:
+ * latency grows by the window, memory by the window per open channel. A block ends the stream with a
  * GuardrailBlockedError, which the endpoint writes as an error event in the API's own format.
  */
 export type ChannelCheck = (path: string) => WindowCheck;
@@ -84,6 +84,12 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
         carried.set(`${i}/c`, (rest) => (delta.content += rest));
         changed = true;
       }
+      // a refusal is the model's text too (a JSON answer's refusal is checked the same way)
+      if (typeof delta?.refusal === 'string' && delta.refusal) {
+        delta.refusal = await channels.push(`${i}/r`, `choices[${i}].delta.refusal`, delta.refusal);
+        carried.set(`${i}/r`, (rest) => (delta.refusal += rest));
+        changed = true;
+      }
       if (Array.isArray(delta?.tool_calls)) {
         for (const call of delta.tool_calls) {
           const args = call?.function?.arguments;
@@ -118,7 +124,7 @@ function isEmptyChatChoice(choice: any): boolean {
   if (choice?.finish_reason != null || choice?.logprobs != null) return false;
   const delta = choice?.delta ?? {};
   for (const [k, v] of Object.entries(delta)) {
-    if (k === 'content' && v === '') continue;
+    if ((k === 'content' || k === 'refusal') && v === '') continue;
     if (k === 'tool_calls' && Array.isArray(v) && v.every((c: any) => !c?.id && !c?.function?.name && !c?.function?.arguments)) continue;
     if (v == null) continue;
     return false;
@@ -129,7 +135,7 @@ function isEmptyChatChoice(choice: any): boolean {
 function chatFlush(rests: [string, string][], template: Record<string, unknown> | undefined): SseFrame[] {
   return rests.map(([key, text]) => {
     const [choice, channel] = key.split('/');
-    const delta = channel === 'c' ? { content: text } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
+    const delta = channel === 'c' ? { content: text } : channel === 'r' ? { refusal: text } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
     return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, finish_reason: null }] });
   });
 }

@@ -135,6 +135,28 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(finish).to.equal('stop');
   });
 
+  it('masks a streamed refusal as it masks the refusal of a JSON answer', async () => {
+    const refusal = `I cannot share what I know about ${EMAIL}.`;
+    upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, refusal }, logprobs: null, finish_reason: 'stop' }] } };
+    const json = await client('plain').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'who?' }] });
+    expect(json.choices[0].message.refusal).to.equal('I cannot share what I know about [EMAIL].');
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const cut = refusal.indexOf('@');
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { refusal: refusal.slice(0, cut) }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { refusal: refusal.slice(cut) }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      ],
+    };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'who?' }] });
+    let streamed = '';
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta?.refusal ?? '';
+    expect(streamed).to.equal('I cannot share what I know about [EMAIL].');
+  });
+
   it('blocks a request before the call: 400 guardrail_blocked, the upstream never sees it, and it is logged', async () => {
     let error: InstanceType<typeof OpenAI.APIError> | undefined;
     try {
