@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { request } from 'undici';
 import { FakeOpenAI, chatChunks } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -57,6 +58,29 @@ describe('a cut stream is charged by estimate', () => {
     expect(entry.promptTokens).to.be.within(5, 40);
     expect(entry.cost).to.be.greaterThan(0);
     expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+
+  /** A Responses stream whose only model round the upstream cuts: its events, cost trailer and log entry. */
+  const cutResponse = async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(PIECES, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }), cutAfter: 1 + PIECES.length };
+    const res = await request(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, input: 'Tell me the plan for the launch.' }),
+    });
+    const events = await res.body.text();
+    expect(events).to.include('event: response.failed');
+    expect(events).to.include('upstream_stream_cut');
+    return { trailers: res.trailers, entry: await lastEntry() };
+  };
+
+  it('Responses (raw stream): the cost trailer is what the cut round was charged', async () => {
+    const { trailers, entry } = await cutResponse();
+    expect(entry).to.deep.include({ endpoint: 'responses', model: 'gpt-test', errorCode: 'upstream_stream_cut' });
+    expect(entry.completionTokens).to.be.within(100, 120);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+    expect(trailers['x-gateway-response-cost']).to.equal(String(entry.cost));
   });
 
   it('Messages translated from chat (Anthropic SDK): the same, from the translated events', async () => {

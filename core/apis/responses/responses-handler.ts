@@ -101,8 +101,8 @@ export class ResponsesHandler {
     };
     try {
       const outcome = await services.pipeline.execute(ctx, {
-        deliver: async () => this.answer(res, run, recorder, undefined),
-        fail: (_ctx, error) => this.answer(res, run, recorder, error),
+        deliver: async (done) => this.answer(res, run, recorder, undefined, done.cost),
+        fail: (failed, error) => this.answer(res, run, recorder, error, failed.cost),
       });
       if (outcome.reason === 'client_abort') res.end();
     } finally {
@@ -157,10 +157,15 @@ export class ResponsesHandler {
     }
   }
 
-  /** JSON with the cost and deployment headers, or the end of the event stream with the cost trailer. */
-  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined): void {
+  /**
+   * JSON with the cost and deployment headers, or the end of the event stream with the cost trailer.
+   * `roundsCost` is what this response's log entry charges for its model rounds (each folded in as it
+   * settled): the loop's totals count only the rounds that finished, not one an upstream cut or the time
+   * limit ended, which is charged all the same.
+   */
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, roundsCost: number): void {
     const totals = run.loop?.totals;
-    const cost = formatCost((totals?.modelCost ?? 0) + (totals?.toolCost ?? 0));
+    const cost = formatCost(roundsCost + (totals?.toolCost ?? 0));
     const { sink } = run;
     if (sink?.opened) {
       if (failure) recorder.fail({ code: failure.code, message: failure.message, param: failure.param }, responsesUsage(totals!.usage, totals!.reasoningTokens));
