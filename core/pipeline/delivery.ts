@@ -12,6 +12,10 @@ export interface Delivery {
    * (a stream cut by the upstream); a throw is handled like a stage's failure.
    */
   deliver(ctx: AuthedContext): Promise<Outcome | void>;
-  /** Write a failure (never called when the client went away: there is nobody to write to). */
-  fail(ctx: GatewayContext, error: GatewayError): void | Promise<void>;
+  /**
+   * Write a failure (never called when the client went away: there is nobody to write to). Returns how
+   * the request ended when the failure went into a stream already under way (a Responses stream cut by
+   * its upstream), as `deliver` does for the streams it writes.
+   */
+  fail(ctx: GatewayContext, error: GatewayError): Outcome | void | Promise<Outcome | void>;
 }

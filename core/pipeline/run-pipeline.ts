@@ -56,7 +56,7 @@ export class Pipeline {
       const aborted = error instanceof ClientAbortError || ctx.clientSignal.aborted;
       if (error.status === 500 && !aborted) this.logger.error('request failed', { requestId: ctx.requestId, endpoint: ctx.endpoint, error: describeCause(err) });
       outcome = aborted ? { status: 499, error, reason: 'client_abort' } : { status: error.status, error, reason: 'error' };
-      if (!aborted) await delivery.fail(ctx, error);
+      if (!aborted) outcome = (await delivery.fail(ctx, error)) ?? outcome;
     } finally {
       await this.settle(ctx, outcome);
       ctx.trace?.end(ctx, outcome);

@@ -83,6 +83,11 @@ describe('a cut stream is charged by estimate', () => {
     expect(trailers['x-gateway-response-cost']).to.equal(String(entry.cost));
   });
 
+  it('Responses (raw stream): the log entry says the upstream cut the stream, as a chat stream\'s does', async () => {
+    const { entry } = await cutResponse();
+    expect(entry).to.deep.include({ endpoint: 'responses', outcome: 'upstream_cut', errorCode: 'upstream_stream_cut' });
+  });
+
   it('Messages translated from chat (Anthropic SDK): the same, from the translated events', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(PIECES, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }), cutAfter: 1 + PIECES.length };
     const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, maxRetries: 0 });

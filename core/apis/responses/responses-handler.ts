@@ -102,7 +102,12 @@ export class ResponsesHandler {
     try {
       const outcome = await services.pipeline.execute(ctx, {
         deliver: async (done) => this.answer(res, run, recorder, undefined, done.cost),
-        fail: (failed, error) => this.answer(res, run, recorder, error, failed.cost),
+        fail: (failed, error) => {
+          const streaming = run.sink?.opened === true;
+          this.answer(res, run, recorder, error, failed.cost);
+          // a failure after the events began ends the stream: logged as a chat stream's would be
+          if (streaming) return { status: error.status, error, reason: error.code === 'upstream_stream_cut' ? 'upstream_cut' : 'stream_error' };
+        },
       });
       if (outcome.reason === 'client_abort') res.end();
     } finally {
