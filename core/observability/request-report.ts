@@ -93,7 +93,8 @@ function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknow
     outputTokens: entry.completionTokens,
     cost: entry.cost,
     latencyMs: entry.latencyMs,
-    attempts: ctx.model ? ctx.model.attempts.length : ctx.mcp?.result !== undefined ? 1 : 0,
+    // a Responses request calls no upstream itself: its attempts are those of the rounds folded into it
+    attempts: ctx.model ? ctx.model.attempts.length : ctx.parentWork ? ctx.foldedAttempts : ctx.mcp?.result !== undefined ? 1 : 0,
   };
   if (ctx.usage.cacheReadTokens) line.cachedTokens = ctx.usage.cacheReadTokens;
   if (entry.errorCode) line.errorCode = entry.errorCode;

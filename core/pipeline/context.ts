@@ -88,6 +88,8 @@ export class GatewayContext {
   childLog: ChildLog = 'own';
   /** fold children: how many folded into this entry (a Responses parent's `rounds`) */
   foldedChildren = 0;
+  /** fold children: their upstream attempts, retries and fallbacks included (the parent's access line) */
+  foldedAttempts = 0;
   /** the deployment of the first folded child (a Responses parent's entry names it) */
   firstDeploymentId?: string;
 

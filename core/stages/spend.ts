@@ -51,6 +51,7 @@ export class SpendStage implements Stage {
       parent.usage.cacheWriteTokens += ctx.usage.cacheWriteTokens;
       parent.cost = roundCost(parent.cost + ctx.cost);
       parent.foldedChildren++;
+      parent.foldedAttempts += ctx.model?.attempts.length ?? 0;
       parent.firstDeploymentId ??= target.deploymentId ?? undefined;
       if (ctx.guardrails.length) parent.guardrails.push(...ctx.guardrails);
       // the parent's one entry is estimated if any round in it was

@@ -162,7 +162,8 @@ describe('one log line per request from the model-gateway command', function () 
     expect(lineOf(ids.stream)).to.deep.include({ endpoint: 'chat', status: 200, inputTokens: 4, outputTokens: 2 });
     expect(lineOf(ids.embeddings)).to.deep.include({ endpoint: 'embeddings', model: 'embed', inputTokens: 3 });
     expect(lineOf(ids.messages)).to.deep.include({ endpoint: 'messages', model: 'gpt-test', status: 200 });
-    expect(lineOf(ids.responses)).to.deep.include({ endpoint: 'responses', model: 'echo', status: 200 });
+    // its two model rounds (the tool call, then the answer) are one upstream attempt each
+    expect(lineOf(ids.responses)).to.deep.include({ endpoint: 'responses', model: 'echo', status: 200, attempts: 2 });
     expect(lineOf(ids.mcp)).to.deep.include({ endpoint: 'mcp', model: 'MCP: docs-search', deployment: 'mcp:docs', status: 200, attempts: 1 });
     expect(lineOf(ids.failed)).to.deep.include({ status: 400, attempts: 1 });
     expect(lineOf(ids.failed).errorCode).to.be.a('string');
