@@ -1,6 +1,6 @@
 import type { SlotCollector } from '../../guardrails/text-slots';
 
-/** Anthropic content: a string, or blocks (text, tool_use input, tool_result content, nested). */
+/** Anthropic content: a string, or blocks (text, tool_use input, tool_result and search_result content, text documents, nested). */
 function blockSlots(holder: any, key: string, at: string, c: SlotCollector): void {
   const content = holder?.[key];
   const base = at ? `${at}.${key}` : key;
@@ -16,7 +16,13 @@ function blockSlots(holder: any, key: string, at: string, c: SlotCollector): voi
         c.strings(block, 'input', `${path}.input`);
         break;
       case 'tool_result':
+      case 'search_result':
         blockSlots(block, 'content', path, c);
+        break;
+      case 'document':
+        // a plain-text document is text the model reads like any other (images and PDFs carry none we read)
+        if (block.source?.type === 'text') c.field(block.source, 'data', `${path}.source.data`);
+        else if (block.source?.type === 'content') blockSlots(block.source, 'content', `${path}.source`, c);
         break;
       default:
         break;

@@ -55,6 +55,30 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     expect(message.content).to.deep.equal([{ type: 'text', text: 'Mail [EMAIL]' }]);
   });
 
+  it('masks the text of plain-text documents and search results, as it does a text block', async () => {
+    anthropic.reply({ json: { id: 'msg_2', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: `Contact: ${EMAIL}` }, title: 'Staff list' },
+            { type: 'document', source: { type: 'content', content: [{ type: 'text', text: `Owner ${EMAIL}` }] } },
+            { type: 'search_result', source: 'https://intranet.example/staff', title: 'Staff', content: [{ type: 'text', text: `Ask ${EMAIL}` }] },
+            { type: 'text', text: 'Who should I write to?' },
+          ],
+        },
+      ] as any,
+    });
+    const sent = JSON.stringify(anthropic.last.body.messages);
+    expect(sent).to.not.include(EMAIL);
+    expect(anthropic.last.body.messages[0].content[0].source.data).to.equal('Contact: [EMAIL]');
+    expect(anthropic.last.body.messages[0].content[1].source.content[0].text).to.equal('Owner [EMAIL]');
+    expect(anthropic.last.body.messages[0].content[2].content[0].text).to.equal('Ask [EMAIL]');
+  });
+
   it('masks a value split across native Messages stream events at every position', async () => {
     const answer = `Write to ${EMAIL} today.`;
     const start = answer.indexOf(EMAIL);
