@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/types';
 import { BUILTIN_PLUGINS } from '../plugins/builtins';
 import { PluginRegistry } from '../plugins/registry';
 import { transportIdOf } from '../apis/mcp/transports';
+import { redactUrl } from '../apis/mcp/server-record';
 import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
 
 /**
@@ -31,7 +32,8 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,
     `admin key: ${config.adminKey ? 'set' : 'none (management API only for organisation admin keys)'}`,
-    section('providers', config.providers.map((p) => `${p.id} (${p.type}${p.baseUrl ? `, ${p.baseUrl}` : ''})`)),
+    // a base URL may carry a password or a key in its query: printed as the management API reads show one
+    section('providers', config.providers.map((p) => `${p.id} (${p.type}${p.baseUrl ? `, ${redactUrl(p.baseUrl)}` : ''})`)),
     section('models', config.models.map((m) => `${m.name} -> ${m.provider}/${m.model ?? m.name} (${m.kind ?? 'chat'})`)),
     section('organizations', config.organizations.map((o) => o.id)),
     section('keys', config.keys.map((k) => `${k.name ?? k.id ?? '(unnamed)'} (org ${k.org}, ${k.role ?? 'member'}${k.guardrails?.length ? `, guardrails ${k.guardrails.join(', ')}` : ''})`)),

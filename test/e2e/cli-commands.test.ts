@@ -73,6 +73,17 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     for (const secret of Object.values(SECRETS)) expect(stdout).to.not.include(secret);
   });
 
+  it('check prints a provider URL without the password or query values it may carry', async () => {
+    const password = 'CANARY-url-password-77';
+    const token = 'CANARY-url-token-78';
+    const withCredentials = config({ providers: [{ id: 'up', type: 'openai', baseUrl: `http://svc:${password}@127.0.0.1:9/v1?api-key=${token}`, apiKey: { $env: 'CMD_PROVIDER' } }] });
+    const { code, stdout } = await run(['check', '--config', writeConfig(withCredentials)], SECRETS);
+    expect(code).to.equal(0);
+    expect(stdout).to.include('up (openai, http://svc:***@127.0.0.1:9/v1?api-key=***)');
+    expect(stdout).to.not.include(password);
+    expect(stdout).to.not.include(token);
+  });
+
   it('check fails with every problem named by path: bad plugin options, unknown engine, missing secret', async () => {
     const bad = config({
       guardrails: [
