@@ -44,6 +44,18 @@ export class RequestReporter {
     if (model !== undefined) this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - ctx.startedAt) / 1000);
   }
 
+  /**
+   * A request refused before it had a key (no key, or one the gateway does not know): it has no log entry
+   * and no access line, but it is counted, or a flood of bad keys would not show in the metrics.
+   */
+  refusedUnknown(ctx: GatewayContext, outcome: Outcome, now: number): void {
+    const metrics = this.metrics;
+    if (!metrics) return;
+    const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
+    metrics.requests.inc({ endpoint: ctx.endpoint, model, status: String(outcome.status) });
+    metrics.duration.observe({ endpoint: ctx.endpoint }, Math.max(0, now - ctx.startedAt) / 1000);
+  }
+
   /** The request's log entry is written: its access-log line (with the others of its moment: access-lines.ts) and its counts. */
   settled(ctx: GatewayContext, entry: LogEntry, outcome: Outcome): void {
     this.lines.add(accessLine(ctx, entry));

@@ -92,6 +92,9 @@ describe('Prometheus metrics at GET /metrics', function () {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'x' } } }),
     });
     expect(await tool.text()).to.include('found');
+    // 6. a key the gateway does not know: no log entry, but counted
+    const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-nobody-knows-this', maxRetries: 0 });
+    expect((await stranger.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).status).to.equal(401);
 
     const text = await scrape();
     expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '200' })).to.equal(4);
@@ -99,7 +102,8 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '429' })).to.equal(1);
     expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'other', status: '404' })).to.equal(1);
     expect(sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '200' })).to.equal(1);
-    expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'chat' })).to.equal(7);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '401' })).to.equal(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'chat' })).to.equal(8);
     expect(sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'input' })).to.equal(40);
     expect(sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'output' })).to.equal(20);
     // 4 answered chats x (10 x 1000 + 5 x 2000) / 1e6
@@ -121,7 +125,7 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_store_failures_total', { operation: 'appendLogs' })).to.equal(undefined);
     expect(sample(text, 'gateway_event_loop_lag_seconds', { quantile: '0.99' })).to.be.a('number');
     // bounded labels: no key value or id, no client text
-    for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
+    for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'sk-nobody-knows-this', 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
   });
 
   it('counts the time to the first token of a stream', async () => {
