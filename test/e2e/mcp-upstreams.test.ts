@@ -7,6 +7,7 @@ import { FakeMcpServer } from '../support/fake-mcp-server';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { PacedWriter } from '../support/paced-writer';
 import { eventually } from '../support/eventually';
 
 const KEY = 'sk-upstreams-CANARY-0001';
@@ -219,80 +220,56 @@ describe('/mcp with an upstream whose result cannot be written back', () => {
 });
 
 /**
- * A hand-written 2025-11-25 upstream whose one tool answers with an event stream that opens with `lines`
- * comment lines of 1,000 bytes, each written on its own after the last was read, before the result.
+ * A hand-written 2025-11-25 upstream with one tool, whose calls `call` answers on the raw response: for
+ * answers no SDK server would write.
  */
-async function startChattyStreamServer(lines: number): Promise<{ url: string; close(): Promise<void> }> {
+async function startHandWrittenServer(name: string, tool: string, call: (res: ServerResponse, id: unknown) => Promise<void> | void): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name, version: '1' } });
+    if (message.method === 'tools/list') return answer({ tools: [{ name: tool, inputSchema: { type: 'object' } }] });
+    if (message.method === 'tools/call') return call(res, message.id);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Its tool answers with an event stream that opens with `lines` comment lines of 1,000 bytes, each written after the last was read. */
+function startChattyStreamServer(lines: number) {
   const comment = `: ${'x'.repeat(997)}\n`;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    if (message.id === undefined) return void res.writeHead(202).end();
-    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'chatty', version: '1' } });
-    if (message.method === 'tools/list') return answer({ tools: [{ name: 'talk', inputSchema: { type: 'object' } }] });
-    if (message.method === 'tools/call') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (let i = 0; i < lines && !res.destroyed; i++) {
-        res.write(comment);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      return void res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done talking' }] } })}\n\n`);
+  return startHandWrittenServer('chatty', 'talk', async (res, id) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let i = 0; i < lines && !res.destroyed; i++) {
+      res.write(comment);
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-
-/** Once the response can take more, or is closed. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done).off('close', done);
-      resolve();
-    };
-    res.on('drain', done).on('close', done);
+    res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done talking' }] } })}\n\n`);
   });
 }
 
-/** A hand-written upstream whose one tool answers with a JSON body that never ends (until the connection closes). */
-async function startEndlessAnswerServer(): Promise<{ url: string; closedEarly: () => boolean; close(): Promise<void> }> {
-  let closedEarly = false;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    if (message.id === undefined) return void res.writeHead(202).end();
-    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '1' } });
-    if (message.method === 'tools/list') return answer({ tools: [{ name: 'flood', inputSchema: { type: 'object' } }] });
-    if (message.method === 'tools/call') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":"`);
-      const chunk = Buffer.alloc(1024 * 1024, 'a');
-      res.once('close', () => (closedEarly = !res.writableFinished));
-      while (!res.destroyed) if (!res.write(chunk)) await drainedOrClosed(res);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+/** Its tool answers with a JSON body that never ends, written as fast as the gateway reads it. */
+async function startEndlessAnswerServer() {
+  const writer = new PacedWriter();
+  const chunk = Buffer.alloc(1024 * 1024, 'a');
+  let closed = false;
+  const server = await startHandWrittenServer('endless', 'flood', (res, id) => {
+    res.once('close', () => (closed = true));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`);
+    writer.pump(res, () => chunk);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    closedEarly: () => closedEarly,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return { ...server, closed: () => closed };
 }
 
 describe('/mcp with an upstream whose answer never ends', () => {
@@ -312,7 +289,7 @@ describe('/mcp with an upstream whose answer never ends', () => {
     const res = await post(gw, call('flood').body, { accept: 'application/json, text/event-stream' });
     expect(res.status).to.equal(200);
     expect(res.body.error).to.deep.include({ message: 'MCP server endless: its answer is larger than 256 MiB.', data: { code: 'mcp_upstream_bad_response' } });
-    await eventually(async () => upstream.closedEarly(), 5000);
+    await eventually(async () => upstream.closed(), 5000);
   });
 });
 

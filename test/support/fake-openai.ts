@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { PacedWriter } from './paced-writer';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -83,17 +84,7 @@ export class FakeOpenAI {
         res.writeHead(200, { 'content-type': script.contentType });
         res.write(script.start);
         const chunk = Buffer.alloc(1024 * 1024, script.fill);
-        while (!res.destroyed) {
-          if (!res.write(chunk)) {
-            await new Promise<void>((resolve) => {
-              const done = () => {
-                res.off('drain', done).off('close', done);
-                resolve();
-              };
-              res.on('drain', done).on('close', done);
-            });
-          }
-        }
+        new PacedWriter().pump(res, () => chunk);
         return;
       }
       case 'json':
