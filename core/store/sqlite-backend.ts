@@ -36,6 +36,10 @@ const LOG_ROWS_PER_INSERT = 16;
 const COMMIT_EVERY_MS = 100;
 /** rows a log query reads (by `seq`) before the event loop gets a turn: about 10 ms of SQLite's work at most */
 const LOG_QUERY_WINDOW = 20_000;
+/** rows a log scan reads at a time before the event loop gets a turn */
+const LOG_SCAN_PAGE = 2000;
+/** how far out of time order a log row may have been committed and still be found by a scan from a time */
+const LOG_SCAN_SLACK_MS = 10 * 60_000;
 /** rows that are committed at once rather than waiting for the timer */
 const COMMIT_AT_ROWS = 2000;
 /** journaled rows held in memory while commits fail (a locked or full database); beyond, appends are refused */
@@ -127,7 +131,9 @@ export class SqliteBackend implements StoreBackend {
       ),
       rollupRange: this.db.prepare('SELECT hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens FROM spend_rollup WHERE hour >= ? AND hour < ?'),
       logSweep: this.db.prepare('DELETE FROM logs WHERE seq IN (SELECT seq FROM logs WHERE time < ? ORDER BY time LIMIT ?)'),
-      logScan: this.db.prepare('SELECT entry FROM logs WHERE time >= ? ORDER BY seq'),
+      // in `seq` order: the time index would have every matching row sorted for each page
+      logScanPage: this.db.prepare('SELECT seq, entry FROM logs NOT INDEXED WHERE seq > ? AND time >= ? ORDER BY seq LIMIT ?'),
+      logFirstAt: this.db.prepare('SELECT seq FROM logs INDEXED BY logs_time WHERE time >= ? ORDER BY time LIMIT 1'),
       logBounds: this.db.prepare('SELECT min(seq) AS first, max(seq) AS last FROM logs'),
       recentGet: this.db.prepare('SELECT ids, expires_at FROM recent WHERE list = ?'),
       recentSet: this.db.prepare('INSERT INTO recent (list, ids, expires_at) VALUES (?, ?, ?) ON CONFLICT(list) DO UPDATE SET ids = excluded.ids, expires_at = excluded.expires_at'),
@@ -428,9 +434,30 @@ export class SqliteBackend implements StoreBackend {
     };
   }
 
+  /**
+   * Oldest first, LOG_SCAN_PAGE rows at a time with the event loop given a turn between pages: one statement
+   * over a day of a busy gateway's log (the guardrails view) held every request for as long as it read, and
+   * a statement left open while the reader's own awaits let other requests run made their statements fail
+   * ("This database connection is busy"). The pages follow `seq`, from the first row of `since` found by
+   * the time index (less LOG_SCAN_SLACK_MS: rows are committed in about the order of their times).
+   */
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
     this.commitBeforeRead();
-    for (const row of this.stmt.logScan.iterate(since ?? '') as Iterable<{ entry: string }>) yield JSON.parse(row.entry) as LogEntry;
+    let after = 0;
+    if (since) {
+      const at = Date.parse(since);
+      const from = Number.isNaN(at) ? since : new Date(Math.max(0, at - LOG_SCAN_SLACK_MS)).toISOString();
+      const first = this.stmt.logFirstAt.get(from) as { seq: number } | undefined;
+      if (!first) return;
+      after = first.seq - 1;
+    }
+    for (;;) {
+      const rows = this.stmt.logScanPage.all(after, since ?? '', LOG_SCAN_PAGE) as { seq: number; entry: string }[];
+      for (const row of rows) yield JSON.parse(row.entry) as LogEntry;
+      if (rows.length < LOG_SCAN_PAGE) return;
+      after = rows[rows.length - 1].seq;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Read, append and write inside one immediate transaction, like the counters. */

@@ -399,7 +399,7 @@ describe('sqlite store: the log table a commit touches', () => {
 });
 
 describe('sqlite store: log queries over a large table', () => {
-  it('reads a filter no index serves a window at a time, giving the event loop turns between windows, and pages it as one query would', async () => {
+  it('reads a filter no index serves a window at a time, and a scan a page at a time, giving the event loop turns between them, with the rows one statement would find', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-sqlite-')), 'gw.db');
     // 70,000 rows: four windows of rows; written by a plain connection, as a long-lived gateway's table is
     const db = new Database(file);
@@ -435,6 +435,20 @@ describe('sqlite store: log queries over a large table', () => {
     expect((await store.queryLogs({ statusMin: 500, limit: 10 })).data.map((e) => e.id)).to.deep.equal(['w10']);
     expect((await store.queryLogs({ id: 'w69999', limit: 1 })).data.map((e) => e.id)).to.deep.equal(['w69999']);
     expect((await store.queryLogs({ limit: 3 })).data.map((e) => e.id)).to.deep.equal(['w69999', 'w69998', 'w69997']);
+
+    // a scan (the guardrails view) reads pages, oldest first, from the first row of its time on
+    turns = 0;
+    ticking = true;
+    setImmediate(tick);
+    const scanned: string[] = [];
+    for await (const e of store.scanLogs(entry(60_000).time)) scanned.push(e.id);
+    const turnsDuringScan = turns;
+    ticking = false;
+    expect(scanned).to.deep.equal(Array.from({ length: 10_000 }, (_, i) => `w${60_000 + i}`));
+    expect(turnsDuringScan, 'five pages, each in a turn of its own').to.be.at.least(3);
+    let all = 0;
+    for await (const _ of store.scanLogs()) all++;
+    expect(all).to.equal(70_000);
     await store.close();
   });
 });
