@@ -3,14 +3,15 @@ import { editUploadOf, InvalidRequestError, type HttpOperation, type ProviderTar
 type HeadersFor = (target: ProviderTarget) => Record<string, string>;
 
 /**
- * gpt-image models always answer `b64_json` and refuse `response_format` (400 "Unknown parameter"), so a
- * client asking them for `url` would fail. The gateway serves `url` itself (it hosts the inline image),
- * so that value is left out of the upstream request; the client's field stays in the request the
- * gateway works from. Other values are the client's business and pass through.
+ * gpt-image models always answer `b64_json` and refuse `response_format` whatever its value (400 "Unknown
+ * parameter"), so a client naming it (the AI SDK sends `b64_json` for any model not called gpt-image-*,
+ * as a gateway alias is not) would fail. The answer is `b64_json` anyway, and the gateway serves `url`
+ * itself (it hosts the inline image), so the field is left out of the upstream request; the client's
+ * field stays in the request the gateway works from. Other models get it as the client sent it.
  */
 const ALWAYS_INLINE_MODELS = /(^|\/)(chatgpt-image|gpt-image)/i;
 
-function sendsUrlFormat(upstreamModel: string): boolean {
+function takesResponseFormat(upstreamModel: string): boolean {
   return !ALWAYS_INLINE_MODELS.test(upstreamModel);
 }
 
@@ -23,7 +24,7 @@ export function openAiImageOperations(headersFor: HeadersFor): { generations: Ht
   const generations: HttpOperation<Record<string, unknown>> = {
     toUpstream(request, target) {
       const body: Record<string, unknown> = { ...request, model: target.model.model };
-      if (body.response_format === 'url' && !sendsUrlFormat(target.model.model)) delete body.response_format;
+      if (!takesResponseFormat(target.model.model)) delete body.response_format;
       return { path: '/images/generations', headers: headersFor(target), body: JSON.stringify(body) };
     },
     fromUpstream: (body) => body,
@@ -32,8 +33,8 @@ export function openAiImageOperations(headersFor: HeadersFor): { generations: Ht
     toUpstream(request, target) {
       const upload = editUploadOf(request);
       if (!upload) throw new InvalidRequestError('Image edits take a multipart/form-data body.', 'invalid_content_type');
-      const keepUrl = sendsUrlFormat(target.model.model);
-      const { contentType, body } = upload.encode(request, target.model.model, (name, value) => keepUrl || name !== 'response_format' || value !== 'url');
+      const keepFormat = takesResponseFormat(target.model.model);
+      const { contentType, body } = upload.encode(request, target.model.model, (name) => keepFormat || name !== 'response_format');
       return { path: '/images/edits', headers: { ...headersFor(target), 'content-type': contentType }, body };
     },
     fromUpstream: (body) => body,

@@ -144,7 +144,7 @@ describe('image endpoints as clients see them', () => {
       expect(types).to.deep.equal(['image_edit.completed']);
     });
   });
-  describe('response_format: url against a gpt-image upstream', () => {
+  describe('response_format against a gpt-image upstream', () => {
     /** What api.openai.com answers when a gpt-image model gets `response_format` (it always returns b64_json). */
     function actLikeGptImage(): void {
       upstream.answer = (rec) => {
@@ -177,6 +177,16 @@ describe('image endpoints as clients see them', () => {
       const after = await client.images.edit({ image: await toFile(TINY_PNG, 'kite.png', { type: 'image/png' }), model: 'gpt-painter', prompt: 'a blue kite', response_format: 'url' });
       expect(upstream.last.fields).to.deep.equal([['model', 'gpt-image-1'], ['prompt', 'a blue kite']]);
       expect(after.data![0].url).to.match(/\/v1\/images\/files\//);
+    });
+
+    it('b64_json (what the AI SDK sends for a model not named gpt-image-*) is left out too, and the answer stays inline', async () => {
+      actLikeGptImage();
+      const generated = await client.images.generate({ model: 'gpt-painter', prompt: 'a kite', response_format: 'b64_json' });
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a kite' });
+      expect(generated.data![0].b64_json).to.equal(TINY_PNG.toString('base64'));
+      const edited = await client.images.edit({ model: 'gpt-painter', prompt: 'a red kite', response_format: 'b64_json', image: await toFile(TINY_PNG, 'kite.png', { type: 'image/png' }) });
+      expect(upstream.last.fields).to.deep.equal([['model', 'gpt-image-1'], ['prompt', 'a red kite']]);
+      expect(edited.data![0].b64_json).to.equal(TINY_PNG.toString('base64'));
     });
 
     it('other models still get it (dall-e answers url only when asked or by default)', async () => {
