@@ -242,6 +242,20 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(decodePng(png)).to.deep.equal({ chunks: ['IHDR', 'IDAT', 'IEND'], width: 128, height: 64, bitDepth: 8, colourType: 2, pixelBytes: 64 * (1 + 128 * 3) });
     });
 
+    it('reads null fields as not set (a Python client passing None): hosted at a URL, as by default', async () => {
+      const res = await fetch(`${gw.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'echo-image', prompt: 'a sunset', response_format: null, user: null, n: null, size: null }),
+      });
+      expect(res.status).to.equal(200);
+      const { data } = (await res.json()) as { data: { url?: string; b64_json?: string }[] };
+      expect(data).to.have.length(1);
+      expect(data[0]).to.not.have.property('b64_json');
+      const png = Buffer.from(await (await fetch(data[0].url!)).arrayBuffer());
+      expect(decodePng(png)).to.include({ width: 64, height: 64 });
+    });
+
     it('edits: reads the upload and answers b64_json when asked', async () => {
       const edited = await client.images.edit({ model: 'echo-image', prompt: 'a hat', image: await toFile(fakePng(5000, 9), 'x.png'), response_format: 'b64_json' });
       const png = Buffer.from(edited.data![0].b64_json!, 'base64');

@@ -15,7 +15,8 @@ interface ImageItem {
  * the body changed. Other fields of each item (`revised_prompt`...) stay as they are.
  */
 export async function hostInlineImages(body: unknown, responseFormat: unknown, hosted: HostedImages, baseUrl: string): Promise<boolean> {
-  if (responseFormat !== undefined && responseFormat !== 'url') return false;
+  // null is "not set" (the default, url), as the OpenAI API reads it
+  if (responseFormat != null && responseFormat !== 'url') return false;
   const response = body as { data?: ImageItem[]; output_format?: unknown } | null;
   if (!Array.isArray(response?.data)) return false;
   let changed = false;
