@@ -57,6 +57,7 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       .withOpenAI('oai', upstream, PROVIDER_KEY)
       .withProvider({ id: 'local', type: 'echo' })
       .withModel('painter', { provider: 'oai', model: 'gpt-image-1', id: 'oai/gpt-image-1', kind: 'image', price: { perImage: 0.04, perImageBySize: { '1024x1024': 0.05 } } })
+      .withModel('painter-listed', { provider: 'oai', model: 'gpt-image-1', id: 'oai/gpt-image-1-listed', kind: 'image' })
       .withModel('echo-image', { kind: 'image', price: { perImage: 0.01 } })
       .withModel('chatty', { provider: 'oai' })
       .with({ images: { tempDir, urlTtlSeconds: 60 } })
@@ -133,6 +134,15 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(entry).to.include({ endpoint: 'images', model: 'painter', deploymentId: 'oai/gpt-image-1', status: 200, keyId: 'painter-bot' });
       expect(entry.cost).to.be.closeTo(0.15, 1e-12);
       expect(entry.details).to.deep.include({ images: 3, size: '1024x1024' });
+    });
+
+    it('prices a gpt-image model from the bundled table by the tokens it reports, so its quality counts', async () => {
+      // 1024x1024 at quality high: 4,160 image output tokens (medium: 1,056), the size and quality's list price
+      const usage = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
+      upstream.answer = () => ({ status: 200, body: { created: 1700000000, data: [{ b64_json: TINY_PNG.toString('base64') }], usage } });
+      const { response } = await client.images.generate({ model: 'painter-listed', prompt: 'a detailed fox', size: '1024x1024', quality: 'high', response_format: 'b64_json' }).withResponse();
+      // 50 text tokens x $5 + 4,160 output tokens x $40, per million
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.16665');
     });
 
     it('passes a streamed generation through as SSE and prices it from the completed event', async () => {

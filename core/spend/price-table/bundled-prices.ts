@@ -33,8 +33,8 @@ const claude = {
 } satisfies Record<string, ModelPrice>;
 
 export const BUNDLED_PRICES: PriceTable = {
-  version: '2026.11.0',
-  date: '2026-11-23',
+  version: '2026.11.1',
+  date: '2026-11-28',
   families: {
     openai: {
       'gpt-5': { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadPerMTok: 0.125 },
@@ -54,8 +54,10 @@ export const BUNDLED_PRICES: PriceTable = {
       'text-embedding-ada-002': { inputPerMTok: 0.1 },
       'dall-e-3': { perImage: 0.04, perImageBySize: { '1024x1024': 0.04, '1024x1792': 0.08, '1792x1024': 0.08 } },
       'dall-e-2': { perImage: 0.02, perImageBySize: { '256x256': 0.016, '512x512': 0.018, '1024x1024': 0.02 } },
-      // medium quality, the API's default
-      'gpt-image-1': { perImage: 0.042, perImageBySize: { '1024x1024': 0.042, '1024x1536': 0.063, '1536x1024': 0.063 } },
+      // Billed by tokens, which every answer reports: the image's output tokens follow its size and quality
+      // (1024x1024: 272 low, 1,056 medium, 4,160 high), so a per-image price would charge every quality
+      // alike. Input at the text price (a generation's prompt); an edit's input image tokens list at $10.
+      'gpt-image-1': { inputPerMTok: 5, outputPerMTok: 40, cacheReadPerMTok: 1.25 },
     },
     anthropic: claude,
     gemini: {
