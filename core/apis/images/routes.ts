@@ -26,8 +26,6 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     const exchange = ctx.modelExchange;
     const result = exchange.result!;
     if (await hostInlineImages(result.body, exchange.body.response_format, hosted, baseUrlOf(req, settings))) result.rawBody = undefined;
-    ctx.logDetails.images = ctx.usage.images;
-    if (typeof exchange.body.size === 'string') ctx.logDetails.size = exchange.body.size;
   }
 
   const credential = (req: Request) => bearerToken(req.headers.authorization);
