@@ -48,6 +48,19 @@ export function estimatePromptTokens(body: any): number {
   return tokensOfChars(chars) + images * IMAGE_TOKENS;
 }
 
+/** An embeddings input's tokens: its texts at about four characters a token, token-id arrays as their length. */
+export function estimateEmbeddingTokens(input: unknown): number {
+  const items = Array.isArray(input) ? input : [input];
+  // one input given as token ids
+  if (items.length > 0 && items.every((item) => typeof item === 'number')) return items.length;
+  let tokens = 0;
+  for (const item of items) {
+    if (typeof item === 'string') tokens += tokensOfChars(item.length);
+    else if (Array.isArray(item)) tokens += item.length;
+  }
+  return tokens;
+}
+
 function isImageSource(source: unknown): boolean {
   const mediaType = (source as { media_type?: unknown }).media_type;
   return typeof mediaType === 'string' && mediaType.startsWith('image/');

@@ -21,7 +21,7 @@ import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf, FrameBatches } from '../streaming/frame-batches';
 import type { TokenUsage } from '../types/usage';
-import { fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
+import { estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
 import { GEN_AI } from '../observability/span-attributes';
 
@@ -157,6 +157,11 @@ export class ModelTraffic implements TrafficStrategy {
     }
     const usage = adapter.usageOf(result.body);
     if (usage) mergeUsage(ctx.usage, usage);
+    // Gemini's embedding API reports no token count: the input is charged from its size, not at nothing
+    if (exchange.format === 'embeddings' && result.status === 200 && ctx.usage.inputTokens === 0) {
+      ctx.usage.inputTokens = estimateEmbeddingTokens(exchange.body?.input);
+      if (ctx.usage.inputTokens > 0) ctx.logDetails.usageEstimated = true;
+    }
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(exchange.body));
     ctx.responseHeaders[COST_HEADER] = formatCost(ctx.cost);
   }

@@ -6,6 +6,7 @@ import { json, sse, type CloudUpstream } from '../providers/cloud-upstream';
 import { readFixture } from '../support/fixtures';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { eventually } from '../support/eventually';
 import { rejection, streamTrailers } from './cloud-support';
 
 const GEMINI_KEY = 'AIzaSyD-gemini-provider-CANARY-0123456789';
@@ -112,6 +113,18 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       [0.5, -1],
       [0.25, 2],
     ]);
+  });
+
+  it('charges an embedding from its input, flagged as estimated, as Google reports no token count for one', async () => {
+    upstream.reply(() => json({ embeddings: [{ values: [0.5, -1] }, { values: [0.25, 2] }] }));
+    const { data, response } = await openai.embeddings.create({ model: 'gemini-embed', input: ['a'.repeat(400), 'b'.repeat(200)] }).withResponse();
+    expect(data.data).to.have.length(2);
+    // 100 + 50 tokens (about four characters each) at the bundled $0.15 per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0000225');
+    const requestId = response.headers.get('x-gateway-request-id');
+    const entry = await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 10 })).data.find((e) => e.requestId === requestId));
+    expect(entry).to.include({ endpoint: 'embeddings', promptTokens: 150, cost: 0.0000225 });
+    expect(entry.details).to.deep.include({ usageEstimated: true });
   });
 
   describe('errors, in each API\u2019s own shape', () => {
