@@ -168,19 +168,16 @@ export class ModelTraffic implements TrafficStrategy {
 
   logTarget(ctx: AuthedContext): LogTarget {
     const exchange = ctx.modelExchange;
-    const details: Record<string, unknown> = {};
-    if (exchange.attempts.length > 1) details.attempts = exchange.attempts;
+    let details: Record<string, unknown> | undefined;
+    if (exchange.attempts.length > 1) details = { attempts: exchange.attempts };
     // here, not when the answer is written: a stream's images are counted only once it has ended
     if (exchange.result && KIND_OF_FORMAT[exchange.format] === 'image') {
+      details ??= {};
       details.images = ctx.usage.images;
       const size = imageSizeOf(exchange.body);
       if (size !== undefined) details.size = size;
     }
-    return {
-      model: exchange.requestedModel,
-      deploymentId: exchange.deployment?.id ?? null,
-      details: Object.keys(details).length ? details : undefined,
-    };
+    return { model: exchange.requestedModel, deploymentId: exchange.deployment?.id ?? null, details };
   }
 }
 
