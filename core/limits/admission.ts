@@ -28,6 +28,8 @@ export interface Admission {
   settle(ctx: GatewayContext): Promise<void> | void;
   /** what a key or organisation has used of its budget in the current period (for the management API) */
   budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
+  /** an organisation's record was written through the management API: its limits apply from now on */
+  organizationChanged?(id: string): Promise<void>;
 }
 
 /** What a request reserved, kept on its context until it settles. */
@@ -119,6 +121,10 @@ export class LimitsAdmission implements Admission {
     ctx.limits = ticket;
     Object.assign(ctx.responseHeaders, headers.toHeaders());
     if (estimate.cost > 0 && ticket.budget.length) ctx.logDetails.budgetReserved = estimate.cost;
+  }
+
+  organizationChanged(id: string): Promise<void> {
+    return this.subjects.changed(id);
   }
 
   settle(ctx: GatewayContext): Promise<void> | void {

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
 import type { OrganizationConfig } from '../config/types';
+import type { ChangeEvents } from '../store/events/change-events';
 import type { Collection, StoreBackend } from '../store/store-backend';
 import { parseDuration } from './duration';
 
@@ -25,10 +26,35 @@ export class LimitSubjects {
   private readonly configOrgs = new Map<string, OrganizationConfig>();
   private readonly storedOrgs: Collection<OrganizationConfig>;
   private readonly cache = new Map<string, { org: OrganizationConfig | undefined; until: number }>();
+  /** bumped by every change: a read that started before one does not cache what it read */
+  private generation = 0;
+  private readonly unsubscribe: () => void;
 
-  constructor(configOrgs: readonly OrganizationConfig[], store: StoreBackend, private readonly now: () => number) {
+  constructor(configOrgs: readonly OrganizationConfig[], store: StoreBackend, private readonly now: () => number, private readonly events?: ChangeEvents) {
     for (const org of configOrgs) this.configOrgs.set(org.id, org);
     this.storedOrgs = store.collection<OrganizationConfig>('organizations');
+    this.unsubscribe = events?.subscribe((event) => {
+      if (event.type === 'organization.changed') this.forget(event.orgId);
+    }) ?? (() => undefined);
+  }
+
+  /**
+   * An organisation's record changed in the store: its new limits hold from this instance's next request
+   * (the cached copy kept the old ones for its lifetime), and from the other instances' once told.
+   */
+  async changed(id: string): Promise<void> {
+    this.forget(id);
+    // best effort: an instance that misses it rereads the organisation within ORG_CACHE_MS
+    await this.events?.publish({ type: 'organization.changed', orgId: id }).catch(() => undefined);
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  private forget(id: string): void {
+    this.generation += 1;
+    this.cache.delete(id);
   }
 
   /**
@@ -55,7 +81,9 @@ export class LimitSubjects {
 
   private async storedOrganization(id: string): Promise<OrganizationConfig | undefined> {
     const now = this.now();
+    const generation = this.generation;
     const org = await this.storedOrgs.get(id);
+    if (generation !== this.generation) return org;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { org, until: now + ORG_CACHE_MS });
     return org;

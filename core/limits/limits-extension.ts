@@ -1,6 +1,7 @@
 import type { BootExtension } from '../boot/extensions';
 import type { Clock } from '../plugins/contracts';
-import { ADMISSION, CLOCK, STORE } from '../plugins/tokens';
+import { ADMISSION, CHANGE_EVENTS, CLOCK, STORE } from '../plugins/tokens';
+import type { ChangeEvents } from '../store/events/change-events';
 import type { StoreBackend } from '../store/store-backend';
 import { LimitsAdmission } from './admission';
 import { LimitSubjects } from './limit-subjects';
@@ -13,6 +14,8 @@ import { LimitSubjects } from './limit-subjects';
 export const limitsExtension: BootExtension = async ({ container, config }) => {
   const store = container.resolve<StoreBackend>(STORE);
   const clock = container.resolve<Clock>(CLOCK);
-  const subjects = new LimitSubjects(config.organizations, store, () => clock.now());
+  const events = container.isRegistered(CHANGE_EVENTS, true) ? container.resolve<ChangeEvents>(CHANGE_EVENTS) : undefined;
+  const subjects = new LimitSubjects(config.organizations, store, () => clock.now(), events);
   container.registerInstance(ADMISSION, new LimitsAdmission(subjects, store, clock));
+  return async () => subjects.close();
 };

@@ -141,6 +141,25 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect(refused.json.error.message).to.match(/^Rate limit exceeded: This organization has reached its limit of 3 requests per minute/);
   });
 
+  it('applies a management-API change to an organization\'s limits from the next request on', async () => {
+    gw = await startGateway(rateConfig(upstream, {}), { clock });
+    const admin = (method: string, path: string, body: object) =>
+      fetch(`${gw!.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await admin('POST', '/admin/v1/organizations', { id: 'initech', rpm: 100 })).status).to.equal(201);
+    const created = (await (await admin('POST', '/admin/v1/keys', { org: 'initech' })).json()) as { key: string };
+    const first = await post(gw, created.key);
+    expect(first.header('x-ratelimit-limit-requests')).to.equal('100');
+
+    expect((await admin('PATCH', '/admin/v1/organizations/initech', { rpm: 1 })).status).to.equal(200);
+    const refused = await post(gw, created.key);
+    expect(refused.status, 'the new limit of 1 request per minute was already used').to.equal(429);
+    expect(refused.json.error.message).to.match(/^Rate limit exceeded: This organization has reached its limit of 1 requests per minute/);
+
+    // removing the limit and setting an empty budget: the next request meets the budget, not the old rpm
+    expect((await admin('PATCH', '/admin/v1/organizations/initech', { rpm: null, maxBudget: 0 })).status).to.equal(200);
+    expect((await post(gw, created.key)).json.error.code).to.equal('budget_exceeded');
+  });
+
   it('does not count a refused request against the window', async () => {
     gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1, maxBudget: 0 }] }), { clock });
     // every request is refused by the (empty) budget; none of them uses up the request limit
@@ -174,6 +193,25 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
         const burst = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i % 2 ? b : a, KEY).then((r) => r.status)));
         expect(burst.filter((s) => s === 200)).to.have.length(5);
         expect(burst.filter((s) => s === 429)).to.have.length(45);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('applies an organization\'s changed limit on the other instance too', async () => {
+      const config = rateConfig(upstream, { store: { url: redis.url } });
+      const a = await startGateway(config, { clock });
+      const b = await startGateway(config, { clock });
+      try {
+        const admin = (method: string, path: string, body: object) =>
+          fetch(`${a.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect((await admin('POST', '/admin/v1/organizations', { id: 'globex', rpm: 1000 })).status).to.equal(201);
+        const created = (await (await admin('POST', '/admin/v1/keys', { org: 'globex' })).json()) as { key: string };
+        expect((await post(b, created.key)).header('x-ratelimit-limit-requests')).to.equal('1000');
+        expect((await admin('PATCH', '/admin/v1/organizations/globex', { maxBudget: 0 })).status).to.equal(200);
+        // the injected clock stands still: only the change event can end b's cached copy
+        await eventually(async () => ((await post(b, created.key)).json.error?.code === 'budget_exceeded' ? true : undefined));
       } finally {
         await a.close();
         await b.close();

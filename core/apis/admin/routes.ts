@@ -9,6 +9,8 @@ import { validators } from '../../config/validators';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { isVisibleTo } from '../mcp/scope';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
+import type { Admission } from '../../limits/admission';
+import { ADMISSION } from '../../plugins/tokens';
 import type { GatewayServices } from '../../http/gateway-services';
 import { validateBody, validatePatch } from '../../http/validate';
 import { optionalString, parseCursor, parseLimit, parseRange, parseStatus } from './query-params';
@@ -68,6 +70,12 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     }),
   );
 
+  /** Admission caches organisations: without this a changed limit held only once the copy expired. */
+  async function organizationChanged(id: string): Promise<void> {
+    if (!services.container.isRegistered(ADMISSION, true)) return;
+    await services.container.resolve<Admission>(ADMISSION).organizationChanged?.(id);
+  }
+
   async function allOrgs(): Promise<OrganizationConfig[]> {
     return [...services.config.organizations, ...(await orgs.all())];
   }
@@ -93,6 +101,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if ((await allOrgs()).some((o) => o.id === id)) throw new InvalidRequestError(`Organization "${id}" already exists.`, 'already_exists', { param: 'id' });
       const org: OrganizationConfig = { ...body, name: body.name ?? id };
       await orgs.set(id, org);
+      await organizationChanged(id);
       res.status(201).json(org);
     }),
   );
@@ -110,6 +119,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const org: OrganizationConfig = { ...existing, ...patch.set };
       for (const field of patch.clear) delete (org as Record<string, unknown>)[field];
       await orgs.set(id, org);
+      await organizationChanged(id);
       res.json(org);
     }),
   );

@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 export type ChangeEvent = (
   /** a stored key was updated or revoked (`revoked`: it must stop working at once) */
   | { type: 'key.changed'; keyId: string; revoked?: boolean }
+  /** an organisation stored through the management API was created or changed (its limits) */
+  | { type: 'organization.changed'; orgId: string }
   /** an MCP server record was registered, updated or removed */
   | { type: 'mcp-server.changed'; serverId: string; change: 'added' | 'updated' | 'removed' }
   /** a tool of an MCP server was enabled or disabled */
@@ -33,7 +35,7 @@ export interface ChangeEvents {
   close(): Promise<void>;
 }
 
-const TYPES: ReadonlySet<string> = new Set<ChangeEventType>(['key.changed', 'mcp-server.changed', 'tool-state.changed', 'deployment.cooldown']);
+const TYPES: ReadonlySet<string> = new Set<ChangeEventType>(['key.changed', 'organization.changed', 'mcp-server.changed', 'tool-state.changed', 'deployment.cooldown']);
 
 /** Parse an event that came over a wire; undefined for anything not shaped like one (older or newer peers). */
 export function parseChangeEvent(raw: string): ChangeEvent | undefined {
