@@ -87,20 +87,22 @@ export class ModelTraffic implements TrafficStrategy {
     const timeouts = requestTimeouts(ctx.inbound.headers);
     const { health } = this.routing;
     const plan = exchange.candidates;
-    let last: { deployment: Deployment; failure: AttemptFailure } | undefined;
-    let retryOfSame = 0;
+    let last: AttemptFailure | undefined;
+    // by deployment: a group's deployments alternate (A, B, A), and A's backoff and Retry-After still
+    // hold when it comes round again
+    const failed = new Map<string, { failure: AttemptFailure; at: number; retries: number }>();
 
     for (let i = 0; i < plan.length; i++) {
       const deployment = plan[i];
       // Failures during this request may have put a planned deployment in cooldown: skip it while
       // something healthier is still ahead.
       if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
-      if (last && last.deployment.id === deployment.id) {
-        const delay = retryDelayMs(++retryOfSame, last.failure, this.routing.random);
+      const before = failed.get(deployment.id);
+      if (before) {
+        const delay = retryDelayMs(++before.retries, before.failure, this.routing.random);
         if (delay === undefined) continue;
-        await this.routing.sleep(delay, ctx.signal);
-      } else {
-        retryOfSame = 0;
+        // counted from its failure: the time spent on other deployments since is part of the wait
+        await this.routing.sleep(delay - (this.routing.now() - before.at), ctx.signal);
       }
       if (ctx.clientSignal.aborted) throw new ClientAbortError();
 
@@ -120,7 +122,8 @@ export class ModelTraffic implements TrafficStrategy {
         span?.end(failure.error.code, { 'http.response.status_code': status });
         if (!failure.retryable) throw failure.error;
         health.recordFailure(deployment.id, failure.error.code);
-        last = { deployment, failure };
+        last = failure;
+        failed.set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
         continue;
       }
       const now = this.routing.now();
@@ -135,7 +138,7 @@ export class ModelTraffic implements TrafficStrategy {
       return;
     }
     // the plan is never empty (route stage), and a skipped step always leaves a later one
-    throw last?.failure.error ?? new ClientAbortError();
+    throw last?.error ?? new ClientAbortError();
   }
 
   checkOutput(ctx: AuthedContext): Promise<void> | void {

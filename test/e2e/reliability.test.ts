@@ -400,6 +400,32 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect((await slow).response.headers.get('x-gateway-model-id')).to.equal(busy);
     });
 
+    it('honours a deployment\'s Retry-After when it comes round again after another deployment of the group', async () => {
+      const POOL: ModelConfig[] = [
+        { name: 'pool', provider: 'primary', model: 'm', id: 'primary/pool' },
+        { name: 'pool', provider: 'backup', model: 'm', id: 'backup/pool' },
+      ];
+      // three attempts over two deployments: the third goes back to the one that asked for a 3 s pause
+      const client = await boot(POOL, { retries: 2 });
+      for (const fake of [primary, backup]) fake.script = inTurn(failing(429, { 'retry-after': '3' }), ok('after the pause'));
+      const data = await client.chat.completions.create({ model: 'pool', messages: USER });
+      expect(data.choices[0].message.content).to.equal('after the pause');
+      expect(primary.requests.length + backup.requests.length).to.equal(3);
+      expect(clock.sleeps).to.have.length(1);
+      expect(clock.sleeps[0]).to.be.at.least(3000);
+
+      // a deployment asking for more than a minute is not tried again in this request at all
+      await gw!.close();
+      for (const fake of [primary, backup]) {
+        fake.requests.length = 0;
+        fake.script = failing(429, { 'retry-after': '600' });
+      }
+      const again = await boot(POOL, { retries: 2 });
+      expect(await statusOf(again.chat.completions.create({ model: 'pool', messages: USER }))).to.deep.equal({ status: 429, code: 'upstream_rate_limited' });
+      expect(primary.requests).to.have.length(1);
+      expect(backup.requests).to.have.length(1);
+    });
+
     it('retries a failing deployment\'s request on another deployment of the group without waiting', async () => {
       const client = await boot(
         [
