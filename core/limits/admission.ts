@@ -1,7 +1,7 @@
 import { BudgetExceededError, RateLimitError } from '../errors/gateway-error';
 import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Clock } from '../plugins/contracts';
-import { formatCost } from '../spend/pricing';
+import { formatCost, roundCost } from '../spend/pricing';
 import type { StoreBackend } from '../store/store-backend';
 import { formatResetDuration, parseDuration, periodAt, type Period } from './duration';
 import type { UsageEstimate } from './estimate';
@@ -192,7 +192,8 @@ export class LimitsAdmission implements Admission {
     const period = periodMs ? periodAt(now, periodMs) : undefined;
     const base = `limits:budget:${kind}:${id}${period ? `:${periodMs}` : ''}`;
     return {
-      spent: await this.store.getCounter(counterFor(base, period, now).key),
+      // rounded like every cost shown: the counter's sums carry float noise (0.00003225000000000016)
+      spent: roundCost(await this.store.getCounter(counterFor(base, period, now).key)),
       periodStart: period ? new Date(period.startsAt).toISOString() : null,
       periodEnd: period ? new Date(period.endsAt).toISOString() : null,
     };

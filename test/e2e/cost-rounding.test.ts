@@ -16,7 +16,7 @@ describe('costs are rounded to 1e-10 USD in headers, the request log and spend v
   before(async () => {
     gw = await testConfig()
       .with({ adminKey: 'sk-admin-round' })
-      .withKey('sk-round')
+      .withKey('sk-round', { id: 'round', maxBudget: 100 })
       .withProvider({ id: 'e', type: 'echo' })
       .withModel('echo', { price })
       .start();
@@ -50,5 +50,20 @@ describe('costs are rounded to 1e-10 USD in headers, the request log and spend v
     const daily = (await (await fetch(`${gw.url}/admin/v1/spend/daily?splitBy=model`, { headers: auth })).json()) as { totals: { cost: number }; series: { cost: number[] }[] };
     clean(daily.totals.cost);
     for (const s of daily.series) for (const c of s.cost) clean(c);
+  });
+
+  it('shows a clean budget spent, once each request\'s reservation is replaced by its cost', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-round' });
+    const auth = { authorization: 'Bearer sk-admin-round' };
+    const budget = async () => ((await (await fetch(`${gw.url}/admin/v1/budgets`, { headers: auth })).json()) as { data: { id: string; spent: number }[] }).data.find((b) => b.id === 'round')!;
+    const before = (await budget()).spent;
+    // each reserves over 4,096 tokens' worth and settles to far less: the counter's float sums carry noise
+    for (const content of ['a', 'ab cd', 'twelve chars']) await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content }] });
+    await gw.gateway.services.pipeline.whenSettled(5000);
+    const logs = (await (await fetch(`${gw.url}/admin/v1/logs?limit=100`, { headers: auth })).json()) as { data: { cost: number }[] };
+    const { spent } = await budget();
+    clean(spent);
+    expect(spent).to.be.closeTo(logs.data.reduce((sum, e) => sum + e.cost, 0), 1e-9);
+    expect(spent).to.be.greaterThan(before);
   });
 });
