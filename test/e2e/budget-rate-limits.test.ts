@@ -160,6 +160,27 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect((await post(gw, created.key)).json.error.code).to.equal('budget_exceeded');
   });
 
+  it('sends the rate-limit headers on Responses answers too, JSON and streamed', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 3, tpm: 10_000 }] }), { clock });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const { response } = await client.responses.create({ model: 'm', input: 'hi' }).withResponse();
+    expect(response.headers.get('x-ratelimit-limit-requests')).to.equal('3');
+    expect(response.headers.get('x-ratelimit-remaining-requests')).to.equal('2');
+    expect(response.headers.get('x-ratelimit-reset-requests')).to.equal('45s');
+    expect(response.headers.get('x-ratelimit-limit-tokens')).to.equal('10000');
+    expect(Number(response.headers.get('x-ratelimit-remaining-tokens'))).to.be.within(1, 9_999);
+
+    const streamed = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', input: 'hi', stream: true }),
+    });
+    expect(streamed.status).to.equal(200);
+    expect(streamed.headers.get('x-ratelimit-limit-requests')).to.equal('3');
+    expect(streamed.headers.get('x-ratelimit-remaining-requests')).to.equal('1');
+    expect(await streamed.text()).to.include('response.completed');
+  });
+
   it('does not count a refused request against the window', async () => {
     gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1, maxBudget: 0 }] }), { clock });
     // every request is refused by the (empty) budget; none of them uses up the request limit

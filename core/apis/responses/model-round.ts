@@ -33,7 +33,10 @@ export interface RoundEnvironment {
   /** the response's exchange: each round is its child */
   parent: GatewayContext;
   signal: AbortSignal;
-  /** called once the first round's pipeline has accepted the request (the SSE answer may start) */
+  /**
+   * called once the first round's pipeline has accepted the request (the SSE answer may start); the
+   * round's `x-ratelimit-*` headers are then in the parent's responseHeaders
+   */
   accepted(deploymentId: string): void;
 }
 
@@ -64,6 +67,9 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
       async deliver(done) {
         const exchange = done.modelExchange;
         const deploymentId = exchange.deployment!.id;
+        // the round's rate-limit reading (admission counts rounds, not the response) is the response's
+        // to send, as a chat answer sends its own; a later round's replaces an earlier one's
+        for (const [name, value] of Object.entries(done.responseHeaders)) if (name.startsWith('x-ratelimit-')) env.parent.responseHeaders[name] = value;
         env.accepted(deploymentId);
         const result = exchange.result!;
         let partial: Partial;

@@ -101,7 +101,7 @@ export class ResponsesHandler {
     };
     try {
       const outcome = await services.pipeline.execute(ctx, {
-        deliver: async (done) => this.answer(res, run, recorder, undefined, done.cost),
+        deliver: async (done) => this.answer(res, run, recorder, undefined, done.cost, done.responseHeaders),
         fail: (failed, error) => {
           const streaming = run.sink?.opened === true;
           this.answer(res, run, recorder, error, failed.cost);
@@ -147,7 +147,7 @@ export class ResponsesHandler {
           clock: services.clock,
           parent: ctx,
           signal,
-          accepted: (deploymentId) => sink?.open({ [MODEL_ID_HEADER]: deploymentId }),
+          accepted: (deploymentId) => sink?.open({ ...ctx.responseHeaders, [MODEL_ID_HEADER]: deploymentId }),
         },
         tools: { pipeline: services.pipeline, clock: services.clock, parent: ctx, mcpHeaders, signal, responseId: run.response.id },
       },
@@ -163,12 +163,13 @@ export class ResponsesHandler {
   }
 
   /**
-   * JSON with the cost and deployment headers, or the end of the event stream with the cost trailer.
+   * JSON with the cost, deployment and rate-limit headers (`rateLimitHeaders`: the last round's
+   * reading), or the end of the event stream with the cost trailer.
    * `roundsCost` is what this response's log entry charges for its model rounds (each folded in as it
    * settled): the loop's totals count only the rounds that finished, not one an upstream cut or the time
    * limit ended, which is charged all the same.
    */
-  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, roundsCost: number): void {
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, roundsCost: number, rateLimitHeaders: Record<string, string> = {}): void {
     const totals = run.loop?.totals;
     const cost = formatCost(roundsCost + (totals?.toolCost ?? 0));
     const { sink } = run;
@@ -178,7 +179,7 @@ export class ResponsesHandler {
     }
     // refused before any model round started: a plain HTTP error, streaming or not
     if (failure) return sendError(res, failure, OPENAI_ERRORS);
-    const headers: Record<string, string> = { [COST_HEADER]: cost, ...(totals?.deploymentId ? { [MODEL_ID_HEADER]: totals.deploymentId } : {}) };
+    const headers: Record<string, string> = { ...rateLimitHeaders, [COST_HEADER]: cost, ...(totals?.deploymentId ? { [MODEL_ID_HEADER]: totals.deploymentId } : {}) };
     if (sink) {
       // a stream whose loop ended before any model round was accepted (e.g. the time limit)
       sink.open(headers);
