@@ -90,19 +90,19 @@ export class ModelTraffic implements TrafficStrategy {
     let last: AttemptFailure | undefined;
     // by deployment: a group's deployments alternate (A, B, A), and A's backoff and Retry-After still
     // hold when it comes round again
-    const failed = new Map<string, { failure: AttemptFailure; at: number; retries: number }>();
+    let failed: Map<string, { failure: AttemptFailure; at: number; retries: number }> | undefined;
 
     for (let i = 0; i < plan.length; i++) {
       const deployment = plan[i];
       // Failures during this request may have put a planned deployment in cooldown: skip it while
       // something healthier is still ahead.
       if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
-      const before = failed.get(deployment.id);
+      const before = failed?.get(deployment.id);
       if (before) {
         const delay = retryDelayMs(++before.retries, before.failure, this.routing.random);
         if (delay === undefined) continue;
         // counted from its failure: the time spent on other deployments since is part of the wait
-        await this.routing.sleep(delay - (this.routing.now() - before.at), ctx.signal);
+        await this.routing.sleep(Math.max(0, delay - (this.routing.now() - before.at)), ctx.signal);
       }
       if (ctx.clientSignal.aborted) throw new ClientAbortError();
 
@@ -123,7 +123,7 @@ export class ModelTraffic implements TrafficStrategy {
         if (!failure.retryable) throw failure.error;
         health.recordFailure(deployment.id, failure.error.code);
         last = failure;
-        failed.set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
+        (failed ??= new Map()).set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
         continue;
       }
       const now = this.routing.now();
