@@ -355,6 +355,32 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('signing out forgets a new key secret still on screen: the next admin in the tab never sees it', async () => {
+    const page = await signIn(ADMIN);
+    await openPage(page, 'keys');
+    await page.click('#key-new');
+    await page.waitForSelector('#key-dialog[open]');
+    await page.selectOption('#key-form select[name=org]', 'acme');
+    await page.fill('#key-form input[name=name]', 'Left on screen');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForSelector('#secret:not([hidden])');
+    const secret = (await page.textContent('#secret-value'))!;
+    expect(secret).to.match(/^sk-mg-/);
+    // signed out without pressing Done; the next person signs in in the same tab
+    await page.click('#signout');
+    await page.waitForSelector('#signin:not([hidden])');
+    expect(await page.evaluate(() => document.body.textContent)).to.not.include(secret);
+    await page.fill('#signin-key', GLOBEX_ADMIN);
+    await page.press('#signin-key', 'Enter');
+    await page.waitForSelector('#tabs:not([hidden])');
+    await openPage(page, 'keys');
+    expect(await page.isHidden('#secret')).to.equal(true);
+    expect(await page.textContent('#tab-keys')).to.not.include(secret);
+    const created = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: any) => k.name === 'Left on screen');
+    expect((await api(ADMIN, 'DELETE', `/admin/v1/keys/${created.id}`)).status).to.equal(200);
+    await page.close();
+  });
+
   it('filters the log by status, key and time, pages on, and opens a detail view with attempts and guardrail verdicts', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'logs');

@@ -48,7 +48,9 @@
       $('signin-msg').className = 'msg error';
     });
   });
-  $('signout').addEventListener('click', function () { sessionStorage.clear(); MG.session.me = null; signedIn(false); });
+  // a reload, not just hiding the pages: what the last admin had on screen (a new key's secret not yet
+  // dismissed, tables, tester results, names) must not be there for whoever signs in next at this tab
+  $('signout').addEventListener('click', function () { sessionStorage.clear(); window.location.reload(); });
 
   if (sessionStorage.getItem(MG.KEY_SLOT)) start().catch(function () { sessionStorage.removeItem(MG.KEY_SLOT); signedIn(false); });
   else signedIn(false);
