@@ -5,11 +5,11 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './errors/gateway-error';
-import { loadConfig } from './config/load-config';
+import { loadConfig, loadConfigForCheck } from './config/load-config';
 import { createGateway } from './gateway';
 import { listen } from './server';
 import { rotateSecretKey } from './store/secrets/rotate-secret-key';
-import { checkConfig } from './cli/check-config';
+import { checkConfig, pluginProblems } from './cli/check-config';
 import { isAddressInUse, portInUseMessage } from './cli/port-in-use';
 import { startupLines } from './cli/startup-lines';
 import { unusedGuardrails, unusedGuardrailWarning } from './cli/unused-guardrails';
@@ -98,8 +98,10 @@ async function checkCommand(args: string[]): Promise<void> {
     return;
   }
   const file = values.config ?? './gateway.config.ts';
-  const config = await loadConfig(file);
-  const { lines, problems, warnings } = await checkConfig(config);
+  const loaded = await loadConfigForCheck(file);
+  // a config that fails to load still has its plugins checked: every problem comes out of one run
+  if (!loaded.config) throw new ConfigError('', [...loaded.problems, ...(await pluginProblems(loaded.partial, loaded.baseDir, loaded.problems))].join('\n'));
+  const { lines, problems, warnings } = await checkConfig(loaded.config);
   if (problems.length) throw new ConfigError('', problems.join('\n'));
   process.stdout.write(`${file}: valid\n${lines.join('\n')}\n`);
   for (const w of warnings) process.stdout.write(`warning: ${w}\n`);

@@ -3,6 +3,7 @@ import { BUILTIN_PLUGINS } from '../plugins/builtins';
 import { PluginRegistry } from '../plugins/registry';
 import { transportIdOf } from '../apis/mcp/transports';
 import { redactUrl } from '../apis/mcp/server-record';
+import { ConfigError } from '../errors/gateway-error';
 import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
 
 /**
@@ -12,22 +13,7 @@ import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
  * header, credential or plugin option value is printed.
  */
 export async function checkConfig(config: ResolvedConfig): Promise<{ lines: string[]; problems: string[]; warnings: string[] }> {
-  const registry = new PluginRegistry();
-  for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
-  await registry.loadExternal(config.plugins, config.baseDir);
-
-  const problems: string[] = [];
-  const optionsOk = (kind: 'provider' | 'guardrail' | 'mcp-transport', id: string, options: unknown, at: string) => {
-    if (!registry.has(kind, id)) return problems.push(`${at}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
-    problems.push(...registry.optionProblems(kind, id, options, `${at}.options`));
-  };
-  config.providers.forEach((p, i) => optionsOk('provider', p.type, p.options, `providers[${i}]`));
-  config.guardrails.forEach((g, i) => optionsOk('guardrail', g.engine, g.options, `guardrails[${i}]`));
-  config.mcpServers.forEach((s, i) => {
-    const id = transportIdOf(s.transport);
-    if (!registry.has('mcp-transport', id)) problems.push(`mcpServers[${i}].transport: unknown MCP transport "${id}" (loaded: ${registry.ids('mcp-transport').join(', ')})`);
-  });
-
+  const problems = await pluginProblems(config, config.baseDir);
   const lines = [
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,
@@ -42,6 +28,50 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
   ];
   const warnings = unusedGuardrails(config.guardrails, config.keys).map(unusedGuardrailWarning);
   return { lines, problems, warnings };
+}
+
+/**
+ * Every plugin the config names exists and accepts its options. Also run on a config that failed to load
+ * (`config` is then its value as far as it resolved), so `check` reports these with the load's problems
+ * rather than only once those are fixed; an entry whose plugin id or options the load already refused is
+ * skipped, so nothing is reported twice.
+ */
+export async function pluginProblems(config: unknown, baseDir: string, loadProblems: string[] = []): Promise<string[]> {
+  const at = (path: string) => loadProblems.some((p) => p.startsWith(`${path}:`));
+  const within = (path: string) => at(path) || loadProblems.some((p) => p.startsWith(`${path}.`) || p.startsWith(`${path}[`));
+  const c: Record<string, unknown> = isObject(config) ? config : {};
+  const list = (field: string): unknown[] => (Array.isArray(c[field]) ? (c[field] as unknown[]) : []);
+  // without a sound plugin list there is no telling which ids exist
+  if (within('plugins')) return [];
+  const registry = new PluginRegistry();
+  for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
+  try {
+    await registry.loadExternal(list('plugins') as string[], baseDir);
+  } catch (err) {
+    if (err instanceof ConfigError && loadProblems.length) return [err.message];
+    throw err;
+  }
+
+  const problems: string[] = [];
+  const optionsOk = (kind: 'provider' | 'guardrail' | 'mcp-transport', entry: unknown, idField: 'type' | 'engine', path: string) => {
+    if (!isObject(entry) || typeof entry[idField] !== 'string' || at(path) || within(`${path}.${idField}`) || within(`${path}.options`)) return;
+    const id = entry[idField] as string;
+    if (!registry.has(kind, id)) return problems.push(`${path}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
+    problems.push(...registry.optionProblems(kind, id, entry.options, `${path}.options`));
+  };
+  list('providers').forEach((p, i) => optionsOk('provider', p, 'type', `providers[${i}]`));
+  list('guardrails').forEach((g, i) => optionsOk('guardrail', g, 'engine', `guardrails[${i}]`));
+  list('mcpServers').forEach((s, i) => {
+    const path = `mcpServers[${i}]`;
+    if (!isObject(s) || at(path) || within(`${path}.transport`)) return;
+    const id = transportIdOf(s.transport as string | undefined);
+    if (!registry.has('mcp-transport', id)) problems.push(`${path}.transport: unknown MCP transport "${id}" (loaded: ${registry.ids('mcp-transport').join(', ')})`);
+  });
+  return problems;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function section(title: string, items: string[]): string {

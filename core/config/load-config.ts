@@ -49,13 +49,7 @@ export async function readConfigFile(file: string): Promise<unknown> {
  * own schema.
  */
 export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): ResolvedConfig {
-  // defaults are written into the value, so work on a copy: the caller's object stays as written
-  const value = structuredClone(input);
-  const shape = validators.config.check(value);
-  const envProblems: string[] = [];
-  const resolved = resolveEnvRefs(value, environment, '', envProblems) as GatewayConfigInput<string>;
-  const references = typeof resolved === 'object' && resolved !== null && !Array.isArray(resolved) ? configReferenceProblems(resolved as Record<string, unknown>) : { problems: [], servers: [] };
-  const problems = [...shape.map((p) => p.message), ...envProblems, ...withoutShapeErrors(references.problems, shape)];
+  const { resolved, references, problems } = resolveParts(input, environment);
   if (problems.length) throw new ConfigErrors(problems);
 
   const config = resolved as Required<GatewayConfigInput<string>>;
@@ -69,6 +63,28 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
     return { ...s, name: normalized.name, alias: normalized.alias, visibility: normalized.visibility };
   });
   return { ...(config as unknown as ResolvedConfig), models, mcpServers, baseDir };
+}
+
+function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
+  // defaults are written into the value, so work on a copy: the caller's object stays as written
+  const value = structuredClone(input);
+  const shape = validators.config.check(value);
+  const envProblems: string[] = [];
+  const resolved = resolveEnvRefs(value, environment, '', envProblems) as GatewayConfigInput<string>;
+  const references = typeof resolved === 'object' && resolved !== null && !Array.isArray(resolved) ? configReferenceProblems(resolved as Record<string, unknown>) : { problems: [], servers: [] };
+  const problems = [...shape.map((p) => p.message), ...envProblems, ...withoutShapeErrors(references.problems, shape)];
+  return { resolved, references, problems };
+}
+
+/**
+ * For `check`: the load's problems without throwing, and the value as far as it resolved, so the plugin
+ * checks that follow a load can run in the same pass and every problem is reported at once.
+ */
+export async function loadConfigForCheck(file: string, environment: NodeJS.ProcessEnv = process.env): Promise<{ config?: ResolvedConfig; problems: string[]; partial: unknown; baseDir: string }> {
+  const input = await readConfigFile(file);
+  const baseDir = path.dirname(path.resolve(file));
+  const { resolved, problems } = resolveParts(input, environment);
+  return { config: problems.length ? undefined : resolveConfig(input, environment, baseDir), problems, partial: resolved, baseDir };
 }
 
 /** A field the schema already refused is not reported a second time by the reference checks. */

@@ -103,6 +103,26 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(missing.stderr).to.not.include(SECRETS.CMD_KEY);
   });
 
+  it('check names plugin problems in the same run as a config that does not load (not only once that is fixed)', async () => {
+    const bad = config({
+      models: [{ name: 'm', provider: 'oai2' }],
+      guardrails: [
+        { id: 'listed', engine: 'block', options: { nope: true } },
+        { id: 'g2', engine: 'no-such-engine', default: true },
+        { id: 'g3', engine: 'block', default: true, options: { patterns: { $env: 'CMD_UNSET_PATTERN' } } },
+      ],
+    });
+    const { code, stdout, stderr } = await run(['check', '--config', writeConfig(bad)], SECRETS);
+    expect(code).to.equal(1);
+    expect(stdout).to.equal('');
+    const lines = stderr.split('\n').map((l) => l.trim());
+    expect(lines).to.include('models[0].provider: unknown provider "oai2"');
+    expect(lines.some((l) => l.startsWith('guardrails[0].options'))).to.equal(true);
+    expect(lines.filter((l) => l.startsWith('guardrails[1]: unknown guardrail plugin "no-such-engine"'))).to.have.length(1);
+    // the unset variable is reported once, as such, not again as options the plugin refuses
+    expect(lines.filter((l) => l.startsWith('guardrails[2]'))).to.deep.equal(['guardrails[2].options.patterns: environment variable CMD_UNSET_PATTERN is not set']);
+  });
+
   it('a port in use says so and how to pick another', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
