@@ -109,7 +109,11 @@ async function checkCommand(args: string[]): Promise<void> {
 
 /** Re-encrypt every stored secret under a new key (core/store/secrets/rotate-secret-key.ts). */
 async function rotateSecretKeyCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: CONFIG_FLAG, strict: true });
+  const { values } = parseArgs({ args, options: { ...CONFIG_FLAG, ...HELP_FLAG }, strict: true });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const config = await loadConfig(values.config ?? './gateway.config.ts');
   const result = await rotateSecretKey(config.store.url);
   process.stdout.write(

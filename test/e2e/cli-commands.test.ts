@@ -58,6 +58,15 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     for (const command of ['check', 'rotate-secret-key']) expect(stdout).to.include(`model-gateway ${command}`);
   });
 
+  it('--help after each command prints the help and exits 0, as it says', async () => {
+    for (const command of ['check', 'rotate-secret-key']) {
+      const { code, stdout, stderr } = await run([command, '--help']);
+      expect(stderr, command).to.equal('');
+      expect(code, command).to.equal(0);
+      expect(stdout, command).to.include('model-gateway rotate-secret-key [--config FILE]');
+    }
+  });
+
   it('check validates a config and prints what would run by name, never a secret', async () => {
     const { code, stdout, stderr } = await run(['check', '--config', writeConfig(config())], SECRETS);
     expect(stderr).to.equal('');
