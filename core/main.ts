@@ -121,12 +121,15 @@ async function rotateSecretKeyCommand(args: string[]): Promise<void> {
   );
 }
 
+/** a command line the parser refused (a misspelt command is an unexpected positional): answered with the usage */
+const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`model-gateway: config error:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
   } else if (err instanceof StartError || err instanceof WorkerStartError) {
     process.stderr.write(`model-gateway: ${err.message}\n`);
-  } else if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+  } else if (USAGE_ERRORS.has((err as { code?: string }).code ?? '')) {
     process.stderr.write(`model-gateway: ${(err as Error).message}\n${USAGE}\n`);
   } else {
     process.stderr.write(`model-gateway: failed to start: ${(err as Error)?.message ?? String(err)}\n`);

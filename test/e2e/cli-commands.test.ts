@@ -67,6 +67,15 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     }
   });
 
+  it('a misspelt command is answered with the usage, not as a failure to start', async () => {
+    const { code, stdout, stderr } = await run(['chek', '--config', writeConfig(config())], SECRETS);
+    expect(code).to.equal(1);
+    expect(stdout).to.equal('');
+    expect(stderr).to.not.include('failed to start');
+    expect(stderr).to.include("model-gateway: Unexpected argument 'chek'");
+    expect(stderr).to.include('model-gateway check [--config FILE]');
+  });
+
   it('check validates a config and prints what would run by name, never a secret', async () => {
     const { code, stdout, stderr } = await run(['check', '--config', writeConfig(config())], SECRETS);
     expect(stderr).to.equal('');
