@@ -444,6 +444,23 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('More continues the list that is shown, even when a filter was changed but not applied', async () => {
+    const shownTotal = async () => (await api(ADMIN, 'GET', '/admin/v1/logs?limit=1000')).body.data.length;
+    for (let i = await shownTotal(); i <= 55; i++) await chat(GLOBEX_BOT, 'gpt-backup', `more filler ${i}`);
+    const total = await shownTotal();
+    const page = await signIn(ADMIN);
+    await openPage(page, 'logs');
+    await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 50);
+    // a filter picked, not yet applied: the rows on screen are still every key's
+    await page.selectOption('#log-form select[name=key]', 'acme-dev');
+    await page.click('#log-more');
+    await page.waitForSelector('#log-more[hidden]', { state: 'attached' });
+    const keys = await page.locator('#tab-logs tbody tr td[data-label=key]').allTextContents();
+    expect(keys).to.have.length(total);
+    expect(keys.some((k) => k.includes('globex-bot'))).to.equal(true);
+    await page.close();
+  });
+
   it('shows models with deployments, prices, weights, fallbacks and health, and guardrails with verdict counts', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'models');

@@ -3,6 +3,8 @@
 'use strict';
 (function (MG) {
   var cursor = null;
+  // the filters of the list on screen: More pages on with these, not with whatever the form holds now
+  var shown = null;
 
   function localToIso(value) { return value ? new Date(value).toISOString() : ''; }
 
@@ -37,8 +39,10 @@
 
   function load(more) {
     var v = MG.formValues(MG.$('log-form'));
-    var query = { key: v.key, org: v.org, model: v.model, status: v.status, since: localToIso(v.since), until: localToIso(v.until), limit: '50', cursor: more ? cursor : '' };
+    var filters = more && shown ? shown : { key: v.key, org: v.org, model: v.model, status: v.status, since: localToIso(v.since), until: localToIso(v.until), limit: '50' };
+    var query = Object.assign({}, filters, { cursor: more ? cursor : '' });
     return MG.api(MG.ROUTES.logs, null, undefined, query).then(function (r) {
+      shown = filters;
       cursor = r.next_cursor;
       MG.$('log-more').hidden = !r.has_more;
       var view = rows(r.data);
