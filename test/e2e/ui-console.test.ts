@@ -294,6 +294,29 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('editing an api_key server: a new key header without the key again is refused, not dropped behind "Saved"', async () => {
+    const registered = await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'Keyed', url: mcp.url, org: 'acme', auth: { type: 'api_key', key: 'keyed-CONSOLE', header: 'x-api-key' } });
+    expect(registered.status).to.equal(201);
+    const page = await signIn(ADMIN);
+    await openPage(page, 'mcp');
+    await page.locator('article[data-server="Keyed"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    expect(await page.inputValue('#mcp-form input[name=authHeader]')).to.equal('x-api-key');
+    await page.fill('#mcp-form input[name=authHeader]', 'x-token');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#mcp-dialog .msg')!.textContent || !document.querySelector('#mcp-dialog[open]'));
+    expect(await page.textContent('#mcp-dialog .msg')).to.match(/key header/i);
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${registered.body.id}`)).body.auth).to.deep.equal({ type: 'api_key', header: 'x-api-key' });
+    // with the key given again, the new header is saved and used
+    await page.fill('#mcp-form input[name=authSecret]', 'keyed-CONSOLE');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved Keyed'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${registered.body.id}`)).body.auth).to.deep.equal({ type: 'api_key', header: 'x-token' });
+    expect(mcp.requestsFor('tools/list').at(-1)!.headers['x-token']).to.equal('keyed-CONSOLE');
+    expect((await api(ADMIN, 'DELETE', `/admin/v1/mcp/servers/${registered.body.id}`)).status).to.equal(200);
+    await page.close();
+  });
+
   it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'keys');

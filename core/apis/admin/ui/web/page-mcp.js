@@ -115,6 +115,9 @@
       else if (v.authType === 'api_key') { b.auth = { type: 'api_key', key: v.authSecret }; if (v.authHeader) b.auth.header = v.authHeader; }
       else if (v.authType === 'basic') b.auth = { type: 'basic', username: v.authUser, password: v.authSecret };
     } else if (editing && v.authType !== editing.auth.type) throw new Error('Give the new credential to change the auth type.');
+    // the header and user name travel only with the credential: without it they would be dropped unsaid
+    else if (editing && v.authType === 'api_key' && (v.authHeader || 'x-api-key') !== editing.auth.header) throw new Error('Give the key again to change its key header.');
+    else if (editing && v.authType === 'basic' && v.authUser) throw new Error('Give the password again to change the username.');
     if (MG.list(v.forwardHeaders).length || editing) b.forwardHeaders = MG.list(v.forwardHeaders);
     var statics = pairs(v.staticHeaders, false, 'Static headers');
     if (statics) b.staticHeaders = statics;
