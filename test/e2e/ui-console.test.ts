@@ -192,6 +192,38 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('a usage range ending on a daylight-saving day ends at that day\'s local midnight, not 24 hours after its start', async () => {
+    const paris = await launchBrowser({ timezoneId: 'Europe/Paris' });
+    try {
+      const page = await paris.context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${gw.url}/ui`);
+      await page.fill('#signin-key', ADMIN);
+      await page.press('#signin-key', 'Enter');
+      await page.waitForSelector('#usage-total-cost');
+      const show = async (from: string, to: string) => {
+        await page.fill('#usage-form input[name=from]', from);
+        await page.fill('#usage-form input[name=to]', to);
+        const answer = page.waitForResponse((r) => r.url().includes('/admin/v1/spend/daily'));
+        await page.click('#usage-form button[type=submit]');
+        const body = await (await answer).json();
+        await page.waitForFunction((last) => (document.getElementById('usage-cost-chart') as any).mgData?.days.at(-1) === last, body.days.at(-1));
+        return { body, days: await page.evaluate(() => (document.getElementById('usage-cost-chart') as any).mgData.days as string[]) };
+      };
+      // 29 March 2026 has 23 hours in Paris: the range must not spill into 30 March
+      const spring = await show('2026-03-23', '2026-03-29');
+      expect(spring.days).to.have.length(7);
+      expect(spring.days.at(-1)).to.equal('2026-03-29');
+      expect(spring.body.until).to.equal('2026-03-29T22:00:00.000Z');
+      // 25 October 2026 has 25 hours: its last hour (23:00 to midnight) must be in the range
+      const autumn = await show('2026-10-19', '2026-10-25');
+      expect(autumn.body.until).to.equal('2026-10-25T23:00:00.000Z');
+      await page.close();
+    } finally {
+      await paris.close();
+    }
+  });
+
   it('registers an MCP server with every field, enables a tool, and runs the tool tester through /mcp', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'mcp');

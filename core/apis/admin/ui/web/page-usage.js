@@ -4,17 +4,17 @@
 (function (MG) {
   var charts = {};
   var PALETTE = ['#2f5bd3', '#e8590c', '#067647', '#b42318', '#7a5af8', '#0e9384', '#c11574', '#667085', '#98a2b3'];
-  var DAY = 86400000;
 
   function isoDay(d) { return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0'); }
-  /** local midnight of a yyyy-mm-dd date input */
-  function localMidnight(value) { var p = value.split('-').map(Number); return new Date(p[0], p[1] - 1, p[2]); }
+  /** local midnight of a yyyy-mm-dd date input, or of the day `plusDays` after it (by the calendar: a
+      daylight-saving day has 23 or 25 hours, so adding 24 hours would miss or overshoot its midnight) */
+  function localMidnight(value, plusDays) { var p = value.split('-').map(Number); return new Date(p[0], p[1] - 1, p[2] + (plusDays || 0)); }
 
   function defaults(form) {
     if (form.elements.from.value && form.elements.to.value) return;
     var today = new Date();
     form.elements.to.value = isoDay(today);
-    form.elements.from.value = isoDay(new Date(today.getTime() - 13 * DAY));
+    form.elements.from.value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 13));
   }
 
   function seriesLabel(split, group) {
@@ -58,7 +58,7 @@
     defaults(form);
     var v = MG.formValues(form);
     var since = localMidnight(v.from);
-    var until = new Date(localMidnight(v.to).getTime() + DAY);
+    var until = localMidnight(v.to, 1);
     var tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     var query = { since: since.toISOString(), until: until.toISOString(), splitBy: v.splitBy, tz: tz };
     return Promise.all([MG.api(MG.ROUTES.spendDaily, null, undefined, query), MG.api(MG.ROUTES.spend, null, undefined, { groupBy: 'org', since: query.since, until: query.until })]).then(function (r) {
