@@ -38,8 +38,17 @@ export async function readConfigFile(file: string): Promise<unknown> {
     const mod = (await jiti.import(absolute)) as { default?: unknown };
     return mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
   } catch (err) {
-    throw new ConfigError('', `cannot load config file ${file}: ${(err as Error).message}`);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError('', `cannot load config file ${file}: ${message}${message.includes(absolute) ? '' : thrownAt(err, absolute)}`);
   }
+}
+
+/** Where in the config file an error was thrown, from its stack: a bare "Cannot read properties of undefined" does not say which line. */
+function thrownAt(err: unknown, absolute: string): string {
+  const stack = err instanceof Error ? (err.stack ?? '') : '';
+  const line = stack.split('\n').find((l) => l.includes(`${absolute}:`));
+  const position = line === undefined ? null : /^:(\d+):(\d+)/.exec(line.slice(line.indexOf(`${absolute}:`) + absolute.length));
+  return position ? ` (at ${absolute}:${position[1]}:${position[2]})` : '';
 }
 
 /**

@@ -100,6 +100,26 @@ describe('config loading and validation', () => {
   });
 });
 
+describe('config loading: a TypeScript config that throws', () => {
+  it('says where in the file the error was thrown, not only its message', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
+    const defineConfigPath = path.join(REPO_ROOT, 'core', 'config', 'define-config').replace(/\\/g, '/');
+    const file = path.join(dir, 'gateway.config.ts');
+    writeFileSync(
+      file,
+      `import { defineConfig } from '${defineConfigPath}';\nconst regions: Record<string, { port: number }> = {};\n\nexport default defineConfig({ server: { port: regions.eu.port } });\n`,
+    );
+    const err = await readConfigFile(file).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).to.include(`cannot load config file ${file}:`).and.include("reading 'port'");
+    expect(message).to.match(new RegExp(`at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:\\d+`));
+  });
+});
+
 describe('config loading: a malformed JSON config file', () => {
   it('is reported without quoting the text around the error (it may be a literal secret)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-review-config-'));
