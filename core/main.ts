@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const config = await loadConfig(values.config ?? './gateway.config.ts');
   if (values.host) config.server.host = values.host;
   if (values.port !== undefined) {
-    const port = Number(values.port);
+    // decimal digits only: Number() reads "" (an unset $PORT) as 0, any free port, and "0x1f90" as hex
+    const port = /^\d+$/.test(values.port) ? Number(values.port) : NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', `must be an integer from 0 to 65535, got "${values.port}"`);
     config.server.port = port;
   }

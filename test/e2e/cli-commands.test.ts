@@ -141,6 +141,22 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(lines.filter((l) => l.startsWith('guardrails[2]'))).to.deep.equal(['guardrails[2].options.patterns: environment variable CMD_UNSET_PATTERN is not set']);
   });
 
+  it('--port with an empty or non-decimal value is refused, not taken as port 0 (any free port) or as hex', async () => {
+    for (const value of ['', ' ', '0x1f90', '1e3']) {
+      const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      // a gateway that starts anyway is stopped at its startup line
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line.startsWith('model-gateway listening on')) child.kill('SIGTERM');
+      });
+      const code = await exit;
+      expect(stderr, JSON.stringify(value)).to.include(`--port: must be an integer from 0 to 65535, got "${value}"`);
+      expect(code, JSON.stringify(value)).to.equal(1);
+    }
+  });
+
   it('a port in use says so and how to pick another', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
