@@ -34,13 +34,17 @@ export async function readConfigFile(file: string): Promise<unknown> {
     }
   }
   const jiti = createJiti(__filename, { moduleCache: false, interopDefault: true });
+  let mod: { default?: unknown };
   try {
-    const mod = (await jiti.import(absolute)) as { default?: unknown };
-    return mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
+    mod = (await jiti.import(absolute)) as { default?: unknown };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new ConfigError('', `cannot load config file ${file}: ${message}${message.includes(absolute) ? '' : thrownAt(err, absolute)}`);
   }
+  // jiti hands a CommonJS `module.exports = {...}` over as `default` too: without one, the file exports no config
+  // (and its module object is not a config: it cannot even be cloned)
+  if (mod && typeof mod === 'object' && 'default' in mod) return mod.default;
+  throw new ConfigError('', `config file ${file} has no default export: write export default defineConfig({ ... })`);
 }
 
 /** Where in the config file an error was thrown, from its stack: a bare "Cannot read properties of undefined" does not say which line. */

@@ -120,6 +120,27 @@ describe('config loading: a TypeScript config that throws', () => {
   });
 });
 
+describe('config loading: a TypeScript config without a default export', () => {
+  it('says the default export is missing (it failed with "#<Object> could not be cloned")', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
+    const defineConfigPath = path.join(REPO_ROOT, 'core', 'config', 'define-config').replace(/\\/g, '/');
+    const body = `defineConfig({ server: { port: 4100 }, organizations: [{ id: 'o' }] });\n`;
+    for (const [name, text] of [
+      ['named.config.ts', `import { defineConfig } from '${defineConfigPath}';\nexport const config = ${body}`],
+      ['forgotten.config.ts', `import { defineConfig } from '${defineConfigPath}';\nconst config = ${body}`],
+    ]) {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      const err = await loadConfig(file, {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, name).to.be.instanceOf(ConfigError);
+      expect((err as Error).message, name).to.equal(`config file ${file} has no default export: write export default defineConfig({ ... })`);
+    }
+  });
+});
+
 describe('config loading: a malformed JSON config file', () => {
   it('is reported without quoting the text around the error (it may be a literal secret)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-review-config-'));
