@@ -80,7 +80,7 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
 
 function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
   // defaults are written into the value, so work on a copy: the caller's object stays as written
-  const value = structuredClone(input);
+  const value = copyData(input);
   const shape = validators.config.check(value);
   const envProblems: string[] = [];
   const resolved = resolveEnvRefs(value, environment, '', envProblems) as GatewayConfigInput<string>;
@@ -98,6 +98,20 @@ export async function loadConfigForCheck(file: string, environment: NodeJS.Proce
   const baseDir = path.dirname(path.resolve(file));
   const { resolved, problems } = resolveParts(input, environment);
   return { config: problems.length ? undefined : resolveConfig(input, environment, baseDir), problems, partial: resolved, baseDir };
+}
+
+/**
+ * The config's arrays and plain objects copied, any other value kept as it is for the schema to refuse by
+ * its path. Not structuredClone: jiti does not type-check a TypeScript config, and a function or a URL
+ * object in it made the load throw "could not be cloned", naming no field.
+ */
+function copyData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyData);
+  if (typeof value !== 'object' || value === null) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  // fromEntries defines each key as its own property: a key "__proto__" stays a key
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyData(v)]));
 }
 
 /** A field the schema already refused is not reported a second time by the reference checks. */

@@ -141,6 +141,25 @@ describe('config loading: a TypeScript config without a default export', () => {
   });
 });
 
+describe('config loading: a TypeScript config with values of the wrong type', () => {
+  it('names each field whose value is a function or an object where data belongs (it failed with "could not be cloned")', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
+    const defineConfigPath = path.join(REPO_ROOT, 'core', 'config', 'define-config').replace(/\\/g, '/');
+    const file = path.join(dir, 'gateway.config.ts');
+    writeFileSync(
+      file,
+      `import { defineConfig } from '${defineConfigPath}';\n` +
+        `export default defineConfig({ providers: [{ id: 'p', type: 'openai', baseUrl: new URL('http://127.0.0.1:9/v1') as any }], models: [{ name: 'm', provider: 'p', weight: (() => 2) as any }] });\n`,
+    );
+    const err = await loadConfig(file, {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    expect((err as Error).message.split('\n')).to.have.members(['providers[0].baseUrl: must be string', 'models[0].weight: must be number']);
+  });
+});
+
 describe('config loading: a malformed JSON config file', () => {
   it('is reported without quoting the text around the error (it may be a literal secret)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-review-config-'));
