@@ -2,6 +2,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { createJiti } from './jiti';
 import { ConfigError } from '../errors/gateway-error';
+import { copyData } from './copy-data';
 import { resolveEnvRefs } from './env';
 import { configReferenceProblems } from './references';
 import type { GatewayConfigInput, ResolvedConfig } from './types';
@@ -98,20 +99,6 @@ export async function loadConfigForCheck(file: string, environment: NodeJS.Proce
   const baseDir = path.dirname(path.resolve(file));
   const { resolved, problems } = resolveParts(input, environment);
   return { config: problems.length ? undefined : resolveConfig(input, environment, baseDir), problems, partial: resolved, baseDir };
-}
-
-/**
- * The config's arrays and plain objects copied, any other value kept as it is for the schema to refuse by
- * its path. Not structuredClone: jiti does not type-check a TypeScript config, and a function or a URL
- * object in it made the load throw "could not be cloned", naming no field.
- */
-function copyData(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyData);
-  if (typeof value !== 'object' || value === null) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  // fromEntries defines each key as its own property: a key "__proto__" stays a key
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyData(v)]));
 }
 
 /** A field the schema already refused is not reported a second time by the reference checks. */

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { copyData } from '../config/copy-data';
 import { createJiti } from '../config/jiti';
 import { PluginError } from '../errors/gateway-error';
 import { compileSchema, type SchemaValidator } from '../config/validators';
@@ -53,7 +54,7 @@ export class PluginRegistry {
   optionProblems(kind: PluginKind, id: string, options: unknown, optionsPath: string): string[] {
     const entry = this.entries.get(`${kind}:${id}`);
     if (!entry) return [`${optionsPath}: unknown ${kind} plugin "${id}"`];
-    return entry.validate.check(structuredClone(options ?? {}), optionsPath).map((p) => p.message);
+    return entry.validate.check(copyData(options ?? {}), optionsPath).map((p) => p.message);
   }
 
   /**
@@ -63,7 +64,7 @@ export class PluginRegistry {
   async create<I>(kind: PluginKind, id: string, options: unknown, deps: PluginDeps, optionsPath: string, context: PluginContext = {}): Promise<I> {
     const entry = this.entries.get(`${kind}:${id}`);
     if (!entry) throw new PluginError(optionsPath, `unknown ${kind} plugin "${id}"`);
-    const value = structuredClone(options ?? {});
+    const value = copyData(options ?? {});
     const problems = entry.validate.check(value, optionsPath);
     // the error already starts with optionsPath: a problem with the options object itself is not named twice
     if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));

@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, resolveConfig } from '../../../core/config/load-config';
+import { loadConfig, readConfigFile, resolveConfig } from '../../../core/config/load-config';
 import { ConfigError } from '../../../core/errors/gateway-error';
 import { startGateway } from '../../support/start-gateway';
+import { checkConfig } from '../../../core/cli/check-config';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-errors-'));
 
@@ -108,5 +109,18 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(message).to.match(/^guardrails\[0\]\.options: /);
     expect(message).to.include('guardrails[0].options.paterns: unknown field (did you mean "patterns"?)');
     expect(message).to.include('needs one of "patterns", "words"');
+  });
+
+  it('names a plugin option written as a function in a TypeScript config, at boot and in check (they failed with "could not be cloned")', async () => {
+    const file = path.join(dir, 'gateway.config.ts');
+    writeFileSync(file, `export default { guardrails: [{ id: 'g', engine: 'block', default: true, options: { patterns: () => ['secret'] } }] };\n`);
+    const err = await startGateway((await readConfigFile(file)) as Parameters<typeof startGateway>[0]).then(
+      (gw) => gw.close(),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    expect((err as Error).message).to.include('guardrails[0].options.patterns: must be array');
+    const checked = await checkConfig(await loadConfig(file, {}));
+    expect(checked.problems).to.include('guardrails[0].options.patterns: must be array');
   });
 });
