@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { createJiti } from './jiti';
 import { ConfigError } from '../errors/gateway-error';
 import { copyData } from './copy-data';
@@ -33,6 +33,12 @@ export async function readConfigFile(file: string): Promise<unknown> {
       const reason = (err as Error).message.replace(/,\s*(?:\.\.\.)?"[\s\S]* is not valid JSON$/, '');
       throw new ConfigError('', `config file ${file} is not valid JSON: ${reason}`);
     }
+  }
+  // checked first: for a missing file jiti says "Cannot find module" with a require stack of our own files
+  try {
+    await access(absolute);
+  } catch (err) {
+    throw new ConfigError('', `cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const jiti = createJiti(__filename, { moduleCache: false, interopDefault: true });
   let mod: { default?: unknown };

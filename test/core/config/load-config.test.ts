@@ -160,6 +160,21 @@ describe('config loading: a TypeScript config with values of the wrong type', ()
   });
 });
 
+describe('config loading: a config file that does not exist', () => {
+  it('says so in one line, for a TypeScript file as for a JSON one (not a module-resolution error with a require stack)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
+    for (const name of ['gateway.config.ts', 'gateway.json']) {
+      const file = path.join(dir, name);
+      const err = await readConfigFile(file).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, name).to.be.instanceOf(ConfigError);
+      expect((err as Error).message, name).to.equal(`cannot read config file ${file}: ENOENT`);
+    }
+  });
+});
+
 describe('config loading: a malformed JSON config file', () => {
   it('is reported without quoting the text around the error (it may be a literal secret)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-review-config-'));
