@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { eventually } from '../support/eventually';
 
 const ADMIN_KEY = 'sk-admin-CANARY-0c4d';
 const ACME_KEY = 'sk-acme-CANARY-55aa';
@@ -256,6 +257,23 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
         expect(r.headers['x-mcp-sales-authorization']).to.equal(undefined);
       }
       expect(weather.requests.some((r) => JSON.stringify(r.headers).includes('alice'))).to.equal(false);
+    });
+
+    it("ends the stateful upstream's session of each per-user call (DELETE), so the calls leave no sessions behind", async () => {
+      // the pooled connection's session (discovery, calls without a per-user credential) is the one that stays
+      await rpc(gw, ACME_KEY, 'tools/call', { name: 'sales-lookup', arguments: {} });
+      const before = crm.sessionCount;
+      const deletes = crm.requests.filter((r) => r.method === 'DELETE').length;
+      for (const user of ['alice', 'bob', 'carol']) {
+        const who = await rpc(gw, ACME_KEY, 'tools/call', { name: 'sales-whoami', arguments: {} }, { 'x-mcp-sales-authorization': `Bearer ${user}` });
+        expect(who.body.result.content[0].text).to.equal(`Bearer ${user}`);
+      }
+      await eventually(() => crm.requests.filter((r) => r.method === 'DELETE').length === deletes + 3);
+      const ended = crm.requests.filter((r) => r.method === 'DELETE').slice(-3);
+      // each DELETE names its own session, with the credential of the user it was opened for
+      expect(new Set(ended.map((r) => r.headers['mcp-session-id'])).size).to.equal(3);
+      expect(ended.map((r) => r.headers.authorization)).to.have.members(['Bearer alice', 'Bearer bob', 'Bearer carol']);
+      expect(crm.sessionCount).to.equal(before);
     });
   });
 

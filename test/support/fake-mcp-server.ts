@@ -220,6 +220,11 @@ export class FakeMcpServer {
           this.sessions.set(id, transport);
           this.sessionServers.set(id, server);
         },
+        // a client that ends its session (DELETE) leaves nothing behind here, as with a real server
+        onsessionclosed: (id) => {
+          this.sessions.delete(id);
+          this.sessionServers.delete(id);
+        },
       });
       const server = this.buildServer(req.headers);
       await server.connect(transport);

@@ -76,9 +76,27 @@ export class LegacySession implements UpstreamSession {
     this.client.setNotificationHandler(PromptListChangedNotificationSchema, changed);
     this.client.setNotificationHandler(ResourceListChangedNotificationSchema, changed);
   }
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // A stateful upstream keeps a session until it is told it is over (DELETE): without it, every
+    // connection we drop (a per-user call's own, one replaced after a record change) stays behind there.
+    // A plugin's transport may have no sessions; an upstream that does not answer only delays the close.
+    const transport = this.client.transport as { sessionId?: string; terminateSession?: () => Promise<void> } | undefined;
+    if (transport?.sessionId && typeof transport.terminateSession === 'function') await within(transport.terminateSession(), END_SESSION_WAIT_MS);
     return this.client.close();
   }
+}
+
+/** how long closing a connection waits for the upstream to acknowledge the end of its session */
+const END_SESSION_WAIT_MS = 2000;
+
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref?.();
+  });
+  await Promise.race([work.catch(() => undefined), timeout]);
+  clearTimeout(timer);
 }
 
 export class ModernSession implements UpstreamSession {
