@@ -320,3 +320,47 @@ describe('/mcp resources/read against an upstream resource template', () => {
     expect(read.body.error.message).to.match(/^Unknown resource: files:\/\/\/a\.a\.a\./);
   });
 });
+
+describe('/mcp: a 2025-11-25 client (SDK 1.x) that cancels a tool call', () => {
+  let slow: FakeMcpServer;
+  let gw: TestGateway;
+  let release: () => void = () => undefined;
+
+  before(async () => {
+    slow = await FakeMcpServer.start({
+      tools: { wait: { handler: () => new Promise((resolve) => (release = () => resolve({ content: [{ type: 'text', text: 'finished' }] }))) }, quick: {} },
+    });
+    gw = await testConfig().withKey(ACME_KEY, { id: 'acme-bot' }).withMcpServer('slow', slow.url, { org: 'acme' }).with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } }).start();
+  });
+  after(async () => {
+    release();
+    await gw.close();
+    await slow.close();
+  });
+
+  it('stops the call upstream (its request closed, notifications/cancelled sent) and charges nothing', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${ACME_KEY}` } } }));
+    try {
+      const abort = new AbortController();
+      const pending = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: abort.signal }).then(
+        () => 'answered',
+        (err: Error) => err.message,
+      );
+      const upstreamCall = await eventually(() => slow.requestsFor('tools/call').at(-1));
+      abort.abort('the user gave up');
+      expect(await pending).to.include('the user gave up');
+      // the SDK 1.x client leaves its POST open and says so in a notification of its own: the gateway acts on it
+      await eventually(() => !upstreamCall.open && slow.requestsFor('notifications/cancelled').length === 1);
+      const entry = await eventually(async () => {
+        const page = (await fetch(`${gw.url}/admin/v1/logs?model=${encodeURIComponent('MCP: wait')}&limit=1`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json())) as any;
+        return page.data[0];
+      });
+      expect(entry).to.deep.include({ status: 499, cost: 0 });
+      // the client goes on as before
+      expect(await client.callTool({ name: 'quick', arguments: { n: 1 } })).to.deep.equal({ content: [{ type: 'text', text: '{"n":1}' }] });
+    } finally {
+      await client.close();
+    }
+  });
+});

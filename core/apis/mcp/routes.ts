@@ -54,6 +54,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   const allowedOrigins = new Set(services.config.server.allowedOrigins);
   // relayed input requests are signed under a key derived from the store's secret key (relay-state.ts)
   const relayStates = new RelayStateSigner(relayStateKey(services.container.resolve<StoreBackend>(STORE).secretBox));
+  const inFlight = new InFlightRequests();
 
   /** DNS rebinding guard: a browser page may only call us from an allowed origin. */
   const originAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -141,14 +142,26 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       revisionHeaders: { version: singleHeader(req.headers['mcp-protocol-version']), method: singleHeader(req.headers['mcp-method']) },
       relayStates,
       stream,
+      inFlight,
     };
     const replies: RpcReply[] = [];
     for (const message of messages) {
       // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
       // would otherwise pile them on the request's signal (MaxListenersExceededWarning)
       const step = childSignal(abort.signal);
-      replies.push(await handleMessage({ ...call, signal: step.signal }, message));
-      step.release();
+      const cancel = new AbortController();
+      // server/discover may come without a key: nothing of it can be cancelled
+      const untrack = call.parent.principal ? inFlight.track(call.parent.principal.keyId, message, cancel) : () => undefined;
+      const signal = AbortSignal.any([step.signal, cancel.signal]);
+      let reply: RpcReply;
+      try {
+        reply = await handleMessage({ ...call, signal }, message);
+      } finally {
+        untrack();
+        step.release();
+      }
+      // a request the client cancelled gets no answer (MCP: the receiver does not respond to it)
+      replies.push(cancel.signal.aborted ? {} : reply);
     }
     stopWatching();
 
@@ -184,6 +197,7 @@ interface CallContext {
   revisionHeaders: { version?: string; method?: string };
   relayStates: RelayStateSigner;
   stream: ProgressStream;
+  inFlight: InFlightRequests;
 }
 
 async function handleMessage(call: CallContext, message: unknown): Promise<RpcReply> {
@@ -198,7 +212,12 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
     if (hasId && ('result' in m || 'error' in m)) return {};
     return { body: invalid(id, 'method must be a string') };
   }
-  if (!hasId) return {}; // a notification: accepted, no answer
+  if (!hasId) {
+    // a notification: accepted, no answer. A client on 2025-11-25 or older gives up a request by
+    // sending notifications/cancelled in a POST of its own, leaving the request's POST open.
+    if (m.method === 'notifications/cancelled' && call.parent.principal) call.inFlight.cancel(call.parent.principal.keyId, (m.params as { requestId?: unknown } | undefined)?.requestId);
+    return {};
+  }
   if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) {
     return { body: rpcErrorRaw(id, JSONRPC.INVALID_PARAMS, 'params must be an object') };
   }
@@ -316,6 +335,39 @@ async function relayOf(call: CallContext, method: McpCallMethod, called: string,
   }
   return relay;
 }
+
+/**
+ * The requests of every HTTP request in progress, by key and JSON-RPC id, so that a client's
+ * `notifications/cancelled` (sent in another HTTP request: the endpoint is stateless) stops the one it
+ * names, and the upstream is told in turn. Ids are counted by each client, and several clients may share
+ * a key: an id two requests of one key have in flight names neither, and is left alone.
+ */
+class InFlightRequests {
+  private readonly requests = new Map<string, AbortController[]>();
+
+  track(keyId: string, message: unknown, controller: AbortController): () => void {
+    const id = (message as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return () => undefined;
+    const slot = slotOf(keyId, id);
+    const list = this.requests.get(slot) ?? [];
+    list.push(controller);
+    this.requests.set(slot, list);
+    return () => {
+      const left = (this.requests.get(slot) ?? []).filter((c) => c !== controller);
+      if (left.length > 0) this.requests.set(slot, left);
+      else this.requests.delete(slot);
+    };
+  }
+
+  cancel(keyId: string, id: unknown): void {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const list = this.requests.get(slotOf(keyId, id));
+    if (list?.length === 1) list[0].abort();
+  }
+}
+
+/** `1` and `"1"` are different ids */
+const slotOf = (keyId: string, id: string | number) => JSON.stringify([keyId, id]);
 
 /**
  * The response as an event stream, opened at the first progress notification of a client that reads
