@@ -209,6 +209,33 @@ describe('/admin/v1/mcp/servers end to end', () => {
     expect((await api(gw, ADMIN_KEY, 'GET', `/admin/v1/mcp/servers/${created.body.id}`)).status).to.equal(404);
   });
 
+  it('discovers the new URL of a server moved while a check of its old one still hangs', async () => {
+    const moved = await FakeMcpServer.start({ tools: { lookup: { description: 'Lookup' } } });
+    try {
+      const created = await register(ADMIN_KEY, { name: 'docs', url: upstream.url, org: 'acme' });
+      expect(created.body.health.status).to.equal('healthy');
+      // the old server stops answering while it is being checked; the operator points the record elsewhere
+      upstream.hang = true;
+      const before = upstream.requests.length;
+      const hungCheck = api(gw, ADMIN_KEY, 'POST', `/admin/v1/mcp/servers/${created.body.id}/health`);
+      while (upstream.requests.length === before) await new Promise((r) => setTimeout(r, 10));
+      const patched = await api(gw, ADMIN_KEY, 'PATCH', `/admin/v1/mcp/servers/${created.body.id}`, { url: moved.url });
+      expect(patched.status).to.equal(200);
+      expect(patched.body.health).to.deep.include({ status: 'healthy', consecutiveFailures: 0 });
+      expect(patched.body.tools.map((t: any) => [t.name, t.status])).to.deep.include(['lookup', 'hidden']);
+      // the old URL's check ends late: what it found (or failed to find) is not applied to the moved record
+      expect((await hungCheck).status).to.equal(200);
+      const now = await api(gw, ADMIN_KEY, 'GET', `/admin/v1/mcp/servers/${created.body.id}`);
+      expect(now.body.health.status).to.equal('healthy');
+      await api(gw, ADMIN_KEY, 'POST', `/admin/v1/mcp/servers/${created.body.id}/tools/lookup/enable`);
+      const call = await rpc(gw, ACME_MEMBER, 'tools/call', { name: 'lookup', arguments: { q: 1 } });
+      expect(call.result).to.deep.equal({ content: [{ type: 'text', text: '{"q":1}' }] });
+    } finally {
+      upstream.releaseHeld();
+      await moved.close();
+    }
+  });
+
   it('never prints a credential in the gateway output', async () => {
     await register(ADMIN_KEY, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'api_key', key: UPSTREAM_SECRET }, staticHeaders: { 'x-h': HEADER_SECRET } });
     upstream.failBody = undefined;

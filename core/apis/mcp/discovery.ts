@@ -25,9 +25,12 @@ export interface UpstreamCatalog {
 /** guards against an upstream that pages forever */
 const MAX_PAGES = 100;
 
-export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTarget, timeoutMs: number): Promise<UpstreamCatalog> {
+export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTarget, timeoutMs: number, stop?: AbortSignal): Promise<UpstreamCatalog> {
   const deadline = Date.now() + timeoutMs;
   const abort = new AbortController();
+  const stopped = () => abort.abort(stop?.reason);
+  if (stop?.aborted) stopped();
+  stop?.addEventListener('abort', stopped, { once: true });
   const timer = setTimeout(
     () => abort.abort(new UpstreamTimeoutError(`MCP server ${target.name} did not finish discovery within ${timeoutMs / 1000} s.`, 'mcp_discovery_timeout')),
     timeoutMs,
@@ -53,6 +56,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
     });
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', stopped);
   }
 }
 

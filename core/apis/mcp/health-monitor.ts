@@ -43,7 +43,8 @@ export interface HealthSettings {
 }
 
 export class McpHealthMonitor {
-  private readonly inflight = new Map<string, Promise<McpServerRecord | undefined>>();
+  /** the check running per server, and the upstream (URL, transport, headers) it is checking */
+  private readonly inflight = new Map<string, { promise: Promise<McpServerRecord | undefined>; upstream: string; abort: AbortController }>();
   private handle: unknown;
 
   constructor(
@@ -71,17 +72,49 @@ export class McpHealthMonitor {
 
   /** Check one server now (joins a check already running for it). */
   check(id: string): Promise<McpServerRecord | undefined> {
-    let running = this.inflight.get(id);
-    if (!running) {
-      running = this.run(id).finally(() => this.inflight.delete(id));
-      this.inflight.set(id, running);
-    }
-    return running;
+    const running = this.inflight.get(id);
+    if (running) return running.promise;
+    const record = this.registry.get(id);
+    const upstream = record ? this.upstreamOf(record) : '';
+    const abort = new AbortController();
+    const entry = {
+      upstream,
+      abort,
+      promise: this.run(id, abort.signal).finally(() => {
+        if (this.inflight.get(id) === entry) this.inflight.delete(id);
+      }),
+    };
+    this.inflight.set(id, entry);
+    return entry.promise;
   }
 
   /** The check running for a server now, if any. */
   running(id: string): Promise<McpServerRecord | undefined> | undefined {
-    return this.inflight.get(id);
+    return this.inflight.get(id)?.promise;
+  }
+
+  /**
+   * The server was updated or removed: a check still talking to what it was before (another URL,
+   * transport or credential) is stopped and its outcome dropped. Else a record just moved away from a
+   * hung upstream would wait for that upstream and be judged by it, and the old check would reconnect to
+   * the old URL in the pool's slot the next check needs.
+   */
+  abandonIfMoved(id: string): void {
+    const running = this.inflight.get(id);
+    const record = this.registry.get(id);
+    if (!running || (record && this.upstreamOf(record) === running.upstream)) return;
+    this.inflight.delete(id);
+    running.abort.abort();
+  }
+
+  private upstreamOf(record: McpServerRecord): string {
+    try {
+      const target = this.target(record);
+      return JSON.stringify([target.url, target.transport, target.headers]);
+    } catch {
+      // secrets that do not decrypt: the check itself fails, and says why
+      return '';
+    }
   }
 
   async checkAll(): Promise<void> {
@@ -108,12 +141,13 @@ export class McpHealthMonitor {
     }
   }
 
-  private async run(id: string): Promise<McpServerRecord | undefined> {
+  private async run(id: string, signal: AbortSignal): Promise<McpServerRecord | undefined> {
     const record = this.registry.get(id);
     if (!record) return undefined;
     const nowIso = () => new Date(this.clock.now()).toISOString();
     try {
-      const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs);
+      const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs, signal);
+      if (signal.aborted) return this.registry.get(id);
       const at = nowIso();
       // applied to the record as stored now: an operator may have changed it while the discovery ran,
       // here or through another instance sharing the store (see amend)
@@ -125,6 +159,7 @@ export class McpHealthMonitor {
       this.cache.set(id, catalog);
       return latest;
     } catch (err) {
+      if (signal.aborted) return this.registry.get(id);
       const message = (err as Error).message;
       const at = nowIso();
       const latest = await this.registry.amend(id, (stored) => {

@@ -67,6 +67,7 @@ export class McpGateway {
     });
     this.pool = new McpUpstreamPool(options.transports, options.logger);
     this.registry.onChange = (id) => {
+      this.health.abandonIfMoved(id);
       this.pool.invalidate(id);
       if (!this.registry.get(id)) this.cache.delete(id); // removed (here or on another instance)
     };

@@ -317,8 +317,10 @@ export class McpServerRegistry {
     this.secrets.set(record.id, secretsOf(normalized));
     this.unreadable.delete(record.id);
     await this.secretStore.set(record.id, secretsOf(normalized));
+    // the change's listeners read the updated record (a check of the old URL is stopped: health-monitor.ts)
+    this.keepCopy(record);
     this.changed(record.id);
-    await this.save(record);
+    await this.recordStore.set(record.id, record);
     this.announce({ type: 'mcp-server.changed', serverId: record.id, change: 'updated' });
     return { record, droppedSecrets: kept.dropped };
   }
