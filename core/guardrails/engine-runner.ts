@@ -35,7 +35,8 @@ export class EngineGuardrailRunner implements GuardrailRunner {
   }
 
   async checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {
-    if (exchange.method !== 'tools/call') return;
+    // a prompt's arguments go to the upstream as a tool's do (resources/read sends only a URI, the route)
+    if (exchange.method === 'resources/read') return;
     const list = this.set.select(ctx.principal, 'mcp', 'pre');
     if (list.length === 0) return;
     // masked text is written back into `exchange.arguments`, which the call stage sends

@@ -19,6 +19,8 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
   let docs: FakeMcpServer;
   let gw: TestGateway;
   let releaseSlowTool: () => void = () => undefined;
+  /** the arguments each prompts/get of `greet` brought to the upstream */
+  const greeted: Record<string, string>[] = [];
 
   before(async () => {
     upstream = await new FakeOpenAI().start();
@@ -27,7 +29,10 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
         ping: { handler: () => ({ content: [{ type: 'text', text: 'pong' }] }) },
         slow: { handler: () => new Promise((resolve) => (releaseSlowTool = () => resolve({ content: [{ type: 'text', text: 'late' }] }))) },
       },
-      prompts: { contact: { text: () => `Write to ${EMAIL}` } },
+      prompts: {
+        contact: { text: () => `Write to ${EMAIL}` },
+        greet: { arguments: [{ name: 'who' }], text: (args) => (greeted.push(args), 'Hello') },
+      },
       resources: { 'docs://people': { name: 'people', text: `Owner: ${EMAIL}` } },
     });
     gw = await startGateway({
@@ -44,7 +49,10 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
       ],
       mcpServers: [{ name: 'docs', url: docs.url, visibility: 'public', pricePerCall: 0.5 }],
       mcp: { healthCheckIntervalSeconds: 0 },
-      guardrails: [{ id: 'mask-pii', engine: 'pii-mask', phase: 'post', default: true }],
+      guardrails: [
+        { id: 'mask-pii', engine: 'pii-mask', phase: 'post', default: true },
+        { id: 'mask-pii-in', engine: 'pii-mask', phase: 'pre', on: ['mcp'], default: true },
+      ],
     });
   });
   after(async () => {
@@ -73,6 +81,13 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
     const logged = await entry('MCP: prompt docs-contact');
     expect(logged).to.deep.include({ keyId: 'mcp-exchanges', endpoint: 'mcp', cost: 0.5, status: 200, deploymentId: 'mcp:docs' });
     expect(JSON.stringify(logged)).to.not.include(EMAIL);
+  });
+
+  it('prompts/get: the pre-guardrail masks the prompt arguments before the upstream sees them, as it does tool arguments', async () => {
+    const { body } = await mcpPost(KEY, { jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: 'docs-greet', arguments: { who: `Ada <${EMAIL}>` } } });
+    expect(body.result.messages[0].content.text).to.equal('Hello');
+    expect(greeted).to.deep.equal([{ who: 'Ada <[EMAIL]>' }]);
+    expect(JSON.stringify(await entry('MCP: prompt docs-greet'))).to.not.include(EMAIL);
   });
 
   it('resources/read: the post-guardrail masks the resource text; logged as `MCP: resource <uri>` with the fee', async () => {
