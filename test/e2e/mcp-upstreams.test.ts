@@ -165,6 +165,24 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     expect(refusedPreflight.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
+  it('lets a browser client from an allowed origin send its key as Authorization: Bearer (CORS preflight)', async () => {
+    // what a browser asks before a POST carrying Authorization (never a CORS-safelisted header)
+    const preflight = await fetch(`${gw.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version' },
+    });
+    expect(preflight.status).to.equal(204);
+    const allowed = preflight.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim().toLowerCase());
+    expect(allowed).to.include.members(['authorization', 'content-type', 'mcp-protocol-version']);
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { origin: 'http://localhost:6274', authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('access-control-allow-origin')).to.equal('http://localhost:6274');
+  });
+
   it('refuses a JSON-RPC body sent with a content type that is not JSON: 415, as a JSON-RPC error', async () => {
     const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     expect(res.status).to.equal(415);

@@ -79,7 +79,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h.startsWith('x-mcp-') && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
     res.setHeader('vary', 'Origin, Access-Control-Request-Headers');
-    res.setHeader('access-control-allow-headers', ['content-type, accept, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id', ...requested].join(', '));
+    // authorization: the key of a client that can set only that header (never CORS-safelisted, so named)
+    res.setHeader('access-control-allow-headers', ['content-type, accept, authorization, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id', ...requested].join(', '));
     res.statusCode = 204;
     res.end();
   });
