@@ -236,6 +236,31 @@ describe('/admin/v1/mcp/servers end to end', () => {
     }
   });
 
+  it('lets a tool call already running finish when an operator rotates the server credential meanwhile', async () => {
+    let runs = 0;
+    let finish: () => void = () => undefined;
+    upstream.setTool('pay', {
+      handler: async (_args, headers) => {
+        runs++;
+        await new Promise<void>((resolve) => (finish = resolve));
+        return { content: [{ type: 'text', text: `paid with ${headers.authorization}` }] };
+      },
+    });
+    const created = await register(ADMIN_KEY, { name: 'bank', url: upstream.url, org: 'acme', auth: { type: 'bearer', token: 'old-token' } });
+    const running = rpc(gw, ACME_MEMBER, 'tools/call', { name: 'pay', arguments: {} });
+    while (runs === 0) await new Promise((r) => setTimeout(r, 10));
+    const rotated = await api(gw, ADMIN_KEY, 'PATCH', `/admin/v1/mcp/servers/${created.body.id}`, { auth: { type: 'bearer', token: 'new-token' } });
+    expect(rotated.body.health.status).to.equal('healthy');
+    finish();
+    // the call was sent before the rotation: it ends with its own answer, run once, not as "unreachable"
+    expect((await running).result).to.deep.equal({ content: [{ type: 'text', text: 'paid with Bearer old-token' }] });
+    expect(runs).to.equal(1);
+    const next = rpc(gw, ACME_MEMBER, 'tools/call', { name: 'pay', arguments: {} });
+    while (runs === 1) await new Promise((r) => setTimeout(r, 10));
+    finish();
+    expect((await next).result).to.deep.equal({ content: [{ type: 'text', text: 'paid with Bearer new-token' }] });
+  });
+
   it('never prints a credential in the gateway output', async () => {
     await register(ADMIN_KEY, { name: 'docs', url: upstream.url, org: 'acme', auth: { type: 'api_key', key: UPSTREAM_SECRET }, staticHeaders: { 'x-h': HEADER_SECRET } });
     upstream.failBody = undefined;

@@ -62,6 +62,10 @@ interface PooledConnection {
   /** the URL, transport and headers it was opened with: a changed server record must not reuse it */
   fingerprint: string;
   closed: boolean;
+  /** requests running on it now */
+  active: number;
+  /** replaced after a change of the server record: closed once its running requests are done */
+  retired?: boolean;
 }
 
 interface PoolEntry {
@@ -108,14 +112,14 @@ export class McpUpstreamPool {
       }
       const first = await this.pooled(target, options);
       try {
-        return await work(first.client, first.client.capabilities);
+        return await this.use(first, work);
       } catch (err) {
         // the caller gave up (client gone, time limit): the connection is fine, keep it
         if (options.signal?.aborted) throw err;
         if (isSessionExpired(err) || (first.closed && isConnectionFailure(err))) {
           this.drop(target.id, first);
           const second = await this.pooled(target, options);
-          return await work(second.client, second.client.capabilities);
+          return await this.use(second, work);
         }
         if (isConnectionFailure(err)) {
           this.drop(target.id, first);
@@ -138,12 +142,31 @@ export class McpUpstreamPool {
     return verdict?.kind === 'modern' ? MODERN_REVISION : verdict ? this.legacyRevisions.get(id) : undefined;
   }
 
-  /** Forget a server's connection (its record changed or it was removed). */
+  /**
+   * Forget a server's connection (its record changed or it was removed). New requests open a new one;
+   * the requests already running on the old one finish there (closing it under them would fail calls
+   * the upstream is running, only because an operator rotated a credential).
+   */
   invalidate(id: string): void {
     this.verdicts.delete(id);
     const entry = this.connections.get(id);
     this.connections.delete(id);
-    void entry?.promise.then((c) => this.close(c), () => undefined);
+    void entry?.promise.then((c) => this.retire(c), () => undefined);
+  }
+
+  private async use<T>(connection: PooledConnection, work: (client: UpstreamSession, capabilities: ServerCapabilities) => Promise<T>): Promise<T> {
+    connection.active++;
+    try {
+      return await work(connection.client, connection.client.capabilities);
+    } finally {
+      connection.active--;
+      if (connection.retired && connection.active === 0) this.close(connection);
+    }
+  }
+
+  private retire(connection: PooledConnection): void {
+    connection.retired = true;
+    if (connection.active === 0) this.close(connection);
   }
 
   async closeAll(): Promise<void> {
@@ -169,7 +192,7 @@ export class McpUpstreamPool {
       promise: this.open(target, target.headers, { timeoutMs: options.timeoutMs }).then((client) => {
         // Only the pooled connection listens: it is the one that lives long enough to hear.
         client.onListChanged(() => this.onListChanged(target.id));
-        const connection: PooledConnection = { client, fingerprint, closed: false };
+        const connection: PooledConnection = { client, fingerprint, closed: false, active: 0 };
         client.onclose = () => {
           connection.closed = true;
         };
