@@ -188,3 +188,45 @@ describe('gateway_proxy: a model tool whose name an upstream tool also uses', ()
     }
   });
 });
+
+describe('gateway_proxy: two models whose names become the same tool name', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    upstream.script = (req) => ({ kind: 'json', body: chatCompletion(`${req.body.model} says hi`) });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'both' })
+      .withKey(ONE_MODEL_KEY, { id: 'dotted-only', models: ['claude-3.5-sonnet'] })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('claude-3-5-sonnet', { model: 'upstream-dashed' })
+      .withModel('claude-3.5-sonnet', { model: 'upstream-dotted' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  async function tools(key: string) {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${key}` } } }));
+    return client;
+  }
+
+  it('gives each model a tool of its own, so a key allowed only the second still has one', async () => {
+    const both = await tools(KEY);
+    const listed = (await both.listTools()).tools;
+    expect(listed.map((t) => [t.name, t.description])).to.deep.equal([
+      ['claude_3_5_sonnet', 'Ask the model claude-3-5-sonnet (through the gateway) and get its answer as text.'],
+      ['claude_3_5_sonnet_2', 'Ask the model claude-3.5-sonnet (through the gateway) and get its answer as text.'],
+    ]);
+    await both.close();
+    const dotted = await tools(ONE_MODEL_KEY);
+    expect((await dotted.listTools()).tools.map((t) => t.name)).to.deep.equal(['claude_3_5_sonnet_2']);
+    expect(await dotted.callTool({ name: 'claude_3_5_sonnet_2', arguments: { prompt: 'hi' } })).to.deep.equal({ content: [{ type: 'text', text: 'upstream-dotted says hi' }] });
+    await dotted.close();
+  });
+});

@@ -61,8 +61,11 @@ export class GatewayProxyServer {
   constructor(catalog: ModelCatalog, now: string) {
     for (const model of catalog.names()) {
       if (catalog.group(model)?.[0].config.kind !== 'chat') continue;
-      const name = modelToolName(model);
-      if (this.tools.has(name)) continue;
+      // two model names may read alike once cleaned (claude-3-5-sonnet, claude-3.5-sonnet): the later one
+      // gets a numbered name rather than no tool, or a key allowed only that model would have none
+      const base = modelToolName(model);
+      let name = base;
+      for (let n = 2; this.tools.has(name); n++) name = `${base}_${n}`;
       this.tools.set(name, { name, model, inputSchema: INPUT_SCHEMA, description: `Ask the model ${model} (through the gateway) and get its answer as text.` });
     }
     const states: Record<string, ToolState> = Object.create(null);
