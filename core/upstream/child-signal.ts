@@ -8,15 +8,17 @@ export interface ChildSignal {
   signal: AbortSignal;
   /** unlink from the parent once the step is over */
   release(): void;
+  /** end this step alone (a client cancelled it), the parent going on */
+  abort(): void;
 }
 
 export function childSignal(parent: AbortSignal): ChildSignal {
   const controller = new AbortController();
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal: controller.signal, release: () => undefined };
+    return { signal: controller.signal, release: () => undefined, abort: () => undefined };
   }
   const onAbort = () => controller.abort(parent.reason);
   parent.addEventListener('abort', onAbort, { once: true });
-  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort), abort: () => controller.abort() };
 }

@@ -30,7 +30,7 @@ import { STORE } from '../../plugins/tokens';
 import type { StoreBackend } from '../../store/store-backend';
 import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
 import type { ProgressUpdate } from './upstream-session';
-import { childSignal } from '../../upstream/child-signal';
+import { childSignal, type ChildSignal } from '../../upstream/child-signal';
 import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { onClientGone } from '../../http/client-gone';
@@ -150,19 +150,17 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       // each message gets a signal of its own: the MCP SDK never removes its abort listeners, and a batch
       // would otherwise pile them on the request's signal (MaxListenersExceededWarning)
       const step = childSignal(abort.signal);
-      const cancel = new AbortController();
       // server/discover may come without a key: nothing of it can be cancelled
-      const untrack = call.parent.principal ? inFlight.track(call.parent.principal.keyId, message, cancel) : () => undefined;
-      const signal = AbortSignal.any([step.signal, cancel.signal]);
+      const untrack = call.parent.principal ? inFlight.track(call.parent.principal.keyId, message, step) : undefined;
       let reply: RpcReply;
       try {
-        reply = await handleMessage({ ...call, signal }, message);
+        reply = await handleMessage({ ...call, signal: step.signal }, message);
       } finally {
-        untrack();
+        untrack?.();
         step.release();
       }
       // a request the client cancelled gets no answer (MCP: the receiver does not respond to it)
-      replies.push(cancel.signal.aborted ? {} : reply);
+      replies.push(step.signal.aborted && !abort.signal.aborted ? {} : reply);
     }
     stopWatching();
 
@@ -344,11 +342,11 @@ async function relayOf(call: CallContext, method: McpCallMethod, called: string,
  * a key: an id two requests of one key have in flight names neither, and is left alone.
  */
 class InFlightRequests {
-  private readonly requests = new Map<string, AbortController[]>();
+  private readonly requests = new Map<string, ChildSignal[]>();
 
-  track(keyId: string, message: unknown, controller: AbortController): () => void {
+  track(keyId: string, message: unknown, controller: ChildSignal): (() => void) | undefined {
     const id = (message as { id?: unknown } | null)?.id;
-    if (typeof id !== 'string' && typeof id !== 'number') return () => undefined;
+    if (typeof id !== 'string' && typeof id !== 'number') return undefined;
     const slot = slotOf(keyId, id);
     const list = this.requests.get(slot) ?? [];
     list.push(controller);
