@@ -27,13 +27,10 @@ const WAL_AUTOCHECKPOINT_PAGES = 8000;
 /** a batch's rows go in INSERTs of this many at most */
 const LOG_ROWS_PER_INSERT = 16;
 /**
- * How long journaled log rows wait for their commit (log-journal.ts). Reads through this store commit
- * first; other processes on the file see rows this much later. A commit's fixed cost (its system calls,
- * the last leaf pages rewritten half full, the WAL sync after it) is shared by the rows of this long: at
- * about 3,500 rows a second, 19.5 µs of CPU a row with a commit every 20 ms, 16.3 at 100 ms (all threads,
- * medians of four alternating runs of `node dist/test/bench/log-write-bench.js paced` on one core).
+ * How long journaled log rows wait for their commit (log-journal.ts): about 25 turns' rows in one commit
+ * under load. Reads through this store commit first; other processes on the file see rows this much later.
  */
-const COMMIT_EVERY_MS = 100;
+const COMMIT_EVERY_MS = 20;
 /** rows a log query reads (by `seq`) before the event loop gets a turn: about 10 ms of SQLite's work at most */
 const LOG_QUERY_WINDOW = 20_000;
 /** rows a log scan reads at a time before the event loop gets a turn */

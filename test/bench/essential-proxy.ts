@@ -23,7 +23,7 @@ import { readBody } from './read-body';
  * stream passed on as bytes, only its usage frame parsed), the usage priced (core/spend/pricing.ts), the
  * request-log row written by the log writer and the SQLite store (core/store/log-writer.ts,
  * sqlite-backend.ts: the rows a turn settled handed to the store on the next turn, into its journal at
- * once and committed with their spend rollups every 100 ms, as the gateway does: a SIGKILL loses only
+ * once and committed with their spend rollups every 20 ms, as the gateway does: a SIGKILL loses only
  * the rows of that last turn) and the access line written by the gateway's logger
  * (core/observability/logger.ts) with the others of its moment (core/observability/access-lines.ts). No
  * pipeline, stages, plugins, guards, metrics, error shapes or store guards. What the gateway costs above
