@@ -39,7 +39,9 @@ export function classifyFailure(err: unknown, now: number): AttemptFailure {
   if (answer) {
     const status = answer.status;
     const retryable = status === 408 || status === 429 || status >= 500;
-    return { error, upstreamStatus: status, retryAfterMs: parseRetryAfter(answer.retryAfter, now), retryable };
+    // the millisecond form first, when both are given: it is the precise one (Azure sends both)
+    const retryAfterMs = parseRetryAfterMs(answer.retryAfterMs) ?? parseRetryAfter(answer.retryAfter, now);
+    return { error, upstreamStatus: status, retryAfterMs, retryable };
   }
   // e.g. a provider's translation of an `overloaded` error event at the start of a stream
   const upstreamSide = (error.status === 429 || error.status >= 502) && error.code !== 'internal_error';
@@ -53,6 +55,12 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** `retry-after-ms`: a number of milliseconds (undefined when absent or unreadable) */
+export function parseRetryAfterMs(value: string | undefined): number | undefined {
+  const trimmed = value?.trim();
+  return trimmed && /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 export const BACKOFF_BASE_MS = 250;

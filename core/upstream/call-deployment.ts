@@ -20,6 +20,8 @@ import { readErrorBody, translateTransportError, type UpstreamClient } from './u
 export interface UpstreamAnswer {
   status: number;
   retryAfter?: string;
+  /** `retry-after-ms` (Azure OpenAI, and what the OpenAI SDKs read first): the pause in milliseconds */
+  retryAfterMs?: string;
 }
 
 /**
@@ -180,7 +182,12 @@ function readWhole(answer: GatheredAnswer, deployment: Deployment, op: HttpOpera
 function attemptFailure(deployment: Deployment, status: number, errorBody: unknown, headers: IncomingHttpHeaders): AttemptError {
   const error = deployment.provider.toError(status, errorBody, headers);
   const retryAfter = headers['retry-after'];
-  return new AttemptError(error, false, { status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+  const retryAfterMs = headers['retry-after-ms'];
+  return new AttemptError(error, false, {
+    status,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    retryAfterMs: typeof retryAfterMs === 'string' ? retryAfterMs : undefined,
+  });
 }
 
 function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, body: unknown): ModelResult {

@@ -127,6 +127,15 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(clock.sleeps[0]).to.be.at.least(3000);
     });
 
+    it('honours retry-after-ms (Azure OpenAI) before Retry-After, to the millisecond', async () => {
+      const client = await boot();
+      primary.script = inTurn(failing(429, { 'retry-after-ms': '4500', 'retry-after': '5' }), ok('after the pause'));
+      const data = await client.chat.completions.create({ model: 'main', messages: USER });
+      expect(data.choices[0].message.content).to.equal('after the pause');
+      expect(clock.sleeps).to.have.length(1);
+      expect(clock.sleeps[0]).to.be.within(4500, 4999);
+    });
+
     it('does not wait for a Retry-After longer than a minute: it moves on to the fallback', async () => {
       const client = await boot();
       primary.script = failing(429, { 'retry-after': '600' });
