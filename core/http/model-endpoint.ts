@@ -47,13 +47,28 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
       try {
         body = validate(raw);
       } catch (err) {
-        if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
-        return sendError(res, toGatewayError(err), spec.errors);
+        return refuseBody(services, spec, req, res, err);
       }
       await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     },
     spec.headers,
   );
+}
+
+/**
+ * Answer a body the endpoint's schema refused. The caller's key is checked first, as the pipeline's auth
+ * stage would: a caller without a valid key gets the 401 (or 403), and learns nothing about what the
+ * endpoint accepts. Only this error path pays for the check; a valid body goes to the pipeline as it is.
+ */
+export async function refuseBody(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, invalid: unknown): Promise<void> {
+  if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
+  let error = toGatewayError(invalid);
+  try {
+    await services.auth.check(spec.credential(req), false);
+  } catch (refused) {
+    error = toGatewayError(refused);
+  }
+  sendError(res, error, spec.errors);
 }
 
 /**

@@ -265,6 +265,23 @@ describe('malformed input: each answered with its status in its API error shape,
     });
   }
 
+  it('checks the key before the body: a body the schema refuses, sent with no or an unknown key, is the 401', async () => {
+    const bad = { model: 'gpt-test', messages: 'not a list' };
+    const unknown = await post('chat', bad, { authorization: 'Bearer sk-nobody' })(gw);
+    expect(unknown.status).to.equal(401);
+    expect(unknown.body.error).to.include({ code: 'invalid_api_key' });
+    const missing = await post('embeddings', { model: 'embed-test', input: 42 }, { authorization: '' })(gw);
+    expect(missing.status).to.equal(401);
+    const anthropic = await post('messages', { model: 'claude-test', messages: [] }, { 'x-api-key': 'sk-nobody' })(gw);
+    expect(anthropic.status).to.equal(401);
+    expect(anthropic.body).to.deep.include({ type: 'error' });
+    expect(anthropic.body.error.type).to.equal('authentication_error');
+    // with its key, the same body is the 400 that says what is wrong with it
+    const known = await post('chat', bad)(gw);
+    expect(known.status).to.equal(400);
+    expect(known.body.error.param).to.equal('messages');
+  });
+
   it('takes an object with its own toString where text belongs as its JSON text, on every translation', async () => {
     const before = openai.requests.length;
     const thinking = await post('messages', {

@@ -12,11 +12,11 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Router } from 'express';
-import { InvalidRequestError, toGatewayError } from '../../errors/gateway-error';
+import { InvalidRequestError } from '../../errors/gateway-error';
 import { bearerToken } from '../../http/credentials';
-import { ANTHROPIC_ERRORS, sendError } from '../../http/error-shapes';
+import { ANTHROPIC_ERRORS } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
-import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
+import { refuseBody, runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
 import { requireObjectBody } from '../../http/validate';
 import { countTokensRequestValidator, messagesRequestValidator } from './request-schema';
 
@@ -74,8 +74,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
       try {
         body = validateMessagesRequest(raw, countOnly);
       } catch (err) {
-        if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
-        return sendError(res, toGatewayError(err), ANTHROPIC_ERRORS);
+        return refuseBody(services, spec, req, res, err);
       }
       await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     }, spec.headers);
