@@ -69,9 +69,13 @@ function thrownAt(err: unknown, absolute: string): string {
  * own schema.
  */
 export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): ResolvedConfig {
-  const { resolved, references, problems } = resolveParts(input, environment);
-  if (problems.length) throw new ConfigErrors(problems);
+  const parts = resolveParts(input, environment);
+  if (parts.problems.length) throw new ConfigErrors(parts.problems);
+  return finishConfig(parts, baseDir);
+}
 
+/** A config whose parts resolved without a problem, with the defaults that depend on other fields. */
+function finishConfig({ resolved, references }: ReturnType<typeof resolveParts>, baseDir: string): ResolvedConfig {
   const config = resolved as Required<GatewayConfigInput<string>>;
   // defaults that depend on other fields; every other default comes from the schema
   const models = config.models.map((m) => {
@@ -103,8 +107,8 @@ function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
 export async function loadConfigForCheck(file: string, environment: NodeJS.ProcessEnv = process.env): Promise<{ config?: ResolvedConfig; problems: string[]; partial: unknown; baseDir: string }> {
   const input = await readConfigFile(file);
   const baseDir = path.dirname(path.resolve(file));
-  const { resolved, problems } = resolveParts(input, environment);
-  return { config: problems.length ? undefined : resolveConfig(input, environment, baseDir), problems, partial: resolved, baseDir };
+  const parts = resolveParts(input, environment);
+  return { config: parts.problems.length ? undefined : finishConfig(parts, baseDir), problems: parts.problems, partial: parts.resolved, baseDir };
 }
 
 /** A field the schema already refused is not reported a second time by the reference checks. */
