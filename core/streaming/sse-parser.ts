@@ -146,8 +146,7 @@ export class SseDecoder {
 
   /** `pending` followed by the waiting reads and `bytes`, in `pending` (grown to twice the size when full) */
   private append(bytes: Buffer): Buffer {
-    let length = this.pendingLength + bytes.length;
-    for (const piece of this.waiting) length += piece.length;
+    const length = this.pendingLength + this.waitingBytes + bytes.length;
     if (length > this.pending!.length) {
       const grown = Buffer.allocUnsafe(Math.max(length, 2 * this.pending!.length));
       this.pending!.copy(grown, 0, 0, this.pendingLength);
