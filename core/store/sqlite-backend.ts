@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { ensureParentDir, makePrivate, tightenIfPresent } from './private-file';
@@ -422,7 +423,7 @@ export class SqliteBackend implements StoreBackend {
       const from = Math.max(first, below - LOG_QUERY_WINDOW);
       for (const row of window.all(from, below, ...params, query.limit + 1 - rows.length) as { seq: number; entry: string }[]) rows.push(row);
       below = from;
-      if (below > first && rows.length <= query.limit) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (below > first && rows.length <= query.limit) await nextTurn();
     }
     const page = rows.slice(0, query.limit);
     return {
@@ -453,7 +454,7 @@ export class SqliteBackend implements StoreBackend {
       for (const row of rows) yield JSON.parse(row.entry) as LogEntry;
       if (rows.length < LOG_SCAN_PAGE) return;
       after = rows[rows.length - 1].seq;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 
