@@ -37,6 +37,8 @@ export { bodyWithModel } from '../formats/body-with-model';
 // parser for plugins that read a stream themselves). `PreparedRequest` and `StreamDecoder` are in the contracts.
 export { SseFrame } from '../streaming/sse-frame';
 export { SseDecoder, parseSse } from '../streaming/sse-parser';
+/** the largest whole answer the gateway takes from an upstream (transports hold theirs to it too) */
+export { MAX_ANSWER_BYTES } from '../upstream/gathered-answer';
 
 // Errors: the GatewayError hierarchy every endpoint renders in its own wire shape, boot errors with a path.
 export {

@@ -11,6 +11,7 @@ import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
+import { MAX_ANSWER_BYTES } from '../../core/plugins/sdk';
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const EMPTY = Buffer.alloc(0);
@@ -64,20 +65,18 @@ export function createRequestFetch(options: RequestFetchOptions = {}): RequestFe
     if ((String(res.headers['content-type'] ?? '')).toLowerCase().startsWith('text/event-stream')) {
       return new LiteResponse(url, res.statusCode, res.headers, null, Readable.toWeb(res.body) as ReadableStream) as unknown as Response;
     }
-    const bytes = NULL_BODY_STATUSES.has(res.statusCode) ? (await res.body.dump(), EMPTY) : await readAtMost(res.body, MAX_MESSAGE_BYTES);
+    const bytes = NULL_BODY_STATUSES.has(res.statusCode) ? (await res.body.dump(), EMPTY) : await readAtMost(res.body, MAX_ANSWER_BYTES);
     return new LiteResponse(url, res.statusCode, res.headers, bytes, null) as unknown as Response;
   }) as RequestFetch;
   requestFetch.close = () => dispatcher.close();
   return requestFetch;
 }
 
-/**
- * The largest JSON answer taken from an MCP server: the server is an organisation's own, and one that
- * never stops sending would otherwise be held in memory until the process fails.
- */
-export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-/** A body read whole, refused (its connection closed) once it passes `max` bytes. */
+/**
+ * A body read whole, refused (its connection closed) once it passes `max` bytes: the server is an
+ * organisation's own, and one that never stops sending would otherwise be held until the process fails.
+ */
 async function readAtMost(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let length = 0;
