@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateImage } from 'ai';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -56,6 +58,8 @@ describe('image endpoints as clients see them', () => {
       .withOpenAI('oai', upstream, 'sk-provider-qa')
       .withModel('echoes', { provider: 'local', kind: 'image', price: { perImage: 0.01, perImageBySize: { '128x128': 0.02 } } })
       .withModel('gpt-painter', { model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } })
+      // named like OpenAI's model: the AI SDK decides what to send by the model's name
+      .withModel('gpt-image-1', { model: 'gpt-image-1', kind: 'image', price: { perImage: 0.04 } })
       .withModel('dalle-painter', { model: 'dall-e-2', kind: 'image', price: { perImage: 0.02 } })
       .with({ images: { tempDir } })
       .start();
@@ -189,6 +193,22 @@ describe('image endpoints as clients see them', () => {
       const after = await client.images.edit({ image: await toFile(TINY_PNG, 'kite.png', { type: 'image/png' }), model: 'gpt-painter', prompt: 'a blue kite', response_format: 'url' });
       expect(upstream.last.fields).to.deep.equal([['model', 'gpt-image-1'], ['prompt', 'a blue kite']]);
       expect(after.data![0].url).to.match(/\/v1\/images\/files\//);
+    });
+
+    it('no response_format: the image comes back both inline (as api.openai.com answers gpt-image) and hosted (url, the default)', async () => {
+      actLikeGptImage();
+      const generated = await client.images.generate({ model: 'gpt-painter', prompt: 'a kite' });
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a kite' });
+      expect(generated.data![0].b64_json).to.equal(TINY_PNG.toString('base64'));
+      expect(Buffer.from(await (await fetch(generated.data![0].url!)).arrayBuffer()).equals(TINY_PNG)).to.equal(true);
+    });
+
+    it("the AI SDK's openai.image('gpt-image-1') (no response_format sent, b64_json required) gets its image", async () => {
+      actLikeGptImage();
+      const openai = createOpenAI({ baseURL: `${gw.url}/v1`, apiKey: CLIENT_KEY });
+      const { image } = await generateImage({ model: openai.image('gpt-image-1'), prompt: 'a kite', maxRetries: 0 });
+      expect(upstream.last.json).to.deep.equal({ model: 'gpt-image-1', prompt: 'a kite', n: 1 });
+      expect(Buffer.from(image.uint8Array).equals(TINY_PNG)).to.equal(true);
     });
 
     it('b64_json (what the AI SDK sends for a model not named gpt-image-*) is left out too, and the answer stays inline', async () => {

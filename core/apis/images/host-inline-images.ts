@@ -10,9 +10,13 @@ interface ImageItem {
 }
 
 /**
- * The client asked for `url` (the default) but the upstream answered with `b64_json` (gpt-image models
- * and the echo demo always do): keep each image and hand out a gateway URL instead. Returns whether
- * the body changed. Other fields of each item (`revised_prompt`...) stay as they are.
+ * The client asked for `url` (or nothing: `url` is the default) but the upstream answered with
+ * `b64_json` (gpt-image models and the echo demo always do): keep each image and hand out a gateway URL.
+ * A client that asked for nothing also keeps the `b64_json` it came with: api.openai.com answers a
+ * gpt-image model's request without `response_format` with `b64_json`, and clients built on that (the
+ * AI SDK's `openai.image('gpt-image-1')` sends no format and requires `b64_json`) would otherwise break.
+ * An explicit `url` gets the URL alone. Returns whether the body changed. Other fields of each item
+ * (`revised_prompt`...) stay as they are.
  */
 export async function hostInlineImages(body: unknown, responseFormat: unknown, hosted: HostedImages, baseUrl: string): Promise<boolean> {
   // null is "not set" (the default, url), as the OpenAI API reads it
@@ -25,7 +29,7 @@ export async function hostInlineImages(body: unknown, responseFormat: unknown, h
     const bytes = Buffer.from(item.b64_json, 'base64');
     const fileName = await hosted.put(bytes, imageMimeType(bytes, response.output_format));
     item.url = `${baseUrl}${HOSTED_IMAGES_PATH}/${fileName}`;
-    delete item.b64_json;
+    if (responseFormat === 'url') delete item.b64_json;
     changed = true;
   }
   return changed;

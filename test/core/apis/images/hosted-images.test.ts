@@ -38,13 +38,17 @@ describe('hosted images: b64_json results kept and served at expiring, unguessab
     expect(await hosted.get(name.slice(1))).to.equal(undefined);
   });
 
-  it('replaces b64_json items with URLs only when the client asked for url (the default)', async () => {
+  it('replaces b64_json items with URLs when the client asked for url, adds URLs when it asked for nothing', async () => {
     const hosted = new HostedImages(store, clock, 60_000);
     const body = { created: 1, data: [{ b64_json: PNG.toString('base64'), revised_prompt: 'a cat' }, { url: 'https://elsewhere.test/x.png' }] };
-    expect(await hostInlineImages(body, undefined, hosted, 'https://gw.test')).to.equal(true);
+    expect(await hostInlineImages(body, 'url', hosted, 'https://gw.test')).to.equal(true);
     expect(body.data[0]).to.have.keys('url', 'revised_prompt');
     expect(body.data[0].url).to.match(/^https:\/\/gw\.test\/v1\/images\/files\/[A-Za-z0-9_-]{32}\.png$/);
     expect(body.data[1]).to.deep.equal({ url: 'https://elsewhere.test/x.png' });
+
+    const unset = { data: [{ b64_json: PNG.toString('base64') }] };
+    expect(await hostInlineImages(unset, undefined, hosted, 'https://gw.test')).to.equal(true);
+    expect(unset.data[0]).to.have.keys('url', 'b64_json');
 
     const asked = { data: [{ b64_json: 'AAAA' }] };
     expect(await hostInlineImages(asked, 'b64_json', hosted, 'https://gw.test')).to.equal(false);
