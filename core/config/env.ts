@@ -7,9 +7,10 @@ function isEnvRef(value: unknown): value is { $env: string } {
 /**
  * Replace every `{ "$env": "NAME" }` marker with the variable's value. A missing variable is a config
  * error naming the field's path (never a value): pushed to `problems` when given (so every missing
- * variable is reported in one pass), thrown otherwise.
+ * variable is reported in one pass), thrown otherwise. Each value read is added to `read` when given:
+ * a marker inside a plugin's options is a secret too, and nothing after this can tell it apart.
  */
-export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[]): T {
+export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[], read?: Set<string>): T {
   if (isEnvRef(value)) {
     // own variables only: `constructor` or `__proto__` would otherwise read the object's prototype
     const resolved = Object.hasOwn(environment, value.$env) ? environment[value.$env] : undefined;
@@ -19,12 +20,13 @@ export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path
       problems.push(`${path}: ${message}`);
       return '' as T;
     }
+    read?.add(resolved);
     return resolved as T;
   }
-  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems)) as T;
+  if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems, read)) as T;
   if (typeof value === 'object' && value !== null) {
     // fromEntries defines own properties: a `__proto__` key stays a key (and is then an unknown field)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, environment, path ? `${path}.${k}` : k, problems, read)])) as T;
   }
   return value;
 }

@@ -75,7 +75,7 @@ export function resolveConfig(input: unknown, environment: NodeJS.ProcessEnv = p
 }
 
 /** A config whose parts resolved without a problem, with the defaults that depend on other fields. */
-function finishConfig({ resolved, references }: ReturnType<typeof resolveParts>, baseDir: string): ResolvedConfig {
+function finishConfig({ resolved, references, envValues }: ReturnType<typeof resolveParts>, baseDir: string): ResolvedConfig {
   const config = resolved as Required<GatewayConfigInput<string>>;
   // defaults that depend on other fields; every other default comes from the schema
   const models = config.models.map((m) => {
@@ -86,7 +86,7 @@ function finishConfig({ resolved, references }: ReturnType<typeof resolveParts>,
     const normalized = references.servers.find((n) => n.index === i)!;
     return { ...s, name: normalized.name, alias: normalized.alias, visibility: normalized.visibility };
   });
-  return { ...(config as unknown as ResolvedConfig), models, mcpServers, baseDir };
+  return { ...(config as unknown as ResolvedConfig), models, mcpServers, baseDir, envValues: [...envValues] };
 }
 
 function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
@@ -94,10 +94,11 @@ function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
   const value = copyData(input);
   const shape = validators.config.check(value);
   const envProblems: string[] = [];
-  const resolved = resolveEnvRefs(value, environment, '', envProblems) as GatewayConfigInput<string>;
+  const envValues = new Set<string>();
+  const resolved = resolveEnvRefs(value, environment, '', envProblems, envValues) as GatewayConfigInput<string>;
   const references = typeof resolved === 'object' && resolved !== null && !Array.isArray(resolved) ? configReferenceProblems(resolved as Record<string, unknown>) : { problems: [], servers: [] };
   const problems = [...shape.map((p) => p.message), ...envProblems, ...withoutShapeErrors(references.problems, shape)];
-  return { resolved, references, problems };
+  return { resolved, references, problems, envValues };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { McpAuthConfig, ResolvedConfig } from './types';
 
 /** Every secret value in a resolved config, for the scrubber (core/errors/scrub.ts). */
 export function configSecretValues(config: ResolvedConfig): string[] {
-  const values: (string | undefined)[] = [config.adminKey, config.metrics?.token];
+  const values: (string | undefined)[] = [config.adminKey, config.metrics?.token, ...(config.envValues ?? [])];
   for (const key of config.keys) values.push(key.key);
   for (const provider of config.providers) {
     values.push(provider.apiKey, provider.entraToken, ...Object.values(provider.headers ?? {}));

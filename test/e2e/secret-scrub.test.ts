@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
-import { FakeOpenAI } from '../support/fake-openai';
+import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -134,5 +136,45 @@ describe('configured and registered secrets are scrubbed from errors and logs', 
     const everything = [...seen, JSON.stringify(requestLog), gw.logLines.join('')].join('\n');
     expect(everything).to.include('[redacted]'); // the echoes did come back, scrubbed
     for (const [name, value] of Object.entries(CANARY)) expect(everything, name).to.not.include(value);
+  });
+});
+
+describe('a secret read with env() in a plugin\'s options is scrubbed like a provider key', () => {
+  // not key-shaped: only scrubbing by value can catch it
+  const MODERATION_KEY = 'canary.moderation-key.5e6f7a';
+  let model: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    model = await new FakeOpenAI().start();
+    model.script = { kind: 'json', body: chatCompletion('answered') };
+    gw = await testConfig()
+      .withKey('sk-member-plugin-secret', { id: 'member', guardrails: ['moderate'] })
+      .withOpenAI('oai', model, 'sk-provider-plugin-secret')
+      .withModel('m')
+      .with({
+        plugins: [path.join(__dirname, '..', 'guardrails', 'fixtures', 'keyed-guardrail.js')],
+        guardrails: [{ id: 'moderate', engine: 'keyed-moderation', phase: 'pre', options: { apiKey: { $env: 'MODERATION_KEY' } } }],
+      })
+      .start({ env: { MODERATION_KEY } });
+  });
+  after(async () => {
+    await gw.close();
+    await model.stop();
+  });
+
+  it('keeps a guardrail plugin\'s key out of the block reason the client gets and out of its log lines', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-member-plugin-secret', maxRetries: 0 });
+    const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    const apiError = err as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(apiError.code).to.equal('guardrail_blocked');
+    expect(apiError.message).to.include('The moderation service refused the key [redacted].');
+    expect(model.requests).to.have.length(0);
+    // the plugin did log the key: the line is there, scrubbed
+    const lines = gw.logLines.join('');
+    expect(lines).to.include('moderation service refused key [redacted]');
+    const requestLog = await gw.gateway.services.requestLog.query({ limit: 10 });
+    expect([apiError.message, JSON.stringify(apiError.error), lines, JSON.stringify(requestLog)].join('\n')).to.not.include(MODERATION_KEY);
   });
 });
