@@ -137,6 +137,15 @@ export interface HttpOperation<Req = any, Res = any> {
   fromUpstreamEvent?(frame: SseFrame, state: StreamState, target: ProviderTarget): SseFrame | SseFrame[] | null;
   /** Frames to send after the upstream's last frame (e.g. a closing event). */
   endOfStream?(state: StreamState, target: ProviderTarget): SseFrame[];
+  /**
+   * For an upstream that takes less in one call than a client may send (Vertex AI's gemini-embedding-001
+   * embeds one input a call): the requests to send instead of this one, undefined (or one) to send it as
+   * it is. Each part is its own call, a few at a time, read with `fromUpstream`; the first part to fail
+   * fails the request. `join` makes the client's answer from the parts' answers, in the parts' order.
+   * Never for a stream; both hooks or neither.
+   */
+  split?(request: Req, target: ProviderTarget): Req[] | undefined;
+  join?(answers: Res[], request: Req, target: ProviderTarget): Res;
 }
 
 export interface LocalResult<Res> {

@@ -6,7 +6,7 @@ import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
-import type { ClientSignal } from '../pipeline/client-signal';
+import { ClientSignal } from '../pipeline/client-signal';
 import type { Deployment } from '../routing/deployment';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
@@ -14,7 +14,8 @@ import { FrameBatches } from '../streaming/frame-batches';
 import { takingTurns } from '../streaming/taking-turns';
 import { TranslatedStream } from './translated-stream';
 import { unreadableAnswer } from './unreadable-answer';
-import { readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
+import { childSignal } from './child-signal';
+import { ClientAbortError, readErrorBody, translateTransportError, type UpstreamClient } from './upstream-client';
 
 /** What an upstream answered when it answered with an error status (for the retry decision). */
 export interface UpstreamAnswer {
@@ -124,6 +125,15 @@ async function invoke(
     const local = await op.invoke(body, target, signal.signal);
     return { status: 200, body: local.body, stream: local.stream && takingTurns(local.stream), headers: {} };
   }
+  if (!stream && op.split && op.join) {
+    let parts: unknown[] | undefined;
+    try {
+      parts = op.split(body, target);
+    } catch (err) {
+      throw AttemptError.final(err);
+    }
+    if (parts && parts.length > 1) return invokeParts(client, deployment, op, parts, body, format, inbound, signal, timeouts, traceHeaders);
+  }
   let request: UpstreamRequest;
   try {
     request = op.toUpstream(body, target, inbound);
@@ -138,6 +148,61 @@ async function invoke(
     if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) throw AttemptError.final(err);
     throw err;
   }
+}
+
+/**
+ * Parts of one split request in flight at once: a client's 2,048 inputs to a one-input model should not
+ * wait for 2,048 round trips one after another, nor open 2,048 connections and meet the rate limit.
+ */
+const PARTS_IN_FLIGHT = 4;
+
+/** One attempt made of a split request's parts (HttpOperation.split), joined in order into one answer. */
+async function invokeParts(
+  client: UpstreamClient,
+  deployment: Deployment,
+  op: HttpOperation,
+  parts: unknown[],
+  body: unknown,
+  format: ModelExchange['format'],
+  inbound: InboundInfo,
+  signal: ClientSignal,
+  timeouts: TimeoutsConfig,
+  traceHeaders: Record<string, string> | undefined,
+): Promise<ModelResult> {
+  const { target } = deployment;
+  let requests: UpstreamRequest[];
+  try {
+    // the client's own text is the whole request, never a part's
+    const partInbound: InboundInfo = { headers: inbound.headers };
+    requests = parts.map((part) => {
+      const request = op.toUpstream(part, target, partInbound);
+      return traceHeaders ? { ...request, headers: { ...request.headers, ...traceHeaders } } : request;
+    });
+  } catch (err) {
+    throw AttemptError.final(err);
+  }
+  // once one part has failed the answer cannot be whole: the parts still out are called off
+  const partsSignal = childSignal(signal.signal);
+  const partsClient = ClientSignal.of(partsSignal.signal);
+  const answers: unknown[] = new Array(parts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < parts.length && !partsClient.aborted) {
+      const i = next++;
+      answers[i] = (await send(client, deployment, op, requests[i], parts[i], false, format, partsClient, timeouts)).body;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, parts.length) }, worker));
+  } catch (err) {
+    partsSignal.abort();
+    throw err;
+  } finally {
+    partsSignal.release();
+  }
+  // the client went away between two parts: the workers stopped without an answer for every part
+  if (partsClient.aborted) throw new ClientAbortError();
+  return { status: 200, body: readUpstream(() => op.join!(answers, body, target)), headers: {} };
 }
 
 async function send(

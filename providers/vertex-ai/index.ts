@@ -32,7 +32,7 @@ import { anthropicError } from '../anthropic/errors';
 import { geminiChatOperation } from '../gemini';
 import { googleError } from '../gemini/errors';
 import { isAnthropicModel, vertexMessagesBody } from './anthropic';
-import { embeddingsFromVertex, vertexEmbeddingBody } from './embeddings';
+import { embeddingsFromVertex, joinEmbeddings, splitEmbeddings, vertexEmbeddingBody } from './embeddings';
 import { tokenSource, type TokenSource } from './token-source';
 
 export const DEFAULT_LOCATION = 'us-central1';
@@ -83,6 +83,8 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch, entry: ProviderCon
   const embeddings: HttpOperation<EmbeddingsRequest> = {
     toUpstream: (request, target) => ({ path: `${modelPath(target, 'google')}:predict`, method: 'POST', headers: headers(target), body: JSON.stringify(vertexEmbeddingBody(request)) }),
     fromUpstream: (body, target, request) => embeddingsFromVertex(body, request, target.model.model),
+    split: (request, target) => splitEmbeddings(request, target.model.model),
+    join: (answers) => joinEmbeddings(answers),
   };
 
   return {

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { fakeVertex } from '../providers/gemini/fake-google-upstream';
+import { fakeVertex, googleError } from '../providers/gemini/fake-google-upstream';
 import { FakeTokenEndpoint } from '../providers/vertex-ai/fake-token-endpoint';
-import { json, sse, type CloudUpstream } from '../providers/cloud-upstream';
+import { json, sse, type Answer, type CloudUpstream, type RecordedRequest } from '../providers/cloud-upstream';
 import { textEvents } from '../providers/anthropic/fake-anthropic-upstream';
 import { readFixture } from '../support/fixtures';
 import type { TestGateway } from '../support/start-gateway';
@@ -14,6 +14,27 @@ const CLIENT_KEY = 'sk-client-vertex-CANARY-42';
 const NOW_MS = 1700000000_000;
 const PROJECT_PATH = '/v1/projects/my-project/locations/europe-west4';
 const CLAUDE = 'claude-sonnet-4-5@20250929';
+
+/**
+ * Vertex AI's `:predict` for text embedding models, with its per-call input limit: gemini-embedding-*
+ * takes one instance a call ("batchSize must be 1"), the text-embedding models 250. Each vector is
+ * [input length, dimensions asked], each input one token a word. The answer to an input starting
+ * "slow" comes late, so answers arrive out of the order they were asked in.
+ */
+function vertexEmbeddings(request: RecordedRequest): Answer {
+  const model = /\/models\/([^/:]+):predict$/.exec(request.path)?.[1] ?? '';
+  const max = model.startsWith('gemini-embedding') ? 1 : 250;
+  const instances = request.body.instances as { content: string }[];
+  if (instances.length > max) {
+    return json(googleError(400, `Unable to submit request because batchSize must be ${max} but the entered value was ${instances.length}.`, 'INVALID_ARGUMENT'), 400);
+  }
+  const dimensions = request.body.parameters?.outputDimensionality ?? 0;
+  const answer = json({ predictions: instances.map((i) => ({ embeddings: { values: [i.content.length, dimensions], statistics: { token_count: i.content.split(' ').length, truncated: false } } })) });
+  return async (res, req) => {
+    if (instances[0]?.content.startsWith('slow')) await new Promise((r) => setTimeout(r, 50));
+    await answer(res, req);
+  };
+}
 
 describe('vertex-ai provider end to end (service-account OAuth against a fake token endpoint, fake Vertex AI)', () => {
   let tokens: FakeTokenEndpoint;
@@ -35,6 +56,7 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
       .withModel('gemini-pro', { model: 'gemini-2.5-pro', price: { inputPerMTok: 1.25, outputPerMTok: 10 } })
       .withModel('claude-vertex', { model: CLAUDE, price: { inputPerMTok: 3, outputPerMTok: 15 } })
       .withModel('vertex-embed', { model: 'text-embedding-005', kind: 'embedding', price: { inputPerMTok: 0.1 } })
+      .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding', price: { inputPerMTok: 0.15 } })
       // a second entry with the same key: its own token cache, for the refresh test
       .withProvider({ id: 'vertex-short', type: 'vertex-ai', baseUrl: `${upstream.url}/v1`, project: 'my-project', location: 'europe-west4', credentials: serviceAccount })
       .withModel('gemini-short', { model: 'gemini-2.5-pro' })
@@ -133,6 +155,43 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     ]);
     expect(data.usage.prompt_tokens).to.equal(8);
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0000008');
+  });
+
+  it('embeds several inputs with gemini-embedding-001, which takes one a call: one predict each, the vectors in input order, usage summed', async () => {
+    upstream.reply(vertexEmbeddings);
+    const input = ['slow first input', 'second', 'the third one'];
+    const { data, response } = await openai.embeddings.create({ model: 'gemini-embed', input, dimensions: 8 }).withResponse();
+    expect(upstream.requests.map((r) => r.path)).to.deep.equal(input.map(() => `${PROJECT_PATH}/publishers/google/models/gemini-embedding-001:predict`));
+    expect(upstream.requests.map((r) => r.body).sort((a, b) => a.instances[0].content.localeCompare(b.instances[0].content))).to.deep.equal(
+      [...input].sort().map((content) => ({ instances: [{ content }], parameters: { outputDimensionality: 8 } })),
+    );
+    expect(data.data.map((d) => [d.index, d.embedding])).to.deep.equal([
+      [0, [16, 8]],
+      [1, [6, 8]],
+      [2, [13, 8]],
+    ]);
+    expect(data.usage).to.deep.equal({ prompt_tokens: 7, total_tokens: 7 });
+    // 7 input tokens x $0.15 per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00000105');
+  });
+
+  it('a split embedding request with one part refused is refused whole, in the part\u2019s error', async () => {
+    upstream.reply((request) =>
+      request.body.instances[0].content === 'over quota' ? json(googleError(429, 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model.', 'RESOURCE_EXHAUSTED'), 429) : vertexEmbeddings(request),
+    );
+    const err = await rejection(openai.embeddings.create({ model: 'gemini-embed', input: ['fine', 'over quota', 'also fine'] }));
+    expect(err.status).to.equal(429);
+    expect(err.error.message).to.include('Quota exceeded');
+  });
+
+  it('embeds 251 inputs with text-embedding-005, which takes 250 a call, in two predict calls', async () => {
+    upstream.reply(vertexEmbeddings);
+    const input = Array.from({ length: 251 }, (_, i) => `input ${i}`);
+    const data = await openai.embeddings.create({ model: 'vertex-embed', input });
+    expect(upstream.requests.map((r) => r.body.instances.length).sort()).to.deep.equal([1, 250]);
+    expect(data.data.map((d) => d.index)).to.deep.equal(input.map((_, i) => i));
+    expect(data.data.map((d) => d.embedding[0])).to.deep.equal(input.map((text) => text.length));
+    expect(data.usage.prompt_tokens).to.equal(502);
   });
 
   it('a token Vertex refuses is the gateway\u2019s 502; the private key and token appear nowhere', async () => {
