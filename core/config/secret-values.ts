@@ -1,3 +1,4 @@
+import { basicCredentials } from '../apis/mcp/upstream-headers';
 import type { McpAuthConfig, ResolvedConfig } from './types';
 
 /** Every secret value in a resolved config, for the scrubber (core/errors/scrub.ts). */
@@ -21,7 +22,7 @@ function authValues(auth: McpAuthConfig<string> | undefined): string[] {
     case 'bearer':
       return [auth.token];
     case 'basic':
-      return [auth.username, auth.password];
+      return [auth.username, auth.password, basicCredentials(auth.username, auth.password)];
     default:
       return [];
   }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
@@ -176,5 +177,82 @@ describe('a secret read with env() in a plugin\'s options is scrubbed like a pro
     expect(lines).to.include('moderation service refused key [redacted]');
     const requestLog = await gw.gateway.services.requestLog.query({ limit: 10 });
     expect([apiError.message, JSON.stringify(apiError.error), lines, JSON.stringify(requestLog)].join('\n')).to.not.include(MODERATION_KEY);
+  });
+});
+
+describe('basic-auth credentials of MCP servers are scrubbed in the form they are sent in', () => {
+  const CONFIG = { username: 'canary.cfg-user.2b3c', password: 'canary.cfg-pass.4d5e' };
+  const REGISTERED = { username: 'canary.reg-user.6f7a', password: 'canary.reg-pass.8b9c' };
+  // what goes on the wire, and what an upstream echoing our headers sends back
+  const basic = (c: { username: string; password: string }) => Buffer.from(`${c.username}:${c.password}`).toString('base64');
+  const ADMIN = 'canary.admin.basic.5a6b';
+  const MEMBER = 'canary.member.basic.7c8d';
+  let mcp: FakeMcpServer;
+  let gw: TestGateway;
+  const seen: string[] = [];
+
+  before(async () => {
+    mcp = await FakeMcpServer.start({
+      tools: {
+        lookup: {
+          description: 'Look up',
+          // a JSON-RPC error of the upstream's own words, which the member gets as the tool's error text
+          handler: (_args, headers) => {
+            throw new McpError(ErrorCode.InternalError, echoHeaders(headers));
+          },
+        },
+      },
+    });
+    gw = await testConfig()
+      .withKey(MEMBER, { id: 'member' })
+      .withMcpServer('cfg', mcp.url, { org: 'acme', auth: { type: 'basic', ...CONFIG } })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await mcp.close();
+  });
+
+  it('keeps the base64 of user:password out of tool errors and logs', async () => {
+    const registered = await fetch(`${gw.url}/admin/v1/mcp/servers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'api', url: mcp.url, org: 'acme', auth: { type: 'basic', ...REGISTERED } }),
+    });
+    seen.push(await registered.text());
+    expect(registered.status).to.equal(201);
+    const rpc = async (method: string, params?: unknown) => {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${MEMBER}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const text = await res.text();
+      seen.push(text);
+      return text;
+    };
+    const names = (JSON.parse(await rpc('tools/list')).result.tools as { name: string }[]).map((t) => t.name).filter((n) => n.endsWith('lookup'));
+    expect(names).to.have.length(2);
+    for (const name of names) {
+      const result = JSON.parse(await rpc('tools/call', { name, arguments: {} })).result;
+      expect(result.isError, name).to.equal(true);
+      expect(result.content[0].text, name).to.include('upstream got');
+    }
+    mcp.failWithStatus = 500;
+    mcp.failBody = (headers) => echoHeaders(headers);
+    try {
+      for (const name of names) await rpc('tools/call', { name, arguments: {} });
+    } finally {
+      mcp.failWithStatus = undefined;
+      mcp.failBody = undefined;
+    }
+    // both servers were sent their credentials, so an echo carries them
+    const sent = JSON.stringify(mcp.requests.map((r) => r.headers));
+    expect(sent).to.include(basic(CONFIG)).and.to.include(basic(REGISTERED));
+    const requestLog = await gw.gateway.services.requestLog.query({ limit: 100 });
+    const everything = [...seen, JSON.stringify(requestLog), gw.logLines.join('')].join('\n');
+    expect(everything).to.include('upstream got');
+    for (const [name, value] of Object.entries({ config: basic(CONFIG), registered: basic(REGISTERED) })) expect(everything, name).to.not.include(value);
   });
 });

@@ -20,7 +20,7 @@ import { lookupFrom } from '../../lookup/own-keys';
 import type { ChangeEvent } from '../../store/events/change-events';
 import { disableTool, emptyToolTable, enableTool, reviveToolTables, toolState } from './tool-states';
 import { transportIdOf, unknownTransport, DEFAULT_MCP_TRANSPORT } from './transports';
-import { baseUpstreamHeaders } from './upstream-headers';
+import { baseUpstreamHeaders, basicCredentials } from './upstream-headers';
 
 /** Who is changing the registry through the management API. */
 export interface RegistryActor {
@@ -242,7 +242,7 @@ export class McpServerRegistry {
       values.push(...Object.values(s.staticHeaders));
       if (s.auth.type === 'api_key') values.push(s.auth.key);
       if (s.auth.type === 'bearer') values.push(s.auth.token);
-      if (s.auth.type === 'basic') values.push(s.auth.username, s.auth.password);
+      if (s.auth.type === 'basic') values.push(s.auth.username, s.auth.password, basicCredentials(s.auth.username, s.auth.password));
       if (s.url) values.push(...urlSecrets(s.url));
     }
     return values.filter((v) => v.length > 0);

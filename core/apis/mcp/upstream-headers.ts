@@ -18,6 +18,14 @@ export function mcpHeadersOf(headers: IncomingHttpHeaders): InboundHeaders {
   return out;
 }
 
+/**
+ * The user and password as the Authorization header carries them. A secret too, scrubbed in this form:
+ * an upstream that echoes our headers sends it back encoded, where the plain values are not found.
+ */
+export function basicCredentials(username: string, password: string): string {
+  return Buffer.from(`${username}:${password}`).toString('base64');
+}
+
 export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, string> {
   switch (auth.type) {
     case 'none':
@@ -28,7 +36,7 @@ export function credentialHeaders(auth: McpAuthConfig<string>): Record<string, s
     case 'bearer':
       return { authorization: `Bearer ${auth.token}` };
     case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
+      return { authorization: `Basic ${basicCredentials(auth.username, auth.password)}` };
   }
 }
 
