@@ -1,5 +1,6 @@
 /**
- * OpenAI embeddings <-> Gemini `embedContent` (one input) and `batchEmbedContents` (several).
+ * OpenAI embeddings <-> Gemini `embedContent` (one input) and `batchEmbedContents` (several, at most 100
+ * a call: Google refuses more, and OpenAI clients send up to 2,048, so a longer list goes as several calls).
  * The OpenAI clients ask for base64 by default: the vectors are then packed as little-endian float32,
  * the encoding OpenAI uses. Token-id inputs have no Gemini equivalent and are refused.
  */
@@ -10,6 +11,25 @@ export function embeddingInputs(request: EmbeddingsRequest): string[] {
   const inputs = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((i) => typeof i === 'string') ? (input as string[]) : undefined;
   if (!inputs || inputs.length === 0) throw new InvalidRequestError('input: must be a string or a non-empty array of strings for this model', 'invalid_request', { param: 'input' });
   return inputs;
+}
+
+/**
+ * `request` as requests of at most `size` inputs each, when it holds more (undefined when not), for an
+ * upstream that takes only so many in one call.
+ */
+export function splitEmbeddingInputs(request: EmbeddingsRequest, size: number): EmbeddingsRequest[] | undefined {
+  const inputs = embeddingInputs(request);
+  if (inputs.length <= size) return undefined;
+  const parts: EmbeddingsRequest[] = [];
+  for (let at = 0; at < inputs.length; at += size) parts.push({ ...request, input: inputs.slice(at, at + size) });
+  return parts;
+}
+
+/** The parts' answers as one, indexes counted across the parts and their tokens summed. */
+export function joinEmbeddings(answers: EmbeddingsResponse[]): EmbeddingsResponse {
+  const data = answers.flatMap((answer) => answer.data).map((item, index) => ({ ...item, index }));
+  const tokens = answers.reduce((sum, answer) => sum + (answer.usage?.prompt_tokens ?? 0), 0);
+  return { object: 'list', data, model: answers[0].model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 
 /** The body for `models/M:embedContent` (one input) or `models/M:batchEmbedContents`. */

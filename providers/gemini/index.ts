@@ -10,7 +10,7 @@
 import { definePlugin, withConfiguredHeaders, type Clock, type HttpOperation, type Provider, type ProviderTarget, type ChatRequest, type EmbeddingsRequest, type SseFrame, type StreamState } from '../../core/plugins/sdk';
 import { chatResponseFromGemini } from './response';
 import { chatFramesFromGeminiChunk, endOfGeminiStream } from './stream';
-import { embeddingsResponse, geminiEmbeddingBody, geminiVectors } from './embeddings';
+import { embeddingsResponse, geminiEmbeddingBody, geminiVectors, joinEmbeddings, splitEmbeddingInputs } from './embeddings';
 import { geminiRequestFromChat } from './request';
 import { googleError } from './errors';
 
@@ -57,6 +57,8 @@ function createGeminiProvider(clock: Clock): Provider {
     headers: headers(target),
   }));
 
+  /** batchEmbedContents refuses more: "at most 100 requests can be in one batch" */
+  const BATCH_EMBED_LIMIT = 100;
   const embeddings: HttpOperation<EmbeddingsRequest> = {
     toUpstream(request, target) {
       const modelPath = geminiModelPath(target.model.model);
@@ -64,6 +66,8 @@ function createGeminiProvider(clock: Clock): Provider {
       return { path: `/${pathOf(modelPath)}:${batch ? 'batchEmbedContents' : 'embedContent'}`, method: 'POST', headers: headers(target), body: JSON.stringify(body) };
     },
     fromUpstream: (body, target, request) => embeddingsResponse(geminiVectors(body), request, target.model.model, body?.usageMetadata?.promptTokenCount ?? 0),
+    split: (request) => splitEmbeddingInputs(request, BATCH_EMBED_LIMIT),
+    join: (answers) => joinEmbeddings(answers),
   };
 
   return {

@@ -1,10 +1,10 @@
 /**
  * OpenAI embeddings <-> Vertex AI text embedding models (`:predict` with one instance per input). Vertex
  * reports the tokens of each input, summed into the usage. A model takes only so many instances a call,
- * so a longer input list goes as several calls (`splitEmbeddings`), joined in order (`joinEmbeddings`).
+ * so a longer input list goes as several calls, joined in order (providers/gemini/embeddings.ts).
  */
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../core/plugins/sdk';
-import { embeddingInputs, embeddingsResponse } from '../gemini/embeddings';
+import { embeddingInputs, embeddingsResponse, splitEmbeddingInputs } from '../gemini/embeddings';
 
 /**
  * Instances one `:predict` call takes: the gemini-embedding models one (more is Vertex's 400 "batchSize
@@ -16,19 +16,7 @@ function inputsPerCall(model: string): number {
 
 /** The requests to send for `request`, when it holds more inputs than the model takes in one call. */
 export function splitEmbeddings(request: EmbeddingsRequest, model: string): EmbeddingsRequest[] | undefined {
-  const inputs = embeddingInputs(request);
-  const size = inputsPerCall(model);
-  if (inputs.length <= size) return undefined;
-  const parts: EmbeddingsRequest[] = [];
-  for (let at = 0; at < inputs.length; at += size) parts.push({ ...request, input: inputs.slice(at, at + size) });
-  return parts;
-}
-
-/** The parts' answers as one, indexes counted across the parts and their tokens summed. */
-export function joinEmbeddings(answers: EmbeddingsResponse[]): EmbeddingsResponse {
-  const data = answers.flatMap((answer) => answer.data).map((item, index) => ({ ...item, index }));
-  const tokens = answers.reduce((sum, answer) => sum + (answer.usage?.prompt_tokens ?? 0), 0);
-  return { object: 'list', data, model: answers[0].model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  return splitEmbeddingInputs(request, inputsPerCall(model));
 }
 
 export function vertexEmbeddingBody(request: EmbeddingsRequest): unknown {

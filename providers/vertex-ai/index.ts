@@ -32,7 +32,8 @@ import { anthropicError } from '../anthropic/errors';
 import { geminiChatOperation } from '../gemini';
 import { googleError } from '../gemini/errors';
 import { isAnthropicModel, vertexMessagesBody } from './anthropic';
-import { embeddingsFromVertex, joinEmbeddings, splitEmbeddings, vertexEmbeddingBody } from './embeddings';
+import { joinEmbeddings } from '../gemini/embeddings';
+import { embeddingsFromVertex, splitEmbeddings, vertexEmbeddingBody } from './embeddings';
 import { tokenSource, type TokenSource } from './token-source';
 
 export const DEFAULT_LOCATION = 'us-central1';

@@ -115,6 +115,24 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     ]);
   });
 
+  it('embeds 250 inputs in batches of 100, the most batchEmbedContents takes, the vectors in input order', async () => {
+    upstream.reply((req) => {
+      const requests = req.body.requests as { content: { parts: { text: string }[] } }[];
+      if (requests.length > 100) return json(googleError(400, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n', 'INVALID_ARGUMENT'), 400);
+      return json({ embeddings: requests.map((r) => ({ values: [r.content.parts[0].text.length, 1] })) });
+    });
+    const input = Array.from({ length: 250 }, (_, i) => 'x'.repeat(i + 1));
+    const { data, response } = await openai.embeddings.create({ model: 'gemini-embed', input }).withResponse();
+    expect(upstream.requests.map((r) => [r.path, r.body.requests.length]).sort()).to.deep.equal([
+      ['/v1beta/models/gemini-embedding-001:batchEmbedContents', 100],
+      ['/v1beta/models/gemini-embedding-001:batchEmbedContents', 100],
+      ['/v1beta/models/gemini-embedding-001:batchEmbedContents', 50],
+    ]);
+    expect(data.data.map((d) => [d.index, d.embedding[0]])).to.deep.equal(input.map((text, i) => [i, text.length]));
+    // no token count from Google: charged from the whole input, about four characters a token
+    expect(Number(response.headers.get('x-gateway-response-cost'))).to.be.greaterThan(0);
+  });
+
   it('charges an embedding from its input, flagged as estimated, as Google reports no token count for one', async () => {
     upstream.reply(() => json({ embeddings: [{ values: [0.5, -1] }, { values: [0.25, 2] }] }));
     const { data, response } = await openai.embeddings.create({ model: 'gemini-embed', input: ['a'.repeat(400), 'b'.repeat(200)] }).withResponse();
