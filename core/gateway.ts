@@ -109,7 +109,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
     await registry.loadExternal(config.plugins, config.baseDir);
 
-    const catalog = await ModelCatalog.build(config, registry, pluginDeps('providers'));
+    const catalog = await ModelCatalog.build(config, registry, pluginDeps);
     const keys = new KeyRegistry(config.keys, config.adminKey, store, () => clock.now(), { events: opened.events, graceMs: config.store.graceSeconds * 1000 });
     disposers.push(async () => keys.close());
     const requestLog = new RequestLog(store, logger);

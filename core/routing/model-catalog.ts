@@ -19,13 +19,18 @@ export class ModelCatalog {
     }
   }
 
-  static async build(config: ResolvedConfig, registry: PluginRegistry, deps: PluginDeps): Promise<ModelCatalog> {
+  /**
+   * `depsFor` gives each provider plugin its own deps (store namespace, logger name) by plugin id: one
+   * set shared by every provider plugin let two vendors' plugins read each other's state (a cached
+   * token of one sent to the other's upstream).
+   */
+  static async build(config: ResolvedConfig, registry: PluginRegistry, depsFor: (pluginId: string) => PluginDeps): Promise<ModelCatalog> {
     const providers = new Map<string, Provider>();
     for (const [i, p] of config.providers.entries()) {
       if (!registry.has('provider', p.type)) {
         throw new ConfigError(`providers[${i}].type`, `unknown provider type "${p.type}" (known: ${registry.ids('provider').join(', ')})`);
       }
-      providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, deps, `providers[${i}].options`, { provider: p }));
+      providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, depsFor(p.type), `providers[${i}].options`, { provider: p }));
     }
     const deployments = config.models.map((m): Deployment => {
       const providerConfig = config.providers.find((p) => p.id === m.provider)!;

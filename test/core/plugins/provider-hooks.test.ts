@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 import { signatureOf } from '../../support/signing-provider-plugin';
+import { FakeOpenAI, chatCompletion } from '../../support/fake-openai';
 
 const PLUGIN = path.join(__dirname, '..', '..', 'support', 'signing-provider-plugin.js');
 const SIGNING_SECRET = 'signing-secret-CANARY-77';
@@ -168,5 +169,40 @@ describe('provider hooks: prepareRequest (signing, cached tokens) and a provider
     expect(err.code).to.equal('upstream_auth_failed');
     expect(JSON.stringify(err.error)).not.to.include(SIGNING_SECRET);
     expect(gw.logLines.join('\n')).not.to.include(SIGNING_SECRET);
+  });
+});
+
+describe('each provider plugin keeps its own state in deps.store', () => {
+  let vendorA: FakeOpenAI;
+  let vendorB: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    vendorA = await new FakeOpenAI().start();
+    vendorB = await new FakeOpenAI().start();
+    vendorA.script = vendorB.script = { kind: 'json', body: chatCompletion('ok') };
+    gw = await testConfig()
+      .withKey('sk-client-store', { id: 'app' })
+      .withProvider({ id: 'a', type: 'vendor-a', baseUrl: vendorA.url, options: { token: 'token-of-vendor-a' } })
+      .withModel('model-a')
+      .withProvider({ id: 'b', type: 'vendor-b', baseUrl: vendorB.url, options: { token: 'token-of-vendor-b' } })
+      .withModel('model-b')
+      .with({ plugins: [path.join(__dirname, '..', '..', 'support', 'stateful-provider-plugins.js')], routing: { retries: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await vendorA.stop();
+    await vendorB.stop();
+  });
+
+  it('sends each vendor the token its own plugin stored, not the one another plugin stored under the same key', async () => {
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-client-store', maxRetries: 0 });
+    for (const model of ['model-a', 'model-b', 'model-a', 'model-b']) {
+      const { choices } = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+      expect(choices[0].message.content).to.equal('ok');
+    }
+    expect(vendorA.requests.map((r) => r.headers.authorization)).to.deep.equal(['Bearer token-of-vendor-a', 'Bearer token-of-vendor-a']);
+    expect(vendorB.requests.map((r) => r.headers.authorization)).to.deep.equal(['Bearer token-of-vendor-b', 'Bearer token-of-vendor-b']);
   });
 });

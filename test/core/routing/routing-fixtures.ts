@@ -23,7 +23,7 @@ export async function catalogOf(config: ResolvedConfig): Promise<ModelCatalog> {
     store: { get: async () => undefined, set: async () => undefined, delete: async () => undefined },
     fetch: fetch,
   };
-  return ModelCatalog.build(config, registry, deps);
+  return ModelCatalog.build(config, registry, () => deps);
 }
 
 export function principal(models?: string[]): Principal {
