@@ -7,10 +7,11 @@ function isEnvRef(value: unknown): value is { $env: string } {
 /**
  * Replace every `{ "$env": "NAME" }` marker with the variable's value. A missing variable is a config
  * error naming the field's path (never a value): pushed to `problems` when given (so every missing
- * variable is reported in one pass), thrown otherwise. Each value read is added to `read` when given:
- * a marker inside a plugin's options is a secret too, and nothing after this can tell it apart.
+ * variable is reported in one pass), thrown otherwise. `read`, when given, is told of each value read and
+ * the path it went to: after this nothing can tell a value that came from the environment from one written
+ * in the file.
  */
-export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[], read?: Set<string>): T {
+export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[], read?: (path: string, value: string) => void): T {
   if (isEnvRef(value)) {
     // own variables only: `constructor` or `__proto__` would otherwise read the object's prototype
     const resolved = Object.hasOwn(environment, value.$env) ? environment[value.$env] : undefined;
@@ -20,7 +21,7 @@ export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path
       problems.push(`${path}: ${message}`);
       return '' as T;
     }
-    read?.add(resolved);
+    read?.(path, resolved);
     return resolved as T;
   }
   if (Array.isArray(value)) return value.map((item, i) => resolveEnvRefs(item, environment, `${path}[${i}]`, problems, read)) as T;

@@ -89,13 +89,23 @@ function finishConfig({ resolved, references, envValues }: ReturnType<typeof res
   return { ...(config as unknown as ResolvedConfig), models, mcpServers, baseDir, envValues: [...envValues] };
 }
 
+/**
+ * Where a plugin's own options are (a provider's or a guardrail's `options`): the plugin's shape, so a
+ * value read there with env() is kept for the scrubber as a secret. Only there: elsewhere the secret
+ * fields are known by name, and an env() model name or base URL scrubbed from every log line would hide
+ * what the log is for.
+ */
+const PLUGIN_OPTIONS = /^(?:providers|guardrails)\[\d+\]\.options(?:[.[]|$)/;
+
 function resolveParts(input: unknown, environment: NodeJS.ProcessEnv) {
   // defaults are written into the value, so work on a copy: the caller's object stays as written
   const value = copyData(input);
   const shape = validators.config.check(value);
   const envProblems: string[] = [];
   const envValues = new Set<string>();
-  const resolved = resolveEnvRefs(value, environment, '', envProblems, envValues) as GatewayConfigInput<string>;
+  const resolved = resolveEnvRefs(value, environment, '', envProblems, (path, read) => {
+    if (PLUGIN_OPTIONS.test(path)) envValues.add(read);
+  }) as GatewayConfigInput<string>;
   const references = typeof resolved === 'object' && resolved !== null && !Array.isArray(resolved) ? configReferenceProblems(resolved as Record<string, unknown>) : { problems: [], servers: [] };
   const problems = [...shape.map((p) => p.message), ...envProblems, ...withoutShapeErrors(references.problems, shape)];
   return { resolved, references, problems, envValues };

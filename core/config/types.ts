@@ -66,8 +66,8 @@ export interface ResolvedConfig {
   /** the folder of the config file, for resolving relative paths */
   baseDir: string;
   /**
-   * Every value the file read through env(), for the scrubber: the secret fields above are known by
-   * name, but a plugin's options are the plugin's own shape, so there the marker is the only sign.
+   * The values a plugin's options read through env(), for the scrubber: the secret fields above are
+   * known by name, but a plugin's options are the plugin's own shape, so there the marker is the only sign.
    */
   envValues?: string[];
 }

@@ -53,6 +53,18 @@ describe('config loading and validation', () => {
     expect(msg).to.equal('providers[0].apiKey: environment variable NOPE_KEY is not set');
   });
 
+  it("keeps the values a plugin's options read with env() for the scrubber (the secret fields are known by name)", () => {
+    const cfg = resolveConfig(
+      {
+        ...base,
+        providers: [{ id: 'oai', type: 'openai', apiKey: { $env: 'TEST_KEY' }, options: { region: { $env: 'TEST_REGION' } } }],
+        guardrails: [{ id: 'g', engine: 'regex', options: { patterns: [], vendor: { key: { $env: 'TEST_VENDOR_KEY' } } } }],
+      },
+      { TEST_KEY: 'sk-provider-0123456', TEST_REGION: 'eu-north-1', TEST_VENDOR_KEY: 'vk-0123456789' },
+    );
+    expect([...(cfg.envValues ?? [])].sort()).to.deep.equal(['eu-north-1', 'vk-0123456789']);
+  });
+
   it('reads only variables the environment has: constructor, toString and __proto__ are not set', () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       for (const environment of [{}, process.env]) {
