@@ -75,6 +75,24 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     expect(upstream.last.body).to.deep.include({ tool_choice: 'auto', parallel_tool_calls: false });
     expect(upstream.last.body.tools.map((t: any) => t.function.name)).to.include('lookup');
   });
+
+  it('forces a tool_choice on the first round only, so the model can answer after the tool results', async () => {
+    // a model that obeys tool_choice as OpenAI's does: a forced choice always yields a tool call
+    upstream.script = (req) => {
+      const choice = req.body.tool_choice;
+      const forced = choice === 'required' || (typeof choice === 'object' && choice !== null);
+      return forced || !(req.body.messages as any[]).some((m) => m.role === 'tool') ? neverStops(req) : { kind: 'json', body: chatCompletion('the answer') };
+    };
+    for (const tool_choice of ['required', { type: 'function', name: 'lookup' }] as const) {
+      upstream.requests.length = 0;
+      const data = await client.responses.create({ model: 'gpt-test', input: 'look it up', tools: MCP_TOOL, tool_choice });
+      expect(data.status).to.equal('completed');
+      expect(data.output_text).to.equal('the answer');
+      expect(data.output.filter((i) => i.type === 'mcp_call')).to.have.length(1);
+      expect(upstream.requests.map((r) => r.body.tool_choice)).to.deep.equal([upstream.requests[0].body.tool_choice, 'auto']);
+      expect(upstream.requests[0].body.tool_choice).to.not.equal('auto');
+    }
+  });
 });
 
 describe('Responses stream events rebuild the same items (SDK accumulator semantics)', () => {
