@@ -60,7 +60,7 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
  * stage would: a caller without a valid key gets the 401 (or 403), and learns nothing about what the
  * endpoint accepts. Only this error path pays for the check; a valid body goes to the pipeline as it is.
  */
-export async function refuseBody(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, invalid: unknown): Promise<void> {
+export async function refuseBody(services: GatewayServices, spec: Pick<ModelEndpointSpec, 'errors' | 'credential' | 'headers'>, req: IncomingMessage, res: ServerResponse, invalid: unknown): Promise<void> {
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
   let error = toGatewayError(invalid);
   try {

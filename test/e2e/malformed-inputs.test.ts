@@ -282,6 +282,18 @@ describe('malformed input: each answered with its status in its API error shape,
     expect(known.body.error.param).to.equal('messages');
   });
 
+  it('checks the key before the body on Responses and image generations too: a body the schema refuses, with no or an unknown key, is the 401', async () => {
+    const responses = await post('responses', { model: 'gpt-test', input: 'hi', max_output_tokens: -1 }, { authorization: 'Bearer sk-nobody' })(gw);
+    expect(responses.status).to.equal(401);
+    expect(responses.body.error).to.include({ code: 'invalid_api_key' });
+    const images = await post('images', { model: 'painter', prompt: 'a fox', n: 11 }, { authorization: '' })(gw);
+    expect(images.status).to.equal(401);
+    expect(images.body.error.type).to.equal('authentication_error');
+    const known = await post('responses', { model: 'gpt-test', input: 'hi', max_output_tokens: -1 })(gw);
+    expect(known.status).to.equal(400);
+    expect(known.body.error.param).to.equal('max_output_tokens');
+  });
+
   it('takes an object with its own toString where text belongs as its JSON text, on every translation', async () => {
     const before = openai.requests.length;
     const thinking = await post('messages', {

@@ -9,7 +9,7 @@ import type { GatewayContext } from '../../pipeline/context';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
-import { runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
+import { refuseBody, runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
 import { requireObjectBody } from '../../http/validate';
 import { imagesRequestValidator } from './request-schema';
 
@@ -38,7 +38,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
       body = requireObjectBody(req.body);
       imagesRequestValidator.check(body);
     } catch (err) {
-      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
+      return refuseBody(services, GENERATIONS, req, res, err);
     }
     await runModelRequest(services, GENERATIONS, req, res, body);
   });

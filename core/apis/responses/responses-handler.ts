@@ -6,12 +6,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
-import { InvalidRequestError, NotFoundError, toGatewayError, type GatewayError } from '../../errors/gateway-error';
+import { InvalidRequestError, NotFoundError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import { onClientGone } from '../../http/client-gone';
 import type { GatewayServices } from '../../http/gateway-services';
-import { MODEL_ID_HEADER } from '../../http/model-endpoint';
+import { MODEL_ID_HEADER, refuseBody, type ModelEndpointSpec } from '../../http/model-endpoint';
 import { requireObjectBody } from '../../http/validate';
 import { responsesRequestValidator } from './request-schema';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
@@ -30,6 +30,9 @@ import { ResponseStateStore } from './response-state-store';
 import type { ResponseObject, ResponsesRequest } from './responses-types';
 import { SseSink } from './sse-sink';
 import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
+
+/** Where a Responses request's key is and how its errors are written (for a refused body). */
+const RESPONSES_CALLER: Pick<ModelEndpointSpec, 'errors' | 'credential'> = { errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
 
 export class ResponsesHandler {
   private readonly states: ResponseStateStore;
@@ -52,7 +55,8 @@ export class ResponsesHandler {
     try {
       body = validateRequest(req.body);
     } catch (err) {
-      return sendError(res, toGatewayError(err), OPENAI_ERRORS);
+      // the key first: a caller without a valid one learns nothing about what this endpoint accepts
+      return refuseBody(services, RESPONSES_CALLER, req, res, err);
     }
     const abort = new AbortController();
     const stopWatching = onClientGone(res, () => abort.abort());
