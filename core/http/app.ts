@@ -1,5 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../errors/gateway-error';
+import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError, toGatewayError } from '../errors/gateway-error';
+import { adminPrincipal } from '../apis/admin/admin-auth';
+import { bearerToken } from './credentials';
 import { errorShapeFor, sendError } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
 import { ROUTE_INSTALLERS } from '../apis';
@@ -26,7 +28,7 @@ export function buildApp(services: GatewayServices): express.Express {
     assignRequestId(res);
     next();
   });
-  app.use(jsonBodies(services.config.server.bodyLimitBytes));
+  app.use(jsonBodies(services));
 
   const router = express.Router();
   for (const install of ROUTE_INSTALLERS) install(router, services);
@@ -51,19 +53,35 @@ export function buildApp(services: GatewayServices): express.Express {
  * UTF-8, a depth limit, the body limit); a body of another type, or a compressed one, is refused with 415
  * before any route sees it. `req.body` stays undefined when there is no body.
  */
-function jsonBodies(limit: number) {
+function jsonBodies(services: GatewayServices) {
+  const limit = services.config.server.bodyLimitBytes;
+  // a body that cannot be read waits behind the key: a caller without a valid one learns nothing of it
+  const refuse = (req: Request, next: NextFunction) => (error: unknown) => {
+    callerRefusal(services, req).then((refused) => next(refused ?? error), next);
+  };
   return (req: Request, _res: Response, next: NextFunction) => {
     if (NON_JSON_BODY_PATHS.has(req.path)) return next();
     const refusal = bodyRefusal(req);
     if (refusal) {
       req.resume();
-      return next(refusal);
+      return refuse(req, next)(refusal);
     }
     readJsonBody(req, limit).then((body) => {
       req.body = body.value;
       next();
-    }, next);
+    }, refuse(req, next));
   };
+}
+
+/** The 401/403 a caller of a keyed path gets (the model APIs, the management API), or undefined. */
+async function callerRefusal(services: GatewayServices, req: Request): Promise<GatewayError | undefined> {
+  try {
+    if (req.path.startsWith('/admin/')) await adminPrincipal(services, req);
+    else if (req.path.startsWith('/v1/')) await services.auth.check(bearerToken(req.headers.authorization), false);
+    return undefined;
+  } catch (err) {
+    return toGatewayError(err);
+  }
 }
 
 function bodyParserError(err: unknown): GatewayError {

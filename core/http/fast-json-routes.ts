@@ -8,11 +8,15 @@ import { urlPath } from './url-path';
 /** `text`: the body exactly as received, for a handler that may pass it on unchanged (model-endpoint.ts) */
 export type JsonPostHandler = (req: IncomingMessage, res: ServerResponse, body: unknown, text: string | undefined) => Promise<void>;
 
+/** Answers a body that could not be read (413, 415, not JSON...): a route that needs a key checks it first. */
+export type BodyRefusalHandler = (req: IncomingMessage, res: ServerResponse, error: GatewayError) => Promise<void>;
+
 interface Route {
   errors: ErrorShape;
   handle: JsonPostHandler;
   /** headers on every answer, also the ones this router gives itself (e.g. Deprecation) */
   headers?: Record<string, string>;
+  refuse?: BodyRefusalHandler;
 }
 
 /**
@@ -27,8 +31,8 @@ export class FastJsonRoutes {
 
   constructor(private readonly bodyLimitBytes: number) {}
 
-  add(path: string, errors: ErrorShape, handle: JsonPostHandler, headers?: Record<string, string>): void {
-    this.routes.set(path, { errors, handle, headers });
+  add(path: string, errors: ErrorShape, handle: JsonPostHandler, headers?: Record<string, string>, refuse?: BodyRefusalHandler): void {
+    this.routes.set(path, { errors, handle, headers, refuse });
   }
 
   /** Handle the request if it is one of ours; false means "not mine, pass it on". */
@@ -42,6 +46,7 @@ export class FastJsonRoutes {
       (error: GatewayError) => {
         if (error.status === 413) res.setHeader('connection', 'close');
         if (route.headers) for (const [k, v] of Object.entries(route.headers)) res.setHeader(k, v);
+        if (route.refuse) return route.refuse(req, res, error);
         sendError(res, error, route.errors);
       },
     ).catch((err: unknown) => {

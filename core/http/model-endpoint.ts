@@ -52,13 +52,15 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
       await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     },
     spec.headers,
+    (req, res, error) => refuseBody(services, spec, req, res, error),
   );
 }
 
 /**
- * Answer a body the endpoint's schema refused. The caller's key is checked first, as the pipeline's auth
- * stage would: a caller without a valid key gets the 401 (or 403), and learns nothing about what the
- * endpoint accepts. Only this error path pays for the check; a valid body goes to the pipeline as it is.
+ * Answer a body the endpoint's schema refused, or could not read at all (not JSON, not sent as JSON, too
+ * large). The caller's key is checked first, as the pipeline's auth stage would: a caller without a valid
+ * key gets the 401 (or 403), and learns nothing about what the endpoint accepts. Only this error path pays
+ * for the check; a valid body goes to the pipeline as it is.
  */
 export async function refuseBody(services: GatewayServices, spec: Pick<ModelEndpointSpec, 'errors' | 'credential' | 'headers'>, req: IncomingMessage, res: ServerResponse, invalid: unknown): Promise<void> {
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);

@@ -294,6 +294,41 @@ describe('malformed input: each answered with its status in its API error shape,
     expect(known.body.error.param).to.equal('max_output_tokens');
   });
 
+  it('checks the key before reading the body: a body that is not JSON, or not sent as JSON, with no or an unknown key is the 401 in its family shape', async () => {
+    const NOT_JSON = 'this is not json{';
+    const openAiFamilies = ['chat', 'embeddings', 'responses', 'images'] as const;
+    for (const family of openAiFamilies) {
+      for (const [headers, what] of [[{ authorization: 'Bearer sk-nobody' }, 'an unknown key'], [{ authorization: '' }, 'no key']] as const) {
+        const parse = await post(family, NOT_JSON, headers)(gw);
+        expect(parse.status, `${family}, not JSON, ${what}: ${JSON.stringify(parse.body)}`).to.equal(401);
+        expect(parse.body.error.type).to.equal('authentication_error');
+        const type = await post(family, GOOD[family], { ...headers, 'content-type': 'text/plain' })(gw);
+        expect(type.status, `${family}, text/plain, ${what}: ${JSON.stringify(type.body)}`).to.equal(401);
+      }
+    }
+    const edit = await post('images', GOOD.images, { authorization: 'Bearer sk-nobody' }, '/v1/images/edits')(gw);
+    expect(edit.status, 'an image edit sent as JSON, unknown key').to.equal(401);
+    expect(edit.body.error.code).to.equal('invalid_api_key');
+    const messages = await post('messages', NOT_JSON, { 'x-api-key': 'sk-nobody' })(gw);
+    expect(messages.status).to.equal(401);
+    expect(messages.body).to.deep.equal(anthropic('Invalid API key.', 'authentication_error'));
+    const mcp = await post('mcp', NOT_JSON, { 'x-gateway-api-key': '' })(gw);
+    expect(mcp.status).to.equal(401);
+    expect(mcp.body).to.deep.include({ jsonrpc: '2.0', id: null });
+    expect(mcp.body.error.data).to.deep.equal({ code: 'invalid_api_key' });
+    const admin = await post('admin', NOT_JSON, { authorization: 'Bearer sk-nobody' })(gw);
+    expect(admin.status).to.equal(401);
+    expect(admin.body.error.code).to.equal('invalid_api_key');
+    // the management API also says no to a key that may not use it, before the body
+    const notAdmin = await post('admin', NOT_JSON, { authorization: `Bearer ${KEY}` })(gw);
+    expect(notAdmin.status).to.equal(403);
+    // with its key, the body's fault is the answer
+    for (const family of [...openAiFamilies, 'messages', 'mcp', 'admin'] as const) {
+      const known = await post(family, NOT_JSON)(gw);
+      expect(known.status, `${family} with its key`).to.equal(400);
+    }
+  });
+
   it('takes an object with its own toString where text belongs as its JSON text, on every translation', async () => {
     const before = openai.requests.length;
     const thinking = await post('messages', {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { PermissionError, toGatewayError } from '../../errors/gateway-error';
 import type { Principal } from '../../auth/principal';
@@ -12,15 +13,20 @@ import type { GatewayServices } from '../../http/gateway-services';
 export function adminAuth(services: GatewayServices) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      // the auth stage's own check (the one place a credential is checked), then the management API's role
-      const principal = await services.auth.check(bearerToken(req.headers.authorization), true);
-      if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
-      res.locals.admin = principal;
+      res.locals.admin = await adminPrincipal(services, req);
       next();
     } catch (err) {
       sendError(res, toGatewayError(err), OPENAI_ERRORS);
     }
   };
+}
+
+/** The management API's caller, or the 401/403 to answer. */
+export async function adminPrincipal(services: GatewayServices, req: IncomingMessage): Promise<Principal> {
+  // the auth stage's own check (the one place a credential is checked), then the management API's role
+  const principal = await services.auth.check(bearerToken(req.headers.authorization), true);
+  if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
+  return principal;
 }
 
 export function adminOf(res: Response): Principal {

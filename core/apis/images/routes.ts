@@ -44,15 +44,15 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
   });
 
   router.post('/v1/images/edits', async (req, res) => {
-    if (!isMultipartFormData(req.headers['content-type'])) {
-      discardBody(req);
-      return sendError(res, uploadErrors.notMultipart(), OPENAI_ERRORS);
-    }
-    // Nothing of an upload is read (or spooled) for a caller without a valid key: the auth stage's check
-    // decides before the upload is read, and the pipeline's auth stage answers in the usual way.
+    // Nothing of an upload is read (or spooled), nor its type judged, for a caller without a valid key: the
+    // auth stage's check decides before the upload is read, and the pipeline's auth stage answers in the usual way.
     if (!(await services.auth.principalOf(credential(req)).catch(() => undefined))) {
       discardBody(req);
       return runModelRequest(services, EDITS, req, res, {});
+    }
+    if (!isMultipartFormData(req.headers['content-type'])) {
+      discardBody(req);
+      return sendError(res, uploadErrors.notMultipart(), OPENAI_ERRORS);
     }
     const upload = readEditForm(req, settings);
     try {

@@ -34,7 +34,7 @@ import { childSignal, type ChildSignal } from '../../upstream/child-signal';
 import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { onClientGone } from '../../http/client-gone';
-import { JSONRPC_ERRORS } from '../../http/error-shapes';
+import { JSONRPC_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requestIdOf } from '../../http/request-id';
 
@@ -125,8 +125,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       if (!(discoverOnly && !credential)) await services.auth.signIn(parent, true);
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
-      const err = new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).');
-      writeJson(res, 401, rpcError(firstId, err));
+      writeJson(res, 401, rpcError(firstId, keyRefused(credential)));
       return;
     }
 
@@ -180,7 +179,18 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else {
       writeJson(res, 200, Array.isArray(body) ? bodies : bodies[0]);
     }
-  });
+  }, undefined, refuseUnreadBody);
+
+  // a body that could not be read waits behind the key, so a caller without one learns nothing of it
+  async function refuseUnreadBody(req: IncomingMessage, res: ServerResponse, error: GatewayError): Promise<void> {
+    const credential = mcpKey(req.headers);
+    const known = await services.auth.principalOf(credential).catch(() => undefined);
+    sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
+  }
+}
+
+function keyRefused(credential: string | undefined): AuthenticationError {
+  return new AuthenticationError(credential ? 'Invalid API key.' : 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).');
 }
 
 interface CallContext {

@@ -77,6 +77,6 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
         return refuseBody(services, spec, req, res, err);
       }
       await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
-    }, spec.headers);
+    }, spec.headers, (req, res, error) => refuseBody(services, spec, req, res, error));
   }
 }
