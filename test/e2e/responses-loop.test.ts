@@ -93,6 +93,22 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
       expect(upstream.requests[0].body.tool_choice).to.not.equal('auto');
     }
   });
+
+  it('forces the MCP tool an mcp tool_choice names, and refuses one naming a tool not offered', async () => {
+    upstream.script = (req) => ((req.body.messages as any[]).some((m) => m.role === 'tool') ? { kind: 'json', body: chatCompletion('the answer') } : neverStops(req));
+    const data = await client.responses.create({ model: 'gpt-test', input: 'look it up', tools: MCP_TOOL, tool_choice: { type: 'mcp', server_label: 'gw', name: 'lookup' } });
+    expect(data.output_text).to.equal('the answer');
+    expect(upstream.requests[0].body.tool_choice).to.deep.equal({ type: 'function', function: { name: 'lookup' } });
+    expect(upstream.requests[1].body.tool_choice).to.equal('auto');
+
+    upstream.requests.length = 0;
+    const err = await client.responses
+      .create({ model: 'gpt-test', input: 'x', tools: MCP_TOOL, tool_choice: { type: 'mcp', server_label: 'gw', name: 'nowhere' } })
+      .then(() => undefined, (e: any) => e);
+    expect(err?.status).to.equal(400);
+    expect(err.error).to.deep.include({ code: 'invalid_value', param: 'tool_choice.name' });
+    expect(upstream.requests).to.have.length(0);
+  });
 });
 
 describe('Responses stream events rebuild the same items (SDK accumulator semantics)', () => {

@@ -9,6 +9,7 @@
  */
 import type { Principal } from '../../auth/principal';
 import { InvalidRequestError } from '../../errors/gateway-error';
+import { clientText } from '../../formats/client-text';
 import { GATEWAY_PROXY } from '../mcp/gateway-proxy';
 import type { McpGateway } from '../mcp/mcp-gateway';
 import { parseServerHeader, type McpScope } from '../mcp/scope';
@@ -113,6 +114,21 @@ export function chatToolsOf(set: McpToolSet): ChatTool[] {
     type: 'function',
     function: { name: t.functionName, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema },
   }));
+}
+
+/**
+ * An `mcp` tool_choice (`{type: "mcp", server_label, name?}`) as a chat one: the MCP tools are chat
+ * functions here, so a named tool is forced as its function; without a name, a call is required when
+ * that server's tools are all the model is offered (else the model chooses, as before).
+ */
+export function mcpToolChoice(choice: { server_label?: unknown; name?: unknown }, set: McpToolSet | undefined, clientFunctions: number): unknown {
+  if (typeof choice.name === 'string') {
+    const tool = set?.byMcpName.get(choice.name);
+    if (!tool) throw new InvalidRequestError(`tool_choice names the MCP tool "${clientText(choice.name)}", which this request does not offer.`, 'invalid_value', { param: 'tool_choice.name' });
+    return { type: 'function', function: { name: tool.functionName } };
+  }
+  const tools = [...(set?.byFunction.values() ?? [])];
+  return clientFunctions === 0 && tools.length > 0 && tools.every((t) => t.entry.server_label === choice.server_label) ? 'required' : 'auto';
 }
 
 /** Does calling this tool need the client's approval first? (`never` and the `never.tool_names` filter don't) */

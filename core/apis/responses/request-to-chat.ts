@@ -70,6 +70,7 @@ function toolChoiceOf(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
   const c = choice as { type?: string; name?: string };
   if (c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
-  // Hosted-tool choices (mcp, allowed_tools...) have no chat equivalent: let the model choose.
+  // An mcp choice is settled once the MCP tools are known (mcpToolChoice); hosted-tool choices
+  // (allowed_tools, web search...) have no chat equivalent: let the model choose.
   return 'auto';
 }

@@ -22,7 +22,7 @@ import { formatCost } from '../../spend/pricing';
 import { newId } from './ids';
 import { resolveItemReferences } from './item-references';
 import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
-import { mcpEntries, resolveMcpTools } from './mcp-tool-set';
+import { mcpEntries, mcpToolChoice, resolveMcpTools } from './mcp-tool-set';
 import { responsesUsage } from './output-items';
 import { chatTemplate, instructionMessages } from './request-to-chat';
 import { ResponseRecorder } from './response-recorder';
@@ -139,6 +139,8 @@ export class ResponsesHandler {
     const mcpHeaders = mcpHeadersOf(req.headers);
     const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp }) : undefined;
     ctx.mcpScope = toolSet?.scope;
+    const choice = body.tool_choice as { type?: unknown; server_label?: unknown; name?: unknown } | null | undefined;
+    if (choice?.type === 'mcp') template.tool_choice = mcpToolChoice(choice, toolSet, template.tools?.length ?? 0);
 
     recorder.start();
     const { signal, sink } = run;
