@@ -94,6 +94,22 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     }
   });
 
+  it('tells the model its tool arguments must be a JSON object, without sending the MCP server a call it refuses', async () => {
+    for (const args of ['null', '[1]', '5']) {
+      upstream.script = (req) => {
+        if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('ok') };
+        const message = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: args } }] };
+        return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
+      };
+      const callsBefore = tools.requests.filter((r) => r.rpcMethods.includes('tools/call')).length;
+      const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: MCP_TOOL });
+      expect(data.output[1]).to.deep.include({ type: 'mcp_call', name: 'lookup', arguments: args, status: 'failed', error: 'The tool arguments are not a JSON object.' });
+      expect(tools.requests.filter((r) => r.rpcMethods.includes('tools/call')).length, args).to.equal(callsBefore);
+      const toolMessage = (upstream.last.body.messages as any[]).find((m) => m.role === 'tool');
+      expect(toolMessage.content).to.equal('Error: The tool arguments are not a JSON object.');
+    }
+  });
+
   it('forces the MCP tool an mcp tool_choice names, and refuses one naming a tool not offered', async () => {
     upstream.script = (req) => ((req.body.messages as any[]).some((m) => m.role === 'tool') ? { kind: 'json', body: chatCompletion('the answer') } : neverStops(req));
     const data = await client.responses.create({ model: 'gpt-test', input: 'look it up', tools: MCP_TOOL, tool_choice: { type: 'mcp', server_label: 'gw', name: 'lookup' } });

@@ -32,6 +32,8 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   } catch {
     return { error: 'The tool arguments are not valid JSON.', cost: 0 };
   }
+  // MCP's tools/call takes an object (as /mcp checks): anything else only earns the server's refusal
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: 'The tool arguments are not a JSON object.', cost: 0 };
   const step = childSignal(env.signal);
   const ctx = env.parent.child('mcp', 'own', env.clock.now(), step.signal);
   ctx.mcp = { method: 'tools/call', toolName: tool.mcpName, arguments: args as Record<string, unknown>, mcpHeaders: env.mcpHeaders };
