@@ -125,6 +125,15 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(response.headers.get('x-gateway-model-id')).to.equal('oai/upstream-model');
   });
 
+  it('reads tools and tool_choice sent as null as not set (a Python client passing None), like the other optional fields', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('Hello there') };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'hi', tools: null, tool_choice: null } as never);
+    expect(data.output_text).to.equal('Hello there');
+    expect(data.tools).to.deep.equal([]);
+    expect(data.tool_choice).to.equal('auto');
+    expect(upstream.last.body).to.deep.equal({ model: 'upstream-model', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
   it('runs the MCP tool loop: lists the tools, calls them, feeds the results back, answers', async () => {
     upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'billing' } }]]);
     const { data, response } = await client.responses
