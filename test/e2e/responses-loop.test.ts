@@ -127,6 +127,51 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
   });
 });
 
+describe('Responses tool loop: MCP tool names that read alike as chat function names', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+  let client: OpenAI;
+  const LONG = `search_customer_support_articles_by_product_and_region_and_language`;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    const answer = (text: string) => ({ handler: () => ({ content: [{ type: 'text' as const, text }] }) });
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { 'files.read': answer('dotted'), files_read: answer('underscored'), [`${LONG}_v1`]: answer('v1'), [`${LONG}_v2`]: answer('v2') } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+
+  it('offers the model every listed tool under a name of its own, and each name calls its own tool', async () => {
+    let offered: string[] = [];
+    upstream.script = (req) => {
+      if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('done') };
+      offered = (req.body.tools as any[]).map((t) => t.function.name);
+      const tool_calls = offered.map((name, i) => ({ id: `call_${i}`, type: 'function', function: { name, arguments: '{}' } }));
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls }, finish_reason: 'tool_calls' }] }) };
+    };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: MCP_TOOL });
+    const listed = (data.output[0] as any).tools.map((t: any) => t.name);
+    expect(listed).to.have.length(4);
+    expect(offered).to.have.length(4);
+    expect(new Set(offered).size).to.equal(4);
+    for (const name of offered) expect(name).to.match(/^[A-Za-z0-9_-]{1,64}$/);
+    const calls = data.output.filter((i) => i.type === 'mcp_call') as any[];
+    expect(calls.map((c) => [c.name, c.output]).sort()).to.deep.equal([['files.read', 'dotted'], ['files_read', 'underscored'], [`${LONG}_v1`, 'v1'], [`${LONG}_v2`, 'v2']].sort());
+  });
+});
+
 describe('Responses stream events rebuild the same items (SDK accumulator semantics)', () => {
   let upstream: FakeOpenAI;
   let tools: FakeMcpServer;

@@ -3,7 +3,7 @@
  * (e.g. `.` in an alias). The model sees the sanitised name, the client and the log see the MCP name.
  */
 const DISALLOWED = /[^A-Za-z0-9_-]/g;
-const MAX_LENGTH = 64;
+export const MAX_LENGTH = 64;
 
 export function toFunctionName(mcpName: string): string {
   const clean = mcpName.replace(DISALLOWED, '_');

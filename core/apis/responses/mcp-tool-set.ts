@@ -15,7 +15,7 @@ import type { McpGateway } from '../mcp/mcp-gateway';
 import { parseServerHeader, type McpScope } from '../mcp/scope';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import type { ChatTool } from '../../types/chat';
-import { toFunctionName } from './function-names';
+import { MAX_LENGTH, toFunctionName } from './function-names';
 import { newId } from './ids';
 import { responsesToolAnnotations } from './tool-annotations';
 import type { McpListToolsItem, McpToolEntry, ToolEntry } from './responses-types';
@@ -101,7 +101,10 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
     });
     // With several entries, the first one that offers a tool owns it (its label and approval rule).
     for (const tool of offered) {
-      if (set.byFunction.has(tool.functionName)) continue;
+      if (set.byMcpName.has(tool.mcpName)) continue;
+      // two MCP names can make one function name (`a.b` and `a_b`, or a shared first 64 characters):
+      // the later one gets a suffix, else the model could never call it
+      for (let n = 2; set.byFunction.has(tool.functionName); n++) tool.functionName = `${toFunctionName(tool.mcpName).slice(0, MAX_LENGTH - `_${n}`.length)}_${n}`;
       set.byFunction.set(tool.functionName, tool);
       set.byMcpName.set(tool.mcpName, tool);
     }
