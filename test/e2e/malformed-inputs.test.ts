@@ -329,6 +329,23 @@ describe('malformed input: each answered with its status in its API error shape,
     }
   });
 
+  it('/mcp checks the key before the shape of the message: an empty body or batch, or one too long, with no or an unknown key is the 401', async () => {
+    const tooMany = Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    for (const [body, what] of [['', 'an empty body'], [[], 'an empty batch'], [tooMany, 'a batch of 101']] as const) {
+      const missing = await post('mcp', body, { 'x-gateway-api-key': '' })(gw);
+      expect(missing.status, `${what}, no key: ${JSON.stringify(missing.body)}`).to.equal(401);
+      expect(missing.body.error.data).to.deep.equal({ code: 'invalid_api_key' });
+      const unknown = await post('mcp', body, { 'x-gateway-api-key': 'Bearer sk-nobody' })(gw);
+      expect(unknown.status, `${what}, unknown key`).to.equal(401);
+      // with its key, what is wrong with the message is the answer
+      const known = await post('mcp', body)(gw);
+      expect(known.status, `${what}, with its key`).to.equal(400);
+    }
+    // server/discover still needs no key
+    const discover = await post('mcp', { jsonrpc: '2.0', id: 1, method: 'server/discover' }, { 'x-gateway-api-key': '' })(gw);
+    expect(discover.status).to.equal(200);
+  });
+
   it('takes an object with its own toString where text belongs as its JSON text, on every translation', async () => {
     const before = openai.requests.length;
     const thinking = await post('messages', {

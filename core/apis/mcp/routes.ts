@@ -100,17 +100,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
       return;
     }
-    if (body === undefined) {
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } });
-      return;
-    }
-    const messages = Array.isArray(body) ? body : [body];
+    const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
     const firstId = idOf(messages[0]);
-    if (messages.length === 0 || messages.length > MAX_BATCH) {
-      const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } });
-      return;
-    }
 
     const abort = new AbortController();
     // The HTTP request is the parent of its messages: signed in once by the auth stage (the admin key
@@ -120,12 +111,22 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     const credential = mcpKey(req.headers);
     parent.credential = credential;
     // server/discover says nothing about any key's scope: a client may ask it before it has a key
-    const discoverOnly = messages.every((m) => (m as { method?: unknown } | null)?.method === 'server/discover');
+    const discoverOnly = messages.length > 0 && messages.every((m) => (m as { method?: unknown } | null)?.method === 'server/discover');
     try {
+      // before the message's shape is judged: a caller without a valid key learns nothing of it
       if (!(discoverOnly && !credential)) await services.auth.signIn(parent, true);
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
       writeJson(res, 401, rpcError(firstId, keyRefused(credential)));
+      return;
+    }
+    if (body === undefined) {
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } });
+      return;
+    }
+    if (messages.length === 0 || messages.length > MAX_BATCH) {
+      const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
+      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } });
       return;
     }
 
