@@ -94,6 +94,23 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     }
   });
 
+  it('does not force the tool_choice again on the round after an approved call, so the approval does not come round again', async () => {
+    upstream.script = (req) => {
+      const choice = req.body.tool_choice;
+      const forced = choice === 'required' || (typeof choice === 'object' && choice !== null);
+      return forced || !(req.body.messages as any[]).some((m) => m.role === 'tool') ? neverStops(req) : { kind: 'json', body: chatCompletion('the answer') };
+    };
+    const tools = [{ ...MCP_TOOL[0], require_approval: 'always' as const }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'look it up', tools, tool_choice: 'required' });
+    const request = first.output.find((i) => i.type === 'mcp_approval_request') as any;
+    expect(request).to.deep.include({ name: 'lookup' });
+    // the client sends its settings again with the approval, as the SDKs do
+    const second = await client.responses.create({ model: 'gpt-test', previous_response_id: first.id, tools, tool_choice: 'required', input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }] });
+    expect(second.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(second.output_text).to.equal('the answer');
+    expect(upstream.last.body.tool_choice).to.equal('auto');
+  });
+
   it('tells the model its tool arguments must be a JSON object, without sending the MCP server a call it refuses', async () => {
     for (const args of ['null', '[1]', '5']) {
       upstream.script = (req) => {

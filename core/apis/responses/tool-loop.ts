@@ -116,6 +116,14 @@ export class ToolLoop {
     // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
     const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;
     let roundTemplate: ChatTemplate = tools.length ? { ...input.template, tools } : withoutToolParams;
+    // a forced choice ('required', a named tool) binds the loop's first model turn only, as on OpenAI's
+    // hosted loop: kept on every round, the model could never answer after the tool results. A request
+    // that settles approvals resumes a loop whose first turn was the earlier response's.
+    const unforced = () => {
+      const choice = roundTemplate.tool_choice;
+      if (choice !== undefined && choice !== 'none' && choice !== 'auto') roundTemplate = { ...roundTemplate, tool_choice: 'auto' };
+    };
+    if (input.approvals.length > 0) unforced();
     // max_output_tokens bounds the whole response (as OpenAI's does), not each round
     const outputCap = input.template.max_tokens ?? undefined;
     const outputLeft = () => (outputCap === undefined ? undefined : outputCap - this.totals.usage.outputTokens);
@@ -125,9 +133,7 @@ export class ToolLoop {
       const left = outputLeft();
       if (left !== undefined && left <= 0) return { pending: [], incomplete: 'max_output_tokens' };
       const round = await this.modelRound({ ...roundTemplate, ...(left !== undefined ? { max_tokens: left } : {}), messages: [...input.instructions, ...messages] }, input.stream);
-      // a forced choice ('required', a named tool) binds the first turn only, as on OpenAI's hosted loop:
-      // kept on every round, the model could never answer after the tool results
-      if (roundTemplate.tool_choice !== undefined && roundTemplate.tool_choice !== 'none' && roundTemplate.tool_choice !== 'auto') roundTemplate = { ...roundTemplate, tool_choice: 'auto' };
+      unforced();
       const limited = round.finishReason === 'length' ? 'max_output_tokens' : round.finishReason === 'content_filter' ? 'content_filter' : undefined;
       // signed reasoning goes back with the turn it preceded (Anthropic requires it before tool results)
       const thinking = round.replayableReasoning.length > 0 ? { thinking_blocks: round.replayableReasoning } : {};
