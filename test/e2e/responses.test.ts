@@ -337,6 +337,25 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(data.output[2]).to.deep.include({ name: 'docs-search', output: 'docs about ro' });
   });
 
+  it('runs an approved call once when the client sends the approval request back beside previous_response_id', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'twice?' } }]]);
+    const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'always' as const }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'find it', tools });
+    const request = first.output[1] as any;
+    const callsBefore = docs.requestsFor('tools/call').length;
+    const second = await client.responses.create({
+      model: 'gpt-test',
+      previous_response_id: first.id,
+      tools,
+      input: [request, { type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+    });
+    expect(docs.requestsFor('tools/call').length).to.equal(callsBefore + 1);
+    expect(second.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    // every copy of the call the model sees has the one result
+    const sent = upstream.last.body.messages as any[];
+    expect(sent.filter((m) => m.role === 'tool').map((m) => m.content)).to.deep.equal(['docs about twice?', 'docs about twice?']);
+  });
+
   it('does not run an approved call again when the client sends the whole history back on the next turn', async () => {
     upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'once' } }]]);
     const tools = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'always' as const }];

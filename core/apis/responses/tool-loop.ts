@@ -210,21 +210,30 @@ export class ToolLoop {
 
   /** Run (or refuse) the calls the client answered; each approved call is an `mcp_call` item. */
   private async settleApprovals(input: LoopInput): Promise<void> {
+    // one approval can come twice (stored with the previous response, and sent back in the input): it
+    // runs once, and each copy of the call in the conversation gets its result
+    const settled = new Map<string, Promise<string>>();
     const outputs = await Promise.all(
-      input.approvals.map(async ({ pending, answer }) => {
-        if (!answer?.approve) return `${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`;
-        const tool = input.toolSet?.byMcpName.get(pending.name);
-        if (!tool) return `Error: the tool "${pending.name}" is no longer available.`;
-        const refusal = this.refusal(0);
-        if (refusal) return (this.totals.toolCallsRefused++, refusal);
-        this.admitted++;
-        return this.runTool(tool, pending.arguments, pending.approvalRequestId);
+      input.approvals.map(({ pending, answer }) => {
+        let output = settled.get(pending.approvalRequestId);
+        if (!output) settled.set(pending.approvalRequestId, (output = this.settleApproval(input, pending, answer)));
+        return output;
       }),
     );
     input.approvals.forEach(({ pending, message }, i) => {
       if (message) message.content = outputs[i];
       else input.messages.push({ role: 'tool', tool_call_id: pending.toolCallId, content: outputs[i] });
     });
+  }
+
+  private async settleApproval(input: LoopInput, pending: PendingApproval, answer: ApprovalAnswer | undefined): Promise<string> {
+    if (!answer?.approve) return `${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`;
+    const tool = input.toolSet?.byMcpName.get(pending.name);
+    if (!tool) return `Error: the tool "${pending.name}" is no longer available.`;
+    const refusal = this.refusal(0);
+    if (refusal) return (this.totals.toolCallsRefused++, refusal);
+    this.admitted++;
+    return this.runTool(tool, pending.arguments, pending.approvalRequestId);
   }
 
   /** One tool call, as an `mcp_call` item; returns what the model is told. */
