@@ -116,6 +116,7 @@ export class LimitsAdmission implements Admission {
       }
     } catch (err) {
       await this.undo(applied);
+      if (err instanceof RateLimitError) await this.addReadings(err, subjects, estimate.countsTokens, now);
       throw err;
     }
     ctx.limits = ticket;
@@ -141,9 +142,30 @@ export class LimitsAdmission implements Admission {
     for (const charge of ticket.budget) await this.adjust(charge, ctx.cost);
   }
 
+  /**
+   * A 429 carries both families of headers, as OpenAI's do: a client told only that its requests ran out
+   * would not learn how many tokens it has left, or the reverse. The counters are read after the refused
+   * request took its shares back, so they say what is left for the next one; the limit that refused keeps
+   * its own headers. A store that fails this read leaves the refusal as it was.
+   */
+  private async addReadings(err: RateLimitError, subjects: LimitSubject[], countsTokens: boolean, now: number): Promise<void> {
+    const window = periodAt(now, RATE_WINDOW_MS);
+    const resetMs = window.endsAt - now;
+    const readings = new RateLimitHeaders();
+    try {
+      for (const subject of subjects) {
+        if (subject.rpm !== undefined) readings.requests(subject.rpm, subject.rpm - (await this.store.getCounter(counterFor(rpmBase(subject), window, now).key)), resetMs);
+        if (subject.tpm !== undefined && countsTokens) readings.tokens(subject.tpm, subject.tpm - (await this.store.getCounter(counterFor(tpmBase(subject), window, now).key)), resetMs);
+      }
+    } catch {
+      return;
+    }
+    Object.assign(err.headers, { ...readings.toHeaders(), ...err.headers });
+  }
+
   private async checkRequests(subject: LimitSubject, limit: number, now: number, applied: Charge[], headers: RateLimitHeaders): Promise<void> {
     const window = periodAt(now, RATE_WINDOW_MS);
-    const { total: count } = await this.charge(applied, counterFor(`limits:rpm:${subject.kind}:${subject.id}`, window, now), 1);
+    const { total: count } = await this.charge(applied, counterFor(rpmBase(subject), window, now), 1);
     const resetMs = window.endsAt - now;
     if (count > limit) {
       throw rateLimited(`${describe(subject)} has reached its limit of ${limit} requests per minute.`, resetMs, {
@@ -157,7 +179,7 @@ export class LimitsAdmission implements Admission {
 
   private async checkTokens(subject: LimitSubject, limit: number, tokens: number, now: number, applied: Charge[], ticket: LimitTicket, headers: RateLimitHeaders): Promise<void> {
     const window = periodAt(now, RATE_WINDOW_MS);
-    const { total, charge } = await this.charge(applied, counterFor(`limits:tpm:${subject.kind}:${subject.id}`, window, now), tokens);
+    const { total, charge } = await this.charge(applied, counterFor(tpmBase(subject), window, now), tokens);
     const resetMs = window.endsAt - now;
     if (total - tokens >= limit) {
       throw rateLimited(`${describe(subject)} has reached its limit of ${limit} tokens per minute.`, resetMs, {
@@ -224,6 +246,14 @@ export class LimitsAdmission implements Admission {
   private adjust({ counter, amount }: Charge, actual: number): Promise<void> {
     return this.compensations.apply(counter, actual - amount);
   }
+}
+
+function rpmBase(subject: LimitSubject): string {
+  return `limits:rpm:${subject.kind}:${subject.id}`;
+}
+
+function tpmBase(subject: LimitSubject): string {
+  return `limits:tpm:${subject.kind}:${subject.id}`;
 }
 
 function describe(subject: LimitSubject): string {

@@ -181,6 +181,29 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect(await streamed.text()).to.include('response.completed');
   });
 
+  it('sends both families of rate-limit headers on a 429, whichever limit refused it (openai SDK)', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 2, tpm: 10_000 }] }), { clock });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    for (let i = 0; i < 2; i++) await client.chat.completions.create({ model: 'm', messages: USER });
+    await settled(gw, 2);
+    const byRequests = await client.chat.completions.create({ model: 'm', messages: USER }).catch((e) => e);
+    expect(byRequests).to.be.instanceOf(OpenAI.RateLimitError);
+    const family = (headers: Headers, kind: string) => ['limit', 'remaining', 'reset'].map((h) => headers.get(`x-ratelimit-${h}-${kind}`));
+    expect(family(byRequests.headers, 'requests')).to.deep.equal(['2', '0', '45s']);
+    // 2 x 60 tokens used this minute; the refused request took nothing
+    expect(family(byRequests.headers, 'tokens')).to.deep.equal(['10000', '9880', '45s']);
+    await gw.close();
+
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY_2, org: 'acme', rpm: 10, tpm: 100 }] }), { clock });
+    const second = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY_2, maxRetries: 0 });
+    for (let i = 0; i < 2; i++) await second.chat.completions.create({ model: 'm', messages: USER });
+    await settled(gw, 2);
+    const byTokens = await second.chat.completions.create({ model: 'm', messages: USER }).catch((e) => e);
+    expect(byTokens).to.be.instanceOf(OpenAI.RateLimitError);
+    expect(family(byTokens.headers, 'tokens')).to.deep.equal(['100', '0', '45s']);
+    expect(family(byTokens.headers, 'requests')).to.deep.equal(['10', '8', '45s']);
+  });
+
   it('does not count a refused request against the window', async () => {
     gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1, maxBudget: 0 }] }), { clock });
     // every request is refused by the (empty) budget; none of them uses up the request limit
