@@ -73,6 +73,9 @@ export class ModelTraffic implements TrafficStrategy {
   }
 
   estimate(ctx: AuthedContext) {
+    // counting tokens generates none and costs nothing: it is a request (rpm), but a reservation of its
+    // prompt and an output allowance would refuse real requests beside it while it runs
+    if (ctx.modelExchange.format === 'messages.count_tokens') return { tokens: 0, cost: 0, countsTokens: false };
     return { ...estimateModelRequest(ctx.modelExchange), countsTokens: true };
   }
 

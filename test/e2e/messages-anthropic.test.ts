@@ -261,3 +261,46 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     });
   });
 });
+
+describe('count_tokens against a key\u2019s budget and tokens per minute (Anthropic SDK)', () => {
+  const LIMITED_KEY = 'sk-client-counting-limited-1';
+  let upstream: FakeAnthropicUpstream;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = new FakeAnthropicUpstream(PROVIDER_KEY);
+    await upstream.start();
+    gw = await testConfig()
+      // room for small Messages requests; a 4,096-token output allowance at $15/M ($0.061) would not fit
+      .withKey(LIMITED_KEY, { id: 'counter', maxBudget: 0.05, tpm: 1_000 })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
+      .withModel('claude-test', { model: UPSTREAM_MODEL, id: 'claude/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      .with({ routing: { retries: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('reserves nothing for a count_tokens call in flight: a Messages request beside it is not refused', async () => {
+    let answerCount!: () => void;
+    const held = new Promise<void>((resolve) => (answerCount = resolve));
+    upstream.reply(async (request) => {
+      if (request.path === '/v1/messages/count_tokens') {
+        await held;
+        return { json: { input_tokens: 1_500 } };
+      }
+      return { json: readFixture('anthropic', 'cached-usage.upstream-response.json') };
+    });
+    const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: LIMITED_KEY, maxRetries: 0 });
+    // a long prompt to count (about 1,500 tokens, more than the key's tokens per minute) that generates nothing
+    const counting = client.messages.countTokens({ model: 'claude-test', system: 'x'.repeat(6_000), messages: [{ role: 'user', content: 'hi' }] });
+    while (!upstream.requests.some((r) => r.path === '/v1/messages/count_tokens')) await new Promise((r) => setTimeout(r, 10));
+
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': LIMITED_KEY }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    answerCount();
+    expect({ status: answer.status, body: JSON.parse(answer.text) }).to.deep.equal({ status: 200, body: readFixture('anthropic', 'cached-usage.upstream-response.json') });
+    expect(await counting).to.deep.equal({ input_tokens: 1_500 });
+  });
+});

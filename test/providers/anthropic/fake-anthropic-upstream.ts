@@ -20,7 +20,8 @@ export type FakeReply =
   | { events: { event: string; data: unknown }[]; headers?: Record<string, string>; /** end the socket after the events without closing the stream properly */ cut?: boolean }
   | { error: { status: number; type: string; message: string }; headers?: Record<string, string> };
 
-type Script = (request: RecordedRequest) => FakeReply;
+/** a promise holds the answer back until it resolves (a request kept in flight) */
+type Script = (request: RecordedRequest) => FakeReply | Promise<FakeReply>;
 
 export class FakeAnthropicUpstream {
   readonly requests: RecordedRequest[] = [];
@@ -61,7 +62,7 @@ export class FakeAnthropicUpstream {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = text;
       try {
@@ -73,7 +74,7 @@ export class FakeAnthropicUpstream {
       this.requests.push(recorded);
       if (req.headers['x-api-key'] !== this.apiKey) return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
       if (!req.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
-      const reply = this.script(recorded);
+      const reply = await this.script(recorded);
       const headers = { 'request-id': 'req_fake_1', ...(reply.headers ?? {}) };
       if ('error' in reply) return sendError(res, reply.error.status, reply.error.type, reply.error.message, headers);
       if ('json' in reply) {
