@@ -30,6 +30,8 @@ export interface Admission {
   budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
   /** an organisation's record was written through the management API: its limits apply from now on */
   organizationChanged?(id: string): Promise<void>;
+  /** the gateway is stopping (before its store closes): write what is still owed to the counters */
+  close?(timeoutMs: number): Promise<void>;
 }
 
 /** What a request reserved, kept on its context until it settles. */
@@ -126,6 +128,10 @@ export class LimitsAdmission implements Admission {
 
   organizationChanged(id: string): Promise<void> {
     return this.subjects.changed(id);
+  }
+
+  close(timeoutMs: number): Promise<void> {
+    return this.compensations.flush(timeoutMs);
   }
 
   settle(ctx: GatewayContext): Promise<void> | void {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../plugins/contracts';
 import { lateOutcome } from '../store/faults/store-guard';
 import type { StoreBackend } from '../store/store-backend';
@@ -19,6 +20,8 @@ const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 /** corrections held for a store that stays down; past this the oldest are given up */
 const MAX_WAITING = 10_000;
+/** how often a stopping gateway tries its waiting corrections again */
+const FLUSH_RETRY_MS = 100;
 
 /**
  * Corrections to limit counters (a reservation taken back, an estimate replaced by the real figure) that
@@ -29,13 +32,16 @@ const MAX_WAITING = 10_000;
  *
  * A correction is tried at once; a refused one is tried again, every second and then less often, up to
  * 30 s apart, until the store takes it or its counter's period is over. One that timed out is tried again
- * only if it failed after all, so nothing is counted twice. They live in this process: corrections still
- * waiting when it exits are lost.
+ * only if it failed after all, so nothing is counted twice. They live in this process: when the gateway
+ * stops, those still waiting are tried until the store takes them or the drain window ends (a budget
+ * without a period would otherwise keep their reservations for good); only a killed process, or a store
+ * down through the whole window, loses them.
  */
 export class Compensations {
   private waiting: Correction[] = [];
   private timer: NodeJS.Timeout | undefined;
   private delayMs = FIRST_RETRY_MS;
+  private closed = false;
 
   constructor(
     private readonly store: StoreBackend,
@@ -67,14 +73,44 @@ export class Compensations {
     }
   }
 
+  /**
+   * The gateway is stopping and its store closes next: try what still waits now, and again every
+   * FLUSH_RETRY_MS while the store refuses, for at most `timeoutMs` (real time, not the clock: the
+   * process is going away).
+   */
+  async flush(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        this.cancelTimer();
+        const batch = this.waiting;
+        this.waiting = [];
+        // all at once: a store that batches (SQLite: one transaction a turn) waits out a lock once a round, not once each
+        await Promise.all(batch.filter((correction) => !this.over(correction.counter)).map((correction) => this.attempt(correction)));
+        const left = deadline - Date.now();
+        if (this.waiting.length === 0 || left <= 0) return;
+        await sleep(Math.min(FLUSH_RETRY_MS, left));
+      }
+    } finally {
+      this.cancelTimer();
+      this.closed = true;
+    }
+  }
+
+  private cancelTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   private hold(correction: Correction): void {
-    if (this.over(correction.counter)) return;
+    // after the flush the store is closed: nothing would take it
+    if (this.closed || this.over(correction.counter)) return;
     if (this.waiting.push(correction) > MAX_WAITING) this.waiting.shift();
     this.schedule();
   }
 
   private schedule(): void {
-    if (this.timer) return;
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(this.retry, this.delayMs);
     this.timer.unref();
   }

@@ -16,6 +16,11 @@ export const limitsExtension: BootExtension = async ({ container, config }) => {
   const clock = container.resolve<Clock>(CLOCK);
   const events = container.isRegistered(CHANGE_EVENTS, true) ? container.resolve<ChangeEvents>(CHANGE_EVENTS) : undefined;
   const subjects = new LimitSubjects(config.organizations, store, () => clock.now(), events);
-  container.registerInstance(ADMISSION, new LimitsAdmission(subjects, store, clock));
-  return async () => subjects.close();
+  const admission = new LimitsAdmission(subjects, store, clock);
+  container.registerInstance(ADMISSION, admission);
+  return async () => {
+    subjects.close();
+    // corrections the store refused when they were due: the store closes after this (bounded like the log's flush)
+    await admission.close(Math.max(1000, config.server.drainSeconds * 1000));
+  };
 };

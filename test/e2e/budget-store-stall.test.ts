@@ -1,7 +1,11 @@
 import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
-import type { TestGateway } from '../support/start-gateway';
+import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
 const ADMIN = 'sk-stall-admin-1';
@@ -69,5 +73,62 @@ describe('budgets on Redis: a store stall leaves no reservation behind', functio
     expect(now).to.be.closeTo(before, 1e-9);
     expect((await chat()).status).to.equal(200);
     expect(await spent()).to.be.closeTo(0.004, 1e-9);
+  });
+});
+
+/**
+ * A request's correction (its reservation replaced by the real cost) that the store refused when it ended
+ * waits in the gateway to be tried again: a shutdown right after must write it, not drop it.
+ */
+describe('budgets on SQLite: a correction still waiting when the gateway stops is written at shutdown', function () {
+  this.timeout(60_000);
+  let upstream: FakeOpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+  });
+  after(async () => upstream.stop());
+
+  it('counts the real cost, not the reservation, after a restart on the same file', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-stall-')), 'gateway.db');
+    const config = testConfig()
+      // a budget that never resets: a reservation left in its counter stays there for good
+      .withKey(KEY, { id: 'budgeted', maxBudget: 5 })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('priced', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+      .with({ adminKey: ADMIN, store: { url: `sqlite://${file}`, sweepIntervalSeconds: 0 } })
+      .build();
+    const spent = async (gw: TestGateway): Promise<number> => {
+      const res = await fetch(`${gw.url}/admin/v1/budgets`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      const { data } = (await res.json()) as { data: { id: string; spent: number }[] };
+      return data.find((b) => b.id === 'budgeted')!.spent;
+    };
+    const chat = (gw: TestGateway) =>
+      fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'priced', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 1_000 };
+    let gw = await startGateway(config);
+    const other = new Database(file);
+    try {
+      expect((await chat(gw)).status).to.equal(200);
+      expect(await spent(gw)).to.be.closeTo(0.002, 1e-9); // 10 in at $100/M + 5 out at $200/M
+
+      // admitted (its reservation written), then another writer holds the file while it ends: the store
+      // refuses the correction, which waits to be tried again
+      const seen = upstream.requests.length;
+      const answer = chat(gw);
+      while (upstream.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
+      other.prepare('BEGIN IMMEDIATE').run();
+      expect((await answer).status).to.equal(200);
+      await gw.gateway.services.pipeline.whenSettled(30_000);
+      other.prepare('ROLLBACK').run();
+      await gw.close();
+
+      gw = await startGateway(config);
+      expect(await spent(gw)).to.be.closeTo(0.004, 1e-9);
+    } finally {
+      other.close();
+      await gw.close();
+    }
   });
 });
