@@ -9,6 +9,14 @@ import { emptyUsage } from '../types/usage';
  */
 export const DEFAULT_OUTPUT_RESERVE_TOKENS = 4_096;
 
+/**
+ * Output tokens reserved per image, for image models billed by the tokens they report (gpt-image-1 has
+ * no per-image price: 1024x1536 at high quality reports 6,240, the most it lists). Without it such a
+ * request reserved only its prompt, and any number of concurrent images passed a nearly spent budget. A
+ * model priced per image has no output price: these cost it nothing.
+ */
+export const IMAGE_OUTPUT_RESERVE_TOKENS = 6_240;
+
 /** What a request is expected to use, reserved at admission and settled to the real figures at the end. */
 export interface UsageEstimate {
   /** for `tpm`: the input estimate plus the requested output limit (if any) */
@@ -28,7 +36,8 @@ function requestedOutputTokens(body: any): number | undefined {
 
 /**
  * A deliberately generous estimate: about one token per four bytes of the whole request body (English
- * text averages a little more), the requested output limit, and `n` images at the image price.
+ * text averages a little more), the requested output limit, and `n` images at the image price (or, for
+ * a model billed by image tokens, at their output price).
  */
 export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   const body = exchange.body;
@@ -36,10 +45,10 @@ export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   const inputTokens = Math.ceil((exchange.bodyBytes ?? approximateBytes(body)) / 4);
   const requested = requestedOutputTokens(body);
   const kind = exchange.candidates[0]?.config.kind ?? 'chat';
-  const outputTokens = kind === 'chat' ? requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS : 0;
   // multipart fields (image edits) arrive as strings
   const n = Number(body?.n);
   const images = kind === 'image' ? (Number.isInteger(n) && n > 0 ? n : 1) : 0;
+  const outputTokens = kind === 'chat' ? requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS : images * IMAGE_OUTPUT_RESERVE_TOKENS;
   const usage = { ...emptyUsage(), inputTokens, outputTokens, images };
   const size = typeof body?.size === 'string' ? body.size : undefined;
   let cost = 0;

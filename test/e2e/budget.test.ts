@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
@@ -201,6 +202,39 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       const refused = await client.embeddings.create({ model: 'embed', input: 'again' }).catch((e) => e);
       expect(refused.status).to.equal(429);
       expect(refused.code).to.equal('budget_exceeded');
+    });
+
+    it('lets at most one image over a budget for a model billed by image tokens (gpt-image-1 at the bundled price)', async () => {
+      const images = await new FakeImagesUpstream().start();
+      try {
+        // 1024x1024 at high quality: 4,160 output tokens at $40/M and 50 prompt tokens at $5/M, $0.16665 an image
+        const usage = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
+        images.answer = async () => {
+          await new Promise((r) => setTimeout(r, 300));
+          return { status: 200, body: { created: 1700000000, data: [{ b64_json: TINY_PNG.toString('base64') }], usage } };
+        };
+        gw = await testConfig()
+          .withKey(KEY, { id: 'painter', maxBudget: 0.25 })
+          .withOpenAI('oai', images, 'sk-provider')
+          .withModel('painter', { model: 'gpt-image-1', kind: 'image' })
+          .with({ adminKey: ADMIN })
+          .start();
+        const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+        const results = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            client.images.generate({ model: 'painter', prompt: 'a detailed fox', size: '1024x1024', quality: 'high' }).then(
+              () => 200,
+              (e) => `${e.status} ${e.code}`,
+            ),
+          ),
+        );
+        const served = results.filter((r) => r === 200).length;
+        expect(served, `admitted at once: ${results.join(', ')}`).to.be.within(1, 2);
+        expect(results.filter((r) => r !== 200)).to.deep.equal(Array(5 - served).fill('429 budget_exceeded'));
+        expect(await loggedCost(gw, served)).to.be.at.most(0.25 + 0.16665);
+      } finally {
+        await images.stop();
+      }
     });
 
     it('counts MCP tool fees against the key budget and refuses tools/call past it', async () => {

@@ -38,8 +38,8 @@ export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1P
 export class FakeImagesUpstream {
   readonly requests: ImagesRequestRecord[] = [];
   alwaysB64 = false;
-  /** replace the default answer */
-  answer?: (rec: ImagesRequestRecord) => ImagesAnswer;
+  /** replace the default answer (a promise holds it back until it resolves) */
+  answer?: (rec: ImagesRequestRecord) => ImagesAnswer | Promise<ImagesAnswer>;
   url = '';
   private server?: http.Server;
 
@@ -70,7 +70,7 @@ export class FakeImagesUpstream {
       return;
     }
     this.requests.push(rec);
-    const { status, body, events } = this.answer ? this.answer(rec) : this.defaultAnswer(rec);
+    const { status, body, events } = this.answer ? await this.answer(rec) : this.defaultAnswer(rec);
     if (events) {
       res.writeHead(status, { 'content-type': 'text/event-stream' });
       for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEFAULT_OUTPUT_RESERVE_TOKENS, estimateModelRequest } from '../../../core/limits/estimate';
+import { DEFAULT_OUTPUT_RESERVE_TOKENS, estimateModelRequest, IMAGE_OUTPUT_RESERVE_TOKENS } from '../../../core/limits/estimate';
 import type { ModelExchange } from '../../../core/pipeline/context';
 import { echoCatalog } from '../routing/routing-fixtures';
 
@@ -28,8 +28,10 @@ describe('admission estimates', () => {
     expect(estimate.cost).to.be.closeTo((inputTokens * 10 + DEFAULT_OUTPUT_RESERVE_TOKENS * 20) / 1e6, 1e-15);
   });
 
-  it('prices images by count and size', async () => {
+  it('prices images by count and size, and each image\'s output tokens for a model billed by them', async () => {
     const estimate = estimateModelRequest(await exchange({ model: 'cheap', prompt: 'a cat', n: 3 }, 'image'));
-    expect(estimate.cost).to.be.closeTo(3 * 0.08 + (Math.ceil(JSON.stringify({ model: 'cheap', prompt: 'a cat', n: 3 }).length / 4) * 10) / 1e6, 1e-12);
+    const inputTokens = Math.ceil(JSON.stringify({ model: 'cheap', prompt: 'a cat', n: 3 }).length / 4);
+    expect(estimate.cost).to.be.closeTo(3 * 0.08 + (inputTokens * 10 + 3 * IMAGE_OUTPUT_RESERVE_TOKENS * 20) / 1e6, 1e-12);
+    expect(estimate.tokens, 'tpm counts output only when the request asks for a limit').to.equal(inputTokens);
   });
 });
