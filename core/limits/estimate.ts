@@ -1,5 +1,6 @@
 import type { ModelExchange } from '../pipeline/context';
 import { priceUsage } from '../spend/pricing';
+import { estimatePromptTokens, TEXT_FORMATS } from '../spend/usage-estimate';
 import { emptyUsage } from '../types/usage';
 
 /**
@@ -16,6 +17,9 @@ export const DEFAULT_OUTPUT_RESERVE_TOKENS = 4_096;
  * model priced per image has no output price: these cost it nothing.
  */
 export const IMAGE_OUTPUT_RESERVE_TOKENS = 6_240;
+
+/** bodies up to this size are estimated from their size alone (most requests: reading them costs CPU) */
+const READ_PROMPT_OVER_BYTES = 64 * 1024;
 
 /** What a request is expected to use, reserved at admission and settled to the real figures at the end. */
 export interface UsageEstimate {
@@ -36,13 +40,18 @@ function requestedOutputTokens(body: any): number | undefined {
 
 /**
  * A deliberately generous estimate: about one token per four bytes of the whole request body (English
- * text averages a little more), the requested output limit, and `n` images at the image price (or, for
- * a model billed by image tokens, at their output price).
+ * text averages a little more; an inline image in a large chat or Messages body as an image's tokens),
+ * the requested output limit, and `n` images at the image price (or, for a model billed by image tokens,
+ * at their output price).
  */
 export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   const body = exchange.body;
   // the size the client sent when known (nearly always): JSON.stringify of a 1 KB body cost ~1% of a request's CPU
-  const inputTokens = Math.ceil((exchange.bodyBytes ?? approximateBytes(body)) / 4);
+  const bytes = exchange.bodyBytes ?? approximateBytes(body);
+  let inputTokens = Math.ceil(bytes / 4);
+  // A large prompt is read: an inline image (a screenshot's base64) is billed as about 1,600 tokens, and
+  // read as text it reserved 75,000 for 300 KB, refusing the key's other requests (tpm) while it ran.
+  if (bytes > READ_PROMPT_OVER_BYTES && TEXT_FORMATS.has(exchange.format)) inputTokens = Math.min(inputTokens, estimatePromptTokens(body));
   const requested = requestedOutputTokens(body);
   const kind = exchange.candidates[0]?.config.kind ?? 'chat';
   // multipart fields (image edits) arrive as strings

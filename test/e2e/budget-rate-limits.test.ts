@@ -204,6 +204,23 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect(family(byTokens.headers, 'requests')).to.deep.equal(['10', '8', '45s']);
   });
 
+  it('reserves an inline image as an image\u2019s tokens, not its base64, so a request beside a vision request is not refused', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', tpm: 20_000 }] }), { clock });
+    // a 300 KB picture: about 75,000 tokens read as text, some 1,600 as the model bills it
+    const picture = `data:image/png;base64,${'iVBORw0KGgo'.repeat(27_000)}`;
+    upstream.script = (req) =>
+      JSON.stringify(req.body).includes('image_url')
+        ? { kind: 'json', body: chatCompletion('a chart', { prompt_tokens: 1_700, completion_tokens: 20, total_tokens: 1_720 }), delayMs: 500 }
+        : { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 }) };
+    const seen = upstream.requests.length;
+    const vision = post(gw, KEY, { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in it?' }, { type: 'image_url', image_url: { url: picture } }] }] });
+    while (upstream.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
+    const beside = await post(gw, KEY);
+    expect({ status: beside.status, error: beside.json.error?.message }).to.deep.equal({ status: 200, error: undefined });
+    expect(Number(beside.header('x-ratelimit-remaining-tokens'))).to.be.above(15_000);
+    expect((await vision).status).to.equal(200);
+  });
+
   it('does not count a refused request against the window', async () => {
     gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1, maxBudget: 0 }] }), { clock });
     // every request is refused by the (empty) budget; none of them uses up the request limit

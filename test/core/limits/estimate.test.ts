@@ -28,6 +28,13 @@ describe('admission estimates', () => {
     expect(estimate.cost).to.be.closeTo((inputTokens * 10 + DEFAULT_OUTPUT_RESERVE_TOKENS * 20) / 1e6, 1e-15);
   });
 
+  it('counts an inline image in a large chat body as an image\'s tokens, not as its base64', async () => {
+    const picture = `data:image/png;base64,${'A'.repeat(200_000)}`;
+    const body = { model: 'cheap', messages: [{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(400) }, { type: 'image_url', image_url: { url: picture } }] }] };
+    const estimate = estimateModelRequest({ ...(await exchange(body)), bodyBytes: JSON.stringify(body).length });
+    expect(estimate.tokens).to.be.within(1_600 + 100, 1_600 + 200);
+  });
+
   it('prices images by count and size, and each image\'s output tokens for a model billed by them', async () => {
     const estimate = estimateModelRequest(await exchange({ model: 'cheap', prompt: 'a cat', n: 3 }, 'image'));
     const inputTokens = Math.ceil(JSON.stringify({ model: 'cheap', prompt: 'a cat', n: 3 }).length / 4);
