@@ -1,6 +1,6 @@
 import type { ModelExchange } from '../pipeline/context';
 import { priceUsage } from '../spend/pricing';
-import { estimatePromptTokens, TEXT_FORMATS } from '../spend/usage-estimate';
+import { estimatePromptTokens, IMAGE_TOKENS, TEXT_FORMATS } from '../spend/usage-estimate';
 import { emptyUsage } from '../types/usage';
 
 /**
@@ -46,9 +46,12 @@ function requestedOutputTokens(body: any): number | undefined {
  */
 export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   const body = exchange.body;
-  // the size the client sent when known (nearly always): JSON.stringify of a 1 KB body cost ~1% of a request's CPU
-  const bytes = exchange.bodyBytes ?? approximateBytes(body);
-  let inputTokens = Math.ceil(bytes / 4);
+  // An image edit's size is mostly its uploaded pictures, which are not prompt text (a 300 KB photo read
+  // as text reserved 75,000 tokens): its text fields, and an image's tokens for the pictures.
+  const edit = exchange.format === 'images.edits';
+  // else the size the client sent when known (nearly always): JSON.stringify of a 1 KB body cost ~1% of a request's CPU
+  const bytes = edit ? approximateBytes(body) : exchange.bodyBytes ?? approximateBytes(body);
+  let inputTokens = Math.ceil(bytes / 4) + (edit ? IMAGE_TOKENS : 0);
   // A large prompt is read: an inline image (a screenshot's base64) is billed as about 1,600 tokens, and
   // read as text it reserved 75,000 for 300 KB, refusing the key's other requests (tpm) while it ran.
   if (bytes > READ_PROMPT_OVER_BYTES && TEXT_FORMATS.has(exchange.format)) inputTokens = Math.min(inputTokens, estimatePromptTokens(body));

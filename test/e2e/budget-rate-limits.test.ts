@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
+import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -219,6 +220,34 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect({ status: beside.status, error: beside.json.error?.message }).to.deep.equal({ status: 200, error: undefined });
     expect(Number(beside.header('x-ratelimit-remaining-tokens'))).to.be.above(15_000);
     expect((await vision).status).to.equal(200);
+  });
+
+  it('does not read an image edit\u2019s uploaded picture as prompt tokens: a generation beside it is not refused (openai SDK)', async () => {
+    const images = await new FakeImagesUpstream().start();
+    try {
+      images.answer = async (rec) => {
+        if (rec.path.endsWith('/edits')) await new Promise((r) => setTimeout(r, 500));
+        return { status: 200, body: { created: 1700000000, data: [{ b64_json: TINY_PNG.toString('base64') }], usage: { input_tokens: 300, output_tokens: 1056, total_tokens: 1356 } } };
+      };
+      gw = await testConfig()
+        .withKey(KEY, { id: 'painter', tpm: 20_000 })
+        .withOpenAI('oai', images, 'sk-provider')
+        .withModel('painter', { model: 'gpt-image-1', kind: 'image' })
+        .start({ clock });
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      // a 300 KB photo: 75,000 tokens if its bytes were prompt text
+      const photo = Buffer.concat([TINY_PNG.subarray(0, 8), Buffer.alloc(300_000, 7)]);
+      const edit = client.images.edit({ model: 'painter', prompt: 'add a hat', image: await toFile(photo, 'fox.png', { type: 'image/png' }) });
+      while (!images.requests.some((r) => r.path.endsWith('/edits'))) await new Promise((r) => setTimeout(r, 10));
+      const beside = await client.images.generate({ model: 'painter', prompt: 'a fox' }).then(
+        () => 'ok',
+        (e) => `${e.status} ${e.message}`,
+      );
+      expect(beside).to.equal('ok');
+      expect((await edit).data).to.have.length(1);
+    } finally {
+      await images.stop();
+    }
   });
 
   it('does not count a refused request against the window', async () => {
