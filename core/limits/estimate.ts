@@ -41,7 +41,7 @@ function requestedOutputTokens(body: any): number | undefined {
 /**
  * A deliberately generous estimate: about one token per four bytes of the whole request body (English
  * text averages a little more; an inline image in a large chat or Messages body as an image's tokens),
- * the requested output limit, and `n` images at the image price (or, for a model billed by image tokens,
+ * the requested output limit (for each of `n` chat choices), and `n` images at the image price (or, for a model billed by image tokens,
  * at their output price).
  */
 export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
@@ -60,12 +60,14 @@ export function estimateModelRequest(exchange: ModelExchange): UsageEstimate {
   // multipart fields (image edits) arrive as strings
   const n = Number(body?.n);
   const images = kind === 'image' ? (Number.isInteger(n) && n > 0 ? n : 1) : 0;
-  const outputTokens = kind === 'chat' ? requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS : images * IMAGE_OUTPUT_RESERVE_TOKENS;
+  // the output limit holds for each of a chat request's `n` choices
+  const choices = kind === 'chat' && Number.isInteger(n) && n > 1 ? n : 1;
+  const outputTokens = kind === 'chat' ? (requested ?? DEFAULT_OUTPUT_RESERVE_TOKENS) * choices : images * IMAGE_OUTPUT_RESERVE_TOKENS;
   const usage = { ...emptyUsage(), inputTokens, outputTokens, images };
   const size = typeof body?.size === 'string' ? body.size : undefined;
   let cost = 0;
   for (const deployment of exchange.candidates) cost = Math.max(cost, priceUsage(deployment.config.price, usage, size));
-  return { tokens: inputTokens + (requested ?? 0), cost };
+  return { tokens: inputTokens + (requested ?? 0) * choices, cost };
 }
 
 function approximateBytes(body: unknown): number {

@@ -237,6 +237,30 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       }
     });
 
+    it('reserves the output limit of every choice a chat request asks for (n), so concurrent ones cannot all pass', async () => {
+      // 8 choices of 1,000 tokens at $10/M: $0.08 a request, four times the budget
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 0, completion_tokens: 8_000, total_tokens: 8_000 }), delayMs: 300 };
+      gw = await startGateway(
+        testConfig()
+          .withKey(KEY, { id: 'sampler', maxBudget: 0.02 })
+          .withOpenAI('oai', upstream, 'sk-provider')
+          .withModel('sampled', { model: 'm', price: { outputPerMTok: 10 } })
+          .with({ adminKey: ADMIN })
+          .build(),
+      );
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          client.chat.completions.create({ model: 'sampled', messages: USER, n: 8, max_tokens: 1_000 }).then(
+            () => 200,
+            (e) => `${e.status} ${e.code}`,
+          ),
+        ),
+      );
+      expect(results.filter((r) => r === 200), `admitted at once: ${results.join(', ')}`).to.have.length(1);
+      expect(results.filter((r) => r !== 200)).to.deep.equal(Array(3).fill('429 budget_exceeded'));
+    });
+
     it('counts MCP tool fees against the key budget and refuses tools/call past it', async () => {
       const tools = await FakeMcpServer.start({ tools: { search: {} } });
       try {
