@@ -169,6 +169,22 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(entry.details).to.not.have.property('usageEstimated');
   });
 
+  it('charges a stream whose chat upstream reported no usage from an estimate, as a chat stream\u2019s, not at $0', async () => {
+    // an upstream that ignores stream_options (or an Azure api-version older than it): no usage chunk
+    upstream.script = { kind: 'sse', events: chatChunks(['x'.repeat(400)]) };
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'Write 400 characters.' }] });
+    expect(answer.status).to.equal(200);
+    const events = await sseEvents(answer.text);
+    const announced = events[0].data.message.usage.input_tokens;
+    // the client is told the same estimate, not zeros
+    expect(events.find((e) => e.event === 'message_delta')!.data.usage).to.deep.equal({ input_tokens: announced, output_tokens: 100 });
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    // 400 characters streamed, about 100 tokens; the prompt from the request
+    expect({ completionTokens: entry.completionTokens, estimated: entry.details?.usageEstimated }).to.deep.equal({ completionTokens: 100, estimated: true });
+    expect(entry.promptTokens).to.equal(announced);
+    expect(Number(answer.trailers['x-gateway-response-cost'])).to.be.above(0);
+  });
+
   it('announces an image in message_start as an image\u2019s tokens, not its base64 length, and so charges a cut stream', async () => {
     // about 300 KB of PNG: some 100,000 tokens if its base64 were text, about 1,600 as an image
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(36_000) } };

@@ -23,6 +23,7 @@ import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
 import { messagesUsageFromChatUsage } from './usage';
+import { tokensOfChars } from '../../spend/usage-estimate';
 
 type OpenBlock = { kind: 'text'; index: number } | { kind: 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
 
@@ -44,6 +45,8 @@ export class MessagesStreamTranslator {
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
   private usage: Usage | undefined;
+  /** characters of text, thinking and tool input sent, for an upstream that never reports its usage */
+  private generatedChars = 0;
 
   constructor(private readonly options: MessagesStreamOptions = {}) {}
 
@@ -113,6 +116,7 @@ export class MessagesStreamTranslator {
       this.open = { kind: 'thinking', index: this.nextBlockIndex++ };
       out.push(event({ type: 'content_block_start', index: this.open.index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
     }
+    this.generatedChars += text.length;
     out.push(event({ type: 'content_block_delta', index: this.open.index, delta: { type: 'thinking_delta', thinking: text } }));
   }
 
@@ -138,6 +142,7 @@ export class MessagesStreamTranslator {
       this.open = { kind: 'text', index: this.nextBlockIndex++ };
       out.push(event({ type: 'content_block_start', index: this.open.index, content_block: { type: 'text', text: '' } }));
     }
+    this.generatedChars += text.length;
     out.push(event({ type: 'content_block_delta', index: this.open.index, delta: { type: 'text_delta', text } }));
   }
 
@@ -163,8 +168,14 @@ export class MessagesStreamTranslator {
     }
     const args = call.function?.arguments;
     if (typeof args === 'string' && args !== '') {
+      this.generatedChars += args.length;
       out.push(event({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: args } }));
     }
+  }
+
+  /** The prompt as message_start announced it, and the output from what was streamed (about 4 characters a token). */
+  private estimatedUsage() {
+    return { input_tokens: this.options.estimatedInputTokens ?? 0, output_tokens: tokensOfChars(this.generatedChars) };
   }
 
   private closeBlock(out: SseFrame[]): void {
@@ -178,14 +189,15 @@ export class MessagesStreamTranslator {
     if (!this.started) this.start({}, out);
     this.closeBlock(out);
     this.finished = true;
-    out.push(
-      event({
-        type: 'message_delta',
-        delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
-        usage: messagesUsageFromChatUsage(this.usage),
-      }),
-      event({ type: 'message_stop' }),
-    );
+    const delta = event({
+      type: 'message_delta',
+      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
+      usage: this.usage ? messagesUsageFromChatUsage(this.usage) : this.estimatedUsage(),
+    });
+    // An upstream that never reported usage (it ignores stream_options): the counts are estimates, which
+    // the meter must not take for the upstream's (zeros, taken so, charged the stream nothing).
+    if (!this.usage) delta.usageEstimated = true;
+    out.push(delta, event({ type: 'message_stop' }));
     return out;
   }
 }
