@@ -62,6 +62,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         guardrails: [
           { id: 'mask-results', engine: 'pii-mask', phase: 'post', on: ['mcp'], default: true },
           { id: 'no-falcon', engine: 'block', phase: 'pre', on: ['mcp'], default: true, options: { words: ['falcon'] } },
+          { id: 'no-condor', engine: 'block', phase: 'post', on: ['mcp'], default: true, options: { words: ['condor'] } },
         ],
       })
       .start();
@@ -309,6 +310,26 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
 
       const good = await raw(ACME, modernCall(16, 'modern-ask', {}, { ...answers, requestState: state }), modernHeaders());
       expect(good.body.result).to.deep.include({ resultType: 'complete', content: [{ type: 'text', text: 'you chose red' }] });
+    });
+
+    it('runs the result guardrails on the input requests it relays: a masked message goes out masked, a blocked one fails the call', async () => {
+      const c = await modernClient(ACME_OTHER);
+      const asked: string[] = [];
+      c.client.setRequestHandler('elicitation/create', async (request: any) => {
+        asked.push(request.params.message, request.params.requestedSchema.properties.ok.description);
+        return { action: 'accept', content: { ok: true } };
+      });
+      try {
+        const masked = await c.client.callTool({ name: 'modern-confide', arguments: { message: 'Send the report to ann@example.com?' } });
+        expect(masked.content).to.deep.equal([{ type: 'text', text: 'confided: accept' }]);
+        expect(asked).to.deep.equal(['Send the report to [EMAIL]?', 'Confirm: Send the report to [EMAIL]?']);
+        const blocked = await c.client.callTool({ name: 'modern-confide', arguments: { message: 'Approve project condor?' } });
+        expect(blocked.isError).to.equal(true);
+        expect(blocked.content[0].text).to.match(/blocked/i);
+        expect(asked).to.have.length(2);
+      } finally {
+        await c.close();
+      }
     });
 
     it('declares to the upstream only what the client can answer, so a client that cannot gets a tool error saying what was asked', async () => {

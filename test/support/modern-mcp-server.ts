@@ -3,7 +3,7 @@
  * 2026-07-28 revision: `createMcpHandler(..., { legacy: 'reject' })` answers `initialize` and every
  * envelope-less request with the unsupported-version error. Served from node:http on 127.0.0.1.
  *
- * Tools: `echo` (text back), `ask` (an elicitation as a multi-round-trip `input_required` result whose
+ * Tools: `echo` (text back), `confide` (an elicitation whose message is its `message`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
  * more, then a result). One resource, one
@@ -70,6 +70,12 @@ export class ModernMcpServer {
           }
         }
         return { content: [{ type: 'text', text: 'crunched' }] };
+      });
+      server.registerTool('confide', { description: 'Asks the user to confirm its message', inputSchema: objectSchema({ message: { type: 'string' } }, ['message']) }, async (args: any, ctx: any) => {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
+        if (answer.kind === 'elicit') return { content: [{ type: 'text', text: `confided: ${answer.action}` }] };
+        const requestedSchema = { type: 'object', properties: { ok: { type: 'boolean', title: 'OK?', description: `Confirm: ${args.message}` } } };
+        return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: args.message, requestedSchema: requestedSchema as any }) } });
       });
       server.registerResource('notes', 'modern://notes', { mimeType: 'text/plain' }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: 'modern notes' }] }));
       server.registerPrompt('greet', { description: 'A greeting', argsSchema: objectSchema({ who: { type: 'string' } }, ['who']) } as any, (args: any) => ({

@@ -28,6 +28,38 @@ export function mcpResultSlots(result: any, c: SlotCollector): void {
     else if (item?.type === 'resource') c.field(item.resource, 'text', `content[${i}].resource.text`);
   });
   if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
+  inputRequestSlots(result, c);
+}
+
+/**
+ * The input requests of an `input_required` result (MCP 2026-07-28), relayed to the client as they came:
+ * what they show the user (an elicitation's message and the titles, descriptions and defaults of its
+ * form's fields, a sampling request's messages and system prompt). Enum values stay: they are the answers.
+ */
+function inputRequestSlots(result: any, c: SlotCollector): void {
+  const requests = result?.inputRequests;
+  if (!requests || typeof requests !== 'object' || Array.isArray(requests)) return;
+  Object.keys(requests).forEach((key, i) => {
+    const params = requests[key]?.params;
+    if (!params || typeof params !== 'object') return;
+    const path = `inputRequests[${i}].params`;
+    c.field(params, 'message', `${path}.message`);
+    c.field(params, 'systemPrompt', `${path}.systemPrompt`);
+    const properties = params.requestedSchema?.properties;
+    if (properties && typeof properties === 'object' && !Array.isArray(properties)) {
+      Object.keys(properties).forEach((name, j) => {
+        for (const key of ['title', 'description', 'default']) c.field(properties[name], key, `${path}.requestedSchema.properties[${j}].${key}`);
+      });
+    }
+    const messages = Array.isArray(params.messages) ? params.messages : [];
+    messages.forEach((message: any, j: number) => {
+      const content = message?.content;
+      const blocks = Array.isArray(content) ? content : [content];
+      blocks.forEach((block: any, k: number) => {
+        if (block?.type === 'text') c.field(block, 'text', `${path}.messages[${j}].content${Array.isArray(content) ? `[${k}]` : ''}.text`);
+      });
+    });
+  });
 }
 
 /** MCP `prompts/get` result: the text of each message (text content and embedded text resources). */
@@ -38,6 +70,7 @@ export function mcpPromptSlots(result: any, c: SlotCollector): void {
     if (item?.type === 'text') c.field(item, 'text', `messages[${i}].content.text`);
     else if (item?.type === 'resource') c.field(item.resource, 'text', `messages[${i}].content.resource.text`);
   });
+  inputRequestSlots(result, c);
 }
 
 /** MCP `resources/read` result: the text of each content item (binary `blob`s carry none). */
@@ -46,4 +79,5 @@ export function mcpResourceSlots(result: any, c: SlotCollector): void {
   contents.forEach((item: any, i: number) => {
     if (typeof item?.text === 'string') c.field(item, 'text', `contents[${i}].text`);
   });
+  inputRequestSlots(result, c);
 }
