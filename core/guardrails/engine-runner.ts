@@ -3,6 +3,7 @@ import type { McpExchange } from '../apis/mcp/mcp-exchange';
 import { formatAdapter } from '../formats/registry';
 import { priceUsage } from '../spend/pricing';
 import type { Logger } from '../plugins/contracts';
+import { GuardrailBlockedError } from '../errors/gateway-error';
 import { mcpRequestSlots, mcpResponseSlots, modelRequestSlots, modelResponseSlots } from './extract';
 import type { GuardrailRecord } from './guardrail-record';
 import type { GuardrailRunner } from './guardrail-runner';
@@ -47,7 +48,29 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     if (exchange.result === undefined) return;
     const list = this.set.select(ctx.principal, 'mcp', 'post');
     if (list.length === 0) return;
-    await runGuardrails(list, mcpResponseSlots(exchange.result, exchange.method), this.scope(ctx, 'post', 'mcp', mcpTarget(exchange)), ctx.guardrails);
+    await runGuardrails(list, mcpResponseSlots(exchange.result, exchange.method), this.scope(ctx, 'post', 'mcp', mcpTarget(exchange)), ctx.guardrails, exchange.sideTextRecords);
+  }
+
+  mcpSideText(ctx: AuthedContext, exchange: McpExchange): ((text: string) => Promise<string>) | undefined {
+    const list = this.set.select(ctx.principal, 'mcp', 'post');
+    if (list.length === 0) return undefined;
+    const scope = this.scope(ctx, 'post', 'mcp', mcpTarget(exchange));
+    const records = new Map<string, GuardrailRecord>();
+    const check = windowCheck(list, 'progress.message', scope, records);
+    return async (text) => {
+      // recorded once something was checked: a call that reported no text logs only the result's check
+      if (!exchange.sideTextRecords) {
+        for (const g of list) {
+          const record = newRecord(g, 'post');
+          records.set(g.id, record);
+          ctx.guardrails.push(record);
+        }
+        exchange.sideTextRecords = records;
+      }
+      const verdict = await check(text);
+      if (verdict.action === 'block') throw new GuardrailBlockedError(verdict.reason);
+      return verdict.action === 'mask' ? verdict.text : text;
+    };
   }
 
   /** Not async, like checkModelInput: undefined when nothing applies. */

@@ -103,11 +103,15 @@ function blockedError(g: ActiveGuardrail, scope: CheckScope, reason: string | nu
  * the text the previous one left), a block throws GuardrailBlockedError, an engine failure follows its
  * `onError`, and an audit-mode guardrail is recorded but never acts. Returns whether anything was masked.
  */
-export async function runGuardrails(list: readonly ActiveGuardrail[], slots: TextSlot[], scope: CheckScope, records: GuardrailRecord[]): Promise<boolean> {
+export async function runGuardrails(list: readonly ActiveGuardrail[], slots: TextSlot[], scope: CheckScope, records: GuardrailRecord[], earlier?: ReadonlyMap<string, GuardrailRecord>): Promise<boolean> {
   let masked = false;
   for (const g of list) {
-    const record = newRecord(g, scope.phase);
-    records.push(record);
+    // a guardrail that already checked this exchange's side text keeps one record (and one metric count)
+    let record = earlier?.get(g.id);
+    if (!record) {
+      record = newRecord(g, scope.phase);
+      records.push(record);
+    }
     const outcome = await runOne(g, toSegments(slots), scope);
     if (outcome.kind === 'error') {
       note(record, 'error');

@@ -253,6 +253,34 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         }
         expect(seen).to.deep.equal(['progress 1/3 step 1', 'progress 2/3 step 2', 'progress 3/3 step 3', 'result crunched']);
       });
+
+      it('runs the result guardrails on progress messages: a masked one goes out masked, a blocked one fails the call', async () => {
+        const c = await clients[kind](ACME);
+        const seen: string[] = [];
+        const onprogress = (p: any) => seen.push(`${p.progress}/${p.total} ${p.message}`);
+        const report = (messages: string[]) => {
+          const params = { name: 'modern-report', arguments: { messages } };
+          return kind === 'modern' ? c.client.callTool(params, { onprogress }) : c.client.callTool(params, undefined, { onprogress });
+        };
+        try {
+          const masked = await report([`mailing ${kind}@example.com`, 'done']);
+          expect(masked.content).to.deep.equal([{ type: 'text', text: 'reported' }]);
+          expect(seen).to.deep.equal(['1/2 mailing [EMAIL]', '2/2 done']);
+          seen.length = 0;
+          const blocked = await report(['starting', `project condor ${kind}`, 'after']);
+          expect(blocked.isError).to.equal(true);
+          expect(blocked.content[0].text).to.match(/blocked/i);
+          expect(JSON.stringify(blocked)).to.not.include('condor');
+          expect(seen).to.deep.equal(['1/3 starting']);
+        } finally {
+          await c.close();
+        }
+        const entries = (await logs('MCP: modern-report')).filter((e) => e.keyId === 'acme-bot');
+        expect(entries.some((e) => e.errorCode === 'guardrail_blocked')).to.equal(true);
+        // the progress and the result were checked under one record per guardrail
+        const ok = entries.find((e) => e.status === 200) as any;
+        expect(ok.details.guardrails.filter((g: any) => g.id === 'mask-results')).to.deep.equal([{ id: 'mask-results', phase: 'post', verdict: 'mask', findings: ['EMAIL'] }]);
+      });
     });
   }
 

@@ -3,7 +3,8 @@
  * 2026-07-28 revision: `createMcpHandler(..., { legacy: 'reject' })` answers `initialize` and every
  * envelope-less request with the unsupported-version error. Served from node:http on 127.0.0.1.
  *
- * Tools: `echo` (text back), `confide` (an elicitation whose message is its `message`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
+ * Tools: `echo` (text back), `report` (each of its `messages` as a progress notification), `confide` (an
+ * elicitation whose message is its `message`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
  * more, then a result). One resource, one
@@ -70,6 +71,14 @@ export class ModernMcpServer {
           }
         }
         return { content: [{ type: 'text', text: 'crunched' }] };
+      });
+      server.registerTool('report', { description: 'Reports each of its messages as progress, then answers', inputSchema: objectSchema({ messages: { type: 'array', items: { type: 'string' } } }, ['messages']) }, async (args: any, ctx: any) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        const messages = args.messages as string[];
+        if (token !== undefined) {
+          for (const [i, message] of messages.entries()) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i + 1, total: messages.length, message } });
+        }
+        return { content: [{ type: 'text', text: 'reported' }] };
       });
       server.registerTool('confide', { description: 'Asks the user to confirm its message', inputSchema: objectSchema({ message: { type: 'string' } }, ['message']) }, async (args: any, ctx: any) => {
         const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');

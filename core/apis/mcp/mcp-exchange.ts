@@ -4,6 +4,7 @@ import type { RoutedName } from './catalog-view';
 import type { McpServerRecord } from './server-record';
 import type { ProxyTool } from './gateway-proxy';
 import type { ProgressUpdate } from './upstream-session';
+import type { GuardrailRecord } from '../../guardrails/guardrail-record';
 
 /** The MCP methods that reach an upstream, and so run the stages (lists run auth and scope only). */
 export type McpCallMethod = 'tools/call' | 'prompts/get' | 'resources/read';
@@ -42,6 +43,8 @@ export interface McpExchange {
   failureIsToolResult?: boolean;
   /** the upstream answered `input_required` and it goes to the client: not a finished call, no fee */
   inputRequired?: boolean;
+  /** the post guardrails' records of the progress text checked during the call; the result's check adds to them */
+  sideTextRecords?: Map<string, GuardrailRecord>;
 }
 
 /**

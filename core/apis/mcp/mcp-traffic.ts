@@ -19,7 +19,8 @@ import type { Clock } from '../../plugins/contracts';
 import type { ChatResponse } from '../../types/chat';
 import { proxyChatRequest, type GatewayProxyServer, type ProxyTool } from './gateway-proxy';
 import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
-import type { McpGateway } from './mcp-gateway';
+import type { McpGateway, UpstreamCallContext } from './mcp-gateway';
+import type { ProgressUpdate } from './upstream-session';
 import { GEN_AI } from '../../observability/span-attributes';
 import { withTraceHeaders } from '../../observability/trace-headers';
 
@@ -106,7 +107,54 @@ export class McpTraffic implements TrafficStrategy {
   }
 
   private async callUpstream(ctx: AuthedContext, ex: McpExchange, target: Exclude<McpTarget, { kind: 'model' }>): Promise<void> {
-    const upstream = { inbound: ex.mcpHeaders, signal: ctx.signal, relay: ex.relay };
+    const progress = this.guardedProgress(ctx, ex);
+    try {
+      await this.askUpstream(ctx, ex, target, { inbound: ex.mcpHeaders, signal: progress?.signal ?? ctx.signal, relay: progress?.relay ?? ex.relay });
+    } finally {
+      await progress?.drained();
+    }
+    // a progress message blocked after the upstream had answered still fails the call
+    const blocked = progress?.blocked();
+    if (blocked) throw blocked;
+  }
+
+  /**
+   * The progress an upstream reports goes to the client through the post guardrails, like its result: a
+   * message goes out masked, and one they block fails the call (the upstream is told to stop), as a
+   * block in the result would. Notifications keep their order and all go out before the result.
+   */
+  private guardedProgress(ctx: AuthedContext, ex: McpExchange) {
+    const relay = ex.relay;
+    const send = relay?.onProgress;
+    const check = send ? this.guardrails.mcpSideText(ctx, ex) : undefined;
+    if (!relay || !send || !check) return undefined;
+    const stop = new AbortController();
+    let queue = Promise.resolve();
+    let blocked: unknown;
+    const onProgress = (update: ProgressUpdate) => {
+      queue = queue.then(async () => {
+        if (blocked !== undefined) return;
+        let message = update.message;
+        try {
+          if (typeof message === 'string') message = await check(message);
+        } catch (err) {
+          blocked = err;
+          // the pool answers an abort with a GatewayError reason by throwing that error
+          stop.abort(err);
+          return;
+        }
+        send(message === undefined ? update : { ...update, message });
+      });
+    };
+    return {
+      relay: { ...relay, onProgress },
+      signal: AbortSignal.any([ctx.signal, stop.signal]),
+      drained: () => queue,
+      blocked: () => (ctx.signal.aborted ? undefined : blocked),
+    };
+  }
+
+  private async askUpstream(ctx: AuthedContext, ex: McpExchange, target: Exclude<McpTarget, { kind: 'model' }>, upstream: UpstreamCallContext): Promise<void> {
     switch (target.kind) {
       case 'resource':
         ex.result = await this.gateway.readResource(target.server, ex.uri ?? '', upstream);
