@@ -40,6 +40,8 @@ export const JSONRPC = {
   UNAUTHORIZED: -32001,
   UPSTREAM_ERROR: -32002,
   FORBIDDEN: -32003,
+  /** a budget or rate limit refused the request (HTTP 429 elsewhere): the client may retry later, nothing broke */
+  LIMIT_EXCEEDED: -32004,
 } as const;
 
 /** Refusals of the HTTP request itself, before any JSON-RPC message was read: "Invalid Request". */
@@ -53,6 +55,7 @@ export function jsonRpcErrorBody(id: string | number | null, err: GatewayError) 
   else if (INVALID_REQUEST_STATUSES.has(err.status)) code = JSONRPC.INVALID_REQUEST;
   else if (err.status === 401) code = JSONRPC.UNAUTHORIZED;
   else if (err.status === 403) code = JSONRPC.FORBIDDEN;
+  else if (err.status === 429) code = JSONRPC.LIMIT_EXCEEDED;
   else if (err.status === 400 || err.status === 404) code = JSONRPC.INVALID_PARAMS;
   else if (err.status >= 502) code = JSONRPC.UPSTREAM_ERROR;
   return { jsonrpc: '2.0' as const, id, error: { code, message: scrubSecrets(err.message), data: { code: err.code } } };

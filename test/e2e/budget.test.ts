@@ -287,6 +287,8 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
           await loggedCost(gw, i);
         }
         const refused = await call(4);
+        // a refusal, not "Internal error" (-32603): the gateway's own code for what is 429 elsewhere
+        expect(refused.error.code).to.equal(-32004);
         expect(refused.error.data).to.deep.equal({ code: 'budget_exceeded' });
       } finally {
         await tools.close();

@@ -44,7 +44,7 @@ describe('core/errors/render: one error, three wire shapes', () => {
     const codes = [new AuthenticationError(), new PermissionError('no'), new InvalidRequestError('bad'), new NotFoundError('gone'), new UpstreamError('broke'), new UpstreamTimeoutError(), new RateLimitError('slow')].map(
       (e) => jsonRpcErrorBody(7, e).error.code,
     );
-    expect(codes).to.deep.equal([JSONRPC.UNAUTHORIZED, JSONRPC.FORBIDDEN, JSONRPC.INVALID_PARAMS, JSONRPC.INVALID_PARAMS, JSONRPC.UPSTREAM_ERROR, JSONRPC.UPSTREAM_ERROR, JSONRPC.INTERNAL_ERROR]);
+    expect(codes).to.deep.equal([JSONRPC.UNAUTHORIZED, JSONRPC.FORBIDDEN, JSONRPC.INVALID_PARAMS, JSONRPC.INVALID_PARAMS, JSONRPC.UPSTREAM_ERROR, JSONRPC.UPSTREAM_ERROR, JSONRPC.LIMIT_EXCEEDED]);
     expect(jsonRpcErrorBody('a', new NotFoundError('Unknown tool: x', 'mcp_tool_not_found'))).to.deep.equal({
       jsonrpc: '2.0',
       id: 'a',
