@@ -171,7 +171,7 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
           expect(uris).to.include.members(['modern://notes', 'legacy://readme']);
           expect((await c.client.readResource({ uri: 'modern://notes' })).contents[0].text).to.equal('modern notes');
           expect((await c.client.readResource({ uri: 'legacy://readme' })).contents[0].text).to.equal('legacy readme');
-          const evResource = uris.find((u: string) => u !== 'modern://notes' && u !== 'legacy://readme');
+          const evResource = uris.find((u: string) => !u.startsWith('modern://') && u !== 'legacy://readme');
           expect((await c.client.readResource({ uri: evResource })).contents[0].uri).to.equal(evResource);
 
           const { prompts } = await c.client.listPrompts();
@@ -381,6 +381,12 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         await Promise.all([noCapability.close(), old.close()]);
       }
     });
+  });
+
+  it('marks a resource read private and uncached whatever cache hints the upstream gave it (what a key reads depends on the key)', async () => {
+    const read = await raw(ACME, { jsonrpc: '2.0', id: 30, method: 'resources/read', params: { uri: 'modern://bulletin', _meta: ENVELOPE } }, modernHeaders('resources/read'));
+    expect(read.body.result.contents).to.deep.equal([{ uri: 'modern://bulletin', text: 'write to [EMAIL]' }]);
+    expect(read.body.result).to.deep.include({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
   });
 
   it('streams progress as SSE to a raw client that sent a token, the result last', async () => {

@@ -7,7 +7,7 @@
  * elicitation whose message is its `message`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
- * more, then a result). One resource, one
+ * more, then a result). Two resources (`bulletin` says it may be cached for an hour and shared), one
  * prompt. Every JSON-RPC body it receives is kept in `received`.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
@@ -87,6 +87,12 @@ export class ModernMcpServer {
         return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: args.message, requestedSchema: requestedSchema as any }) } });
       });
       server.registerResource('notes', 'modern://notes', { mimeType: 'text/plain' }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: 'modern notes' }] }));
+      // says any client may keep it for an hour and serve it to any user
+      server.registerResource('bulletin', 'modern://bulletin', { mimeType: 'text/plain' }, async (uri: URL) => ({
+        contents: [{ uri: uri.href, text: 'write to desk@example.com' }],
+        ttlMs: 3_600_000,
+        cacheScope: 'public',
+      }));
       server.registerPrompt('greet', { description: 'A greeting', argsSchema: objectSchema({ who: { type: 'string' } }, ['who']) } as any, (args: any) => ({
         messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.who} from the modern server` } }],
       }));

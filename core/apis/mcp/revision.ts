@@ -106,8 +106,10 @@ export function resultFor(client: ClientRevision, method: string, result: unknow
   }
   const out: Record<string, unknown> = { ...result, resultType: result.resultType ?? 'complete' };
   if (out.resultType === 'complete' && CACHEABLE.has(method)) {
-    out.ttlMs ??= 0;
-    out.cacheScope ??= 'private';
+    // an upstream's own hints (a resource it calls public for an hour) do not hold for what the gateway
+    // serves: scope, tool states and guardrails make it one key's answer, so a shared cache must not reuse it
+    out.ttlMs = 0;
+    out.cacheScope = 'private';
   }
   // the client talks to the gateway: the server info in the result is ours, not an upstream's
   out._meta = { ...(isObject(result._meta) ? result._meta : {}), [modernClient().SERVER_INFO_META_KEY]: GATEWAY_SERVER_INFO };
