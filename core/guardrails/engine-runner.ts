@@ -51,15 +51,15 @@ export class EngineGuardrailRunner implements GuardrailRunner {
     await runGuardrails(list, mcpResponseSlots(exchange.result, exchange.method), this.scope(ctx, 'post', 'mcp', mcpTarget(exchange)), ctx.guardrails, exchange.sideTextRecords);
   }
 
-  mcpSideText(ctx: AuthedContext, exchange: McpExchange): ((text: string) => Promise<string>) | undefined {
+  mcpSideText(ctx: AuthedContext, exchange: McpExchange, path: string): ((text: string) => Promise<string>) | undefined {
     const list = this.set.select(ctx.principal, 'mcp', 'post');
     if (list.length === 0) return undefined;
     const scope = this.scope(ctx, 'post', 'mcp', mcpTarget(exchange));
-    const records = new Map<string, GuardrailRecord>();
-    const check = windowCheck(list, 'progress.message', scope, records);
     return async (text) => {
       // recorded once something was checked: a call that reported no text logs only the result's check
-      if (!exchange.sideTextRecords) {
+      let records = exchange.sideTextRecords;
+      if (!records) {
+        records = new Map();
         for (const g of list) {
           const record = newRecord(g, 'post');
           records.set(g.id, record);
@@ -67,7 +67,7 @@ export class EngineGuardrailRunner implements GuardrailRunner {
         }
         exchange.sideTextRecords = records;
       }
-      const verdict = await check(text);
+      const verdict = await windowCheck(list, path, scope, records)(text);
       if (verdict.action === 'block') throw new GuardrailBlockedError(verdict.reason);
       return verdict.action === 'mask' ? verdict.text : text;
     };

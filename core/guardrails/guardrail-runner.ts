@@ -16,12 +16,12 @@ export interface GuardrailRunner {
   /** a tool result, a prompt's messages, a resource's text */
   checkMcpOutput(ctx: AuthedContext, exchange: McpExchange): Promise<void>;
   /**
-   * Text an upstream sends the client during a call, beside its result (a progress message): the same
-   * post guardrails check it, so what they would mask or block in a result does not reach the client by
-   * another way. Resolves with the text to send (masked), throws GuardrailBlockedError on a block;
-   * undefined when no guardrail applies.
+   * Text an upstream sends the client beside its result (a progress message, the message of its JSON-RPC
+   * error; `path` names which): the same post guardrails check it, so what they would mask or block in a
+   * result does not reach the client by another way. Resolves with the text to send (masked), throws
+   * GuardrailBlockedError on a block; undefined when no guardrail applies.
    */
-  mcpSideText(ctx: AuthedContext, exchange: McpExchange): ((text: string) => Promise<string>) | undefined;
+  mcpSideText(ctx: AuthedContext, exchange: McpExchange, path: string): ((text: string) => Promise<string>) | undefined;
 }
 
 /** No guardrails configured: nothing to do, nothing allocated on the hot path. */

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 
@@ -32,8 +33,22 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
       prompts: {
         contact: { text: () => `Write to ${EMAIL}` },
         greet: { arguments: [{ name: 'who' }], text: (args) => (greeted.push(args), 'Hello') },
+        account: {
+          text: () => {
+            throw new McpError(ErrorCode.InvalidParams, `No account for ${EMAIL}`);
+          },
+        },
       },
       resources: { 'docs://people': { name: 'people', text: `Owner: ${EMAIL}` } },
+      resourceTemplates: [
+        {
+          uriTemplate: 'docs://accounts/{id}',
+          name: 'account',
+          read: () => {
+            throw new McpError(ErrorCode.InvalidParams, `Account of ${EMAIL} is closed`);
+          },
+        },
+      ],
     });
     gw = await startGateway({
       adminKey: ADMIN,
@@ -94,6 +109,15 @@ describe('MCP exchanges: prompts, resources, aborts and the admin key through th
     const { body } = await mcpPost(KEY, { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'docs://people' } });
     expect(body.result.contents[0].text).to.equal('Owner: [EMAIL]');
     expect(await entry('MCP: resource docs://people')).to.deep.include({ keyId: 'mcp-exchanges', cost: 0.5, status: 200 });
+  });
+
+  it("prompts/get and resources/read: the post-guardrail masks an upstream's JSON-RPC error message as it does their results", async () => {
+    const prompt = await mcpPost(KEY, { jsonrpc: '2.0', id: 5, method: 'prompts/get', params: { name: 'docs-account' } });
+    expect(prompt.body.error).to.deep.equal({ code: -32002, message: 'MCP server docs returned an error: MCP error -32602: No account for [EMAIL]', data: { code: 'mcp_upstream_rpc_error' } });
+    const read = await mcpPost(KEY, { jsonrpc: '2.0', id: 6, method: 'resources/read', params: { uri: 'docs://accounts/7' } });
+    expect(read.body.error.message).to.equal('MCP server docs returned an error: MCP error -32602: Account of [EMAIL] is closed');
+    const logged = await entry('MCP: prompt docs-account');
+    expect(logged?.details?.guardrails).to.deep.include({ id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['EMAIL'] });
   });
 
   it('records a Responses tool call the client gave up on as client_abort, like every other request kind', async () => {

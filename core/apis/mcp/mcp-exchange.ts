@@ -43,7 +43,7 @@ export interface McpExchange {
   failureIsToolResult?: boolean;
   /** the upstream answered `input_required` and it goes to the client: not a finished call, no fee */
   inputRequired?: boolean;
-  /** the post guardrails' records of the progress text checked during the call; the result's check adds to them */
+  /** the post guardrails' records of the text checked beside the result (progress, an upstream error); the result's check adds to them */
   sideTextRecords?: Map<string, GuardrailRecord>;
 }
 

@@ -21,6 +21,7 @@ import { proxyChatRequest, type GatewayProxyServer, type ProxyTool } from './gat
 import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
 import type { McpGateway, UpstreamCallContext } from './mcp-gateway';
 import type { ProgressUpdate } from './upstream-session';
+import { UpstreamRpcError } from './upstream-errors';
 import { GEN_AI } from '../../observability/span-attributes';
 import { withTraceHeaders } from '../../observability/trace-headers';
 
@@ -110,6 +111,12 @@ export class McpTraffic implements TrafficStrategy {
     const progress = this.guardedProgress(ctx, ex);
     try {
       await this.askUpstream(ctx, ex, target, { inbound: ex.mcpHeaders, signal: progress?.signal ?? ctx.signal, relay: progress?.relay ?? ex.relay });
+    } catch (err) {
+      // a prompt's or resource's upstream error reaches the client as an error, not a result: its words
+      // pass the post guardrails all the same (a tool's become its error result, checked as one)
+      const check = err instanceof UpstreamRpcError ? this.guardrails.mcpSideText(ctx, ex, 'error.message') : undefined;
+      if (!check || !(err instanceof UpstreamRpcError)) throw err;
+      throw new UpstreamRpcError(err.server, err.rpcCode, await check(err.rpcMessage), err.rpcData);
     } finally {
       await progress?.drained();
     }
@@ -126,7 +133,7 @@ export class McpTraffic implements TrafficStrategy {
   private guardedProgress(ctx: AuthedContext, ex: McpExchange) {
     const relay = ex.relay;
     const send = relay?.onProgress;
-    const check = send ? this.guardrails.mcpSideText(ctx, ex) : undefined;
+    const check = send ? this.guardrails.mcpSideText(ctx, ex, 'progress.message') : undefined;
     if (!relay || !send || !check) return undefined;
     const stop = new AbortController();
     let queue = Promise.resolve();
