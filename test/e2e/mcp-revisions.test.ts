@@ -377,6 +377,12 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         expect(pushedModern.content[0].text).to.equal('The MCP server pushy asked for input before it can answer (elicitation/create: Proceed?), and this client did not declare the capability to answer it.');
         const pushedLegacy = await old.client.callTool({ name: 'pushy-confirm', arguments: {} });
         expect(pushedLegacy.content[0].text).to.equal('The MCP server pushy asked for input before it can answer (elicitation/create: Proceed?), and this client speaks an MCP revision older than 2026-07-28.');
+        // a prompt's is a JSON-RPC error, whose quoted question passes the result guardrails too
+        const prompt = await old.client.getPrompt({ name: 'pushy-release', arguments: { owner: 'ann@example.com' } }).then(
+          (r: any) => r,
+          (e: any) => e,
+        );
+        expect(prompt.message).to.equal('MCP error -32602: The MCP server pushy asked for input before it can answer (elicitation/create: Release for [EMAIL]?), and this client speaks an MCP revision older than 2026-07-28.');
       } finally {
         await Promise.all([noCapability.close(), old.close()]);
       }

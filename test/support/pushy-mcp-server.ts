@@ -1,7 +1,7 @@
 /**
  * A hand-written 2026-07-28 upstream that does not follow the rule that a server asks a client only for
- * input it declared it can give: its one tool, `confirm`, always answers `input_required` with an
- * elicitation. Plain JSON-RPC over node:http on 127.0.0.1 (no SDK: the SDK server would refuse to ask).
+ * input it declared it can give: its one tool, `confirm`, and its one prompt, `release` (whose question
+ * names its `owner` argument), always answer `input_required` with an elicitation. Plain JSON-RPC over node:http on 127.0.0.1 (no SDK: the SDK server would refuse to ask).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,9 +22,17 @@ export class PushyMcpServer {
       if (message.id === undefined) return void res.writeHead(202).end();
       let result: unknown;
       if (message.method === 'server/discover') {
-        result = complete({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'public' });
+        result = complete({ supportedVersions: ['2026-07-28'], capabilities: { tools: {}, prompts: {} }, ttlMs: 0, cacheScope: 'public' });
       } else if (message.method === 'tools/list') {
         result = complete({ tools: [{ name: 'confirm', inputSchema: { type: 'object' } }], ttlMs: 0, cacheScope: 'private' });
+      } else if (message.method === 'prompts/list') {
+        result = complete({ prompts: [{ name: 'release', arguments: [{ name: 'owner', required: true }] }], ttlMs: 0, cacheScope: 'private' });
+      } else if (message.method === 'prompts/get') {
+        const owner = String(message.params?.arguments?.owner);
+        result = {
+          resultType: 'input_required',
+          inputRequests: { ok: { method: 'elicitation/create', params: { mode: 'form', message: `Release for ${owner}?`, requestedSchema: { type: 'object', properties: {} } } } },
+        };
       } else if (message.method === 'tools/call') {
         result = {
           resultType: 'input_required',

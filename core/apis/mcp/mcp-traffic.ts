@@ -173,7 +173,7 @@ export class McpTraffic implements TrafficStrategy {
         ex.result = await this.gateway.callTool(target.routed, ex.arguments, upstream);
         if ((ex.result as { isError?: unknown }).isError === true) ctx.logDetails.toolError = true;
     }
-    if ((ex.result as { resultType?: unknown }).resultType === 'input_required') this.inputRequired(ctx, ex);
+    if ((ex.result as { resultType?: unknown }).resultType === 'input_required') await this.inputRequired(ctx, ex);
   }
 
   /**
@@ -181,7 +181,7 @@ export class McpTraffic implements TrafficStrategy {
    * declared it can give every kind asked gets the request relayed (routes.ts signs the state); any other
    * gets a tool error result that says what was asked (prompts and resources: an error).
    */
-  private inputRequired(ctx: AuthedContext, ex: McpExchange): void {
+  private async inputRequired(ctx: AuthedContext, ex: McpExchange): Promise<void> {
     const result = ex.result as { inputRequests?: unknown };
     const requests = inputRequestsOf(result.inputRequests);
     const caps = ex.relay?.clientCapabilities ?? {};
@@ -193,7 +193,12 @@ export class McpTraffic implements TrafficStrategy {
     const asked = requests.map((r) => (r.message ? `${r.method}: ${r.message}` : r.method)).join('; ') || 'more input';
     const why = ex.relay?.modern ? 'this client did not declare the capability to answer it' : 'this client speaks an MCP revision older than 2026-07-28';
     const message = `The MCP server ${ex.serverName ?? ''} asked for input before it can answer (${asked}), and ${why}.`;
-    if (ex.method !== 'tools/call') throw new GatewayError(400, 'invalid_request_error', 'mcp_input_required', message);
+    if (ex.method !== 'tools/call') {
+      // an error skips the post guardrails a tool's error result passes: the upstream's question quoted
+      // in it is checked here instead
+      const check = this.guardrails.mcpSideText(ctx, ex, 'error.message');
+      throw new GatewayError(400, 'invalid_request_error', 'mcp_input_required', check ? await check(message) : message);
+    }
     ex.result = { content: [{ type: 'text', text: message }], isError: true };
     ctx.logDetails.toolError = true;
   }
