@@ -4,7 +4,7 @@ import { formatAdapter } from '../formats/registry';
 import { priceUsage } from '../spend/pricing';
 import type { Logger } from '../plugins/contracts';
 import { GuardrailBlockedError } from '../errors/gateway-error';
-import { mcpRequestSlots, mcpResponseSlots, modelRequestSlots, modelResponseSlots } from './extract';
+import { mcpInputResponsesSlots, mcpRequestSlots, mcpResponseSlots, modelRequestSlots, modelResponseSlots } from './extract';
 import type { GuardrailRecord } from './guardrail-record';
 import type { GuardrailRunner } from './guardrail-runner';
 import type { GuardrailPhase, GuardrailSet, GuardrailTraffic } from './guardrail-set';
@@ -36,12 +36,15 @@ export class EngineGuardrailRunner implements GuardrailRunner {
   }
 
   async checkMcpInput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {
-    // a prompt's arguments go to the upstream as a tool's do (resources/read sends only a URI, the route)
-    if (exchange.method === 'resources/read') return;
+    // a prompt's arguments go to the upstream as a tool's do (resources/read sends only a URI, the route),
+    // and so do the answers of a retry to the input an upstream asked for
+    const answers = exchange.relay?.inputResponses;
+    if (exchange.method === 'resources/read' && !answers) return;
     const list = this.set.select(ctx.principal, 'mcp', 'pre');
     if (list.length === 0) return;
-    // masked text is written back into `exchange.arguments`, which the call stage sends
-    await runGuardrails(list, mcpRequestSlots(exchange.arguments), this.scope(ctx, 'pre', 'mcp', mcpTarget(exchange)), ctx.guardrails);
+    // masked text is written back into `exchange.arguments` and the answers, which the call stage sends
+    const slots = [...(exchange.method === 'resources/read' ? [] : mcpRequestSlots(exchange.arguments)), ...mcpInputResponsesSlots(answers)];
+    await runGuardrails(list, slots, this.scope(ctx, 'pre', 'mcp', mcpTarget(exchange)), ctx.guardrails);
   }
 
   async checkMcpOutput(ctx: AuthedContext, exchange: McpExchange): Promise<void> {

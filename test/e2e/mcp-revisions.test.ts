@@ -360,6 +360,19 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
       }
     });
 
+    it('runs the request guardrails on the answers a client sends back, as on tool arguments: a blocked answer never reaches the upstream', async () => {
+      const c = await modernClient(ACME_OTHER);
+      c.client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { colour: 'falcon blue' } }));
+      try {
+        const blocked = await c.client.callTool({ name: 'modern-ask', arguments: {} });
+        expect(blocked.isError).to.equal(true);
+        expect(blocked.content[0].text).to.match(/blocked/i);
+      } finally {
+        await c.close();
+      }
+      expect(JSON.stringify(modern.requestsFor('tools/call').map((r) => r.body))).to.not.include('falcon blue');
+    });
+
     it('declares to the upstream only what the client can answer, so a client that cannot gets a tool error saying what was asked', async () => {
       const noCapability = await modernClient(ACME, {});
       const old = await legacyClient(ACME);

@@ -2,7 +2,7 @@ import type { ApiFormat } from '../../plugins/contracts';
 import { SlotCollector, type TextSlot } from '../text-slots';
 import { chatRequestSlots, chatResponseSlots } from '../../apis/chat/guardrail-text';
 import { messagesRequestSlots, messagesResponseSlots } from '../../apis/messages/guardrail-text';
-import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
+import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpInputResponseSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
 
 type Extractor = (body: any, c: SlotCollector) => void;
 
@@ -32,6 +32,8 @@ export const modelRequestSlots = (format: ApiFormat, body: unknown) => collect(R
 /** The text of a JSON model response (embeddings and images responses carry none). */
 export const modelResponseSlots = (format: ApiFormat, body: unknown) => collect(RESPONSE[format], body);
 export const mcpRequestSlots = (args: Record<string, unknown> | undefined) => collect(mcpArgumentsSlots as Extractor, args);
+/** The answers a client sends back to an upstream's input requests; masked text is written back into them. */
+export const mcpInputResponsesSlots = (responses: Record<string, unknown> | undefined) => collect(mcpInputResponseSlots as Extractor, responses);
 const MCP_RESULT = new Map<string, Extractor>([
   ['tools/call', mcpResultSlots],
   ['prompts/get', mcpPromptSlots],

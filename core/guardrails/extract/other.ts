@@ -18,6 +18,27 @@ export function mcpArgumentsSlots(args: Record<string, unknown> | undefined, c: 
 }
 
 /**
+ * The answers a 2026-07-28 client sends back to an upstream's input requests (they go upstream like
+ * arguments): an elicitation's field values, a sampling answer's text.
+ */
+export function mcpInputResponseSlots(responses: Record<string, unknown> | undefined, c: SlotCollector): void {
+  if (!responses || typeof responses !== 'object') return;
+  Object.keys(responses).forEach((key, i) => {
+    const response = responses[key] as any;
+    const content = response?.content;
+    const path = `inputResponses[${i}].content`;
+    if (Array.isArray(content) || typeof content?.type === 'string') {
+      const blocks = Array.isArray(content) ? content : [content];
+      blocks.forEach((block: any, k: number) => {
+        if (block?.type === 'text') c.field(block, 'text', `${path}${Array.isArray(content) ? `[${k}]` : ''}.text`);
+      });
+    } else if (content && typeof content === 'object') {
+      c.strings(response, 'content', path);
+    }
+  });
+}
+
+/**
  * MCP tool result: text content, embedded text resources, and every string in structuredContent
  * (which many clients read instead of the text).
  */
