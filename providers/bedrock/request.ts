@@ -13,6 +13,7 @@
  * - `top_k` and `reasoning_effort` have no Converse field: `top_k` goes in additionalModelRequestFields
  *   (the model's native name), `reasoning_effort` is refused rather than silently dropped.
  */
+import { createHash } from 'node:crypto';
 import { InvalidRequestError, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
 import type { ConverseBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './wire';
 
@@ -121,7 +122,7 @@ function assistantBlocks(message: ChatMessage, where: string): ConverseBlock[] {
   const blocks = contentBlocks(message.content, where);
   (message.tool_calls ?? []).forEach((call, j) => {
     const at = `${where}.tool_calls[${j}].function.arguments`;
-    blocks.push({ toolUse: { toolUseId: call.id, name: call.function?.name, input: objectArgs(call.function?.arguments, at) } });
+    blocks.push({ toolUse: { toolUseId: converseToolId(call.id), name: call.function?.name, input: objectArgs(call.function?.arguments, at) } });
   });
   return blocks;
 }
@@ -139,7 +140,18 @@ function toolResult(message: ChatMessage, where: string): ConverseBlock {
   if (typeof message.tool_call_id !== 'string') throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
   const content = message.content;
   const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('') : '';
-  return { toolResult: { toolUseId: message.tool_call_id, content: [jsonObject(text) ?? { text }] } };
+  return { toolResult: { toolUseId: converseToolId(message.tool_call_id), content: [jsonObject(text) ?? { text }] } };
+}
+
+/**
+ * Converse takes tool ids of 1 to 64 `[a-zA-Z0-9_-]` only (else a 400 ValidationException); a conversation
+ * may hold ids other models made (Kimi's `functions.name:0`, a Gemini id carrying its base64 thought
+ * signature, hundreds of characters). Such an id goes as one made from its hash: the same id always gives
+ * the same one, so a call and its result still match, and two different ids do not meet.
+ */
+function converseToolId(id: string): string {
+  if (typeof id !== 'string' || /^[a-zA-Z0-9_-]{1,64}$/.test(id)) return id;
+  return `tooluse_${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
 }
 
 function jsonObject(text: string): { json: unknown } | undefined {

@@ -95,6 +95,42 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
   });
 
+  it('continues a conversation whose tool call ids another model made (Kimi, Gemini with a thought signature): ids Bedrock refuses are mapped, calls and results still matched', async () => {
+    // Converse's toolUseId: 1 to 64 of [a-zA-Z0-9_-]; anything else is Bedrock's ValidationException
+    const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+    bedrock.reply((request) => {
+      const ids = (request.body.messages as { content: Record<string, any>[] }[]).flatMap((m) => m.content.map((b) => b.toolUse?.toolUseId ?? b.toolResult?.toolUseId).filter((id) => id !== undefined));
+      if (ids.some((id) => !TOOL_USE_ID.test(id))) {
+        return json({ message: '1 validation error detected: Value at \'messages.2.member.content.1.member.toolUse.toolUseId\' failed to satisfy constraint' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const kimiId = 'functions.get_weather:0';
+    const geminiId = `call_r1_1__thought__${'CpQBAdHtim+9/pXz='.repeat(12)}`;
+    const data = await openai.chat.completions.create({
+      model: 'claude-on-aws',
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Tokyo?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: kimiId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: geminiId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: kimiId, content: '{"temp":18}' },
+        { role: 'tool', tool_call_id: geminiId, content: '{"temp":22}' },
+      ],
+    });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    const [, calls, results] = bedrock.server.last.body.messages as { content: Record<string, any>[] }[];
+    const callIds = calls.content.map((b) => b.toolUse.toolUseId);
+    expect(results.content.map((b) => b.toolResult.toolUseId)).to.deep.equal(callIds);
+    expect(callIds[0]).to.not.equal(callIds[1]);
+    expect(callIds.every((id) => TOOL_USE_ID.test(id))).to.equal(true);
+  });
+
   describe('errors, in each API\u2019s own shape', () => {
     it('throttling is a 429 with Bedrock\u2019s Retry-After, for a JSON call and for a stream that throttles at once', async () => {
       bedrock.reply(() => json({ message: 'Too many requests, please wait before trying again.' }, 429, { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/', 'retry-after': '3' }));
