@@ -9,7 +9,8 @@
  *   messageStop                   -> a finish chunk
  *   metadata                      -> the usage chunk, then `[DONE]`
  *   an exception message          -> throws the matching GatewayError (errors.ts)
- *   contentBlockStop, reasoning   -> nothing
+ *   contentBlockStop              -> `{}` as the arguments of a tool call that streamed no input
+ *   reasoning                     -> nothing
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { bedrockError } from './errors';
@@ -21,13 +22,15 @@ interface ConverseStreamState {
   created: number;
   /** Converse content block index -> chat tool call index */
   toolIndexByBlock: Map<number, number>;
+  /** the tool blocks some of whose input came */
+  blocksWithInput: Set<number>;
   stopped: boolean;
   done: boolean;
 }
 
 export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamState, model: string, id: string, created: number): SseFrame[] {
   const state = scratch as unknown as ConverseStreamState;
-  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), stopped: false, done: false });
+  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), blocksWithInput: new Set(), stopped: false, done: false });
   const event = frame.json as Record<string, any>;
   switch (frame.event) {
     case 'messageStart':
@@ -45,6 +48,7 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       if (delta.toolUse) {
         const index = state.toolIndexByBlock.get(event.contentBlockIndex);
         if (index === undefined || !delta.toolUse.input) return [];
+        state.blocksWithInput.add(event.contentBlockIndex);
         return [chunk(state, { tool_calls: [{ index, function: { arguments: delta.toolUse.input } }] })];
       }
       return [];
@@ -55,8 +59,13 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
     case 'metadata':
       state.done = true;
       return [SseFrame.fromJson({ ...base(state), choices: [], usage: chatUsageFromConverse(event?.usage) } satisfies ChatChunk), SseFrame.fromRaw('[DONE]')];
-    case 'contentBlockStop':
-      return [];
+    case 'contentBlockStop': {
+      // Converse streams no input for a tool called without arguments; chat clients parse the arguments,
+      // and "" is not JSON: they get "{}", as in a JSON answer.
+      const index = state.toolIndexByBlock.get(event?.contentBlockIndex);
+      if (index === undefined || state.blocksWithInput.has(event.contentBlockIndex)) return [];
+      return [chunk(state, { tool_calls: [{ index, function: { arguments: '{}' } }] })];
+    }
     default:
       // exceptions arrive as frames named after their type (throttlingException, validationException, ...)
       if (frame.event?.endsWith('Exception')) throw bedrockError(undefined, event, {}, frame.event);

@@ -95,6 +95,25 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
   });
 
+  it('streams a call of a tool without arguments (Converse sends no input delta for it) with "{}" as its arguments, as a JSON answer has', async () => {
+    const noInput = () =>
+      eventStream([
+        eventMessage('messageStart', { role: 'assistant' }),
+        eventMessage('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_now1', name: 'get_time' } } }),
+        eventMessage('contentBlockStop', { contentBlockIndex: 0 }),
+        eventMessage('messageStop', { stopReason: 'tool_use' }),
+        eventMessage('metadata', { usage: { inputTokens: 30, outputTokens: 5, totalTokens: 35 } }),
+      ]);
+    bedrock.reply(noInput);
+    const completion = await openai.chat.completions.stream({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'What time is it?' }] }).finalChatCompletion();
+    const call = completion.choices[0].message.tool_calls?.[0];
+    expect(call?.type === 'function' ? { id: call.id, name: call.function.name, arguments: call.function.arguments } : call).to.deep.equal({ id: 'tooluse_now1', name: 'get_time', arguments: '{}' });
+
+    bedrock.reply(noInput);
+    const message = await anthropic.messages.stream({ model: 'claude-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'What time is it?' }] }).finalMessage();
+    expect(message.content).to.deep.equal([{ type: 'tool_use', id: 'tooluse_now1', name: 'get_time', input: {} }]);
+  });
+
   it('continues a conversation whose tool call ids another model made (Kimi, Gemini with a thought signature): ids Bedrock refuses are mapped, calls and results still matched', async () => {
     // Converse's toolUseId: 1 to 64 of [a-zA-Z0-9_-]; anything else is Bedrock's ValidationException
     const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
