@@ -246,7 +246,8 @@ function readWhole(answer: GatheredAnswer, deployment: Deployment, op: HttpOpera
 /** An error status: the provider's error, and what the retry decision needs (status, Retry-After). */
 function attemptFailure(deployment: Deployment, status: number, errorBody: unknown, headers: IncomingHttpHeaders): AttemptError {
   const error = deployment.provider.toError(status, errorBody, headers);
-  const retryAfter = headers['retry-after'];
+  // some upstreams give the pause only in their body (Google's RetryInfo), which the provider reads
+  const retryAfter = headers['retry-after'] ?? error.headers['retry-after'];
   const retryAfterMs = headers['retry-after-ms'];
   return new AttemptError(error, false, {
     status,

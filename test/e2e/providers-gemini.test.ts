@@ -154,6 +154,25 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       expect(err.error.code).to.equal('upstream_rate_limited');
     });
 
+    it('a rate limit whose RetryInfo asks for a longer pause than the router waits is not sent again at once', async () => {
+      // Google gives the pause only in the RetryInfo detail, never as a Retry-After header
+      const retrying = await testConfig()
+        .withKey(CLIENT_KEY)
+        .withProvider({ id: 'google', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_KEY })
+        .withModel('gemini-flash', { model: 'gemini-2.5-flash' })
+        .with({ routing: { retries: 2 } })
+        .start();
+      try {
+        upstream.reply(() => json(googleError(429, 'Quota exceeded for metric: generate_content_free_tier_requests.', 'RESOURCE_EXHAUSTED', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '120s' }]), 429));
+        const client = new OpenAI({ baseURL: `${retrying.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+        const err = await rejection(client.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'hi' }] }));
+        expect({ status: err.status, retryAfter: err.headers.get('retry-after') }).to.deep.equal({ status: 429, retryAfter: '120' });
+        expect(upstream.requests.length).to.equal(1);
+      } finally {
+        await retrying.close();
+      }
+    });
+
     it('a key Google refuses is the gateway\u2019s 502, and the key appears nowhere', async () => {
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-misconfigured', messages: [{ role: 'user', content: 'hi' }] }));
       expect(err.status).to.equal(502);
