@@ -40,12 +40,16 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
       // Ask for stream usage so no stream is priced at $0; the chat endpoint drops the usage chunk again
       // for clients that did not ask for it. An upstream that refuses the field streams without it (the
       // meter then estimates the usage).
-      const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true && wire.takesStreamOptions?.(target) !== false;
+      const takesStreamOptions = wire.takesStreamOptions?.(target) !== false;
+      const askUsage = Boolean(request.stream) && request.stream_options?.include_usage !== true && takesStreamOptions;
+      // The Messages and Responses translations ask for the usage themselves, as clients may: an upstream
+      // that refuses the field would refuse the whole request, so it is left out and the usage estimated.
+      const dropStreamOptions = !takesStreamOptions && request.stream_options != null;
       // The Messages and Responses translations (and many clients) cap tokens with `max_tokens`, which
       // OpenAI's reasoning models refuse ("Use 'max_completion_tokens' instead"): where the upstream is
       // known to take the newer field, the cap goes as that, which every OpenAI chat model reads alike.
       const renameCap = request.max_tokens != null && request.max_completion_tokens == null && wire.takesMaxCompletionTokens?.(target) === true;
-      if (messages === request.messages && !askUsage && !renameCap && !wire.chatBody) {
+      if (messages === request.messages && !askUsage && !dropStreamOptions && !renameCap && !wire.chatBody) {
         return { path: '/chat/completions', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) };
       }
       let body: ChatRequest = { ...request, model: target.model.model, messages };
@@ -54,6 +58,7 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
         delete body.max_tokens;
       }
       if (askUsage) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+      if (dropStreamOptions) delete body.stream_options;
       if (wire.chatBody) body = wire.chatBody(body, target);
       return { path: '/chat/completions', headers: wire.headersFor(target), body: JSON.stringify(body) };
     },

@@ -167,6 +167,23 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     expect(entry.details).to.deep.include({ usageEstimated: true });
   });
 
+  it('streams to an Anthropic client, and to a chat client asking for usage, on an api-version older than stream_options, without sending it', async () => {
+    const answer = () => ({ kind: 'sse' as const, events: azureChunks([{ role: 'assistant', content: '' }, { content: 'Paris is sunny.' }], 'stop', {}).slice(0, -1) });
+    azure.reply = answer;
+    // the Messages translation asks the chat stream for its usage
+    const message = await anthropic.messages.stream({ model: 'gpt-old-api', max_tokens: 100, messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage();
+    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['Paris is sunny.']);
+    expect(message.usage.output_tokens).to.be.greaterThan(0);
+    expect(azure.last.body).to.not.have.property('stream_options');
+
+    azure.reply = answer;
+    const stream = await openai.chat.completions.create({ model: 'gpt-old-api', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).to.equal('Paris is sunny.');
+    expect(azure.last.body).to.not.have.property('stream_options');
+  });
+
   it('uses the v1 API path (no api-version, deployment as the body model) for embeddings', async () => {
     azure.reply = () => ({ kind: 'json', body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }], model: 'text-embedding-3-small', usage: { prompt_tokens: 4, total_tokens: 4 } } });
     const res = await openai.embeddings.create({ model: 'embed', input: 'hello', encoding_format: 'float' });
