@@ -30,7 +30,7 @@ function pathOf(modelPath: string): string {
 export function geminiChatOperation(label: string, clock: Clock, where: (target: ProviderTarget, method: 'generateContent' | 'streamGenerateContent?alt=sse') => { path: string; headers: Record<string, string> }): HttpOperation<ChatRequest> {
   return {
     toUpstream(request, target) {
-      const body = geminiRequestFromChat(request);
+      const body = geminiRequestFromChat(request, target.model.model);
       const { path, headers } = where(target, request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
       return { path, method: 'POST', headers, body: JSON.stringify(body) };
     },

@@ -27,7 +27,7 @@ export const THINKING_BUDGETS: ReadonlyMap<string, number> = new Map([
   ['high', 24576],
 ]);
 
-export function geminiRequestFromChat(request: ChatRequest): GeminiRequest {
+export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: string): GeminiRequest {
   if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
 
   const systemParts: GeminiPart[] = [];
@@ -53,6 +53,7 @@ export function geminiRequestFromChat(request: ChatRequest): GeminiRequest {
     }
   });
 
+  if (upstreamModel !== undefined && checksThoughtSignatures(upstreamModel)) signForeignCalls(contents);
   const body: GeminiRequest = { contents };
   if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
@@ -61,6 +62,28 @@ export function geminiRequestFromChat(request: ChatRequest): GeminiRequest {
   const generationConfig = generationConfigOf(request);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;
+}
+
+/**
+ * Gemini 3 refuses a history whose model turns call functions without the thought signature it gave them
+ * (400 "Function call is missing a thought_signature"); calls another model made (a fallback, a client
+ * that switched models) have none. Google's documented placeholder for such calls stands in for it, on
+ * the first call of each turn, where Gemini puts its own.
+ */
+const FOREIGN_CALL_SIGNATURE = 'skip_thought_signature_validator';
+
+/** `gemini-3-pro-preview`, `models/gemini-3-flash`: Gemini 3 and later check the signatures. */
+function checksThoughtSignatures(model: string): boolean {
+  const major = /^gemini-(\d+)/.exec(model.slice(model.lastIndexOf('/') + 1))?.[1];
+  return major !== undefined && Number(major) >= 3;
+}
+
+function signForeignCalls(contents: GeminiContent[]): void {
+  for (const content of contents) {
+    if (content.role !== 'model') continue;
+    const calls = content.parts.filter((part) => part.functionCall);
+    if (calls.length > 0 && !calls.some((part) => part.thoughtSignature !== undefined)) calls[0].thoughtSignature = FOREIGN_CALL_SIGNATURE;
+  }
 }
 
 /** Consecutive turns of one role become one turn. */

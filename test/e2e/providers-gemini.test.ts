@@ -28,6 +28,7 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       .withProvider({ id: 'google', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_KEY })
       .withModel('gemini-flash', { model: 'gemini-2.5-flash', price: PRICE })
       .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding' })
+      .withModel('gemini-3-pro', { model: 'gemini-3-pro-preview' })
       .withProvider({ id: 'google-wrong-key', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: 'AIzaSy-revoked-key-000000000000' })
       .withModel('gemini-misconfigured', { model: 'gemini-2.5-flash' })
       .with({ routing: { retries: 0 } })
@@ -82,6 +83,43 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     const data = await openai.chat.completions.create({ ...request, model: 'gemini-flash' });
     expect(upstream.last.body).to.deep.equal(readFixture('gemini', 'parallel-tool-round-trip.upstream-request.json'));
     expect(data.choices[0].finish_reason).to.equal('length');
+  });
+
+  it('continues on Gemini 3 a conversation whose tool calls another model made: Gemini 3 refuses a call without a thought signature', async () => {
+    // Gemini 3 checks the first function call of each model turn after the last user text for its signature
+    upstream.reply((request) => {
+      const contents = request.body.contents as { role: string; parts: Record<string, any>[] }[];
+      const lastText = contents.map((c, i) => (c.role === 'user' && c.parts.some((p) => typeof p.text === 'string') ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+      const unsigned = contents.slice(lastText + 1).some((c) => c.role === 'model' && c.parts.some((p) => p.functionCall) && !c.parts.find((p) => p.functionCall)?.thoughtSignature);
+      if (unsigned) return json(googleError(400, 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly.', 'INVALID_ARGUMENT'), 400);
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Weather in Paris and Tokyo?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_gpt_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_gpt_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_gpt_1', content: '{"temp":18}' },
+      { role: 'tool', tool_call_id: 'call_gpt_2', content: '{"temp":22}' },
+    ];
+    const data = await openai.chat.completions.create({ model: 'gemini-3-pro', messages });
+    expect(data.choices[0].finish_reason).to.equal('stop');
+    const calls = (upstream.last.body.contents[1].parts as Record<string, any>[]).map((p) => ({ name: p.functionCall.name, signed: p.thoughtSignature !== undefined }));
+    // only the first call of a parallel set carries one, as Gemini 3 sends them
+    expect(calls).to.deep.equal([
+      { name: 'get_weather', signed: true },
+      { name: 'get_weather', signed: false },
+    ]);
+
+    // Gemini 2.5 takes the same history as it is
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    await openai.chat.completions.create({ model: 'gemini-flash', messages });
+    expect((upstream.last.body.contents[1].parts as Record<string, any>[]).some((p) => p.thoughtSignature !== undefined)).to.equal(false);
   });
 
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
