@@ -73,20 +73,29 @@ function push(messages: ConverseMessage[], role: ConverseMessage['role'], conten
   else messages.push({ role, content });
 }
 
+/**
+ * Converse refuses a text block that is empty or only whitespace ("The text field in the ContentBlock
+ * object at messages.N.content.M is blank"), where OpenAI takes one: it says nothing, so it is left out.
+ */
+function isBlank(text: unknown): boolean {
+  return typeof text === 'string' && text.trim() === '';
+}
+
 function systemBlocks(content: ChatMessage['content'], where: string): ConverseBlock[] {
-  if (content == null || content === '') return [];
+  if (content == null || isBlank(content)) return [];
   if (typeof content === 'string') return [{ text: content }];
   return content.flatMap((part, j) => {
     if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
+    if (isBlank((part as { text: string }).text)) return [];
     return withCachePoint({ text: (part as { text: string }).text }, part);
   });
 }
 
 function contentBlocks(content: ChatMessage['content'], where: string): ConverseBlock[] {
-  if (content == null || content === '') return [];
+  if (content == null || isBlank(content)) return [];
   if (typeof content === 'string') return [{ text: content }];
   return content.flatMap((part, j) => {
-    if (part.type === 'text' && (part as { text: string }).text === '') return [];
+    if (part.type === 'text' && isBlank((part as { text: string }).text)) return [];
     return withCachePoint(contentBlock(part, `${where}.content[${j}]`), part);
   });
 }
@@ -140,7 +149,9 @@ function toolResult(message: ChatMessage, where: string): ConverseBlock {
   if (typeof message.tool_call_id !== 'string') throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
   const content = message.content;
   const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('') : '';
-  return { toolResult: { toolUseId: converseToolId(message.tool_call_id), content: [jsonObject(text) ?? { text }] } };
+  // a tool that printed nothing: no content block rather than a blank one
+  const blocks = isBlank(text) ? [] : [jsonObject(text) ?? { text }];
+  return { toolResult: { toolUseId: converseToolId(message.tool_call_id), content: blocks } };
 }
 
 /**

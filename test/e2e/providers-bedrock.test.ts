@@ -114,6 +114,31 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(message.content).to.deep.equal([{ type: 'tool_use', id: 'tooluse_now1', name: 'get_time', input: {} }]);
   });
 
+  it('sends a tool answer with no output, and blank text parts, without the blank text blocks Converse refuses', async () => {
+    // Converse refuses a text block that is empty or only whitespace, wherever it sits
+    bedrock.reply((request) => {
+      const blocks = [...(request.body.system ?? []), ...(request.body.messages as { content: Record<string, any>[] }[]).flatMap((m) => m.content.flatMap((b) => [b, ...(b.toolResult?.content ?? [])]))];
+      if (blocks.some((b) => typeof b.text === 'string' && b.text.trim() === '')) {
+        return json({ message: 'The text field in the ContentBlock object at messages.2.content.0 is blank. Add text to the text field, and try again.' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const data = await openai.chat.completions.create({
+      model: 'claude-on-aws',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: '' }] },
+        { role: 'user', content: 'Clear the cache.' },
+        { role: 'assistant', content: '\n\n', tool_calls: [{ id: 'tooluse_c1', type: 'function', function: { name: 'clear_cache', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'tooluse_c1', content: '' },
+        { role: 'user', content: [{ type: 'text', text: ' ' }, { type: 'text', text: 'Done?' }] },
+      ],
+    });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    const [, calls, results] = bedrock.server.last.body.messages as { content: Record<string, any>[] }[];
+    expect(calls.content).to.deep.equal([{ toolUse: { toolUseId: 'tooluse_c1', name: 'clear_cache', input: {} } }]);
+    expect(results.content).to.deep.equal([{ toolResult: { toolUseId: 'tooluse_c1', content: [] } }, { text: 'Done?' }]);
+  });
+
   it('continues a conversation whose tool call ids another model made (Kimi, Gemini with a thought signature): ids Bedrock refuses are mapped, calls and results still matched', async () => {
     // Converse's toolUseId: 1 to 64 of [a-zA-Z0-9_-]; anything else is Bedrock's ValidationException
     const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
