@@ -6,6 +6,7 @@ import { emptyUsage } from '../types/usage';
 import type { Deployment } from '../routing/deployment';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
+import type { GatewayError } from '../errors/gateway-error';
 import type { McpExchange, McpScope } from '../apis/mcp/mcp-exchange';
 import type { LimitTicket } from '../limits/admission';
 import type { ParentWork } from './parent-traffic';
@@ -81,6 +82,12 @@ export class GatewayContext {
   readonly logDetails: Record<string, unknown> = {};
   /** headers the stages want on the response */
   readonly responseHeaders: Record<string, string> = {};
+
+  /**
+   * A body the endpoint refused (core/http/model-endpoint.ts refuseBody): answered right after the key
+   * check, so it is logged and counted as the key's request, and a caller without a key learns nothing of it
+   */
+  refusal?: GatewayError;
 
   /** the exchange this one runs for (a Responses round or tool call, the model call behind gateway_proxy) */
   parent?: GatewayContext;

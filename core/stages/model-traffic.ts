@@ -183,7 +183,8 @@ export class ModelTraffic implements TrafficStrategy {
       const size = imageSizeOf(exchange.body);
       if (size !== undefined) details.size = size;
     }
-    return { model: exchange.requestedModel, deploymentId: exchange.deployment?.id ?? null, details };
+    // a body refused before a model could be read from it (not JSON) names none: null, not an empty name
+    return { model: exchange.requestedModel || null, deploymentId: exchange.deployment?.id ?? null, details };
   }
 }
 

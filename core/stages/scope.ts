@@ -11,6 +11,7 @@ export class ScopeStage implements Stage {
   constructor(@inject(TRAFFIC) private readonly traffic: TrafficStrategies) {}
 
   run(ctx: AuthedContext): Promise<void> | void {
+    if (ctx.refusal) throw ctx.refusal;
     return this.traffic.of(ctx).scope(ctx);
   }
 }

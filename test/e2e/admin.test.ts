@@ -130,6 +130,34 @@ describe('management API: keys, organizations, logs, spend', () => {
     expect(lines).to.not.include(huge.slice(0, 1025));
   });
 
+  it('logs and counts a request whose body the endpoint refuses (not JSON, missing a field), as any other refused request', async () => {
+    const send = async (path: string, body: string, key = 'sk-globex') => {
+      const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+      return { status: res.status, requestId: res.headers.get('x-gateway-request-id'), body: (await res.json()) as { error: { code: string } } };
+    };
+    const notJson = await send('/v1/chat/completions', '{"model": "echo", ');
+    expect(notJson.status).to.equal(400);
+    expect(notJson.body.error.code).to.equal('invalid_json');
+    const noMessages = await send('/v1/chat/completions', JSON.stringify({ model: 'echo' }));
+    expect(noMessages.status).to.equal(400);
+    expect(noMessages.body.error.code).to.equal('missing_required_parameter');
+    // without a valid key it stays the 401, and nothing about the body
+    expect((await send('/v1/chat/completions', '{"model": "echo", ', 'sk-unknown-key')).status).to.equal(401);
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+
+    const entries = (await api(gw, 'GET', '/admin/v1/logs?key=globex-member&status=400&limit=10', ADMIN)).body.data as Record<string, unknown>[];
+    const notJsonEntry = entries.find((e) => e.requestId === notJson.requestId);
+    const noMessagesEntry = entries.find((e) => e.requestId === noMessages.requestId);
+    expect(notJsonEntry).to.include({ keyId: 'globex-member', org: 'globex', endpoint: 'chat', model: null, status: 400, errorCode: 'invalid_json', cost: 0 });
+    expect(noMessagesEntry).to.include({ keyId: 'globex-member', org: 'globex', endpoint: 'chat', model: 'echo', status: 400, errorCode: 'missing_required_parameter' });
+    await new Promise((r) => setTimeout(r, 50)); // the access lines go out together every 20 ms
+    const lines = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(lines.filter((l) => l.requestId === notJson.requestId || l.requestId === noMessages.requestId)).to.have.length(2);
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    expect(metrics).to.match(/^gateway_requests_total\{endpoint="chat",model="echo",status="400"\} [1-9]/m);
+    expect(metrics).to.match(/^gateway_requests_total\{endpoint="chat",model="other",status="401"\} [1-9]/m);
+  });
+
   it('never shows the admin key in a response or the gateway output', async () => {
     const res = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
     expect(res.text).to.not.include(ADMIN);

@@ -38,7 +38,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
       body = requireObjectBody(req.body);
       imagesRequestValidator.check(body);
     } catch (err) {
-      return refuseBody(services, GENERATIONS, req, res, err);
+      return refuseBody(services, GENERATIONS, req, res, err, req.body);
     }
     await runModelRequest(services, GENERATIONS, req, res, body);
   });

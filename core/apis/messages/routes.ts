@@ -74,7 +74,7 @@ export function installMessagesRoutes(_router: Router, services: GatewayServices
       try {
         body = validateMessagesRequest(raw, countOnly);
       } catch (err) {
-        return refuseBody(services, spec, req, res, err);
+        return refuseBody(services, spec, req, res, err, raw);
       }
       await runModelRequest(services, spec, req, res, body, body === raw ? text : undefined);
     }, spec.headers, (req, res, error) => refuseBody(services, spec, req, res, error));
