@@ -173,6 +173,28 @@ describe('management API input is checked by the config file schemas', () => {
     }
     expect(new Set(seen).size).to.equal(3);
   });
+
+  it('refuses a log or spend filter given twice with a 400 naming it; it was ignored, and every row answered', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-admin-SCHEMA', maxRetries: 0 });
+    await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'a row' }] });
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    const cases: [path: string, param: string][] = [
+      ['/admin/v1/logs?key=someone-else&key=nobody', 'key'],
+      ['/admin/v1/logs?model=gpt-none&model=gpt-nil', 'model'],
+      ['/admin/v1/logs?org=globex&org=initech', 'org'],
+      ['/admin/v1/spend?org=globex&org=initech', 'org'],
+      ['/admin/v1/spend/daily?org=acme&org=acme', 'org'],
+      ['/admin/v1/guardrails?org=globex&org=initech', 'org'],
+    ];
+    for (const [path, param] of cases) {
+      const res = await api(gw, 'GET', path, ADMIN);
+      expect(res.status, `${path}: ${res.text}`).to.equal(400);
+      expect(res.body.error, path).to.include({ type: 'invalid_request_error', code: 'invalid_value', param });
+    }
+    // given once, the same filters still select
+    expect((await api(gw, 'GET', '/admin/v1/logs?key=someone-else', ADMIN)).body.data).to.deep.equal([]);
+    expect((await api(gw, 'GET', '/admin/v1/logs?key=acme-admin&model=echo', ADMIN)).body.data).to.not.be.empty;
+  });
 });
 
 describe('a key refers only to MCP servers its organisation can see', () => {

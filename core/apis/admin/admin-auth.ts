@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
+import { optionalString } from './query-params';
 
 /**
  * Management API access: the platform admin key (every organisation) or a key of role `admin` (its
@@ -34,9 +35,10 @@ export function adminOf(res: Response): Principal {
 }
 
 /** The organisation an admin acts on: an org admin only ever its own. */
-export function orgFilter(admin: Principal, requested: unknown): string | undefined {
-  if (admin.role === 'platform_admin') return typeof requested === 'string' && requested ? requested : undefined;
-  if (typeof requested === 'string' && requested && requested !== admin.org) throw new PermissionError('An organization admin can only see its own organization.', 'cross_org_denied');
+export function orgFilter(admin: Principal, raw: unknown): string | undefined {
+  const requested = optionalString(raw, 'org');
+  if (admin.role === 'platform_admin') return requested;
+  if (requested && requested !== admin.org) throw new PermissionError('An organization admin can only see its own organization.', 'cross_org_denied');
   return admin.org ?? undefined;
 }
 

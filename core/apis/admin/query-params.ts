@@ -62,7 +62,12 @@ export function parseStatus(raw: unknown): { statusMin?: number; statusMax?: num
   throw new InvalidRequestError('status must be a code (e.g. 429), a class (e.g. 5xx), success or error.', 'invalid_value', { param: 'status' });
 }
 
-/** A string filter, or undefined when absent or empty. */
-export function optionalString(raw: unknown): string | undefined {
-  return typeof raw === 'string' && raw ? raw : undefined;
+/**
+ * A string filter, or undefined when absent or empty. Given twice (`?key=a&key=b`) it arrives as an
+ * array: refused, where it used to be dropped and every row answered.
+ */
+export function optionalString(raw: unknown, param: string): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') throw new InvalidRequestError(`${param} must be given once, as text.`, 'invalid_value', { param });
+  return raw;
 }

@@ -33,9 +33,9 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     adminHandler(async (req, res) => {
       const admin = adminOf(res);
       const page = await services.requestLog.query({
-        key: optionalString(req.query.key),
+        key: optionalString(req.query.key, 'key'),
         org: orgFilter(admin, req.query.org),
-        model: optionalString(req.query.model),
+        model: optionalString(req.query.model, 'model'),
         ...parseRange(req.query),
         ...parseStatus(req.query.status),
         limit: parseLimit(req.query.limit),
