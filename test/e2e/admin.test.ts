@@ -158,6 +158,16 @@ describe('management API: keys, organizations, logs, spend', () => {
     expect(metrics).to.match(/^gateway_requests_total\{endpoint="chat",model="other",status="401"\} [1-9]/m);
   });
 
+  it('logs a Responses request whose body the endpoint refuses, as it does a chat one', async () => {
+    const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: 'Bearer sk-globex', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'echo', input: 42 }) });
+    expect(res.status).to.equal(400);
+    const requestId = res.headers.get('x-gateway-request-id');
+    const code = ((await res.json()) as { error: { code: string } }).error.code;
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    const entries = (await api(gw, 'GET', '/admin/v1/logs?key=globex-member&status=400&limit=10', ADMIN)).body.data as Record<string, unknown>[];
+    expect(entries.find((e) => e.requestId === requestId)).to.include({ keyId: 'globex-member', endpoint: 'responses', model: 'echo', status: 400, errorCode: code });
+  });
+
   it('never shows the admin key in a response or the gateway output', async () => {
     const res = await api(gw, 'GET', '/admin/v1/keys', ADMIN);
     expect(res.text).to.not.include(ADMIN);

@@ -32,7 +32,8 @@ import { SseSink } from './sse-sink';
 import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
 
 /** Where a Responses request's key is and how its errors are written (for a refused body). */
-const RESPONSES_CALLER: Pick<ModelEndpointSpec, 'errors' | 'credential'> = { errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
+/** a refused body is logged as the endpoint's request; the format only matters once a model is called */
+const RESPONSES_CALLER: ModelEndpointSpec = { endpoint: 'responses', format: 'chat', errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
 
 export class ResponsesHandler {
   private readonly states: ResponseStateStore;
@@ -56,7 +57,7 @@ export class ResponsesHandler {
       body = validateRequest(req.body);
     } catch (err) {
       // the key first: a caller without a valid one learns nothing about what this endpoint accepts
-      return refuseBody(services, RESPONSES_CALLER, req, res, err);
+      return refuseBody(services, RESPONSES_CALLER, req, res, err, req.body);
     }
     const abort = new AbortController();
     const stopWatching = onClientGone(res, () => abort.abort());
