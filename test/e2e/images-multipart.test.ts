@@ -204,6 +204,23 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
     expect(res.body).to.deep.equal(openAiError("Invalid value for 'n': expected a positive integer.", 'invalid_value', 'n'));
   });
 
+  it('logs an edit it refuses (a bad field, too many files, not multipart) as the key\'s request, like a refused chat body', async () => {
+    const refused = [
+      await post(gw.url, form([{ name: 'model', value: 'painter' }, { name: 'n', value: '0' }, { name: 'prompt', value: 'p' }, file('image', 100)])),
+      await post(gw.url, form([{ name: 'model', value: 'painter' }, { name: 'prompt', value: 'p' }, file('image[]', 100), file('image[]', 100), file('image[]', 100), file('mask', 100)])),
+      await post(gw.url, Buffer.from('{"model":"painter","prompt":"p"}'), { 'content-type': 'application/json' }),
+    ];
+    expect(refused.map((r) => r.status)).to.deep.equal([400, 400, 400]);
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    const entries = (await gw.gateway.services.requestLog.query({ limit: 3 })).data;
+    expect(entries.map((e) => [e.endpoint, e.status, e.errorCode])).to.deep.equal([
+      ['images', 400, 'invalid_content_type'],
+      ['images', 400, 'too_many_parts'],
+      ['images', 400, 'invalid_value'],
+    ]);
+    expect(entries[2].model).to.equal('painter');
+  });
+
   it('answers a JSON body with a 400 that says edits are multipart', async () => {
     const res = await post(gw.url, Buffer.from('{"model":"painter","prompt":"p"}'), { 'content-type': 'application/json' });
     expect(res.status).to.equal(400);

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { NotFoundError, toGatewayError } from '../../errors/gateway-error';
+import { NotFoundError } from '../../errors/gateway-error';
 import { HOSTED_IMAGES_PATH, hostInlineImages } from './host-inline-images';
 import { HostedImages } from './hosted-images';
 import { resolveImagesSettings, type ResolvedImagesSettings } from './images-settings';
@@ -52,7 +52,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     }
     if (!isMultipartFormData(req.headers['content-type'])) {
       discardBody(req);
-      return sendError(res, uploadErrors.notMultipart(), OPENAI_ERRORS);
+      return refuseBody(services, EDITS, req, res, uploadErrors.notMultipart());
     }
     const upload = readEditForm(req, settings);
     try {
@@ -64,7 +64,7 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
       await runModelRequest(services, EDITS, req, res, body);
     } catch (err) {
       await upload.dispose();
-      sendError(res, toGatewayError(err), OPENAI_ERRORS);
+      await refuseBody(services, EDITS, req, res, err, upload.fields);
     } finally {
       await upload.dispose();
     }
