@@ -1,6 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
+import { loggedName } from './logged-name';
 
 /**
  * OpenTelemetry GenAI semantic-convention attribute names (gen_ai.*), plus the gateway's own (gateway.*)
@@ -33,7 +34,8 @@ export function operationOf(ctx: GatewayContext): string {
 export function rootSpanName(ctx: GatewayContext): string {
   const operation = operationOf(ctx);
   const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.toolName ?? ctx.mcp?.uri) : requestedModel(ctx);
-  return subject ? `${operation} ${subject}` : operation;
+  // a client's name, cut as the log cuts it: a span holds it until its batch is exported
+  return subject ? `${operation} ${loggedName(subject)}` : operation;
 }
 
 /** The model a model exchange or a parent (a Responses request) asks for. */
@@ -45,10 +47,10 @@ export function requestedModel(ctx: GatewayContext): string | undefined {
 export function requestAttributes(ctx: GatewayContext): Attributes {
   const attributes: Attributes = { [GEN_AI.operation]: operationOf(ctx), 'gateway.endpoint': ctx.endpoint, 'gateway.request_id': ctx.requestId };
   const model = requestedModel(ctx);
-  if (model !== undefined) attributes[GEN_AI.requestModel] = model;
+  if (model !== undefined) attributes[GEN_AI.requestModel] = loggedName(model);
   if (ctx.mcp) {
     attributes['mcp.method.name'] = ctx.mcp.method;
-    if (ctx.mcp.toolName !== undefined) attributes[GEN_AI.toolName] = ctx.mcp.toolName;
+    if (ctx.mcp.toolName !== undefined) attributes[GEN_AI.toolName] = loggedName(ctx.mcp.toolName);
   }
   return attributes;
 }

@@ -9,6 +9,7 @@ import type { Outcome, Stage } from '../pipeline/stage';
 import type { TrafficStrategies } from '../pipeline/traffic';
 import { roundCost } from '../spend/pricing';
 import { isoTime } from '../time/iso-time';
+import { loggedName } from '../observability/logged-name';
 
 export const COST_HEADER = 'x-gateway-response-cost';
 
@@ -83,19 +84,4 @@ export class SpendStage implements Stage {
     this.reporter.settled(ctx, entry, outcome);
     await this.log.record(entry);
   }
-}
-
-/**
- * The longest model (or `MCP: ...` tool, prompt or resource) name a log entry keeps. The name is the
- * client's own when it matches nothing, and a body may carry megabytes of it: each such request wrote them
- * whole into the log row, the access line and a spend-rollup row that is never deleted.
- */
-const MAX_LOGGED_NAME = 1024;
-
-function loggedName(name: string | null): string | null {
-  if (name === null || name.length <= MAX_LOGGED_NAME) return name;
-  // never half a surrogate pair
-  const last = name.charCodeAt(MAX_LOGGED_NAME - 1);
-  const end = last >= 0xd800 && last <= 0xdbff ? MAX_LOGGED_NAME - 1 : MAX_LOGGED_NAME;
-  return `${name.slice(0, end)}…`;
 }

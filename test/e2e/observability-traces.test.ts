@@ -148,6 +148,36 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(parseTraceparent(toolPost.headers.traceparent)).to.deep.equal({ traceId: root.traceId, spanId: upstreamCall.spanId });
   });
 
+  it('cuts a client\'s unknown model or tool name of a megabyte to its first 1,024 characters in the span name and attributes, as the log does', async () => {
+    // every such 404 kept the whole name in its span until the batch went out: 2,048 queued spans could
+    // hold gigabytes, and the batch was too big for a collector to take
+    const huge = `probe-${'m'.repeat(1_000_000)}`;
+    const cut = `${huge.slice(0, 1024)}…`;
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: huge, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(chat.status).to.equal(404);
+      const tool = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: huge, arguments: {} } }),
+      });
+      expect(tool.status).to.equal(200);
+    } finally {
+      await gw.close();
+    }
+    const chatRoot = await receiver.waitFor((s) => s.name.startsWith('chat probe-'));
+    expect(chatRoot.name).to.equal(`chat ${cut}`);
+    expect(chatRoot.attributes['gen_ai.request.model']).to.equal(cut);
+    const toolRoot = await receiver.waitFor((s) => s.name.startsWith('execute_tool probe-'));
+    expect(toolRoot.name).to.equal(`execute_tool ${cut}`);
+    expect(toolRoot.attributes['gen_ai.tool.name']).to.equal(cut);
+  });
+
   it('exports nothing and sends no traceparent upstream when no OTLP endpoint is set', async () => {
     const env = { ...process.env };
     delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
