@@ -178,6 +178,32 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(toolRoot.attributes['gen_ai.tool.name']).to.equal(cut);
   });
 
+  it('cuts a client\'s resource URI of a megabyte in the span of the upstream call it routes to, as in the request\'s span', async () => {
+    const files = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'files:///{name}.{ext}', name: 'File', read: () => 'contents' }] });
+    const uri = `files:///${'a'.repeat(1_000_000)}.txt`;
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'tracer' })
+      .withMcpServer('files', files.url, { visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start({ env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    try {
+      const read = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }),
+      });
+      expect(await read.text()).to.include('contents');
+    } finally {
+      await gw.close();
+      await files.close();
+    }
+    const root = await receiver.waitFor((s) => s.name.startsWith('resources/read files:') && s.kind !== 3);
+    expect(root.name).to.equal(`resources/read ${uri.slice(0, 1024)}…`);
+    const upstreamCall = receiver.childrenOf(expectStageChildren(root))[0];
+    expect(upstreamCall.kind).to.equal(3);
+    expect(upstreamCall.name).to.equal(`resources/read ${uri.slice(0, 1024)}…`);
+  });
+
   it('exports nothing and sends no traceparent upstream when no OTLP endpoint is set', async () => {
     const env = { ...process.env };
     delete env.OTEL_EXPORTER_OTLP_ENDPOINT;

@@ -24,6 +24,7 @@ import type { ProgressUpdate } from './upstream-session';
 import { UpstreamRpcError } from './upstream-errors';
 import { GEN_AI } from '../../observability/span-attributes';
 import { withTraceHeaders } from '../../observability/trace-headers';
+import { loggedName } from '../../observability/logged-name';
 
 export class McpTraffic implements TrafficStrategy {
   /** the platform admin key may use MCP (it may not call models) */
@@ -97,7 +98,8 @@ export class McpTraffic implements TrafficStrategy {
     }
     if (target.kind === 'model') return this.callModel(ctx, ex, target.tool);
     // traced: a client span for the upstream call; the transport sends its traceparent (core/observability/trace-headers.ts)
-    const span = ctx.trace?.client(`${ex.method} ${ex.upstreamTool ?? ex.uri ?? ''}`, upstreamCallAttributes(ex));
+    // a resource's URI is the client's own text, cut as the request's span and log entry cut it
+    const span = ctx.trace?.client(`${ex.method} ${ex.upstreamTool ?? loggedName(ex.uri ?? '')}`, upstreamCallAttributes(ex));
     try {
       await withTraceHeaders(span?.headers(), () => this.callUpstream(ctx, ex, target));
     } catch (err) {
