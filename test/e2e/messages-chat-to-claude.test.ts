@@ -126,6 +126,20 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body).to.not.have.property('thinking');
   });
 
+  it('thinks for reasoning_effort xhigh and max, with budgets above high\u2019s, instead of not at all', async () => {
+    upstream.reply({ json: readFixture('anthropic', 'text.upstream-response.json') });
+    const budgets: number[] = [];
+    for (const reasoning_effort of ['high', 'xhigh', 'max'] as const) {
+      await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort, messages: [{ role: 'user', content: '17 * 23?' }] });
+      expect(upstream.last.body.thinking, reasoning_effort).to.include({ type: 'enabled' });
+      // the default cap is the answer's 4096 tokens plus the budget, within the 32,000 output tokens of Claude Opus 4
+      expect(upstream.last.body.max_tokens).to.equal(4096 + upstream.last.body.thinking.budget_tokens).and.to.be.at.most(32000);
+      budgets.push(upstream.last.body.thinking.budget_tokens);
+    }
+    expect(budgets[1]).to.be.above(budgets[0]);
+    expect(budgets[2]).to.be.above(budgets[1]);
+  });
+
   it('lets the openai SDK pass a streamed thinking turn back with its signed thinking block, as tool runners do', async () => {
     const tools = ['get_weather', 'get_time'].map((name) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } }));
     const question = { role: 'user' as const, content: 'Weather in Paris, and the time?' };

@@ -13,12 +13,18 @@ import type { ThinkingBlock } from '../../types/chat';
 import type { MessagesContentBlock } from './types';
 import { clientText } from '../../formats/client-text';
 
-/** The thinking budget an effort asks for (Anthropic's minimum budget is 1024). */
+/**
+ * The thinking budget an effort asks for (Anthropic's minimum budget is 1024). OpenAI's efforts above high
+ * (xhigh, max) think more, not at all; with the default 4096 answer tokens, max's budget still fits the
+ * 32,000 output tokens of the Claude models with the smallest limit (Opus 4, 4.1).
+ */
 export const BUDGET_OF_EFFORT: ReadonlyMap<string, number> = new Map([
   ['minimal', 1024],
   ['low', 1024],
   ['medium', 4096],
   ['high', 16384],
+  ['xhigh', 24576],
+  ['max', 27904],
 ]);
 
 /** The effort closest to a budget: up to 2048 low, up to 8192 medium, above that high. */
