@@ -113,10 +113,12 @@ function systemBlocksOf(message: ChatMessage, where: string): MessagesTextBlock[
   const content = message.content;
   if (content === null || content === undefined || content === '') return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return content.map((part, j) => {
+  const blocks: MessagesTextBlock[] = [];
+  content.forEach((part, j) => {
     if (part.type !== 'text') throw new InvalidRequestError(`${where}.content[${j}]: system messages may hold text only`, 'invalid_request', { param: `${where}.content[${j}]` });
-    return textBlock(part as ContentPart & { text: string });
+    if (!isEmptyText(part)) blocks.push(textBlock(part as ContentPart & { text: string }));
   });
+  return blocks;
 }
 
 /** One plain block is sent as a string; several blocks, or one with cache_control, as blocks. */
@@ -135,7 +137,24 @@ function textBlock(part: { text: string; cache_control?: unknown }): MessagesTex
 function userContent(content: ChatMessage['content'], where: string): string | MessagesContentBlock[] {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
-  return content.map((part, j) => contentBlock(part, `${where}.content[${j}]`));
+  return contentBlocks(content, where);
+}
+
+/**
+ * Content parts as blocks, without empty text parts: Anthropic refuses an empty text block ("text content
+ * blocks must be non-empty") where chat APIs take one, and chat clients send them (an image without a
+ * caption, a tool that printed nothing).
+ */
+function contentBlocks(parts: ContentPart[], where: string): MessagesContentBlock[] {
+  const blocks: MessagesContentBlock[] = [];
+  parts.forEach((part, j) => {
+    if (!isEmptyText(part)) blocks.push(contentBlock(part, `${where}.content[${j}]`));
+  });
+  return blocks;
+}
+
+function isEmptyText(part: ContentPart): boolean {
+  return part?.type === 'text' && (part as { text?: unknown }).text === '';
 }
 
 function contentBlock(part: ContentPart, at: string): MessagesContentBlock {
@@ -183,11 +202,7 @@ function assistantContent(message: ChatMessage, where: string): string | Message
   if (typeof message.content === 'string') {
     if (message.content !== '') blocks.push({ type: 'text', text: message.content });
   } else if (Array.isArray(message.content)) {
-    message.content.forEach((part, j) => {
-      // Anthropic refuses empty text blocks; a chat client may send them
-      if (part.type === 'text' && (part as { text: string }).text === '') return;
-      blocks.push(contentBlock(part, `${where}.content[${j}]`));
-    });
+    blocks.push(...contentBlocks(message.content, where));
   }
   calls.forEach((call, j) => blocks.push(toolUseBlock(call, `${where}.tool_calls[${j}]`)));
   return blocks;
@@ -224,7 +239,7 @@ function appendToolResult(messages: MessagesMessage[], message: ChatMessage, whe
   const result: MessagesContentBlock = {
     type: 'tool_result',
     tool_use_id: anthropicToolId(message.tool_call_id),
-    content: content == null ? '' : typeof content === 'string' ? content : content.map((part, j) => contentBlock(part, `${where}.content[${j}]`)),
+    content: content == null ? '' : typeof content === 'string' ? content : contentBlocks(content, where),
   };
   const last = messages[messages.length - 1];
   if (last?.role === 'user' && Array.isArray(last.content) && last.content.length > 0 && last.content.every((b) => b.type === 'tool_result')) {

@@ -159,6 +159,24 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body.messages[1].content[0]).to.deep.equal({ type: 'thinking', thinking: 'Two lookups needed.', signature: 'EqQBCgIYAhIM' });
   });
 
+  it('sends an image with an empty caption, an empty system part and an empty tool result part without the empty text Anthropic refuses', async () => {
+    upstream.reply({ json: readFixture('anthropic', 'text.upstream-response.json') });
+    const image = { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };
+    await client.chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: '' }, { type: 'text', text: 'Be brief.' }] },
+        { role: 'user', content: [{ type: 'text', text: '' }, image] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'snapshot', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_01', content: [{ type: 'text', text: '' }, { type: 'text', text: 'done' }] },
+      ],
+    });
+    // "messages: text content blocks must be non-empty" (and "system: ..." for the system prompt)
+    expect(upstream.last.body.system).to.equal('Be brief.');
+    expect(upstream.last.body.messages[0].content).to.deep.equal([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]);
+    expect(upstream.last.body.messages[2].content).to.deep.equal([{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: 'done' }] }]);
+  });
+
   it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
     const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
     await client.chat.completions.create({
