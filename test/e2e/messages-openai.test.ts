@@ -142,6 +142,26 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     });
   });
 
+  it('streams parallel tool calls that come whole without their own index (Gemini\u2019s OpenAI-compatible API) as a tool_use block each', async () => {
+    // Gemini's OpenAI-compatible API sends each call whole, with an id but no index, and stops with "stop"
+    const base = { id: 'chatcmpl-g1', object: 'chat.completion.chunk', created: 1700000000, model: 'gemini-2.5-flash' };
+    const call = (id: string, city: string) => ({ id, type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ city }) } });
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call('function-call-1', 'Paris')] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call('function-call-2', 'Rome')] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } },
+      ],
+    };
+    const message = await client.messages.stream({ model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Paris and Rome?' }] }).finalMessage();
+    expect(message.content).to.deep.equal([
+      { type: 'tool_use', id: 'function-call-1', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'function-call-2', name: 'get_weather', input: { city: 'Rome' } },
+    ]);
+    expect(message.stop_reason).to.equal('tool_use');
+  });
+
   it('emits the full Anthropic event sequence with a ping, and prices the stream in the trailer', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(['Hel', 'lo'], { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
     const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });

@@ -25,7 +25,7 @@ import type { MessagesStopReason } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 import { tokensOfChars } from '../../spend/usage-estimate';
 
-type OpenBlock = { kind: 'text'; index: number } | { kind: 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
+type OpenBlock = { kind: 'text'; index: number } | { kind: 'thinking'; index: number } | { kind: 'tool'; index: number };
 
 export interface MessagesStreamOptions {
   /** the model name to report in message_start (default: the chunk's model) */
@@ -39,8 +39,8 @@ export class MessagesStreamTranslator {
   private finished = false;
   private nextBlockIndex = 0;
   private open: OpenBlock | undefined;
-  /** chat tool-call index -> the Messages block index it was given */
-  private readonly toolBlocks = new Map<number, number>();
+  /** chat tool-call index -> the Messages block index it was given, and the call's id */
+  private readonly toolBlocks = new Map<number, { index: number; id: string | undefined }>();
   private stopReason: MessagesStopReason | undefined;
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
@@ -148,12 +148,16 @@ export class MessagesStreamTranslator {
 
   private toolCall(call: ChunkToolCall, out: SseFrame[]): void {
     const toolIndex = call.index ?? 0;
-    let blockIndex = this.toolBlocks.get(toolIndex);
-    if (blockIndex === undefined) {
+    const known = this.toolBlocks.get(toolIndex);
+    let blockIndex = known?.index;
+    // Another id at the same index is another call: Gemini's OpenAI-compatible API sends parallel calls each
+    // whole, all at index 0 or with none. OpenAI sends the id once; servers that repeat it repeat the same one.
+    const another = known !== undefined && typeof call.id === 'string' && call.id !== '' && call.id !== known.id;
+    if (blockIndex === undefined || another) {
       this.closeBlock(out);
       blockIndex = this.nextBlockIndex++;
-      this.toolBlocks.set(toolIndex, blockIndex);
-      this.open = { kind: 'tool', index: blockIndex, toolIndex };
+      this.toolBlocks.set(toolIndex, { index: blockIndex, id: call.id });
+      this.open = { kind: 'tool', index: blockIndex };
       out.push(
         event({
           type: 'content_block_start',
@@ -161,7 +165,7 @@ export class MessagesStreamTranslator {
           content_block: { type: 'tool_use', id: call.id ?? `toolu_gateway_${blockIndex}`, name: call.function?.name ?? '', input: {} },
         }),
       );
-    } else if (this.open?.kind !== 'tool' || this.open.toolIndex !== toolIndex) {
+    } else if (this.open?.kind !== 'tool' || this.open.index !== blockIndex) {
       // Arguments for a tool call whose block is already closed: Messages blocks cannot be reopened.
       // OpenAI-style upstreams finish one call before starting the next, so this does not happen there.
       return;
