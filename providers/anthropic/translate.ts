@@ -64,9 +64,13 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
       case 'user':
         messages.push({ role: 'user', content: userContent(message.content, where) });
         break;
-      case 'assistant':
-        messages.push({ role: 'assistant', content: assistantContent(message, where) });
+      case 'assistant': {
+        // an answer without a word (Claude's, at times, after a tool result) comes back as an empty turn,
+        // which Anthropic refuses in the middle of a conversation; left out, nothing is lost
+        const content = assistantContent(message, where);
+        if (content.length > 0) messages.push({ role: 'assistant', content });
         break;
+      }
       case 'tool':
         appendToolResult(messages, message, where);
         break;

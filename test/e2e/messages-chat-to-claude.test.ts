@@ -177,6 +177,28 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body.messages[2].content).to.deep.equal([{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: 'done' }] }]);
   });
 
+  it('continues a conversation after Claude answered a tool result without a word, as the openai SDK passes that turn back', async () => {
+    const usage = { input_tokens: 20, output_tokens: 1 };
+    upstream.reply((req) => {
+      const messages = req.body.messages as any[];
+      // what api.anthropic.com checks
+      const empty = messages.findIndex((m, i) => i < messages.length - 1 && (m.content === '' || (Array.isArray(m.content) && m.content.length === 0)));
+      if (empty >= 0) return { error: { status: 400, type: 'invalid_request_error', message: `messages.${empty}: all messages must have non-empty content except for the optional final assistant message` } };
+      // Claude sometimes ends its turn after a tool result without a word
+      const content = messages.length === 3 ? [] : [{ type: 'text', text: 'It is 18C in Paris.' }];
+      return { json: { id: 'msg_e', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content, stop_reason: 'end_turn', stop_sequence: null, usage } };
+    });
+    const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'toolu_01', content: '18C' },
+    ];
+    const silent = await client.chat.completions.create({ model: 'claude-sonnet', messages: history });
+    expect(silent.choices[0].message.content).to.equal('');
+    const next = await client.chat.completions.create({ model: 'claude-sonnet', messages: [...history, silent.choices[0].message, { role: 'user', content: 'So?' }] });
+    expect(next.choices[0].message.content).to.equal('It is 18C in Paris.');
+  });
+
   it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
     const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
     await client.chat.completions.create({
