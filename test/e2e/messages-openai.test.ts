@@ -162,6 +162,36 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(message.stop_reason).to.equal('tool_use');
   });
 
+  it('answers from content given as a list of chunks (Mistral\u2019s reasoning models: thinking, then text), JSON and streamed', async () => {
+    // magistral-* answer content as chunks: `thinking` ones holding text parts, then `text` ones
+    const thinking = { type: 'thinking', thinking: [{ type: 'text', text: '17 * 23 = 391.' }] };
+    upstream.script = {
+      kind: 'json',
+      body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: [thinking, { type: 'text', text: 'It is 391.' }] }, logprobs: null, finish_reason: 'stop' }] },
+    };
+    const request = { model: 'gpt-test', max_tokens: 256, messages: [{ role: 'user' as const, content: '17 * 23?' }] };
+    const answer = await client.messages.create(request);
+    expect(answer.content).to.deep.equal([
+      { type: 'thinking', thinking: '17 * 23 = 391.', signature: '' },
+      { type: 'text', text: 'It is 391.' },
+    ]);
+
+    const base = { id: 'chatcmpl-m1', object: 'chat.completion.chunk', created: 1700000000, model: 'magistral-medium-2509' };
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: [thinking] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'It is ' }] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { content: '391.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 20, total_tokens: 32 } },
+      ],
+    };
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content).to.deep.equal([
+      { type: 'thinking', thinking: '17 * 23 = 391.', signature: '' },
+      { type: 'text', text: 'It is 391.' },
+    ]);
+  });
+
   it('emits the full Anthropic event sequence with a ping, and prices the stream in the trailer', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(['Hel', 'lo'], { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
     const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });

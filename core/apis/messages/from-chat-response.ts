@@ -6,7 +6,7 @@ import { UpstreamError } from '../../errors/gateway-error';
 import type { ChatResponse, ToolCall } from '../../types/chat';
 import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
-import { thinkingBlocksOfChat } from './thinking';
+import { contentChunks, thinkingBlocksOfChat } from './thinking';
 import type { MessagesContentBlock, MessagesResponse } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 
@@ -16,6 +16,9 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
   const content: MessagesContentBlock[] = [...thinkingBlocksOfChat(choice?.message)];
   const text = choice?.message?.content;
   if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
+  else if (Array.isArray(text)) {
+    for (const chunk of contentChunks(text)) content.push(chunk.kind === 'text' ? { type: 'text', text: chunk.text } : { type: 'thinking', thinking: chunk.text, signature: '' });
+  }
   // an OpenAI refusal (structured output the model declined to write) comes as text with stop_reason
   // "refusal", Claude's own way of saying so, rather than an empty answer that looks finished
   const refusal = choice?.message?.refusal;

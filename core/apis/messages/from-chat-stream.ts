@@ -22,6 +22,7 @@ import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types
 import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
+import { contentChunks } from './thinking';
 import { messagesUsageFromChatUsage } from './usage';
 import { tokensOfChars } from '../../spend/usage-estimate';
 
@@ -69,6 +70,12 @@ export class MessagesStreamTranslator {
     if (reasoning !== '') this.thinking(reasoning, out);
     if (Array.isArray(delta.thinking_blocks)) for (const block of delta.thinking_blocks) this.thinkingBlock(block, out);
     if (typeof delta.content === 'string' && delta.content !== '') this.text(delta.content, out);
+    else if (Array.isArray(delta.content)) {
+      for (const chunk of contentChunks(delta.content)) {
+        if (chunk.kind === 'text') this.text(chunk.text, out);
+        else this.thinking(chunk.text, out);
+      }
+    }
     if (typeof delta.refusal === 'string' && delta.refusal !== '') {
       this.refused = true;
       this.text(delta.refusal, out);
