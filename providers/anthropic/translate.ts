@@ -83,7 +83,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   // Anthropic refuses thinking with a forced tool ("Thinking may not be enabled when tool_choice forces
   // tool use"): the effort, a hint, gives way to the client's explicit choice of tool
   const forcesTool = request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null);
-  const thinking = request.thinking === undefined && !forcesTool ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
+  const thinking = request.thinking === undefined && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
   const body: MessagesRequest = {
     model: upstreamModel,
     max_tokens: cap ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),
@@ -179,6 +179,24 @@ function imageBlock(part: { image_url: { url: string }; cache_control?: unknown 
   else throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
   if (part.cache_control !== undefined) block.cache_control = part.cache_control as MessagesImageBlock['cache_control'];
   return block;
+}
+
+/**
+ * Does the request continue a tool round whose assistant turn does not start with a thinking block? With
+ * thinking on, Anthropic refuses it ("a final `assistant` message must start with a thinking block ... To
+ * avoid this requirement, disable `thinking`"), and clients that keep only a message's standard fields
+ * (LangChain's ChatOpenAI) pass tool calls back so; the effort, a hint, gives way for that round.
+ */
+function continuesUnthoughtToolRound(messages: MessagesMessage[]): boolean {
+  let at = messages.length - 1;
+  let toolResults = false;
+  for (; at >= 0 && messages[at].role === 'user'; at--) {
+    const content = messages[at].content;
+    if (Array.isArray(content) && content.some((b) => b.type === 'tool_result')) toolResults = true;
+  }
+  const turn = messages[at]?.content;
+  if (!toolResults || !Array.isArray(turn) || !turn.some((b) => b.type === 'tool_use')) return false;
+  return !isThinkingBlock(turn[0]);
 }
 
 /** Anthropic's smallest thinking budget. */

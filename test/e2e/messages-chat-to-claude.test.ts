@@ -199,6 +199,49 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(next.choices[0].message.content).to.equal('It is 18C in Paris.');
   });
 
+  it('continues a tool round with reasoning_effort set when the client kept no thinking blocks, leaving thinking off as Anthropic requires', async () => {
+    upstream.reply((req) => {
+      const messages = req.body.messages as any[];
+      const lastAssistant = messages.map((m, i) => [m, i] as const).filter(([m]) => m.role === 'assistant').at(-1);
+      const first = lastAssistant && Array.isArray(lastAssistant[0].content) ? lastAssistant[0].content[0] : undefined;
+      // what api.anthropic.com checks
+      if (req.body.thinking && first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
+        const message = `messages.${lastAssistant![1]}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`;
+        return { error: { status: 400, type: 'invalid_request_error', message } };
+      }
+      return { json: readFixture('anthropic', 'text.upstream-response.json') };
+    });
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    // a client that keeps only the standard fields of the assistant message (LangChain's ChatOpenAI does)
+    const data = await client.chat.completions.create({
+      model: 'claude-sonnet',
+      reasoning_effort: 'low',
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_01', content: '18C' },
+      ],
+    });
+    expect(data.choices[0].message.content).to.equal('Onze, par exemple.');
+    expect(upstream.last.body).to.not.have.property('thinking');
+
+    // a new question after the tool round thinks again
+    await client.chat.completions.create({
+      model: 'claude-sonnet',
+      reasoning_effort: 'low',
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_01', content: '18C' },
+        { role: 'assistant', content: 'It is 18C.' },
+        { role: 'user', content: 'And in Rome?' },
+      ],
+    });
+    expect(upstream.last.body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1024 });
+  });
+
   it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
     const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
     await client.chat.completions.create({
