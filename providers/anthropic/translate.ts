@@ -91,8 +91,12 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   };
   const system = systemField(systemBlocks);
   if (system !== undefined) body.system = system;
-  if (request.temperature != null) body.temperature = request.temperature;
-  if (typeof request.top_p === 'number') body.top_p = request.top_p as number;
+  // Recent Claude models refuse both at once ("`temperature` and `top_p` cannot both be specified"), and
+  // chat clients often send OpenAI's default of one beside the one they mean: a default changes nothing
+  const temperature = request.temperature ?? undefined;
+  const topP = typeof request.top_p === 'number' ? request.top_p : undefined;
+  if (temperature !== undefined && !(temperature === 1 && topP !== undefined && topP !== 1)) body.temperature = temperature;
+  if (topP !== undefined && !(topP === 1 && temperature !== undefined)) body.top_p = topP;
   if (request.stop != null) {
     const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
     if (stops.length > 0) body.stop_sequences = stops;

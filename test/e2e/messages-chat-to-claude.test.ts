@@ -242,6 +242,24 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1024 });
   });
 
+  it('sends temperature and top_p beside each other only when neither is at its default, which recent Claude models refuse', async () => {
+    upstream.reply((req) => {
+      // what api.anthropic.com answers for Claude Sonnet 4.5 and later
+      if (req.body.temperature !== undefined && req.body.top_p !== undefined) {
+        return { error: { status: 400, type: 'invalid_request_error', message: '`temperature` and `top_p` cannot both be specified for this model. Please use only one.' } };
+      }
+      return { json: readFixture('anthropic', 'text.upstream-response.json') };
+    });
+    const question = [{ role: 'user' as const, content: '17 * 23?' }];
+    // chat UIs send OpenAI's defaults beside the value they mean: top_p 1 (or temperature 1) changes nothing
+    await client.chat.completions.create({ model: 'claude-sonnet', temperature: 0.2, top_p: 1, messages: question });
+    expect(upstream.last.body).to.include({ temperature: 0.2 }).and.not.have.property('top_p');
+    await client.chat.completions.create({ model: 'claude-sonnet', temperature: 1, top_p: 0.9, messages: question });
+    expect(upstream.last.body).to.include({ top_p: 0.9 }).and.not.have.property('temperature');
+    await client.chat.completions.create({ model: 'claude-sonnet', temperature: 0.5, messages: question });
+    expect(upstream.last.body).to.include({ temperature: 0.5 });
+  });
+
   it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
     const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
     await client.chat.completions.create({
