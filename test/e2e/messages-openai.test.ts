@@ -118,6 +118,29 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(upstream.last.body).to.deep.equal({ ...readFixture('messages', 'images.chat-request.json'), model: 'upstream-model', stop: ['END'], user: 'user-42' });
   });
 
+  it('sends a metadata.user_id longer than OpenAI\u2019s 64-character user (Claude Code\u2019s) as a stable id of 64', async () => {
+    upstream.script = (req) => {
+      const user = req.body.user;
+      // what api.openai.com answers
+      if (typeof user === 'string' && user.length > 64) {
+        const message = `Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length ${user.length} instead.`;
+        return { kind: 'json', status: 400, body: { error: { message, type: 'invalid_request_error', param: 'user', code: 'string_above_max_length' } } };
+      }
+      return { kind: 'json', body: chatCompletion('Hello from upstream') };
+    };
+    const session = (id: string) => `user_${'5f'.repeat(32)}_account_0e6c2a59-4b1d-4f0e-9a57-2d3f1c8e7b6a_session_${id}`;
+    const ask = (userId: string) => client.messages.create({ model: 'gpt-test', max_tokens: 64, metadata: { user_id: userId }, messages: [{ role: 'user', content: 'hi' }] });
+    const answer = await ask(session('7d9e1f20-3a4b-4c5d-8e6f-708192a3b4c5'));
+    expect(answer.content).to.deep.equal([{ type: 'text', text: 'Hello from upstream' }]);
+    const sent = upstream.last.body.user;
+    expect(sent).to.have.lengthOf(64);
+    // the same user is the same id, another is another (OpenAI tells abuse apart by it)
+    await ask(session('7d9e1f20-3a4b-4c5d-8e6f-708192a3b4c5'));
+    expect(upstream.last.body.user).to.equal(sent);
+    await ask(session('00000000-3a4b-4c5d-8e6f-708192a3b4c5'));
+    expect(upstream.last.body.user).to.have.lengthOf(64).and.not.equal(sent);
+  });
+
   it('streams a tool call the SDK assembles into the right input, with text before it', async () => {
     upstream.script = { kind: 'sse', events: readFixture<{ data: object }[]>('messages', 'tool-calls.chat-stream.json').slice(0, -1).map((f) => f.data) };
     const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] });

@@ -14,6 +14,7 @@
  * - Server tools (web search, code execution, ...) and documents cannot run on another provider: they
  *   are refused with a clear error instead of being silently ignored.
  */
+import { createHash } from 'node:crypto';
 import { InvalidRequestError } from '../../errors/gateway-error';
 import { clientText } from '../../formats/client-text';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../types/chat';
@@ -54,13 +55,24 @@ export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
   // output_config.effort, when given, is the more precise of the two
   Object.assign(chat, chatFieldsOfOutputConfig(request.output_config));
   const user = request.metadata?.user_id;
-  if (typeof user === 'string' && user !== '') chat.user = user;
+  if (typeof user === 'string' && user !== '') chat.user = chatUser(user);
   if (request.stream === true) {
     chat.stream = true;
     // the Messages stream reports usage at its end, so the chat stream must carry it
     chat.stream_options = { include_usage: true };
   }
   return chat;
+}
+
+/** OpenAI refuses a `user` over 64 characters ("Invalid 'user': string too long"). */
+const MAX_CHAT_USER = 64;
+
+/**
+ * `metadata.user_id` as a chat `user`. Claude Code's is about 150 characters (user, account and session
+ * ids): a longer one goes as its SHA-256 in hex, 64 characters, the same for the same user.
+ */
+function chatUser(userId: string): string {
+  return userId.length <= MAX_CHAT_USER ? userId : createHash('sha256').update(userId).digest('hex');
 }
 
 function systemText(system: MessagesRequest['system']): string | undefined {
