@@ -178,11 +178,28 @@ function imageBlock(part: { image_url: { url: string }; cache_control?: unknown 
   if (typeof url !== 'string') throw new InvalidRequestError(`${at}.image_url.url: field required`, 'invalid_request', { param: `${at}.image_url.url` });
   const data = DATA_URL.exec(url);
   let block: MessagesImageBlock;
-  if (data) block = { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
+  if (data) block = { type: 'image', source: { type: 'base64', media_type: imageTypeOfBytes(data[2]) ?? data[1], data: data[2] } };
   else if (/^https?:\/\//i.test(url)) block = { type: 'image', source: { type: 'url', url } };
   else throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
   if (part.cache_control !== undefined) block.cache_control = part.cache_control as MessagesImageBlock['cache_control'];
   return block;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * The type an image's first bytes say it is, among those Anthropic takes. Anthropic refuses an image whose
+ * declared type is not its bytes' ("specified using the image/png media type, but the image appears to be
+ * a image/jpeg image"), and a name it does not know (image/jpg); OpenAI reads the bytes, so chat clients
+ * send data URLs named after a file's extension.
+ */
+function imageTypeOfBytes(base64: string): string | undefined {
+  const head = Buffer.from(base64.slice(0, 16), 'base64');
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return 'image/png';
+  if (head.toString('latin1', 0, 4) === 'GIF8') return 'image/gif';
+  if (head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
 }
 
 /**

@@ -260,6 +260,29 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body).to.include({ temperature: 0.5 });
   });
 
+  it('sends an image under the type its bytes have, as Anthropic checks, when the data URL names another (image/jpg, a JPEG named PNG)', async () => {
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]).toString('base64');
+    upstream.reply((req) => {
+      const blocks = (req.body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      const images = [...blocks, ...blocks.flatMap((b) => (Array.isArray(b.content) ? b.content : []))].filter((b) => b.type === 'image');
+      // what api.anthropic.com answers
+      const wrong = images.find((b) => b.source.data === jpeg && b.source.media_type !== 'image/jpeg');
+      if (wrong) return { error: { status: 400, type: 'invalid_request_error', message: `messages.0.content.0.image.source.base64: The image was specified using the ${wrong.source.media_type} media type, but the image appears to be a image/jpeg image` } };
+      return { json: readFixture('anthropic', 'text.upstream-response.json') };
+    });
+    await client.chat.completions.create({
+      model: 'claude-sonnet',
+      messages: [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${jpeg}` } }, { type: 'image_url', image_url: { url: `data:image/jpg;base64,${jpeg}` } }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'snapshot', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_01', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${jpeg}` } }] as any },
+      ],
+    });
+    const [question, , results] = upstream.last.body.messages;
+    expect(question.content.map((b: any) => b.source.media_type)).to.deep.equal(['image/jpeg', 'image/jpeg']);
+    expect(results.content[0].content[0].source).to.deep.equal({ type: 'base64', media_type: 'image/jpeg', data: jpeg });
+  });
+
   it('sends tool call ids other models made (Kimi, Gemini with a thought signature) in the form Anthropic takes', async () => {
     const ids = ['functions.get_weather:0', 'call_r1_0__thought__CiQB+x/Yz=='];
     await client.chat.completions.create({
