@@ -84,9 +84,12 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   // tool use"): the effort, a hint, gives way to the client's explicit choice of tool
   const forcesTool = request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null);
   const thinking = request.thinking === undefined && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
+  // the default cap leaves the answer its room beside the budget, the client's own thinking's too (Anthropic
+  // refuses a budget not below max_tokens)
+  const budget = thinking?.budget_tokens ?? ownBudget(request.thinking);
   const body: MessagesRequest = {
     model: upstreamModel,
-    max_tokens: cap ?? DEFAULT_MAX_TOKENS + (thinking?.budget_tokens ?? 0),
+    max_tokens: cap ?? DEFAULT_MAX_TOKENS + budget,
     messages,
   };
   const system = systemField(systemBlocks);
@@ -218,6 +221,13 @@ function continuesUnthoughtToolRound(messages: MessagesMessage[]): boolean {
   const turn = messages[at]?.content;
   if (!toolResults || !Array.isArray(turn) || !turn.some((b) => b.type === 'tool_use')) return false;
   return !isThinkingBlock(turn[0]);
+}
+
+/** The budget of a `thinking` setting a client sends itself (0 when it sets none). */
+function ownBudget(thinking: unknown): number {
+  const own = thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
+  const budget = own?.budget_tokens;
+  return own?.type === 'enabled' && typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : 0;
 }
 
 /** Anthropic's smallest thinking budget. */

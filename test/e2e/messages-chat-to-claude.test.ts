@@ -140,6 +140,19 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(budgets[2]).to.be.above(budgets[1]);
   });
 
+  it('raises the default max_tokens by the budget of a thinking setting the client sends itself, as for reasoning_effort', async () => {
+    upstream.reply((req) => {
+      // what api.anthropic.com checks
+      if (req.body.thinking?.budget_tokens >= req.body.max_tokens) {
+        return { error: { status: 400, type: 'invalid_request_error', message: '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size' } };
+      }
+      return { json: readFixture('anthropic', 'text.upstream-response.json') };
+    });
+    const data = await client.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'user', content: '17 * 23?' }], thinking: { type: 'enabled', budget_tokens: 8000 } } as any);
+    expect(data.choices[0].message.content).to.equal('Onze, par exemple.');
+    expect(upstream.last.body).to.deep.include({ max_tokens: 4096 + 8000, thinking: { type: 'enabled', budget_tokens: 8000 } });
+  });
+
   it('lets the openai SDK pass a streamed thinking turn back with its signed thinking block, as tool runners do', async () => {
     const tools = ['get_weather', 'get_time'].map((name) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } }));
     const question = { role: 'user' as const, content: 'Weather in Paris, and the time?' };
