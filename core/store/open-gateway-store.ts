@@ -11,7 +11,7 @@ import { splitBackend } from './split-backend';
 import type { StoreBackend } from './store-backend';
 
 export interface GatewayStore {
-  /** every command bounded by `guard` */
+  /** every command bounded by a guard: `guard` for `store.url`, one of its own for Redis beside it */
   backend: StoreBackend;
   guard: StoreGuard;
   /** changes to and from the other instances on the same store */
@@ -24,7 +24,7 @@ const localEvents = new WeakMap<StoreBackend, LocalChangeEvents>();
 
 /**
  * The store one gateway instance works on: the records backend (`store.url`), Redis beside it when
- * `store.redis` names one, the fault guard over both, and the events between instances (Redis pub/sub
+ * `store.redis` names one, a fault guard over each, and the events between instances (Redis pub/sub
  * when there is a Redis, PostgreSQL LISTEN/NOTIFY on a PostgreSQL store without one, else in-process). `shared`: a backend opened by the caller (tests), not closed here.
  */
 export async function openGatewayStore(settings: ResolvedConfig['store'], now: () => number, options: OpenStoreOptions & { shared?: StoreBackend } = {}): Promise<GatewayStore> {
@@ -33,13 +33,17 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
   try {
     const records = options.shared ?? (await openStore(settings.url, now, options));
     if (!options.shared) opened.push(records);
-    let combined = records;
+    const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
+    let backend: StoreBackend = guardBackend(records, guard);
     if (settings.redis) {
       const fast = await openStore(settings.redis, now, { ...options, secretBox: records.secretBox }).catch((err) => {
         throw new ConfigError('store.redis', (err as Error).message.replace(/^store\.url: /, ''));
       });
       opened.push(fast);
-      combined = splitBackend(records, fast);
+      // a breaker each: with one for both, a burst of Redis timeouts refused the database's commands too
+      // (key lookups, the management API, log rows) though it answered, and its answers kept the breaker
+      // from opening for a Redis that was down
+      backend = splitBackend(backend, guardBackend(fast, new StoreGuard({ timeoutMs: settings.timeoutMs })));
     }
     const redisUrl = options.shared ? undefined : (settings.redis ?? (/^rediss?:\/\//.test(settings.url) ? settings.url : undefined));
     const postgresUrl = options.shared || redisUrl ? undefined : /^postgres(ql)?:\/\//.test(settings.url) ? settings.url : undefined;
@@ -62,8 +66,6 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
       if (!local) localEvents.set(records, (local = new LocalChangeEvents()));
       events = local;
     }
-    const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
-    const backend = guardBackend(combined, guard);
     const ownEvents = localEvents.get(records) === events ? undefined : events;
     const instanceEvents = new InstanceEvents(events);
     return {

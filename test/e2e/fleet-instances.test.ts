@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { eventually } from '../support/eventually';
 import { startPostgres } from '../support/postgres-server';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
@@ -110,6 +111,24 @@ describe('a fleet: two gateway instances on SQLite records with Redis beside the
     } finally {
       await client.quit();
     }
+  });
+
+  it('Redis frozen: requests that need no counter, keys stored in SQLite and the management API keep working', async () => {
+    const created = await fetch(`${a.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'unlimited' }) });
+    const { key } = (await created.json()) as { key: string };
+    redis.pause();
+    try {
+      // budgeted requests at once: each waits out its counter command on Redis, and they all time out together
+      const refused = await Promise.all(Array.from({ length: 20 }, () => chat(a, BUDGETED)));
+      expect(refused.map((r) => r.status)).to.deep.equal(Array(20).fill(503));
+      const listed = await fetch(`${a.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect(listed.status, 'the management API reads SQLite, which answers').to.equal(200);
+      expect((await chat(a, key)).status, 'a stored key without limits, not cached on this instance').to.equal(200);
+      expect((await chat(a, BUDGETED)).status, 'a budgeted request still needs Redis').to.equal(503);
+    } finally {
+      redis.resume();
+    }
+    await eventually(async () => (await chat(a, BUDGETED)).status === 200, 5000);
   });
 });
 
