@@ -4,7 +4,7 @@ import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import { migrate } from './postgres-migrations';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
-import type { Collection, StoreBackend } from './store-backend';
+import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 
 /** how many log rows one round trip of scanLogs reads */
 const SCAN_PAGE = 1000;
@@ -196,7 +196,7 @@ export class PostgresBackend implements StoreBackend {
     );
   }
 
-  async queryLogs(query: LogQuery): Promise<LogPage> {
+  async queryLogs(query: LogQuery, step: StoreStep = directStep): Promise<LogPage> {
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (sql: string, value: unknown) => {
@@ -214,7 +214,7 @@ export class PostgresBackend implements StoreBackend {
     if (query.id) add('id = ?', text(query.id));
     params.push(query.limit + 1);
     const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
-    const { rows } = await this.pool.query<{ seq: string; entry: string }>(sql, params);
+    const { rows } = await step(() => this.pool.query<{ seq: string; entry: string }>(sql, params));
     const page = rows.slice(0, query.limit);
     return {
       data: page.map((r) => JSON.parse(r.entry) as LogEntry),

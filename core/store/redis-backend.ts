@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
-import type { Collection, StoreBackend } from './store-backend';
+import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
 import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
@@ -163,13 +163,13 @@ export class RedisBackend implements StoreBackend {
     return Number(await this.client.eval(SWEEP_LOGS, { keys: [`${this.prefix}logs`], arguments: [before, String(limit)] }));
   }
 
-  async queryLogs(query: LogQuery): Promise<LogPage> {
+  async queryLogs(query: LogQuery, step: StoreStep = directStep): Promise<LogPage> {
     const key = `${this.prefix}logs`;
     const before = query.cursor ? Number(query.cursor) : Infinity;
     const data: { seq: number; entry: LogEntry }[] = [];
     const pageSize = 500;
     for (let start = 0; ; start += pageSize) {
-      const raws = await this.client.lRange(key, start, start + pageSize - 1);
+      const raws = await step(() => this.client.lRange(key, start, start + pageSize - 1));
       for (const raw of raws) {
         const row = JSON.parse(raw) as { seq: number; entry: LogEntry };
         if (row.seq >= before || !matchesLogQuery(row.entry, query)) continue;

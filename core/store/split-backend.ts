@@ -23,7 +23,7 @@ export function splitBackend(records: StoreBackend, fast: StoreBackend): StoreBa
     getCounter: (key) => fast.getCounter(key),
     appendLog: (entry) => records.appendLog(entry),
     appendLogs: (entries) => records.appendLogs(entries),
-    queryLogs: (query) => records.queryLogs(query),
+    queryLogs: (query, step) => records.queryLogs(query, step),
     scanLogs: (since) => records.scanLogs(since),
     spendBuckets: (since, until) => records.spendBuckets(since, until),
     sweepLogs: (before, limit) => records.sweepLogs(before, limit),

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { ensureParentDir, makePrivate, tightenIfPresent } from './private-file';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
-import type { Collection, StoreBackend } from './store-backend';
+import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 import { walWritebackFor, type WalWriteback } from './wal-writeback';
@@ -401,8 +401,8 @@ export class SqliteBackend implements StoreBackend {
    * every request of every organisation for seconds (an organisation admin's log page, or a lookup of an
    * id that is not there, read the whole table: 0.34 s per 500,000 rows).
    */
-  async queryLogs(query: LogQuery): Promise<LogPage> {
-    this.commitBeforeRead();
+  async queryLogs(query: LogQuery, step: StoreStep = directStep): Promise<LogPage> {
+    await step(async () => this.commitBeforeRead());
     const where: string[] = ['seq >= ?', 'seq < ?'];
     const params: unknown[] = [];
     if (query.key) (where.push('key_id = ?'), params.push(query.key));
@@ -421,7 +421,8 @@ export class SqliteBackend implements StoreBackend {
     const first = bounds.first ?? below;
     while (below > first && rows.length <= query.limit) {
       const from = Math.max(first, below - LOG_QUERY_WINDOW);
-      for (const row of window.all(from, below, ...params, query.limit + 1 - rows.length) as { seq: number; entry: string }[]) rows.push(row);
+      const read = await step(async () => window.all(from, below, ...params, query.limit + 1 - rows.length) as { seq: number; entry: string }[]);
+      for (const row of read) rows.push(row);
       below = from;
       if (below > first && rows.length <= query.limit) await nextTurn();
     }

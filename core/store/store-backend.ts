@@ -22,6 +22,12 @@ export interface Collection<T> {
   replace(id: string, expected: T, next: T): Promise<boolean>;
 }
 
+/** Runs one read of a longer walk of the store (see `queryLogs`). */
+export type StoreStep = <T>(read: () => Promise<T>) => Promise<T>;
+
+/** A step that adds nothing: the read as it is. */
+export const directStep: StoreStep = (read) => read();
+
 /**
  * Storage behind the repositories (design.md §6): keyv for plain values with TTLs, plus what must be
  * native to each backend: collections, atomic counters and the request log.
@@ -43,7 +49,11 @@ export interface StoreBackend {
    * one MULTI on Redis. The log writer settles a batch per event-loop turn, so a batch of 50 must be cheap.
    */
   appendLogs(entries: LogEntry[]): Promise<void>;
-  queryLogs(query: LogQuery): Promise<LogPage>;
+  /**
+   * A page of the log, newest first. A filter no index serves reads many rows: each read goes through
+   * `step` (the store guard), so its timeout bounds one read of the store, not the whole walk.
+   */
+  queryLogs(query: LogQuery, step?: StoreStep): Promise<LogPage>;
   /** every entry at or after `since`, oldest first */
   scanLogs(since?: string): AsyncIterable<LogEntry>;
   /**

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startPostgres } from '../support/postgres-server';
-import { startRedis } from '../support/redis-server';
+import { RedisBackend } from '../../core/store/redis-backend';
+import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -122,4 +123,50 @@ frozenStoreScenario('PostgreSQL', async () => {
   const server = await startPostgres();
   // the run's shared server: only this test's database is dropped with it, the server stays up
   return { url: await server.createDatabase(), pause: server.pause, resume: server.resume };
+});
+
+/**
+ * A log query whose filter no index serves walks the whole log (500 rows a read on Redis). The timeout
+ * bounds each read of the store, as it does each step of a scan: over 150,000 rows the walk takes longer
+ * than one command's timeout, and it answered 503 store_unavailable from a store that answered every read.
+ */
+describe('a long request log on Redis: filtered log queries answer', function () {
+  this.timeout(60_000);
+  const ROWS = 150_000;
+  let redis: RedisServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    // the rows another instance wrote, straight into the shared store
+    const other = await RedisBackend.connect(redis.url);
+    const start = Date.now() - ROWS * 1000;
+    for (let i = 0; i < ROWS; i += 5000) {
+      await other.appendLogs(
+        Array.from({ length: 5000 }, (_, j) => {
+          const n = i + j;
+          return { id: `req_${n}`, time: new Date(start + n * 1000).toISOString(), keyId: n === 0 ? 'oldest' : 'busy', org: 'acme', endpoint: 'chat', model: 'gpt-test', deploymentId: 'oai/m', promptTokens: 10, completionTokens: 5, cost: 0.001, status: 200, latencyMs: 12 };
+        }),
+      );
+    }
+    await other.close();
+    gw = await startGateway(testConfig().with({ adminKey: ADMIN, store: { url: redis.url, sweepIntervalSeconds: 0 } }).build());
+  });
+  after(async () => {
+    await gw?.close();
+    await redis?.stop();
+  });
+
+  it('finds the one row of a key at the far end of the log, and none of a key with no rows', async () => {
+    const logs = async (query: string) => {
+      const res = await fetch(`${gw.url}/admin/v1/logs?${query}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      return { status: res.status, body: (await res.json()) as { data?: { id: string }[]; error?: { code: string } } };
+    };
+    const oldest = await logs('key=oldest');
+    expect(oldest.status, JSON.stringify(oldest.body.error)).to.equal(200);
+    expect(oldest.body.data!.map((e) => e.id)).to.deep.equal(['req_0']);
+    const none = await logs('key=nobody&status=5xx');
+    expect(none.status, JSON.stringify(none.body.error)).to.equal(200);
+    expect(none.body.data).to.deep.equal([]);
+  });
 });
