@@ -236,12 +236,12 @@ export class PostgresBackend implements StoreBackend {
     }
   }
 
-  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
-    const { rows } = await this.pool.query<{ hour: Date; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: string; prompt_tokens: string; completion_tokens: string }>(
+  async spendBuckets(since?: string, until?: string, step: StoreStep = directStep): Promise<SpendBucket[]> {
+    const { rows } = await step(() => this.pool.query<{ hour: Date; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: string; prompt_tokens: string; completion_tokens: string }>(
       `SELECT hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens FROM spend_rollup
        WHERE ($1::timestamptz IS NULL OR hour >= $1) AND ($2::timestamptz IS NULL OR hour < $2)`,
       [since ?? null, until ?? null],
-    );
+    ));
     return rows.map((r) => ({
       hour: r.hour.toISOString(),
       keyId: r.key_id,

@@ -131,26 +131,31 @@ export class RedisBackend implements StoreBackend {
     await multi.exec();
   }
 
-  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
-    const hours = await this.client.zRangeByScore(`${this.prefix}spend:hours`, since ? Date.parse(since) : '-inf', until ? `(${Date.parse(until)}` : '+inf');
-    const hashes = await Promise.all(hours.map((hour) => this.client.hGetAll(`${this.prefix}spend:${hour}`)));
+  async spendBuckets(since?: string, until?: string, step: StoreStep = directStep): Promise<SpendBucket[]> {
+    const hours = await step(() => this.client.zRangeByScore(`${this.prefix}spend:hours`, since ? Date.parse(since) : '-inf', until ? `(${Date.parse(until)}` : '+inf'));
     const buckets = new Map<string, SpendBucket>();
-    for (const hash of hashes) {
-      for (const [field, value] of Object.entries(hash)) {
-        const id = field.slice(1);
-        let b = buckets.get(id);
-        if (!b) {
-          const [hour, keyId, org, model, deploymentId] = JSON.parse(id) as [string, string | null, string | null, string | null, string | null];
-          buckets.set(id, (b = { hour, keyId, org, model, deploymentId, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 }));
-        }
-        const n = Number(value);
-        if (field[0] === 'c') b.cost = n;
-        else if (field[0] === 'r') b.requests = n;
-        else if (field[0] === 'p') b.promptTokens = n;
-        else b.completionTokens = n;
-      }
+    for (let i = 0; i < hours.length; i += SPEND_HOURS_PER_READ) {
+      const day = hours.slice(i, i + SPEND_HOURS_PER_READ);
+      for (const hash of await step(() => Promise.all(day.map((hour) => this.client.hGetAll(`${this.prefix}spend:${hour}`))))) this.foldHash(hash, buckets);
     }
     return [...buckets.values()];
+  }
+
+  /** one hour's hash (fields `c|r|p|o` + bucket id) added to the buckets */
+  private foldHash(hash: Record<string, string>, buckets: Map<string, SpendBucket>): void {
+    for (const [field, value] of Object.entries(hash)) {
+      const id = field.slice(1);
+      let b = buckets.get(id);
+      if (!b) {
+        const [hour, keyId, org, model, deploymentId] = JSON.parse(id) as [string, string | null, string | null, string | null, string | null];
+        buckets.set(id, (b = { hour, keyId, org, model, deploymentId, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 }));
+      }
+      const n = Number(value);
+      if (field[0] === 'c') b.cost = n;
+      else if (field[0] === 'r') b.requests = n;
+      else if (field[0] === 'p') b.promptTokens = n;
+      else b.completionTokens = n;
+    }
   }
 
   /**
@@ -257,6 +262,9 @@ for i = #raws, 1, -1 do
 end
 if n > 0 then redis.call('LTRIM', KEYS[1], 0, -(n + 1)) end
 return n`;
+
+/** the spend hours read at once (a day): each read is one store command for the guard's timeout */
+const SPEND_HOURS_PER_READ = 24;
 
 /** HSET a field only if it still holds the expected value. */
 const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";

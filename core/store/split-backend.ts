@@ -25,7 +25,7 @@ export function splitBackend(records: StoreBackend, fast: StoreBackend): StoreBa
     appendLogs: (entries) => records.appendLogs(entries),
     queryLogs: (query, step) => records.queryLogs(query, step),
     scanLogs: (since) => records.scanLogs(since),
-    spendBuckets: (since, until) => records.spendBuckets(since, until),
+    spendBuckets: (since, until, step) => records.spendBuckets(since, until, step),
     sweepLogs: (before, limit) => records.sweepLogs(before, limit),
     pushRecent: (list, id, keep, ttlMs) => records.pushRecent(list, id, keep, ttlMs),
     async sweepExpired(limit) {

@@ -382,10 +382,10 @@ export class SqliteBackend implements StoreBackend {
       .immediate();
   }
 
-  async spendBuckets(since?: string, until?: string): Promise<SpendBucket[]> {
-    this.commitBeforeRead();
+  async spendBuckets(since?: string, until?: string, step: StoreStep = directStep): Promise<SpendBucket[]> {
+    await step(async () => this.commitBeforeRead());
     // ISO strings sort as times; '~' sorts after any of them
-    const rows = this.stmt.rollupRange.all(since ?? '', until ?? '~') as { hour: string; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: number; prompt_tokens: number; completion_tokens: number }[];
+    const rows = await step(async () => this.stmt.rollupRange.all(since ?? '', until ?? '~') as { hour: string; key_id: string | null; org: string | null; model: string | null; deployment_id: string | null; cost: number; requests: number; prompt_tokens: number; completion_tokens: number }[]);
     return rows.map((r) => ({ hour: r.hour, keyId: r.key_id, org: r.org, model: r.model, deploymentId: r.deployment_id, cost: r.cost, requests: r.requests, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens }));
   }
 

@@ -59,8 +59,9 @@ export interface StoreBackend {
   /**
    * The spend rollup rows (spend-rollup.ts) of the hours in [since, until), both hour boundaries; all of
    * them without bounds. Written with the log rows by `appendLogs`, never removed by the log's retention.
+   * Rows outlive the log and add up over months: each read goes through `step`, as in `queryLogs`.
    */
-  spendBuckets(since?: string, until?: string): Promise<SpendBucket[]>;
+  spendBuckets(since?: string, until?: string, step?: StoreStep): Promise<SpendBucket[]>;
   /** Delete at most `limit` log entries older than `before` (ISO time), oldest first; returns how many went. */
   sweepLogs(before: string, limit: number): Promise<number>;
   /**
