@@ -186,11 +186,26 @@ export class RedisBackend implements StoreBackend {
     return { data: data.map((r) => r.entry), nextCursor: null };
   }
 
+  /**
+   * Oldest first, SCAN_PAGE rows a read (the store guard times each step of a scan): the whole list in one
+   * read outlasted the store timeout at 300,000 rows, and the guardrails view answered 503
+   * store_unavailable. Each read starts after the last row read, found by its number (LOG_PAGE_AFTER), so
+   * rows pushed at the head or swept off the tail meanwhile neither repeat nor skip a row.
+   */
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
-    const raws = await this.client.lRange(`${this.prefix}logs`, 0, -1);
-    for (let i = raws.length - 1; i >= 0; i--) {
-      const { entry } = JSON.parse(raws[i]) as { entry: LogEntry };
-      if (!since || entry.time >= since) yield entry;
+    // numbers start at 1; with `since`, after the rows well before it (a step that yields nothing must
+    // still be short: 200,000 rows older than a day were read in one)
+    const at = since ? Date.parse(since) : NaN;
+    let last = Number.isNaN(at) ? 0 : Number(await this.client.eval(LOG_SEQ_BEFORE, { keys: [`${this.prefix}logs`], arguments: [new Date(Math.max(0, at - LOG_SCAN_SLACK_MS)).toISOString()] }));
+    for (;;) {
+      const raws = (await this.client.eval(LOG_PAGE_AFTER, { keys: [`${this.prefix}logs`], arguments: [String(last), String(SCAN_PAGE)] })) as string[];
+      for (let i = raws.length - 1; i >= 0; i--) {
+        const { seq, entry } = JSON.parse(raws[i]) as { seq: number; entry: LogEntry };
+        if (seq <= last) continue;
+        last = seq;
+        if (!since || entry.time >= since) yield entry;
+      }
+      if (raws.length < SCAN_PAGE) return;
     }
   }
 
@@ -265,6 +280,42 @@ return n`;
 
 /** the spend hours read at once (a day): each read is one store command for the guard's timeout */
 const SPEND_HOURS_PER_READ = 24;
+
+/** log rows a read of scanLogs takes */
+const SCAN_PAGE = 2000;
+
+/**
+ * Up to ARGV[2] rows of the log list KEYS[1] numbered after ARGV[1], the oldest at the end (list order).
+ * Numbers run on by one from the tail to the head (APPEND_LOGS), so the row after N sits N + 1 - tail's
+ * number rows from the tail, wherever the head and the tail have moved since.
+ */
+const LOG_PAGE_AFTER = `
+local tail = redis.call('LINDEX', KEYS[1], -1)
+if not tail then return {} end
+local ok, row = pcall(cjson.decode, tail)
+local offset = 0
+if ok and type(row) == 'table' and type(row.seq) == 'number' then offset = math.max(0, tonumber(ARGV[1]) + 1 - row.seq) end
+local n = tonumber(ARGV[2])
+return redis.call('LRANGE', KEYS[1], -(offset + n), -(offset + 1))`;
+
+/** rows are pushed in about the order of their times: a scan from a time starts this much earlier */
+const LOG_SCAN_SLACK_MS = 10 * 60_000;
+
+/**
+ * The number of the newest row of the log list KEYS[1] in the run of its oldest rows timed before ARGV[1]
+ * (0: none), found by halving: rows are numbered, and about timed, in the order of the list.
+ */
+const LOG_SEQ_BEFORE = `
+local lo, hi = 0, redis.call('LLEN', KEYS[1])
+while lo < hi do
+  local mid = math.floor((lo + hi) / 2)
+  local ok, row = pcall(cjson.decode, redis.call('LINDEX', KEYS[1], -(mid + 1)))
+  if ok and type(row) == 'table' and type(row.entry) == 'table' and type(row.entry.time) == 'string' and row.entry.time < ARGV[1] then lo = mid + 1 else hi = mid end
+end
+if lo == 0 then return 0 end
+local ok, row = pcall(cjson.decode, redis.call('LINDEX', KEYS[1], -lo))
+if ok and type(row) == 'table' and type(row.seq) == 'number' then return row.seq end
+return 0`;
 
 /** HSET a field only if it still holds the expected value. */
 const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";

@@ -126,35 +126,48 @@ frozenStoreScenario('PostgreSQL', async () => {
 });
 
 /**
- * A log query whose filter no index serves walks the whole log (500 rows a read on Redis). The timeout
- * bounds each read of the store, as it does each step of a scan: over 150,000 rows the walk takes longer
- * than one command's timeout, and it answered 503 store_unavailable from a store that answered every read.
+ * A log query whose filter no index serves walks the whole log (500 rows a read on Redis), and the
+ * guardrails view scans it. The timeout bounds each read of the store: over 150,000 rows the walk, and
+ * over 300,000 the scan's one read, took longer than one command's timeout, and they answered 503
+ * store_unavailable from a store that answered every read.
  */
 describe('a long request log on Redis: filtered log queries answer', function () {
   this.timeout(60_000);
-  const ROWS = 150_000;
+  const ROWS = 300_000;
   let redis: RedisServer;
   let gw: TestGateway;
+  /** the first row's time: rows a second apart */
+  let start: number;
 
   before(async () => {
     redis = await startRedis();
     // the rows another instance wrote, straight into the shared store
     const other = await RedisBackend.connect(redis.url);
-    const start = Date.now() - ROWS * 1000;
+    start = Date.now() - ROWS * 1000;
     for (let i = 0; i < ROWS; i += 5000) {
       await other.appendLogs(
         Array.from({ length: 5000 }, (_, j) => {
           const n = i + j;
-          return { id: `req_${n}`, time: new Date(start + n * 1000).toISOString(), keyId: n === 0 ? 'oldest' : 'busy', org: 'acme', endpoint: 'chat', model: 'gpt-test', deploymentId: 'oai/m', promptTokens: 10, completionTokens: 5, cost: 0.001, status: 200, latencyMs: 12 };
+          const details = n % 2 ? { guardrails: [{ id: 'house-rules', verdict: 'allow' }] } : undefined;
+          return { id: `req_${n}`, time: new Date(start + n * 1000).toISOString(), keyId: n === 0 ? 'oldest' : 'busy', org: 'acme', endpoint: 'chat', model: 'gpt-test', deploymentId: 'oai/m', promptTokens: 10, completionTokens: 5, cost: 0.001, status: 200, latencyMs: 12, details };
         }),
       );
     }
     await other.close();
-    gw = await startGateway(testConfig().with({ adminKey: ADMIN, store: { url: redis.url, sweepIntervalSeconds: 0 } }).build());
+    gw = await startGateway(testConfig().with({ adminKey: ADMIN, guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['project falcon'] } }], store: { url: redis.url, sweepIntervalSeconds: 0 } }).build());
   });
   after(async () => {
     await gw?.close();
     await redis?.stop();
+  });
+
+  it('counts the guardrail verdicts of the last day, each row once', async () => {
+    const res = await fetch(`${gw.url}/admin/v1/guardrails`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const body = (await res.json()) as { since?: string; data?: { id: string; verdicts: { allow: number } }[]; error?: { code: string } };
+    expect(res.status, JSON.stringify(body.error)).to.equal(200);
+    // every other row carries a verdict
+    const inDay = Array.from({ length: ROWS }, (_, n) => n).filter((n) => n % 2 && new Date(start + n * 1000).toISOString() >= body.since!).length;
+    expect(body.data!.map((g) => [g.id, g.verdicts.allow])).to.deep.equal([['house-rules', inDay]]);
   });
 
   it('finds the one row of a key at the far end of the log, and none of a key with no rows', async () => {
