@@ -161,7 +161,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const auth = stages[0] as AuthStage;
 
     const fastRoutes = new FastJsonRoutes(config.server.bodyLimitBytes);
-    const services: GatewayServices = { config, keys, auth, catalog, pipeline, requestLog, store, clock, logger, metrics, container, fastRoutes, lifecycle: { ready: false, draining: false } };
+    const services: GatewayServices = { config, keys, auth, catalog, pipeline, requestLog, store, clock, logger, metrics, reporter, container, fastRoutes, lifecycle: { ready: false, draining: false } };
     const app = buildApp(services);
     services.lifecycle.ready = true;
     return {

@@ -9,6 +9,7 @@ import type { StoreBackend } from '../store/store-backend';
 import type { DependencyContainer } from 'tsyringe';
 import type { FastJsonRoutes } from './fast-json-routes';
 import type { GatewayMetrics } from '../observability/metrics';
+import type { RequestReporter } from '../observability/request-report';
 
 /** The services HTTP routes use, resolved once at boot. */
 export interface GatewayServices {
@@ -24,6 +25,8 @@ export interface GatewayServices {
   readonly logger: Logger;
   /** Prometheus metrics; undefined when `metrics.enabled` is false */
   readonly metrics?: GatewayMetrics;
+  /** the access log and metrics; routes beside the pipeline count their key refusals with it */
+  readonly reporter: RequestReporter;
   /** the gateway instance's container, for routes of later endpoint families */
   readonly container: DependencyContainer;
   /** the hot JSON POST endpoints, answered without express (route installers add theirs) */

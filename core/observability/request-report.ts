@@ -56,6 +56,18 @@ export class RequestReporter {
     metrics.duration.observe({ endpoint: ctx.endpoint }, Math.max(0, now - ctx.startedAt) / 1000);
   }
 
+  /**
+   * The same for a request answered beside the pipeline (the model list, the management API): a flood of
+   * bad keys there must show as it does on chat. `model`: the model asked about, if any (else the label is
+   * empty, as nothing was asked for).
+   */
+  refusedBeside(endpoint: string, model: string | undefined, status: number, startedAt: number, now: number): void {
+    const metrics = this.metrics;
+    if (!metrics) return;
+    metrics.requests.inc({ endpoint, model: model === undefined ? '' : this.modelLabel(model), status: String(status) });
+    metrics.duration.observe({ endpoint }, Math.max(0, now - startedAt) / 1000);
+  }
+
   /** The request's log entry is written: its access-log line (with the others of its moment: access-lines.ts) and its counts. */
   settled(ctx: GatewayContext, entry: LogEntry, outcome: Outcome): void {
     this.lines.add(accessLine(ctx, entry));

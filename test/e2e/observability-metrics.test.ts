@@ -128,6 +128,26 @@ describe('Prometheus metrics at GET /metrics', function () {
     for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'sk-nobody-knows-this', 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
   });
 
+  it('counts the model list and the management API refused for a missing or unknown key, as a chat one is', async () => {
+    const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-nobody-knows-this', maxRetries: 0 });
+    expect((await stranger.models.list().catch((e) => e)).status).to.equal(401);
+    expect((await stranger.models.retrieve('gpt-test').catch((e) => e)).status).to.equal(401);
+    expect((await stranger.models.retrieve('no-such-model').catch((e) => e)).status).to.equal(401);
+    expect((await fetch(`${gw.url}/admin/v1/keys`)).status).to.equal(401);
+    // a body the management API cannot read still waits behind the key, and that 401 counts too
+    const unread = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: 'Bearer sk-nobody-knows-this', 'content-type': 'application/json' }, body: '{"org": ' });
+    expect(unread.status).to.equal(401);
+
+    const text = await scrape();
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'models', model: '', status: '401' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'models', model: 'gpt-test', status: '401' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'models', model: 'other', status: '401' })).to.equal(1);
+    expect(sample(text, 'gateway_requests_total', { endpoint: 'admin', model: '', status: '401' })).to.equal(2);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'models' })).to.equal(3);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'admin' })).to.equal(2);
+    expect(text).to.not.include('no-such-model');
+  });
+
   it('counts the time to the first token of a stream', async () => {
     upstream.script = { kind: 'sse', events: [{ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-model', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] }] };
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

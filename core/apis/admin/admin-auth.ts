@@ -24,8 +24,16 @@ export function adminAuth(services: GatewayServices) {
 
 /** The management API's caller, or the 401/403 to answer. */
 export async function adminPrincipal(services: GatewayServices, req: IncomingMessage): Promise<Principal> {
-  // the auth stage's own check (the one place a credential is checked), then the management API's role
-  const principal = await services.auth.check(bearerToken(req.headers.authorization), true);
+  const startedAt = services.clock.now();
+  let principal: Principal;
+  try {
+    // the auth stage's own check (the one place a credential is checked), then the management API's role
+    principal = await services.auth.check(bearerToken(req.headers.authorization), true);
+  } catch (err) {
+    const status = toGatewayError(err).status;
+    if (status === 401) services.reporter.refusedBeside('admin', undefined, status, startedAt, services.clock.now());
+    throw err;
+  }
   if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
   return principal;
 }

@@ -19,9 +19,17 @@ function modelObject(id: string, created: number, first: Deployment) {
 export function installModelRoutes(router: Router, services: GatewayServices): void {
   const created = Math.floor(services.clock.now() / 1000);
 
-  async function principalOf(req: Request): Promise<Principal> {
-    // the auth stage's own check: the one place a credential is checked
-    return services.auth.check(bearerToken(req.headers.authorization), false);
+  /** `model`: the model asked about (`/v1/models/{id}`), for the metrics' label. */
+  async function principalOf(req: Request, model?: string): Promise<Principal> {
+    const startedAt = services.clock.now();
+    try {
+      // the auth stage's own check: the one place a credential is checked
+      return await services.auth.check(bearerToken(req.headers.authorization), false);
+    } catch (err) {
+      const status = toGatewayError(err).status;
+      if (status === 401) services.reporter.refusedBeside('models', model, status, startedAt, services.clock.now());
+      throw err;
+    }
   }
 
   const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
@@ -47,9 +55,9 @@ export function installModelRoutes(router: Router, services: GatewayServices): v
   router.get(
     '/v1/models/*id',
     handle(async (req, res) => {
-      const principal = await principalOf(req);
       const raw = (req.params as unknown as { id: string | string[] }).id;
       const id = Array.isArray(raw) ? raw.join('/') : raw;
+      const principal = await principalOf(req, id);
       const group = services.catalog.group(id);
       if (!group || !principal.allowsModel(id)) throw modelNotFound(id);
       res.json(modelObject(id, created, group[0]));
