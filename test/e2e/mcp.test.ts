@@ -129,6 +129,19 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
       expect(viaAuthorization.status).to.equal(200);
     });
 
+    it('answers a wrong Accept header with 406 only to a caller with a valid key; without one it is the 401', async () => {
+      const html = { accept: 'text/html' };
+      const missing = await rpc(gw, undefined, 'tools/list', undefined, html);
+      expect(missing.status).to.equal(401);
+      expect(missing.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Missing API key: send x-gateway-api-key: Bearer <key> (or Authorization: Bearer <key>).', data: { code: 'invalid_api_key' } } });
+      const wrong = await rpc(gw, 'sk-wrong', 'tools/list', undefined, html);
+      expect(wrong.status).to.equal(401);
+      expect(wrong.body.error).to.include({ code: -32001, message: 'Invalid API key.' });
+      const known = await rpc(gw, ACME_KEY, 'tools/list', undefined, html);
+      expect(known.status).to.equal(406);
+      expect(known.body).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
+    });
+
     it('answers malformed JSON with -32700 and an unknown method with -32601', async () => {
       const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}` }, body: '{"jsonrpc":"2.0",' });
       expect(res.status).to.equal(400);

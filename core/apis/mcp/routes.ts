@@ -95,11 +95,6 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   // POST /mcp is served straight from node:http (like chat): the fast JSON router reads the body.
   services.fastRoutes.add('/mcp', JSONRPC_ERRORS, async (req, res, body) => {
     if (!originAllowed(req, res)) return;
-    const accept = negotiate(req.headers.accept);
-    if (!accept) {
-      writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
-      return;
-    }
     const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
     const firstId = idOf(messages[0]);
 
@@ -118,6 +113,12 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
       writeJson(res, 401, rpcError(firstId, keyRefused(credential)));
+      return;
+    }
+    // behind the key too, as every other refusal of how the request is put
+    const accept = negotiate(req.headers.accept);
+    if (!accept) {
+      writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
       return;
     }
     if (body === undefined) {
