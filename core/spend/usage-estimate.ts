@@ -95,6 +95,27 @@ function textLength(data: string): number {
   return n;
 }
 
+/**
+ * The generated text of a whole (non-streamed) chat or Messages answer, in characters, counted as a
+ * stream's is; a Messages tool call's input is an object, not a string, so it counts as its JSON.
+ */
+export function answerTextChars(body: unknown): number {
+  let chars = textLength(safeJson(body));
+  const content = (body as { content?: unknown } | null)?.content;
+  if (Array.isArray(content)) {
+    for (const block of content) if (block?.type === 'tool_use') chars += safeLength(block.input);
+  }
+  return chars;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 /** Streams of generated text, whose unreported usage can be estimated from that text. */
 export const TEXT_FORMATS: ReadonlySet<ApiFormat> = new Set<ApiFormat>(['chat', 'messages']);
 

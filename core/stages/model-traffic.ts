@@ -21,7 +21,7 @@ import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf, FrameBatches } from '../streaming/frame-batches';
 import type { TokenUsage } from '../types/usage';
-import { estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
+import { answerTextChars, estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
 import { COST_HEADER } from './spend';
 import { GEN_AI } from '../observability/span-attributes';
 
@@ -163,6 +163,12 @@ export class ModelTraffic implements TrafficStrategy {
     }
     const usage = adapter.usageOf(result.body);
     if (usage) mergeUsage(ctx.usage, usage);
+    // An answer without usage (an OpenAI-compatible server that leaves it out, or a Messages answer
+    // translated from one, which reads as zeros: no real prompt is zero tokens) is estimated as a stream
+    // without its usage is, rather than priced at nothing. An answer with usage never gets here.
+    if (ctx.usage.inputTokens === 0 && ctx.usage.outputTokens === 0 && TEXT_FORMATS.has(exchange.format) && result.status < 300) {
+      if (fillUnreportedUsage(ctx.usage, exchange.body, answerTextChars(result.body))) ctx.logDetails.usageEstimated = true;
+    }
     // Gemini's embedding API reports no token count: the input is charged from its size, not at nothing
     if (exchange.format === 'embeddings' && result.status === 200 && ctx.usage.inputTokens === 0) {
       ctx.usage.inputTokens = estimateEmbeddingTokens(exchange.body?.input);

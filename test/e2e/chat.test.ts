@@ -140,6 +140,31 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     expect(chunks.every((c) => c.choices.length > 0 && !c.usage)).to.equal(true);
   });
 
+  it('charges a JSON answer whose upstream reported no usage from an estimate, as a stream without usage is, not at $0', async () => {
+    // an OpenAI-compatible server that leaves `usage` out of its answer
+    const { usage: _omitted, ...noUsage } = chatCompletion('x'.repeat(400));
+    upstream.script = { kind: 'json', body: noUsage };
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Write 400 characters.' }] }).withResponse();
+    expect(data.choices[0].message.content).to.equal('x'.repeat(400));
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const [entry] = (await gw.gateway.services.requestLog.query({ limit: 1 })).data;
+    // 400 characters answered, about 100 tokens; the prompt from the request
+    expect({ completionTokens: entry.completionTokens, estimated: entry.details?.usageEstimated }).to.deep.equal({ completionTokens: 100, estimated: true });
+    expect(entry.promptTokens).to.be.within(5, 40);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(response.headers.get('x-gateway-response-cost')).to.equal(String(entry.cost));
+
+    // an answer with usage is charged from it, unflagged
+    upstream.script = { kind: 'json', body: chatCompletion('x'.repeat(400)) };
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Write 400 characters.' }] });
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const [reported] = (await gw.gateway.services.requestLog.query({ limit: 1 })).data;
+    expect(reported).to.include({ promptTokens: 10, completionTokens: 5 });
+    expect(reported.details?.usageEstimated).to.equal(undefined);
+  });
+
   it('sends the stream cost as an HTTP trailer', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(['x'], { prompt_tokens: 1000000, completion_tokens: 0, total_tokens: 1000000 }) };
     const trailers = await rawTrailers(gw.url, { model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);

@@ -258,6 +258,21 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(Number(answer.trailers['x-gateway-response-cost'])).to.be.above(0);
   });
 
+  it('charges a JSON answer whose chat upstream reported no usage from an estimate, not at $0', async () => {
+    const { usage: _omitted, ...noUsage } = chatCompletion('x'.repeat(400));
+    upstream.script = { kind: 'json', body: noUsage };
+    const { data, response } = await client.messages.create({ model: 'gpt-test', max_tokens: 200, messages: [{ role: 'user', content: 'Write 400 characters.' }] }).withResponse();
+    expect(data.content).to.deep.equal([{ type: 'text', text: 'x'.repeat(400) }]);
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const [entry] = (await gw.gateway.services.requestLog.query({ limit: 1 })).data;
+    // 400 characters answered, about 100 tokens; the prompt from the request
+    expect({ completionTokens: entry.completionTokens, estimated: entry.details?.usageEstimated }).to.deep.equal({ completionTokens: 100, estimated: true });
+    expect(entry.promptTokens).to.be.within(5, 40);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(response.headers.get('x-gateway-response-cost')).to.equal(String(entry.cost));
+  });
+
   it('announces an image in message_start as an image\u2019s tokens, not its base64 length, and so charges a cut stream', async () => {
     // about 300 KB of PNG: some 100,000 tokens if its base64 were text, about 1,600 as an image
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(36_000) } };
