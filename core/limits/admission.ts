@@ -208,6 +208,9 @@ export class LimitsAdmission implements Admission {
       const resets = period ? ` It resets at ${new Date(period.endsAt).toISOString()}.` : '';
       const error = new BudgetExceededError(`Budget exceeded: ${describe(subject)} has used $${formatCost(spent)} of its $${formatCost(maxBudget)} budget.${resets}`);
       if (period) error.headers['retry-after'] = String(Math.ceil((period.endsAt - now) / 1000));
+      // a budget with no period never resets: the OpenAI and Anthropic SDKs would otherwise retry a 429
+      // twice for nothing (both read this header; a rate limit or a periodic budget may pass later)
+      else error.headers['x-should-retry'] = 'false';
       throw error;
     }
     ticket.budget.push(charge);

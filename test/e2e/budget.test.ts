@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { FakeMcpServer } from '../support/fake-mcp-server';
@@ -147,6 +148,8 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(res.status).to.equal(429);
       // the hourly period ends at 13:00 UTC
       expect(res.headers.get('retry-after')).to.equal('3600');
+      // it resets, so a client may well wait and retry
+      expect(res.headers.get('x-should-retry')).to.equal(null);
       const body = (await res.json()) as any;
       expect(body.error).to.deep.equal({
         message: 'Budget exceeded: This key has used $0.004 of its $0.004 budget. It resets at 2026-01-01T13:00:00.000Z.',
@@ -157,6 +160,24 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
 
       clock.advance(3_600_000);
       expect(await ask(client)).to.deep.equal({ ok: true });
+    });
+
+    it('tells the SDKs not to retry a refusal by a budget with no period (it never resets): one request each, not three', async () => {
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'spent', maxBudget: 0 }] }));
+      const sent: string[] = [];
+      const counting = (input: string | URL | Request, init?: RequestInit) => {
+        sent.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      };
+      // the SDKs' default of two retries, with their own backoff
+      const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, fetch: counting });
+      const refused = await openai.chat.completions.create({ model: 'priced', messages: USER, max_tokens: 5 }).catch((e) => e);
+      expect({ status: refused.status, code: refused.code, requests: sent.length }).to.deep.equal({ status: 429, code: 'budget_exceeded', requests: 1 });
+
+      sent.length = 0;
+      const anthropic = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, fetch: counting });
+      const refusedMessages = await anthropic.messages.create({ model: 'priced', max_tokens: 5, messages: USER }).catch((e) => e);
+      expect({ status: refusedMessages.status, requests: sent.length }).to.deep.equal({ status: 429, requests: 1 });
     });
 
     it('shares an organization budget between its keys', async () => {
