@@ -85,4 +85,26 @@ describe('Responses on a chat upstream whose answer has the wrong shape', () => 
       ['function_call', 'b', 'second', '{"n":2}'],
     ]);
   });
+
+  it('keeps parallel tool calls apart when each arrives whole at the same index or with none (Gemini)', async () => {
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...CHUNK, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'first', arguments: '{"x":1}' } }] }, finish_reason: null }] },
+        { ...CHUNK, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_b', type: 'function', function: { name: 'second', arguments: '{"y":2}' } }] }, finish_reason: null }] },
+        { ...CHUNK, choices: [{ index: 0, delta: { tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'first', arguments: '{"x":3}' } }] }, finish_reason: 'tool_calls' }] },
+        { ...CHUNK, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+      ],
+    };
+    const tools = [{ type: 'function', name: 'first', parameters: { type: 'object' } }, { type: 'function', name: 'second', parameters: { type: 'object' } }];
+    const { events } = await rawSse(gw.url, KEY, { model: 'gpt-test', input: 'hi', stream: true, tools });
+    const done = events.at(-1);
+    expect(done.type).to.equal('response.completed');
+    expect(done.response.output.map((i: any) => [i.type, i.call_id, i.name, i.arguments])).to.deep.equal([
+      ['function_call', 'call_a', 'first', '{"x":1}'],
+      ['function_call', 'call_b', 'second', '{"y":2}'],
+      ['function_call', 'call_c', 'first', '{"x":3}'],
+    ]);
+  });
+
 });

@@ -118,8 +118,10 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
   let text = '';
   let finishReason: string | null = null;
   let reasoningTokens = 0;
-  // by the upstream's index, a number checked before use: never a key of a plain object or array
-  const calls = new Map<number, ToolCall>();
+  // by the upstream's index, a number checked before use: never a key of a plain object or array; `seq`
+  // orders calls that share an index
+  const calls = new Map<number, { call: ToolCall; seq: number }>();
+  const assembled: { index: number; seq: number; call: ToolCall }[] = [];
   for await (const frame of frames) {
     if (frame.isDone) continue;
     const chunk = frame.json as ChatChunk;
@@ -139,15 +141,23 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     for (const d of listOf(delta.tool_calls, 'tool_calls')) {
       const index = d?.index ?? 0;
       if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
-      let call = calls.get(index);
-      if (!call) calls.set(index, (call = { id: '', type: 'function', function: { name: '', arguments: '' } }));
+      let call = calls.get(index)?.call;
+      // Another id at the same index is another call: Gemini's OpenAI-compatible API sends parallel calls each
+      // whole, all at index 0 or with none. OpenAI sends the id once; servers that repeat it repeat the same one.
+      const another = call !== undefined && typeof d.id === 'string' && d.id !== '' && call.id !== '' && d.id !== call.id;
+      if (!call || another) {
+        call = { id: '', type: 'function', function: { name: '', arguments: '' } };
+        const seq = assembled.length;
+        calls.set(index, { call, seq });
+        assembled.push({ index, seq, call });
+      }
       if (typeof d.id === 'string' && d.id) call.id = d.id;
       if (typeof d.function?.name === 'string') call.function.name += d.function.name;
       if (typeof d.function?.arguments === 'string') call.function.arguments += d.function.arguments;
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  const toolCalls = assembled.sort((a, b) => a.index - b.index || a.seq - b.seq).map(({ call }) => call);
   return { text, toolCalls, finishReason, reasoningTokens };
 }
 
