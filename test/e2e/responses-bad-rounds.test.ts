@@ -107,4 +107,33 @@ describe('Responses on a chat upstream whose answer has the wrong shape', () => 
     ]);
   });
 
+  it('reads an answer whose content is a list of thinking and text chunks (Mistral reasoning models)', async () => {
+    const content = [
+      { type: 'thinking', thinking: [{ type: 'text', text: 'Two and ' }, { type: 'text', text: 'two.' }] },
+      { type: 'text', text: 'Four.' },
+    ];
+    upstream.script = { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }) };
+    const whole = await post({ model: 'gpt-test', input: 'hi' });
+    expect(whole.status, JSON.stringify(whole.body)).to.equal(200);
+    expect(whole.body.output.filter((i: any) => i.type === 'message').flatMap((i: any) => i.content.map((c: any) => c.text)).join('')).to.equal('Four.');
+    const reasoning = whole.body.output.find((i: any) => i.type === 'reasoning');
+    expect(reasoning?.summary?.map((s: any) => s.text).join('') ?? reasoning?.content?.map((c: any) => c.text).join('')).to.equal('Two and two.');
+
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...CHUNK, choices: [{ index: 0, delta: { role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Two and two.' }] }] }, finish_reason: null }] },
+        { ...CHUNK, choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'Fo' }] }, finish_reason: null }] },
+        { ...CHUNK, choices: [{ index: 0, delta: { content: 'ur.' }, finish_reason: 'stop' }] },
+        { ...CHUNK, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+      ],
+    };
+    const { events } = await rawSse(gw.url, KEY, { model: 'gpt-test', input: 'hi', stream: true });
+    const done = events.at(-1);
+    expect(done.type, JSON.stringify(events.at(-2))).to.equal('response.completed');
+    expect(done.response.output.filter((i: any) => i.type === 'message').flatMap((i: any) => i.content.map((c: any) => c.text)).join('')).to.equal('Four.');
+    expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta)).to.deep.equal(['Fo', 'ur.']);
+    const thought = done.response.output.find((i: any) => i.type === 'reasoning');
+    expect(thought?.summary?.map((s: any) => s.text).join('') ?? thought?.content?.map((c: any) => c.text).join('')).to.equal('Two and two.');
+  });
 });

@@ -6,7 +6,8 @@ import { UpstreamError } from '../../errors/gateway-error';
 import type { ChatResponse, ToolCall } from '../../types/chat';
 import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
-import { contentChunks, thinkingBlocksOfChat } from './thinking';
+import { thinkingBlocksOfChat } from './thinking';
+import { contentChunks } from '../../formats/content-chunks';
 import type { MessagesContentBlock, MessagesResponse } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 

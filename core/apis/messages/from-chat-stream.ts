@@ -22,7 +22,7 @@ import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types
 import { messagesId } from './message-id';
 import { stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
-import { contentChunks } from './thinking';
+import { contentChunks } from '../../formats/content-chunks';
 import { messagesUsageFromChatUsage } from './usage';
 import { tokensOfChars } from '../../spend/usage-estimate';
 

@@ -11,6 +11,7 @@ import { badResponse } from '../../upstream/call-deployment';
 import { childSignal } from '../../upstream/child-signal';
 import type { ChatChunk, ChatRequest, ChatResponse, ThinkingBlock, ToolCall } from '../../types/chat';
 import { ReasoningCollector } from './reasoning';
+import { contentChunks } from '../../formats/content-chunks';
 import type { TokenUsage } from '../../types/usage';
 
 export interface RoundResult {
@@ -103,8 +104,7 @@ async function readBody(response: ChatResponse, onText: TextSink, onThought: Tex
       reasoning.block({ ...block, thinking: '' } as never);
     }
   } else if (thought) await onThought(thought);
-  const text = textOf(choice?.message?.content ?? choice?.message?.refusal);
-  if (text) await onText(text);
+  const text = await passContent(choice?.message?.content ?? choice?.message?.refusal, onText, onThought);
   return {
     text,
     toolCalls: toolCallsOf(choice?.message?.tool_calls),
@@ -133,11 +133,7 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (thought) await onThought(thought);
     for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
-    const piece = textOf(delta.content ?? delta.refusal);
-    if (piece) {
-      text += piece;
-      await onText(piece);
-    }
+    text += await passContent(delta.content ?? delta.refusal, onText, onThought);
     for (const d of listOf(delta.tool_calls, 'tool_calls')) {
       const index = d?.index ?? 0;
       if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
@@ -166,6 +162,27 @@ function textOf(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw new TypeError('message content that is not text');
   return value;
+}
+
+/**
+ * A message's (or delta's) content passed on in order, its text returned: a string, or a list of chunks
+ * (Mistral's reasoning models put their thinking there, before the text).
+ */
+async function passContent(value: unknown, onText: TextSink, onThought: TextSink): Promise<string> {
+  if (!Array.isArray(value)) {
+    const text = textOf(value);
+    if (text) await onText(text);
+    return text;
+  }
+  let text = '';
+  for (const chunk of contentChunks(value)) {
+    if (chunk.kind === 'thinking') await onThought(chunk.text);
+    else {
+      text += chunk.text;
+      await onText(chunk.text);
+    }
+  }
+  return text;
 }
 
 /** A list the chat format defines (absent is empty). */
