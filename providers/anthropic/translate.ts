@@ -9,7 +9,8 @@
  * - `tool` messages become `tool_result` blocks in a user turn, consecutive ones in the same turn;
  * - `top_k` and `thinking` (Anthropic names with no chat meaning) are passed on when a client sends them;
  *   without `thinking`, `reasoning_effort` turns thinking on with a budget per effort (BUDGET_OF_EFFORT),
- *   and the default output cap grows by that budget;
+ *   and the default output cap grows by that budget; the sampling settings Anthropic refuses while
+ *   thinking (temperature other than 1, top_k, top_p below 0.95) are then left out;
  * - `response_format` json_schema -> `output_config.format`; JSON mode without a schema is refused;
  * - an assistant message's `thinking_blocks` lead its content, signatures unchanged; in the answer,
  *   thinking blocks come back as `reasoning_content` (their text) and `thinking_blocks` (the blocks).
@@ -109,7 +110,15 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
   for (const name of NATIVE_PASSTHROUGH) if (request[name] !== undefined) (body as Record<string, unknown>)[name] = request[name];
-  if (thinking) body.thinking = thinking;
+  if (thinking) {
+    body.thinking = thinking;
+    // Anthropic refuses, while thinking, a temperature other than 1, any top_k and a top_p below 0.95 (400).
+    // The thinking is the gateway's reading of reasoning_effort: the client asked to reason, and chat
+    // clients send sampling settings by habit, so the settings give way rather than the request failing
+    if (body.temperature !== undefined && body.temperature !== 1) delete body.temperature;
+    delete body.top_k;
+    if (body.top_p !== undefined && body.top_p < 0.95) delete body.top_p;
+  }
   const format = outputFormatOfResponseFormat(request.response_format);
   if (format) body.output_config = { format };
   if (request.stream === true) body.stream = true;

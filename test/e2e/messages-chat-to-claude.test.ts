@@ -273,6 +273,38 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(upstream.last.body).to.include({ temperature: 0.5 });
   });
 
+  it('answers reasoning_effort beside sampling settings that Anthropic refuses while thinking, leaving those settings out', async () => {
+    upstream.reply((req) => {
+      // what api.anthropic.com answers while thinking is on
+      if (req.body.thinking?.type === 'enabled') {
+        if (req.body.temperature !== undefined && req.body.temperature !== 1) {
+          return { error: { status: 400, type: 'invalid_request_error', message: '`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility' } };
+        }
+        if (req.body.top_k !== undefined) return { error: { status: 400, type: 'invalid_request_error', message: '`top_k` is not supported when thinking is enabled.' } };
+        if (req.body.top_p !== undefined && req.body.top_p < 0.95) {
+          return { error: { status: 400, type: 'invalid_request_error', message: '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.' } };
+        }
+      }
+      return { json: readFixture('anthropic', 'text.upstream-response.json') };
+    });
+    const question = [{ role: 'user' as const, content: '17 * 23?' }];
+    const data = await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'low', temperature: 0.2, messages: question });
+    expect(data.choices[0].message.content).to.equal('Onze, par exemple.');
+    expect(upstream.last.body.thinking).to.include({ type: 'enabled' });
+    expect(upstream.last.body).to.not.have.property('temperature');
+
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'medium', top_p: 0.5, top_k: 40, messages: question } as any);
+    expect(upstream.last.body.thinking).to.include({ type: 'enabled' });
+    expect(upstream.last.body).to.not.have.any.keys('top_p', 'top_k');
+
+    // what thinking allows goes on as sent
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'low', top_p: 0.97, messages: question });
+    expect(upstream.last.body).to.include({ top_p: 0.97 });
+    // without thinking (a cap too small for a budget), the sampling settings stay
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'low', max_tokens: 1000, temperature: 0.2, messages: question });
+    expect(upstream.last.body).to.include({ temperature: 0.2 }).and.not.have.property('thinking');
+  });
+
   it('sends an image under the type its bytes have, as Anthropic checks, when the data URL names another (image/jpg, a JPEG named PNG)', async () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]).toString('base64');
     upstream.reply((req) => {
