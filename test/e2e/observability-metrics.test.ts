@@ -148,6 +148,29 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(text).to.not.include('no-such-model');
   });
 
+  it('counts /mcp refused for a missing or unknown key, as a chat one is', async () => {
+    const counts = async () => {
+      const text = await scrape();
+      return { requests: sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '401' }) ?? 0, timed: sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'mcp' }) ?? 0 };
+    };
+    const before = await counts();
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const none = await post({}, list);
+    expect(none.status).to.equal(401);
+    expect(((await none.json()) as { error: { code: number } }).error.code).to.equal(-32001);
+    expect((await post({ 'x-gateway-api-key': 'Bearer sk-nobody-knows-this' }, list)).status).to.equal(401);
+    expect((await post({ authorization: 'Bearer sk-nobody-knows-this' }, list)).status).to.equal(401);
+    // a body /mcp cannot read still waits behind the key, and that 401 counts too
+    expect((await post({ authorization: 'Bearer sk-nobody-knows-this' }, '{"jsonrpc": ')).status).to.equal(401);
+
+    const after = await counts();
+    expect(after.requests - before.requests).to.equal(4);
+    expect(after.timed - before.timed).to.equal(4);
+    expect(await scrape()).to.not.include('sk-nobody-knows-this');
+  });
+
   it('counts the time to the first token of a stream', async () => {
     upstream.script = { kind: 'sse', events: [{ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-model', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] }] };
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

@@ -113,6 +113,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } catch {
       // a store failure is answered like an unknown key: the client can only retry
       writeJson(res, 401, rpcError(firstId, keyRefused(credential)));
+      // no log entry without a key, but a flood of bad keys must show in the metrics as it does on chat
+      services.reporter.refusedBeside('mcp', undefined, 401, parent.startedAt, services.clock.now());
       return;
     }
     // behind the key too, as every other refusal of how the request is put
@@ -185,9 +187,11 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
 
   // a body that could not be read waits behind the key, so a caller without one learns nothing of it
   async function refuseUnreadBody(req: IncomingMessage, res: ServerResponse, error: GatewayError): Promise<void> {
+    const startedAt = services.clock.now();
     const credential = mcpKey(req.headers);
     const known = await services.auth.principalOf(credential).catch(() => undefined);
     sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
+    if (!known) services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
   }
 }
 
