@@ -58,5 +58,13 @@ export function jsonRpcErrorBody(id: string | number | null, err: GatewayError) 
   else if (err.status === 429) code = JSONRPC.LIMIT_EXCEEDED;
   else if (err.status === 400 || err.status === 404) code = JSONRPC.INVALID_PARAMS;
   else if (err.status >= 502) code = JSONRPC.UPSTREAM_ERROR;
-  return { jsonrpc: '2.0' as const, id, error: { code, message: scrubSecrets(err.message), data: { code: err.code } } };
+  // a JSON-RPC client never sees the HTTP headers of a batch's answers: the pause travels with the error
+  const retryAfter = code === JSONRPC.LIMIT_EXCEEDED ? retryAfterSeconds(err.headers['retry-after']) : undefined;
+  const data = retryAfter === undefined ? { code: err.code } : { code: err.code, retryAfter };
+  return { jsonrpc: '2.0' as const, id, error: { code, message: scrubSecrets(err.message), data } };
+}
+
+/** A Retry-After given in seconds (the only form the gateway sends), as a number. */
+function retryAfterSeconds(header: string | undefined): number | undefined {
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
 }

@@ -3,6 +3,7 @@ import OpenAI, { toFile } from 'openai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeImagesUpstream, TINY_PNG } from '../support/fake-images-upstream';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeMcpServer } from '../support/fake-mcp-server';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -307,6 +308,34 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
         await b.close();
       }
     });
+  });
+
+  it('tells an /mcp client when to try a rate-limited tool call again: data.retryAfter, and Retry-After on a single message', async () => {
+    const docs = await FakeMcpServer.start({ tools: { search: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
+    try {
+      gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1 }], mcpServers: [{ name: 'docs', url: docs.url }], mcp: { healthCheckIntervalSeconds: 0 } }), { clock });
+      const rpc = (body: unknown) =>
+        fetch(`${gw!.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${KEY}` }, body: JSON.stringify(body) });
+      const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'docs-search', arguments: {} } });
+      expect(((await (await rpc(call(1))).json()) as any).result.content[0].text).to.equal('found');
+
+      const refused = await rpc(call(2));
+      expect(refused.status).to.equal(200);
+      expect(refused.headers.get('retry-after')).to.equal('45');
+      const body = (await refused.json()) as any;
+      expect(body.error.code).to.equal(-32004);
+      expect(body.error.data).to.deep.equal({ code: 'rate_limit_exceeded', retryAfter: 45 });
+
+      // a batch's answers each carry their own pause; the HTTP answer speaks for none of them
+      clock.advance(30_000);
+      const batch = await rpc([call(3), { jsonrpc: '2.0', id: 4, method: 'ping' }]);
+      expect(batch.headers.get('retry-after')).to.equal(null);
+      const answers = (await batch.json()) as any[];
+      expect(answers[0].error.data).to.deep.equal({ code: 'rate_limit_exceeded', retryAfter: 15 });
+      expect(answers[1].result).to.deep.equal({});
+    } finally {
+      await docs.close();
+    }
   });
 
   it('uses the official SDK\'s error type for a rate-limited request', async () => {

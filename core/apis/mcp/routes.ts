@@ -168,6 +168,9 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     stopWatching();
 
     const bodies = replies.filter((r) => r.body !== undefined).map((r) => r.body);
+    // one refused message: its pause as HTTP too, as on the model endpoints (a batch's answers each keep their own)
+    const pause = !Array.isArray(body) && bodies.length === 1 ? limitPause(bodies[0]) : undefined;
+    if (pause !== undefined && !res.headersSent) res.setHeader('retry-after', String(pause));
     if (stream.opened) {
       // progress went out already: the answers follow on the same stream
       for (const b of bodies) stream.write(b);
@@ -430,6 +433,12 @@ const HTTP_400_CODES = new Set<number>([JSONRPC.INVALID_REQUEST, -32022, -32020]
 
 function isInvalid(body: unknown): boolean {
   return HTTP_400_CODES.has((body as { error?: { code?: number } })?.error?.code as number);
+}
+
+/** The seconds a budget or rate-limit refusal asks the client to wait (render.ts `data.retryAfter`). */
+function limitPause(body: unknown): number | undefined {
+  const error = (body as { error?: { code?: unknown; data?: { retryAfter?: unknown } } })?.error;
+  return error?.code === JSONRPC.LIMIT_EXCEEDED && typeof error.data?.retryAfter === 'number' ? error.data.retryAfter : undefined;
 }
 
 function requireStringParam(params: Record<string, unknown>, name: string): string {
