@@ -321,13 +321,25 @@ return 0`;
 const HASH_REPLACE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0";
 
 /**
- * INCRBYFLOAT on a counter that expires `ttlMs` after it was created, in one transaction: the counter is
+ * INCRBYFLOAT on a counter that expires `ttlMs` after it was created, in one script: the counter is
  * created at 0 with its expiry if it is not there (SET NX PX), then incremented (which keeps the expiry).
  * Not PEXPIRE ... NX, which only Redis 7 has: on Redis 6 the whole transaction was refused, and with it
  * every rate limit and periodic budget.
+ *
+ * A counter never goes below zero: only corrections subtract, and one for a request admitted before
+ * Redis lost its data (restarted empty, or failed over to a replica behind) found no counter and left
+ * minus the reservation, handing the key that much extra budget or rate for the period.
  */
 async function incrByFloatWithTtl(client: RedisClient, key: string, amount: number, ttlMs?: number): Promise<number> {
-  if (!ttlMs) return Number(await client.incrByFloat(key, amount));
-  const [, value] = (await client.multi().set(key, '0', { PX: ttlMs, NX: true }).incrByFloat(key, amount).exec()) as unknown as [unknown, string];
-  return Number(value);
+  return Number(await client.eval(INCR_COUNTER, { keys: [key], arguments: [String(amount), ttlMs ? String(ttlMs) : ''] }));
 }
+
+/** Add ARGV[1] to the counter KEYS[1], created with an expiry of ARGV[2] ms (none if empty), floored at 0. */
+const INCR_COUNTER = `
+if ARGV[2] ~= '' then redis.call('SET', KEYS[1], '0', 'PX', ARGV[2], 'NX') end
+local value = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+if tonumber(value) < 0 then
+  redis.call('SET', KEYS[1], '0', 'KEEPTTL')
+  return '0'
+end
+return value`;

@@ -3,10 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { createClient } from '@keyv/redis';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { eventually } from '../support/eventually';
 
 const ADMIN = 'sk-stall-admin-1';
 const KEY = 'sk-stall-budgeted-1';
@@ -73,6 +75,64 @@ describe('budgets on Redis: a store stall leaves no reservation behind', functio
     expect(now).to.be.closeTo(before, 1e-9);
     expect((await chat()).status).to.equal(200);
     expect(await spent()).to.be.closeTo(0.004, 1e-9);
+  });
+});
+
+/**
+ * Redis killed and back empty while a request runs: its settle (the real cost minus its reservation, a
+ * negative correction) lands on a counter that is no longer there.
+ */
+describe('budgets on Redis: a restart that loses the counters', function () {
+  this.timeout(30_000);
+  let redis: RedisServer;
+  let upstream: FakeOpenAI;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await new FakeOpenAI().start();
+  });
+  after(async () => {
+    await upstream.stop();
+    await redis.stop();
+  });
+
+  it('does not give a request admitted before the crash a negative count, and so extra budget, after it', async () => {
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'budgeted', maxBudget: 5 })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('priced', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+      .with({ adminKey: ADMIN, store: { url: redis.url, sweepIntervalSeconds: 0 } })
+      .start();
+    const raw = createClient({ url: redis.url });
+    try {
+      const spent = async (): Promise<number> => {
+        const res = await fetch(`${gw.url}/admin/v1/budgets`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        const { data } = (await res.json()) as { data: { id: string; spent: number }[] };
+        return data.find((b) => b.id === 'budgeted')!.spent;
+      };
+      // max_tokens 1000 reserves $0.2 of output; the answer costs $0.002
+      const chat = () =>
+        fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'priced', max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] }) });
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }), delayMs: 1_000 };
+
+      const answer = chat();
+      await eventually(() => upstream.requests.length > 0);
+      await redis.restart();
+      expect((await answer).status).to.equal(200);
+      await gw.gateway.services.pipeline.whenSettled(30_000);
+      // the correction is written once the client is back on the new server (tried again every second)
+      await raw.connect();
+      const counter = 'mg:n:limits:budget:key:budgeted:total';
+      await eventually(async () => (await raw.exists(counter)) === 1, 10_000);
+
+      expect(await spent()).to.equal(0);
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      expect((await chat()).status).to.equal(200);
+      expect(await spent()).to.be.closeTo(0.002, 1e-9);
+    } finally {
+      await raw.quit().catch(() => undefined);
+      await gw.close();
+    }
   });
 });
 

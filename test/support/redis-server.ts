@@ -8,6 +8,8 @@ export interface RedisServer {
   pause(): void;
   /** thaw it (SIGCONT) */
   resume(): void;
+  /** kill it and start an empty one on the same port, like a crashed host that comes back without its data */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,28 @@ async function freePort(): Promise<number> {
  */
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
+  let child = await spawnRedis(port);
+  const stop = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGCONT'); // a frozen server would not see the SIGTERM
+      child.kill('SIGTERM');
+    });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
+    async restart() {
+      await stop();
+      child = await spawnRedis(port);
+    },
+    stop,
+  };
+}
+
+async function spawnRedis(port: number): Promise<ChildProcess> {
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`cannot start redis-server (is it installed? apt-get install -y redis-server): ${err.message}`))));
   const ready = (async () => {
@@ -45,17 +69,5 @@ export async function startRedis(): Promise<RedisServer> {
     throw new Error('redis-server did not start');
   })();
   await Promise.race([ready, spawnError]);
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    pause: () => void child.kill('SIGSTOP'),
-    resume: () => void child.kill('SIGCONT'),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGCONT'); // a frozen server would not see the SIGTERM
-        child.kill('SIGTERM');
-      }),
-  };
+  return child;
 }
