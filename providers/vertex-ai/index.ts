@@ -95,8 +95,12 @@ function createVertexProvider(clock: Clock, fetch: HttpFetch, entry: ProviderCon
       const token = await sourceFor(target.provider).token();
       return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
     },
-    // Claude's own errors come in Anthropic's shape; Vertex's (auth, quota, routing) in Google's
-    toError: (status, body, responseHeaders) => ((body as { type?: unknown } | null)?.type === 'error' ? anthropicError(status, body, responseHeaders) : googleError('Vertex AI', status, body, responseHeaders)),
+    toError(status, body, responseHeaders) {
+      // one provider instance per entry: its token was refused, and the next attempt must not send it again
+      if (status === 401 && entry) sources.get(entry.id)?.drop();
+      // Claude's own errors come in Anthropic's shape; Vertex's (auth, quota, routing) in Google's
+      return (body as { type?: unknown } | null)?.type === 'error' ? anthropicError(status, body, responseHeaders) : googleError('Vertex AI', status, body, responseHeaders);
+    },
   };
 }
 

@@ -17,6 +17,12 @@ const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 export interface TokenSource {
   token(): Promise<string>;
+  /**
+   * Vertex refused a token (401): forget the cached one, so the next token() fetches another. The library
+   * only refreshes near the expiry, so a revoked token (or one a skewed clock keeps too long) failed
+   * every request for up to an hour.
+   */
+  drop(): void;
   /** the project named in the key file, the default for a provider without `project` */
   readonly projectId?: string;
 }
@@ -39,22 +45,34 @@ const googleAuth = onFirstUse(() => require('google-auth-library') as typeof Goo
 export function tokenSource(credentials: string | undefined, fetch: HttpFetch, providerId: string): TokenSource {
   if (!credentials) {
     const { GoogleAuth } = googleAuth();
-    const auth = new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] });
-    return { token: async () => tokenOf(await auth.getAccessToken()) };
+    const newAuth = () => new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] });
+    let auth = newAuth();
+    return {
+      token: async () => tokenOf(await auth.getAccessToken()),
+      drop: () => void (auth = newAuth()),
+    };
   }
   const key = parseKey(credentials, providerId);
   const tokenUri = key.token_uri ?? LIBRARY_TOKEN_URL;
   const { JWT } = googleAuth();
-  const client = new JWT({
-    email: key.client_email,
-    key: key.private_key,
-    keyId: key.private_key_id,
-    scopes: [CLOUD_PLATFORM_SCOPE],
-    transporterOptions: {
-      fetchImplementation: ((input: string | URL, init?: RequestInit) => fetch(String(input) === LIBRARY_TOKEN_URL ? tokenUri : input, init)) as typeof globalThis.fetch,
-    },
-  });
-  return { token: async () => tokenOf((await client.getAccessToken()).token), projectId: key.project_id };
+  // a new client is the way to forget a token: the JWT client's own cache and its GoogleToken's both
+  // hold it, and clearing the client's credentials alone gets the same token back from the other
+  const newClient = () =>
+    new JWT({
+      email: key.client_email,
+      key: key.private_key,
+      keyId: key.private_key_id,
+      scopes: [CLOUD_PLATFORM_SCOPE],
+      transporterOptions: {
+        fetchImplementation: ((input: string | URL, init?: RequestInit) => fetch(String(input) === LIBRARY_TOKEN_URL ? tokenUri : input, init)) as typeof globalThis.fetch,
+      },
+    });
+  let client = newClient();
+  return {
+    token: async () => tokenOf((await client.getAccessToken()).token),
+    drop: () => void (client = newClient()),
+    projectId: key.project_id,
+  };
 }
 
 function parseKey(credentials: string, providerId: string): ServiceAccountKey {

@@ -194,6 +194,20 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(data.usage.prompt_tokens).to.equal(502);
   });
 
+  it('drops a cached token Vertex refuses (401, revoked long before it expires): the next request fetches a new one and is served', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    await openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'one' }] });
+    const cached = String(upstream.last.headers.authorization).replace('Bearer ', '');
+    revoked.add(cached);
+    const err = await rejection(openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'two' }] }));
+    expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 502, code: 'upstream_auth_failed' });
+    const issuedBefore = tokens.issued.length;
+    const data = await openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'three' }] });
+    expect(data.choices[0].message.content).to.equal('The sky is blue.');
+    expect(tokens.issued.length - issuedBefore, 'one new token').to.equal(1);
+    expect(upstream.last.headers.authorization).to.equal(`Bearer ${tokens.issued.at(-1)}`);
+  });
+
   it('a token Vertex refuses is the gateway\u2019s 502; the private key and token appear nowhere', async () => {
     upstream.reply(() => json({}));
     for (const token of tokens.issued) revoked.add(token);
