@@ -167,7 +167,16 @@ export class ModelTraffic implements TrafficStrategy {
     // translated from one, which reads as zeros: no real prompt is zero tokens) is estimated as a stream
     // without its usage is, rather than priced at nothing. An answer with usage never gets here.
     if (ctx.usage.inputTokens === 0 && ctx.usage.outputTokens === 0 && TEXT_FORMATS.has(exchange.format) && result.status < 300) {
-      if (fillUnreportedUsage(ctx.usage, exchange.body, answerTextChars(result.body))) ctx.logDetails.usageEstimated = true;
+      if (fillUnreportedUsage(ctx.usage, exchange.body, answerTextChars(result.body))) {
+        ctx.logDetails.usageEstimated = true;
+        // a Messages answer translated from chat said zeros: it tells the client the estimate it is
+        // charged, as a translated stream's message_delta does (an answer passed on as bytes is left as is)
+        const usage = (result.body as { usage?: Record<string, unknown> } | null)?.usage;
+        if (exchange.format === 'messages' && result.rawBody === undefined && usage && typeof usage === 'object') {
+          usage.input_tokens = ctx.usage.inputTokens;
+          usage.output_tokens = ctx.usage.outputTokens;
+        }
+      }
     }
     // Gemini's embedding API reports no token count: the input is charged from its size, not at nothing
     if (exchange.format === 'embeddings' && result.status === 200 && ctx.usage.inputTokens === 0) {

@@ -258,7 +258,7 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(Number(answer.trailers['x-gateway-response-cost'])).to.be.above(0);
   });
 
-  it('charges a JSON answer whose chat upstream reported no usage from an estimate, not at $0', async () => {
+  it('charges a JSON answer whose chat upstream reported no usage from an estimate, not at $0, and tells the client that estimate', async () => {
     const { usage: _omitted, ...noUsage } = chatCompletion('x'.repeat(400));
     upstream.script = { kind: 'json', body: noUsage };
     const { data, response } = await client.messages.create({ model: 'gpt-test', max_tokens: 200, messages: [{ role: 'user', content: 'Write 400 characters.' }] }).withResponse();
@@ -269,6 +269,8 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     // 400 characters answered, about 100 tokens; the prompt from the request
     expect({ completionTokens: entry.completionTokens, estimated: entry.details?.usageEstimated }).to.deep.equal({ completionTokens: 100, estimated: true });
     expect(entry.promptTokens).to.be.within(5, 40);
+    // the client is told the same estimate it is charged, as a translated stream tells it, not zeros
+    expect(data.usage).to.deep.include({ input_tokens: entry.promptTokens, output_tokens: 100 });
     expect(entry.cost).to.be.greaterThan(0);
     expect(response.headers.get('x-gateway-response-cost')).to.equal(String(entry.cost));
   });
