@@ -2,7 +2,10 @@ import { GatewayError, UpstreamError, scrubMessage } from '../../core/plugins/sd
 import type { GeminiCandidate, GeminiResponse } from './wire';
 
 /** Finish reasons that mean a safety or policy system stopped the answer. */
-const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+
+/** Finish reasons of an answer the model ended itself (or the token limit did). */
+const FINISHED = new Set(['STOP', 'MAX_TOKENS']);
 
 /** Gemini finishReason -> chat finish_reason; a turn that called functions finishes with `tool_calls`. */
 export function finishReasonFromGemini(reason: string | undefined, calledTools: boolean): string | null {
@@ -13,11 +16,14 @@ export function finishReasonFromGemini(reason: string | undefined, calledTools: 
 }
 
 /**
- * Finish reasons that mean the model's generation failed: it wrote a function call that does not parse,
- * called a tool it was not given, or too many. The candidate then usually holds nothing, and an empty
- * `stop` would end an agent's loop without a word. Asking again usually works.
+ * A candidate stopped by anything but the model's own end or a filter failed: a function call that does
+ * not parse, a tool it was not given or too many, a missing thought signature, an image it could not make,
+ * or a reason Google added since (its list keeps growing). The candidate then usually holds nothing, and an
+ * empty `stop` would end an agent's loop without a word. Asking again usually works.
  */
-const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'MALFORMED_RESPONSE']);
+function failed(reason: string): boolean {
+  return reason !== 'FINISH_REASON_UNSPECIFIED' && !FINISHED.has(reason) && !FILTERED.has(reason);
+}
 
 /**
  * A candidate that stopped before any output, when that is an error rather than an empty answer: stopped
@@ -26,7 +32,7 @@ const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_
  */
 export function silentStopError(candidate: GeminiCandidate): GatewayError | undefined {
   const reason = candidate.finishReason;
-  if (reason === undefined || !(FILTERED.has(reason) || FAILED.has(reason))) return undefined;
+  if (reason === undefined || !(FILTERED.has(reason) || failed(reason))) return undefined;
   if ((candidate.content?.parts ?? []).some((p) => p.text || p.functionCall)) return undefined;
   if (FILTERED.has(reason)) return contentFilterError(`The Gemini upstream blocked the answer (${reason}).`);
   const detail = typeof candidate.finishMessage === 'string' && candidate.finishMessage !== '' ? `: ${scrubMessage(candidate.finishMessage).slice(0, 300)}` : '.';

@@ -252,6 +252,33 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       expect({ status: streamed.status, code: streamed.error.code }).to.deep.equal({ status: 502, code: 'upstream_error' });
     });
 
+    it('newer finish reasons with nothing said are errors, not an empty stop: image filters a 400 content_filter, failures and unknown ones a 502', async () => {
+      const expected: [string, number, string][] = [
+        ['IMAGE_PROHIBITED_CONTENT', 400, 'content_filter'],
+        ['IMAGE_RECITATION', 400, 'content_filter'],
+        ['MISSING_THOUGHT_SIGNATURE', 502, 'upstream_error'],
+        ['NO_IMAGE', 502, 'upstream_error'],
+        ['SOME_REASON_GOOGLE_ADDS_LATER', 502, 'upstream_error'],
+      ];
+      const seen: [string, number, string][] = [];
+      for (const [reason] of expected) {
+        const silent = { candidates: [{ index: 0, finishReason: reason }], usageMetadata: { promptTokenCount: 40, totalTokenCount: 40 }, responseId: 'f1' };
+        upstream.reply(() => json(silent));
+        const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'Draw a cat.' }] }));
+        seen.push([reason, err.status, err.error.code]);
+        upstream.reply(() => sse([{ data: silent }]));
+        const streamed = await rejection(anthropic.messages.create({ model: 'gemini-flash', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Draw a cat.' }] }));
+        expect(streamed.status, reason).to.equal(err.status);
+      }
+      expect(seen).to.deep.equal(expected);
+    });
+
+    it('an image filter that stops an answer part way is finish_reason content_filter, not stop', async () => {
+      upstream.reply(() => json({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: 'Here is' }] }, finishReason: 'IMAGE_RECITATION' }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 }, responseId: 'f2' }));
+      const answer = await openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'Draw a cat.' }] });
+      expect({ content: answer.choices[0].message.content, finish: answer.choices[0].finish_reason }).to.deep.equal({ content: 'Here is', finish: 'content_filter' });
+    });
+
     it('a prompt over the context window is 400 context_length_exceeded', async () => {
       upstream.reply(() => json(googleError(400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'INVALID_ARGUMENT'), 400));
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'long' }] }));
