@@ -10,6 +10,9 @@
  *   answer is sent as `json`, anything else as `text`;
  * - Converse has no "none" tool choice: with `tool_choice: "none"` the tools are left out, unless the
  *   conversation already holds tool calls (Bedrock then requires the tool list), where they stay;
+ * - a conversation that starts with the assistant (a chat UI's greeting) gets a minimal user turn,
+ *   OPENING_TURN, before it: Converse refuses one that does not start with the user, where Claude's own
+ *   API takes it as it is;
  * - `top_k` and `reasoning_effort` have no Converse field: `top_k` goes in additionalModelRequestFields
  *   (the model's native name), `reasoning_effort` is refused rather than silently dropped.
  */
@@ -45,6 +48,8 @@ export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
     }
   });
 
+  // "A conversation must start with a user message": the greeting stays the model's own earlier turn
+  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: OPENING_TURN }] });
   const body: ConverseRequest = { messages };
   if (system.length > 0) body.system = system;
   const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
@@ -65,6 +70,9 @@ export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
   if (typeof request.top_k === 'number') body.additionalModelRequestFields = { top_k: request.top_k };
   return body;
 }
+
+/** The user turn before an assistant's opening: Converse refuses blank text, so it says as little as it can. */
+export const OPENING_TURN = '(conversation start)';
 
 function push(messages: ConverseMessage[], role: ConverseMessage['role'], content: ConverseBlock[]): void {
   if (content.length === 0) return;

@@ -139,6 +139,32 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(results.content).to.deep.equal([{ toolResult: { toolUseId: 'tooluse_c1', content: [] } }, { text: 'Done?' }]);
   });
 
+  it('answers a conversation that starts with the assistant\u2019s greeting, which Converse refuses as sent, with the greeting kept', async () => {
+    // Bedrock: "A conversation must start with a user message. Try again with a conversation that starts with a user message."
+    bedrock.reply((request) => {
+      const messages = request.body.messages as { role: string; content: Record<string, any>[] }[];
+      if (messages[0]?.role !== 'user') {
+        return json({ message: 'A conversation must start with a user message. Try again with a conversation that starts with a user message.' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const history = [
+      { role: 'assistant' as const, content: 'Hello! How can I help you today?' },
+      { role: 'user' as const, content: 'Describe the picture.' },
+    ];
+    const data = await openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'system', content: 'Be brief.' }, ...history] });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    const sent = bedrock.server.last.body.messages as { role: string; content: Record<string, any>[] }[];
+    // the greeting reaches the model as its own earlier turn, after a user turn that says nothing more
+    expect(sent.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user']);
+    expect(sent.slice(1)).to.deep.equal([{ role: 'assistant', content: [{ text: 'Hello! How can I help you today?' }] }, { role: 'user', content: [{ text: 'Describe the picture.' }] }]);
+    expect(sent[0].content).to.have.length(1);
+    expect(sent[0].content[0].text).to.be.a('string').and.match(/\S/);
+    // the same history from an Anthropic client (which Claude's own API takes as it is)
+    const message = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, messages: history });
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'A cat on a sofa.' }]);
+  });
+
   it('continues a conversation whose tool call ids another model made (Kimi, Gemini with a thought signature): ids Bedrock refuses are mapped, calls and results still matched', async () => {
     // Converse's toolUseId: 1 to 64 of [a-zA-Z0-9_-]; anything else is Bedrock's ValidationException
     const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
