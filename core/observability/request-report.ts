@@ -49,11 +49,7 @@ export class RequestReporter {
    * and no access line, but it is counted, or a flood of bad keys would not show in the metrics.
    */
   refusedUnknown(ctx: GatewayContext, outcome: Outcome, now: number): void {
-    const metrics = this.metrics;
-    if (!metrics) return;
-    const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
-    metrics.requests.inc({ endpoint: ctx.endpoint, model, status: String(outcome.status) });
-    metrics.duration.observe({ endpoint: ctx.endpoint }, Math.max(0, now - ctx.startedAt) / 1000);
+    this.refusedBeside(ctx.endpoint, ctx.traffic === 'mcp' ? undefined : (requestedModel(ctx) ?? ''), outcome.status, ctx.startedAt, now);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
+import { checkKeyBeside } from '../../http/key-check';
 import { optionalString } from './query-params';
 
 /**
@@ -24,16 +25,8 @@ export function adminAuth(services: GatewayServices) {
 
 /** The management API's caller, or the 401/403 to answer. */
 export async function adminPrincipal(services: GatewayServices, req: IncomingMessage): Promise<Principal> {
-  const startedAt = services.clock.now();
-  let principal: Principal;
-  try {
-    // the auth stage's own check (the one place a credential is checked), then the management API's role
-    principal = await services.auth.check(bearerToken(req.headers.authorization), true);
-  } catch (err) {
-    const status = toGatewayError(err).status;
-    if (status === 401) services.reporter.refusedBeside('admin', undefined, status, startedAt, services.clock.now());
-    throw err;
-  }
+  // the auth stage's own check, then the management API's role
+  const principal = await checkKeyBeside(services, 'admin', bearerToken(req.headers.authorization), true);
   if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
   return principal;
 }

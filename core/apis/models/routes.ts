@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/principal';
 import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
+import { checkKeyBeside } from '../../http/key-check';
 import type { Deployment } from '../../routing/deployment';
 
 /**
@@ -20,17 +21,7 @@ export function installModelRoutes(router: Router, services: GatewayServices): v
   const created = Math.floor(services.clock.now() / 1000);
 
   /** `model`: the model asked about (`/v1/models/{id}`), for the metrics' label. */
-  async function principalOf(req: Request, model?: string): Promise<Principal> {
-    const startedAt = services.clock.now();
-    try {
-      // the auth stage's own check: the one place a credential is checked
-      return await services.auth.check(bearerToken(req.headers.authorization), false);
-    } catch (err) {
-      const status = toGatewayError(err).status;
-      if (status === 401) services.reporter.refusedBeside('models', model, status, startedAt, services.clock.now());
-      throw err;
-    }
-  }
+  const principalOf = (req: Request, model?: string): Promise<Principal> => checkKeyBeside(services, 'models', bearerToken(req.headers.authorization), false, model);
 
   const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
     try {
