@@ -58,30 +58,18 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
 
 /**
  * Answer a body the endpoint's schema refused, or could not read at all (not JSON, not sent as JSON, too
- * large). The caller's key is checked first, as the pipeline's auth stage would: a caller without a valid
- * key gets the 401 (or 403), and learns nothing about what the endpoint accepts. Only this error path pays
- * for the check; a valid body goes to the pipeline as it is. A model endpoint runs the refusal through the
- * pipeline (it fails right after auth), so it is logged, counted and traced like any other refused request:
- * a client sending broken bodies showed nowhere but in its own 400s. `raw`: the parsed body, if any.
+ * large). It runs through the pipeline and fails right after auth: a caller without a valid key gets the
+ * 401 (or 403) and learns nothing about what the endpoint accepts, and the refusal is logged, counted and
+ * traced like any other refused request (a client sending broken bodies showed nowhere but in its own
+ * 400s). Only this error path pays for it; a valid body goes to the pipeline as it is. `raw`: the parsed
+ * body, if any.
  */
-export async function refuseBody(services: GatewayServices, spec: Pick<ModelEndpointSpec, 'errors' | 'credential' | 'headers'> | ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, invalid: unknown, raw?: unknown): Promise<void> {
-  if ('endpoint' in spec) return runRefusedRequest(services, spec, req, res, toGatewayError(invalid), raw);
-  if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
-  let error = toGatewayError(invalid);
-  try {
-    await services.auth.check(spec.credential(req), false);
-  } catch (refused) {
-    error = toGatewayError(refused);
-  }
-  sendError(res, error, spec.errors);
-}
-
-async function runRefusedRequest(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, refusal: GatewayError, raw: unknown): Promise<void> {
+export async function refuseBody(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, invalid: unknown, raw?: unknown): Promise<void> {
   const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, ClientSignal.create(), requestIdOf(res));
   ctx.credential = spec.credential(req);
   const model = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'model') ? (raw as { model: unknown }).model : undefined;
   ctx.model = { format: spec.format, body: undefined, requestedModel: typeof model === 'string' ? model : '', stream: false, candidates: [], attempts: [] };
-  ctx.refusal = refusal;
+  ctx.refusal = toGatewayError(invalid);
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
   await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
 }
