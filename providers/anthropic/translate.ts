@@ -21,6 +21,7 @@ import {
   isThinkingBlock,
   outputFormatOfResponseFormat,
   reasoningText,
+  sniffImageType,
   thinkingBlockOf,
   thinkingBlocksOfContent,
   finishReasonFromStopReason,
@@ -197,21 +198,14 @@ function imageBlock(part: { image_url: { url: string }; cache_control?: unknown 
   return block;
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /**
- * The type an image's first bytes say it is, among those Anthropic takes. Anthropic refuses an image whose
- * declared type is not its bytes' ("specified using the image/png media type, but the image appears to be
- * a image/jpeg image"), and a name it does not know (image/jpg); OpenAI reads the bytes, so chat clients
- * send data URLs named after a file's extension.
+ * The type an image's first bytes say it is. Anthropic refuses an image whose declared type is not its
+ * bytes' ("specified using the image/png media type, but the image appears to be a image/jpeg image"), and
+ * a name it does not know (image/jpg); OpenAI reads the bytes, so chat clients send data URLs named after
+ * a file's extension.
  */
 function imageTypeOfBytes(base64: string): string | undefined {
-  const head = Buffer.from(base64.slice(0, 16), 'base64');
-  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
-  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return 'image/png';
-  if (head.toString('latin1', 0, 4) === 'GIF8') return 'image/gif';
-  if (head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
-  return undefined;
+  return sniffImageType(Buffer.from(base64.slice(0, 16), 'base64'));
 }
 
 /**
