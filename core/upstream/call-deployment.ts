@@ -4,7 +4,7 @@ import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
-import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type UpstreamRequest } from '../plugins/contracts';
+import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import { ClientSignal } from '../pipeline/client-signal';
 import type { Deployment } from '../routing/deployment';
@@ -134,13 +134,7 @@ async function invoke(
     }
     if (parts && parts.length > 1) return invokeParts(client, deployment, op, parts, body, format, inbound, signal, timeouts, traceHeaders);
   }
-  let request: UpstreamRequest;
-  try {
-    request = op.toUpstream(body, target, inbound);
-  } catch (err) {
-    throw AttemptError.final(err);
-  }
-  if (traceHeaders) request = { ...request, headers: { ...request.headers, ...traceHeaders } };
+  const request = upstreamRequest(op, body, target, inbound, traceHeaders);
   try {
     return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
   } catch (err) {
@@ -148,6 +142,18 @@ async function invoke(
     if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) throw AttemptError.final(err);
     throw err;
   }
+}
+
+/** The provider's request for `body`, with the trace headers (tracing on) that continue the attempt's span. */
+function upstreamRequest(op: HttpOperation, body: unknown, target: ProviderTarget, inbound: InboundInfo, traceHeaders: Record<string, string> | undefined): UpstreamRequest {
+  let request: UpstreamRequest;
+  try {
+    request = op.toUpstream(body, target, inbound);
+  } catch (err) {
+    // a provider that cannot build the request: no other attempt can help
+    throw AttemptError.final(err);
+  }
+  return traceHeaders ? { ...request, headers: { ...request.headers, ...traceHeaders } } : request;
 }
 
 /**
@@ -170,17 +176,9 @@ async function invokeParts(
   traceHeaders: Record<string, string> | undefined,
 ): Promise<ModelResult> {
   const { target } = deployment;
-  let requests: UpstreamRequest[];
-  try {
-    // the client's own text is the whole request, never a part's
-    const partInbound: InboundInfo = { headers: inbound.headers };
-    requests = parts.map((part) => {
-      const request = op.toUpstream(part, target, partInbound);
-      return traceHeaders ? { ...request, headers: { ...request.headers, ...traceHeaders } } : request;
-    });
-  } catch (err) {
-    throw AttemptError.final(err);
-  }
+  // the client's own text is the whole request, never a part's
+  const partInbound: InboundInfo = { headers: inbound.headers };
+  const requests = parts.map((part) => upstreamRequest(op, part, target, partInbound, traceHeaders));
   // once one part has failed the answer cannot be whole: the parts still out are called off
   const partsSignal = childSignal(signal.signal);
   const partsClient = ClientSignal.of(partsSignal.signal);
