@@ -58,3 +58,16 @@ export function matchesLogQuery(entry: LogEntry, query: LogQuery): boolean {
   if (query.id && entry.id !== query.id) return false;
   return true;
 }
+
+/** how far out of time order a log row may have been written and still be found by a scan from a time */
+const LOG_SCAN_SLACK_MS = 10 * 60_000;
+
+/**
+ * The time a scan of the log from `since` starts looking at (SQLite's and Redis's `scanLogs`): rows are
+ * written in about the order of their times, so LOG_SCAN_SLACK_MS earlier. Undefined when `since` is not
+ * a time.
+ */
+export function scanStartTime(since: string): string | undefined {
+  const at = Date.parse(since);
+  return Number.isNaN(at) ? undefined : new Date(Math.max(0, at - LOG_SCAN_SLACK_MS)).toISOString();
+}

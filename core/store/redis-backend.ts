@@ -3,7 +3,7 @@ import KeyvRedis, { createClient } from '@keyv/redis';
 import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
-import { matchesLogQuery, type LogEntry, type LogPage, type LogQuery } from './log-entry';
+import { matchesLogQuery, scanStartTime, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -195,8 +195,8 @@ export class RedisBackend implements StoreBackend {
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
     // numbers start at 1; with `since`, after the rows well before it (a step that yields nothing must
     // still be short: 200,000 rows older than a day were read in one)
-    const at = since ? Date.parse(since) : NaN;
-    let last = Number.isNaN(at) ? 0 : Number(await this.client.eval(LOG_SEQ_BEFORE, { keys: [`${this.prefix}logs`], arguments: [new Date(Math.max(0, at - LOG_SCAN_SLACK_MS)).toISOString()] }));
+    const from = since ? scanStartTime(since) : undefined;
+    let last = from === undefined ? 0 : Number(await this.client.eval(LOG_SEQ_BEFORE, { keys: [`${this.prefix}logs`], arguments: [from] }));
     for (;;) {
       const raws = (await this.client.eval(LOG_PAGE_AFTER, { keys: [`${this.prefix}logs`], arguments: [String(last), String(SCAN_PAGE)] })) as string[];
       for (let i = raws.length - 1; i >= 0; i--) {
@@ -297,9 +297,6 @@ local offset = 0
 if ok and type(row) == 'table' and type(row.seq) == 'number' then offset = math.max(0, tonumber(ARGV[1]) + 1 - row.seq) end
 local n = tonumber(ARGV[2])
 return redis.call('LRANGE', KEYS[1], -(offset + n), -(offset + 1))`;
-
-/** rows are pushed in about the order of their times: a scan from a time starts this much earlier */
-const LOG_SCAN_SLACK_MS = 10 * 60_000;
 
 /**
  * The number of the newest row of the log list KEYS[1] in the run of its oldest rows timed before ARGV[1]

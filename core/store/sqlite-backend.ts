@@ -4,7 +4,7 @@ import Keyv from 'keyv';
 import { ensureParentDir, makePrivate, tightenIfPresent } from './private-file';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
-import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import { scanStartTime, type LogEntry, type LogPage, type LogQuery } from './log-entry';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 import { walWritebackFor, type WalWriteback } from './wal-writeback';
 import { leftJournals, LogJournal, readJournal, removeFile, type JournalMark, type JournalRow } from './log-journal';
@@ -36,8 +36,6 @@ const COMMIT_EVERY_MS = 20;
 const LOG_QUERY_WINDOW = 20_000;
 /** rows a log scan reads at a time before the event loop gets a turn */
 const LOG_SCAN_PAGE = 2000;
-/** how far out of time order a log row may have been committed and still be found by a scan from a time */
-const LOG_SCAN_SLACK_MS = 10 * 60_000;
 /** rows that are committed at once rather than waiting for the timer */
 const COMMIT_AT_ROWS = 2000;
 /** journaled rows held in memory while commits fail (a locked or full database); beyond, appends are refused */
@@ -438,15 +436,13 @@ export class SqliteBackend implements StoreBackend {
    * over a day of a busy gateway's log (the guardrails view) held every request for as long as it read, and
    * a statement left open while the reader's own awaits let other requests run made their statements fail
    * ("This database connection is busy"). The pages follow `seq`, from the first row of `since` found by
-   * the time index (less LOG_SCAN_SLACK_MS: rows are committed in about the order of their times).
+   * the time index (a little earlier: scanStartTime).
    */
   async *scanLogs(since?: string): AsyncIterable<LogEntry> {
     this.commitBeforeRead();
     let after = 0;
     if (since) {
-      const at = Date.parse(since);
-      const from = Number.isNaN(at) ? since : new Date(Math.max(0, at - LOG_SCAN_SLACK_MS)).toISOString();
-      const first = this.stmt.logFirstAt.get(from) as { seq: number } | undefined;
+      const first = this.stmt.logFirstAt.get(scanStartTime(since) ?? since) as { seq: number } | undefined;
       if (!first) return;
       after = first.seq - 1;
     }
