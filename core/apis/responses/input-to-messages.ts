@@ -72,9 +72,19 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
     if (message?.role === 'assistant' && thinking.length > 0) message.thinking_blocks = [...(message.thinking_blocks ?? []), ...thinking];
     thinking = [];
   };
+  /**
+   * Images and files of the function outputs just read: a chat tool message holds only text, and the tool
+   * answers must follow their calls directly, so these follow the run of answers in a user message.
+   */
+  let attachments: ContentPart[] = [];
+  const attach = () => {
+    if (attachments.length > 0) messages.push({ role: 'user', content: attachments });
+    attachments = [];
+  };
   input.forEach((item, i) => {
     if (typeof item !== 'object' || item === null) throw new InvalidRequestError(`input[${i}] must be an object.`, 'invalid_type', { param: `input[${i}]` });
     const type = item.type ?? 'message';
+    if (type !== 'function_call_output') attach();
     switch (type) {
       case 'message': {
         const message = messageOf(item, i);
@@ -89,9 +99,12 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
       case 'reasoning':
         thinking.push(...decodeReasoning(item.encrypted_content));
         return;
-      case 'function_call_output':
-        messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: outputText(item.output) });
+      case 'function_call_output': {
+        const output = toolOutput(item.output, `input[${i}].output`);
+        messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: output.text });
+        attachments.push(...output.media);
         return;
+      }
       case 'mcp_call': {
         const name = requireString(item, 'name', i);
         const id = requireString(item, 'id', i);
@@ -119,6 +132,7 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
         throw new InvalidRequestError(`input[${i}]: items of type "${type}" are not supported by this gateway.`, 'unsupported_value', { param: `input[${i}].type` });
     }
   });
+  attach();
   return { messages, answers: [...answers.values()], answered };
 }
 
@@ -185,9 +199,22 @@ function stringArgs(value: unknown): string {
   return value === undefined ? '{}' : JSON.stringify(value);
 }
 
-/** A function_call_output's `output`: a string, or a list of content parts whose text is joined. */
-function outputText(output: unknown): string {
-  if (typeof output === 'string') return output;
-  if (Array.isArray(output)) return output.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('');
-  return output === undefined || output === null ? '' : JSON.stringify(output);
+/**
+ * A function_call_output's `output`: a string, or a list of content parts whose text is joined and whose
+ * images and files (a screenshot tool's) are kept as parts for the model to see.
+ */
+function toolOutput(output: unknown, path: string): { text: string; media: ContentPart[] } {
+  if (typeof output === 'string') return { text: output, media: [] };
+  if (!Array.isArray(output)) return { text: output === undefined || output === null ? '' : JSON.stringify(output), media: [] };
+  const media: ContentPart[] = [];
+  const text = output
+    .map((p: any, k) => {
+      if (p?.type === 'input_image' || p?.type === 'input_file') {
+        media.push(contentPart(p, `${path}[${k}]`));
+        return '';
+      }
+      return typeof p?.text === 'string' ? p.text : '';
+    })
+    .join('');
+  return { text, media };
 }

@@ -5,13 +5,14 @@
  */
 import { expect } from 'chai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, streamText, type ModelMessage } from 'ai';
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../../support/fake-openai';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 
 const KEY = 'sk-ai-sdk-CANARY-5d1';
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /** generateText, or streamText read to its end: the parts these tests look at. */
 async function run(args: Parameters<typeof generateText>[0], streamed: boolean): Promise<{ text: string; steps: any[]; response: { messages: ModelMessage[] } }> {
@@ -100,6 +101,29 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
       expect(body.error).to.deep.include({ type: 'not_found_error', code: 'item_not_found', param: 'input[0].id' });
       expect(body.error.message).to.include(itemId);
       expect(upstream.requests).to.have.length(1);
+    });
+  });
+
+  describe('function tools', () => {
+    it('shows the model the image a tool returned (toModelOutput content), after the tool answer', async () => {
+      upstream.script = (req: RecordedRequest): Script => {
+        if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('One red pixel.') };
+        const message = { role: 'assistant', content: null, tool_calls: [{ id: 'call_s1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }] };
+        return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message, finish_reason: 'tool_calls' }] }) };
+      };
+      const screenshot = tool({
+        description: 'Capture the screen',
+        inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+        execute: async () => PNG_1PX,
+        toModelOutput: ({ output }) => ({ type: 'content', value: [{ type: 'text', text: 'Screen captured.' }, { type: 'file', data: { type: 'data', data: output }, mediaType: 'image/png' }] }) as never,
+      });
+      const result = await generateText({ model: provider().responses('gpt-test'), prompt: 'What is on screen?', stopWhen: stepCountIs(3), tools: { screenshot } });
+      expect(result.text).to.equal('One red pixel.');
+      expect(upstream.last.body.messages.slice(1)).to.deep.equal([
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_s1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_s1', content: 'Screen captured.' },
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } }] },
+      ]);
     });
   });
 
