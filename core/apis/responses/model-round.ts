@@ -41,8 +41,14 @@ export interface RoundEnvironment {
   accepted(deploymentId: string): void;
 }
 
-/** Receives the round's text as it arrives (streaming); may wait for the client to drain. */
-export type TextSink = (delta: string) => void | Promise<void>;
+/**
+ * Receives the round's text as it arrives (streaming), with the upstream's log probabilities of its tokens
+ * when the request asked for them; may wait for the client to drain.
+ */
+export type TextSink = (delta: string, logprobs?: Logprob[]) => void | Promise<void>;
+
+/** One token's log probability, as chat `logprobs.content` and Responses `output_text` both write it. */
+export type Logprob = Record<string, unknown>;
 
 /** Where a round's answer goes as it arrives: its reasoning first, then its text. */
 export interface RoundSinks {
@@ -104,7 +110,7 @@ async function readBody(response: ChatResponse, onText: TextSink, onThought: Tex
       reasoning.block({ ...block, thinking: '' } as never);
     }
   } else if (thought) await onThought(thought);
-  const text = await passContent(choice?.message?.content ?? choice?.message?.refusal, onText, onThought);
+  const text = await passContent(choice?.message?.content ?? choice?.message?.refusal, onText, onThought, logprobsOf(choice));
   return {
     text,
     toolCalls: toolCallsOf(choice?.message?.tool_calls),
@@ -133,7 +139,7 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (thought) await onThought(thought);
     for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
-    text += await passContent(delta.content ?? delta.refusal, onText, onThought);
+    text += await passContent(delta.content ?? delta.refusal, onText, onThought, logprobsOf(choice));
     for (const d of listOf(delta.tool_calls, 'tool_calls')) {
       const index = d?.index ?? 0;
       if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
@@ -168,10 +174,10 @@ function textOf(value: unknown): string {
  * A message's (or delta's) content passed on in order, its text returned: a string, or a list of chunks
  * (Mistral's reasoning models put their thinking there, before the text).
  */
-async function passContent(value: unknown, onText: TextSink, onThought: TextSink): Promise<string> {
+async function passContent(value: unknown, onText: TextSink, onThought: TextSink, logprobs?: Logprob[]): Promise<string> {
   if (!Array.isArray(value)) {
     const text = textOf(value);
-    if (text) await onText(text);
+    if (text) await onText(text, logprobs);
     return text;
   }
   let text = '';
@@ -183,6 +189,27 @@ async function passContent(value: unknown, onText: TextSink, onThought: TextSink
     }
   }
   return text;
+}
+
+/**
+ * The token log probabilities of a choice's text (chat `logprobs.content`), when the upstream sent them, in
+ * the Responses shape, whose lists clients require (the AI SDK refuses an event without `top_logprobs`).
+ */
+function logprobsOf(choice: { logprobs?: unknown } | undefined): Logprob[] | undefined {
+  const content = (choice?.logprobs as { content?: unknown } | null | undefined)?.content;
+  if (!Array.isArray(content)) return undefined;
+  const tokens = content.filter(isTokenLogprob).map((t) => ({ ...tokenLogprob(t), top_logprobs: Array.isArray(t.top_logprobs) ? t.top_logprobs.filter(isTokenLogprob).map(tokenLogprob) : [] }));
+  return tokens.length > 0 ? tokens : undefined;
+}
+
+type TokenLogprob = { token: string; logprob: number; bytes?: unknown; top_logprobs?: unknown };
+
+function isTokenLogprob(t: unknown): t is TokenLogprob {
+  return typeof (t as TokenLogprob)?.token === 'string' && typeof (t as TokenLogprob).logprob === 'number';
+}
+
+function tokenLogprob(t: TokenLogprob): Logprob {
+  return { token: t.token, logprob: t.logprob, bytes: Array.isArray(t.bytes) ? t.bytes : [] };
 }
 
 /** A list the chat format defines (absent is empty). */

@@ -130,15 +130,18 @@ export class ResponseRecorder {
     return { item, index };
   }
 
-  textDelta(message: OpenMessage, delta: string): void {
-    message.item.content[0].text += delta;
-    this.emit('response.output_text.delta', { output_index: message.index, item_id: message.item.id, content_index: 0, delta, logprobs: [] });
+  /** `logprobs`: the delta's tokens, when the request asked for them (`top_logprobs`) */
+  textDelta(message: OpenMessage, delta: string, logprobs: unknown[] = []): void {
+    const part = message.item.content[0];
+    part.text += delta;
+    if (logprobs.length > 0) (part.logprobs ??= []).push(...logprobs);
+    this.emit('response.output_text.delta', { output_index: message.index, item_id: message.item.id, content_index: 0, delta, logprobs });
   }
 
   closeMessage(message: OpenMessage, status: MessageItem['status'] = 'completed'): void {
     const part = message.item.content[0];
     message.item.status = status;
-    this.emit('response.output_text.done', { output_index: message.index, item_id: message.item.id, content_index: 0, text: part.text, logprobs: [] });
+    this.emit('response.output_text.done', { output_index: message.index, item_id: message.item.id, content_index: 0, text: part.text, logprobs: part.logprobs ?? [] });
     this.emit('response.content_part.done', { output_index: message.index, item_id: message.item.id, content_index: 0, part });
     this.emit('response.output_item.done', { output_index: message.index, item: message.item });
   }

@@ -272,12 +272,12 @@ export class ToolLoop {
           this.recorder.reasoningDelta(thought, delta);
           await this.env.drain();
         },
-        onText: async (delta) => {
+        onText: async (delta, logprobs) => {
           if (!open) {
             closeThought(encodeReasoning(reasoning.replayable));
             open = this.recorder.openMessage();
           }
-          this.recorder.textDelta(open, delta);
+          this.recorder.textDelta(open, delta, logprobs);
           await this.env.drain();
         },
       });

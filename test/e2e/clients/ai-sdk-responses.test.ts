@@ -104,6 +104,32 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
     });
   });
 
+  for (const streamed of [false, true]) {
+    it(`returns the token log probabilities the upstream gave, asked for with logprobs (${streamed ? 'streamed' : 'JSON'})`, async () => {
+      const tokens = [
+        { token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }, { token: 'Yo', logprob: -2.5, bytes: [89, 111] }] },
+        { token: '!', logprob: -0.3, bytes: [33], top_logprobs: [{ token: '!', logprob: -0.3, bytes: [33] }, { token: '.', logprob: -1.6, bytes: [46] }] },
+      ];
+      const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+      upstream.script = streamed
+        ? {
+            kind: 'sse',
+            events: [
+              { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+              ...tokens.map((t) => ({ ...base, choices: [{ index: 0, delta: { content: t.token }, logprobs: { content: [t], refusal: null }, finish_reason: null }] })),
+              { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+              { ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+            ],
+          }
+        : { kind: 'json', body: chatCompletion('Hi!', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!', refusal: null }, logprobs: { content: tokens, refusal: null }, finish_reason: 'stop' }] }) };
+      const result = await run({ model: provider().responses('gpt-test'), prompt: 'Greet me.', providerOptions: { openai: { logprobs: 2 } } }, streamed);
+      expect(result.text).to.equal('Hi!');
+      expect(upstream.last.body).to.deep.include({ logprobs: true, top_logprobs: 2 });
+      const read = (result.steps[0].providerMetadata.openai.logprobs as any[][]).flat();
+      expect(read).to.deep.equal(tokens.map(({ token, logprob, top_logprobs }) => ({ token, logprob, top_logprobs: top_logprobs.map((t) => ({ token: t.token, logprob: t.logprob })) })));
+    });
+  }
+
   describe('function tools', () => {
     it('shows the model the image a tool returned (toModelOutput content), after the tool answer', async () => {
       upstream.script = (req: RecordedRequest): Script => {
