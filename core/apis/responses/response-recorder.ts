@@ -159,12 +159,18 @@ export class ResponseRecorder {
     }
   }
 
-  /** A failure after the stream started: an `error` event, then `response.failed`. */
-  fail(error: { code: string; message: string; param?: string | null }, usage: ResponsesUsage): void {
+  /**
+   * A failure after the stream started: an `error` event, then `response.failed`. The event carries the
+   * error's fields both at its top level (as OpenAI documents it) and as an `error` object (as OpenAI sends
+   * it): the openai SDK's stream, under LangChain among others, raises only on the object, and without it
+   * a cut answer read as a complete one.
+   */
+  fail(error: { type: string; code: string; message: string; param?: string | null }, usage: ResponsesUsage): void {
     this.response.status = 'failed';
     this.response.error = { code: error.code, message: error.message };
     this.response.usage = usage;
-    this.emit('error', { code: error.code, message: error.message, param: error.param ?? null });
+    const param = error.param ?? null;
+    this.emit('error', { code: error.code, message: error.message, param, error: { type: error.type, code: error.code, message: error.message, param } });
     this.emit('response.failed', { response: this.response });
   }
 

@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import { InvalidRequestError, NotFoundError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
+import { openAiErrorBody } from '../../errors/render';
 import { onClientGone } from '../../http/client-gone';
 import type { GatewayServices } from '../../http/gateway-services';
 import { MODEL_ID_HEADER, refuseBody, type ModelEndpointSpec } from '../../http/model-endpoint';
@@ -183,7 +184,7 @@ export class ResponsesHandler {
     const cost = formatCost(roundsCost + (totals?.toolCost ?? 0));
     const { sink } = run;
     if (sink?.opened) {
-      if (failure) recorder.fail({ code: failure.code, message: failure.message, param: failure.param }, responsesUsage(totals!.usage, totals!.reasoningTokens));
+      if (failure) recorder.fail(openAiErrorBody(failure).error, responsesUsage(totals!.usage, totals!.reasoningTokens));
       return sink.end(cost);
     }
     // refused before any model round started: a plain HTTP error, streaming or not

@@ -76,6 +76,18 @@ describe('LangChain ChatOpenAI / ChatAnthropic against the gateway', () => {
       expect(upstream.last.body.messages.at(-1)).to.deep.include({ role: 'tool', tool_call_id: 'call_w1', content: '{"celsius":4}' });
     });
 
+    it('stream with useResponsesApi: an upstream cut mid-answer is an error, not a shorter answer', async () => {
+      upstream.script = { kind: 'sse', events: chatChunks(['Bon', 'jour', ' à', ' tous']), cutAfter: 2 };
+      const model = new ChatOpenAI({ model: 'gpt-test', apiKey: KEY, configuration: { baseURL: `${gw.url}/v1` }, maxRetries: 0, useResponsesApi: true });
+      const pieces: string[] = [];
+      const streaming = (async () => {
+        for await (const chunk of await model.stream('Hello in French')) pieces.push(JSON.stringify(chunk.content));
+      })();
+      const err = await streaming.then(() => undefined, (e) => e);
+      expect(err, `the stream ended without an error after ${pieces.join(' ')}`).to.be.instanceOf(Error);
+      expect(err.message).to.include('The upstream connection broke in the middle of the stream.');
+    });
+
     it('withStructuredOutput: the schema goes upstream as response_format, the object comes back', async () => {
       upstream.script = { kind: 'json', body: chatCompletion('{"name":"Ada Lovelace","born":1815}') };
       const result = await chatOpenAI().withStructuredOutput(personSchema).invoke('Ada Lovelace, born 1815.');

@@ -69,7 +69,7 @@ describe('ResponseRecorder', () => {
     expect(events.at(-1)!.type).to.equal('response.incomplete');
 
     const failing = new ResponseRecorder(emptyResponse(), (e) => events.push(e));
-    failing.fail({ code: 'upstream_error', message: 'bad gateway' }, usage);
+    failing.fail({ type: 'api_error', code: 'upstream_error', message: 'bad gateway' }, usage);
     expect(events.slice(-2).map((e) => e.type)).to.deep.equal(['error', 'response.failed']);
     expect(failing.response.error).to.deep.equal({ code: 'upstream_error', message: 'bad gateway' });
   });
