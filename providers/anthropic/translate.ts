@@ -181,10 +181,28 @@ function isEmptyText(part: ContentPart): boolean {
 function contentBlock(part: ContentPart, at: string): MessagesContentBlock {
   if (part.type === 'text') return textBlock(part as ContentPart & { text: string });
   if (part.type === 'image_url') return imageBlock(part as ContentPart & { image_url: { url: string } }, at);
+  if (part.type === 'file') return documentBlock(part as ContentPart & { file?: { file_data?: unknown; filename?: unknown } }, at);
   throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Anthropic models`, 'unsupported_content', { param: at });
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/**
+ * A chat file part (what the openai SDK and the AI SDK send for a PDF) as the document block Claude reads
+ * PDFs from; a file by id lives in OpenAI's file store, which Anthropic cannot read.
+ */
+function documentBlock(part: { file?: { file_data?: unknown; filename?: unknown }; cache_control?: unknown }, at: string): MessagesContentBlock {
+  const data = typeof part.file?.file_data === 'string' ? DATA_URL.exec(part.file.file_data) : null;
+  if (!data || data[1] !== 'application/pdf') {
+    throw new InvalidRequestError(`${at}.file: Anthropic models take files as PDF data (file_data as a base64 data:application/pdf URL)`, 'unsupported_content', { param: `${at}.file` });
+  }
+  return {
+    type: 'document',
+    source: { type: 'base64', media_type: 'application/pdf', data: data[2] },
+    ...(typeof part.file?.filename === 'string' && part.file.filename !== '' ? { title: part.file.filename } : {}),
+    ...(part.cache_control !== undefined ? { cache_control: part.cache_control } : {}),
+  };
+}
 
 function imageBlock(part: { image_url: { url: string }; cache_control?: unknown }, at: string): MessagesImageBlock {
   const url = part.image_url?.url;

@@ -148,6 +148,22 @@ describe('AI SDK 7 (@ai-sdk/openai chat model) against the gateway', () => {
     expect(parts[1]).to.deep.equal({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } });
   });
 
+  it('PDF in, on a Claude model through chat: the file part reaches Claude as a document block', async () => {
+    claude.reply({
+      json: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-upstream', content: [{ type: 'text', text: 'A one-page invoice.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1500, output_tokens: 6 } },
+    });
+    const pdf = Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+    const result = await generateText({
+      model: model('claude-test'),
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'file', data: pdf, mediaType: 'application/pdf', filename: 'invoice.pdf' }] }],
+    });
+    expect(result.text).to.equal('A one-page invoice.');
+    expect(claude.requests[0].body.messages[0].content).to.deep.equal([
+      { type: 'text', text: 'What is this?' },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') }, title: 'invoice.pdf' },
+    ]);
+  });
+
   it('multi-turn: the earlier turns reach the upstream in order', async () => {
     upstream.script = { kind: 'json', body: chatCompletion('Yes, they purr.') };
     const result = await generateText({
