@@ -53,13 +53,15 @@ export type Logprob = Record<string, unknown>;
 /** Where a round's answer goes as it arrives: its reasoning first, then its text. */
 export interface RoundSinks {
   onText: TextSink;
+  /** a refusal (OpenAI's `refusal` instead of content); without this sink it goes to `onText` */
+  onRefusal?: TextSink;
   onReasoning?: TextSink;
   /** collects the round's reasoning blocks (the caller's, to read signatures while the round runs) */
   reasoning?: ReasoningCollector;
 }
 
 export async function runModelRound(env: RoundEnvironment, request: ChatRequest, stream: boolean, sinks: RoundSinks | TextSink): Promise<RoundResult> {
-  const { onText, onReasoning, reasoning = new ReasoningCollector() } = typeof sinks === 'function' ? { onText: sinks } : sinks;
+  const { onText, onReasoning, onRefusal = onText, reasoning = new ReasoningCollector() } = typeof sinks === 'function' ? { onText: sinks } : sinks;
   const onThought = async (delta: string) => {
     reasoning.text(delta);
     await onReasoning?.(delta);
@@ -81,7 +83,8 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
         const result = exchange.result!;
         let partial: Partial;
         try {
-          partial = result.stream ? await readStream(result.stream, onText, onThought, reasoning) : await readBody(result.body as ChatResponse, onText, onThought, reasoning);
+          const textSinks = { onText, onRefusal };
+          partial = result.stream ? await readStream(result.stream, textSinks, onThought, reasoning) : await readBody(result.body as ChatResponse, textSinks, onThought, reasoning);
         } catch (err) {
           // a chat answer this loop cannot read (the wrong shape) is the upstream's fault: a 502, not a 500
           throw badResponse(err);
@@ -99,7 +102,13 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
 
 type Partial = Pick<RoundResult, 'text' | 'toolCalls' | 'finishReason' | 'reasoningTokens'>;
 
-async function readBody(response: ChatResponse, onText: TextSink, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
+/** Where a round's answer goes: its text, and a refusal (as a refusal, so clients tell it from an answer). */
+interface TextSinks {
+  onText: TextSink;
+  onRefusal: TextSink;
+}
+
+async function readBody(response: ChatResponse, { onText, onRefusal }: TextSinks, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
   const choice = response?.choices?.[0];
   const message = choice?.message;
   const thought = typeof message?.reasoning_content === 'string' ? message.reasoning_content : typeof message?.reasoning === 'string' ? message.reasoning : '';
@@ -110,7 +119,7 @@ async function readBody(response: ChatResponse, onText: TextSink, onThought: Tex
       reasoning.block({ ...block, thinking: '' } as never);
     }
   } else if (thought) await onThought(thought);
-  const text = await passContent(choice?.message?.content ?? choice?.message?.refusal, onText, onThought, logprobsOf(choice));
+  const text = (await passContent(choice?.message?.content, onText, onThought, logprobsOf(choice))) + (await passRefusal(choice?.message?.refusal, onRefusal));
   return {
     text,
     toolCalls: toolCallsOf(choice?.message?.tool_calls),
@@ -120,7 +129,7 @@ async function readBody(response: ChatResponse, onText: TextSink, onThought: Tex
 }
 
 /** Chat chunks -> text deltas passed on as they come; tool calls assembled by index. */
-async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>, onText: TextSink, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
+async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>, { onText, onRefusal }: TextSinks, onThought: TextSink, reasoning: ReasoningCollector): Promise<Partial> {
   let text = '';
   let finishReason: string | null = null;
   let reasoningTokens = 0;
@@ -139,7 +148,8 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (thought) await onThought(thought);
     for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
-    text += await passContent(delta.content ?? delta.refusal, onText, onThought, logprobsOf(choice));
+    text += await passContent(delta.content, onText, onThought, logprobsOf(choice));
+    text += await passRefusal(delta.refusal, onRefusal);
     for (const d of listOf(delta.tool_calls, 'tool_calls')) {
       const index = d?.index ?? 0;
       if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
@@ -189,6 +199,14 @@ async function passContent(value: unknown, onText: TextSink, onThought: TextSink
     }
   }
   return text;
+}
+
+/** A message's (or delta's) refusal text, passed on; nothing (null, absent) is no refusal. */
+async function passRefusal(value: unknown, onRefusal: TextSink): Promise<string> {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new TypeError('a refusal that is not text');
+  if (value) await onRefusal(value);
+  return value;
 }
 
 /**

@@ -122,17 +122,24 @@ export class ResponseRecorder {
     this.emit('response.output_item.done', { output_index: open.index, item: open.item });
   }
 
-  openMessage(): OpenMessage {
+  /** A message whose one part is text or, for a model that refused, a `refusal` part. */
+  openMessage(kind: 'text' | 'refusal' = 'text'): OpenMessage {
     const item = messageItem('', 'in_progress');
+    if (kind === 'refusal') item.content = [{ type: 'refusal', refusal: '' }];
     const index = this.push(item);
     this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
-    this.emit('response.content_part.added', { output_index: index, item_id: item.id, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+    this.emit('response.content_part.added', { output_index: index, item_id: item.id, content_index: 0, part: { ...item.content[0] } });
     return { item, index };
   }
 
   /** `logprobs`: the delta's tokens, when the request asked for them (`top_logprobs`) */
   textDelta(message: OpenMessage, delta: string, logprobs: unknown[] = []): void {
     const part = message.item.content[0];
+    if (part.type === 'refusal') {
+      part.refusal += delta;
+      this.emit('response.refusal.delta', { output_index: message.index, item_id: message.item.id, content_index: 0, delta });
+      return;
+    }
     part.text += delta;
     if (logprobs.length > 0) (part.logprobs ??= []).push(...logprobs);
     this.emit('response.output_text.delta', { output_index: message.index, item_id: message.item.id, content_index: 0, delta, logprobs });
@@ -141,7 +148,8 @@ export class ResponseRecorder {
   closeMessage(message: OpenMessage, status: MessageItem['status'] = 'completed'): void {
     const part = message.item.content[0];
     message.item.status = status;
-    this.emit('response.output_text.done', { output_index: message.index, item_id: message.item.id, content_index: 0, text: part.text, logprobs: part.logprobs ?? [] });
+    if (part.type === 'refusal') this.emit('response.refusal.done', { output_index: message.index, item_id: message.item.id, content_index: 0, refusal: part.refusal });
+    else this.emit('response.output_text.done', { output_index: message.index, item_id: message.item.id, content_index: 0, text: part.text, logprobs: part.logprobs ?? [] });
     this.emit('response.content_part.done', { output_index: message.index, item_id: message.item.id, content_index: 0, part });
     this.emit('response.output_item.done', { output_index: message.index, item: message.item });
   }

@@ -59,12 +59,18 @@ export interface OutputText {
   logprobs?: unknown[];
 }
 
+/** A model's refusal (OpenAI's `refusal`, e.g. of a structured output), which clients tell from an answer. */
+export interface RefusalContent {
+  type: 'refusal';
+  refusal: string;
+}
+
 export interface MessageItem {
   id: string;
   type: 'message';
   role: 'assistant';
   status: 'in_progress' | 'completed' | 'incomplete';
-  content: OutputText[];
+  content: (OutputText | RefusalContent)[];
 }
 
 export interface FunctionCallItem {

@@ -280,6 +280,15 @@ export class ToolLoop {
           this.recorder.textDelta(open, delta, logprobs);
           await this.env.drain();
         },
+        // a refusal is a message with a `refusal` part, unless text already began the message
+        onRefusal: async (delta) => {
+          if (!open) {
+            closeThought(encodeReasoning(reasoning.replayable));
+            open = this.recorder.openMessage('refusal');
+          }
+          this.recorder.textDelta(open, delta);
+          await this.env.drain();
+        },
       });
     } catch (err) {
       // a round cut short (time limit, upstream failure) leaves its text so far as an incomplete message

@@ -130,6 +130,28 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
     });
   }
 
+  for (const streamed of [false, true]) {
+    it(`tells a refusal from an answer: finish reason content-filter, as on chat completions (${streamed ? 'streamed' : 'JSON'})`, async () => {
+      const refusal = "I'm sorry, I can't help with that.";
+      const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+      upstream.script = streamed
+        ? {
+            kind: 'sse',
+            events: [
+              { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] },
+              { ...base, choices: [{ index: 0, delta: { refusal: "I'm sorry, " }, finish_reason: null }] },
+              { ...base, choices: [{ index: 0, delta: { refusal: "I can't help with that." }, finish_reason: null }] },
+              { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+              { ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: 10, total_tokens: 19 } },
+            ],
+          }
+        : { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, refusal }, finish_reason: 'stop' }] }) };
+      const result = await run({ model: provider().responses('gpt-test'), prompt: 'Something it refuses.' }, streamed);
+      expect(result.text).to.equal(refusal);
+      expect(result.steps[0].finishReason).to.equal('content-filter');
+    });
+  }
+
   describe('function tools', () => {
     it('shows the model the image a tool returned (toModelOutput content), after the tool answer', async () => {
       upstream.script = (req: RecordedRequest): Script => {
