@@ -42,6 +42,12 @@ export class MessagesStreamTranslator {
   private open: OpenBlock | undefined;
   /** chat tool-call index -> the Messages block index it was given, and the call's id */
   private readonly toolBlocks = new Map<number, { index: number; id: string | undefined }>();
+  /**
+   * Calls that began while another call's block was open, in order, with their chat tool-call index: some
+   * OpenAI-compatible servers stream parallel calls' arguments interleaved, and a Messages block cannot be
+   * reopened, so these are gathered and follow, each whole, once the open block ends.
+   */
+  private readonly heldCalls: { toolIndex: number; id: string | undefined; name: string; args: string }[] = [];
   private stopReason: MessagesStopReason | undefined;
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
@@ -160,6 +166,17 @@ export class MessagesStreamTranslator {
     // Another id at the same index is another call: Gemini's OpenAI-compatible API sends parallel calls each
     // whole, all at index 0 or with none. OpenAI sends the id once; servers that repeat it repeat the same one.
     const another = known !== undefined && typeof call.id === 'string' && call.id !== '' && call.id !== known.id;
+    const args = typeof call.function?.arguments === 'string' ? call.function.arguments : '';
+    const held = this.heldCalls.findLast((h) => h.toolIndex === toolIndex);
+    const anotherHeld = held !== undefined && typeof call.id === 'string' && call.id !== '' && held.id !== undefined && held.id !== '' && call.id !== held.id;
+    if (held && !anotherHeld) {
+      held.args += args;
+      return;
+    }
+    if ((blockIndex === undefined || held) && this.open?.kind === 'tool') {
+      this.heldCalls.push({ toolIndex, id: call.id, name: call.function?.name ?? '', args });
+      return;
+    }
     if (blockIndex === undefined || another) {
       this.closeBlock(out);
       blockIndex = this.nextBlockIndex++;
@@ -173,12 +190,11 @@ export class MessagesStreamTranslator {
         }),
       );
     } else if (this.open?.kind !== 'tool' || this.open.index !== blockIndex) {
-      // Arguments for a tool call whose block is already closed: Messages blocks cannot be reopened.
-      // OpenAI-style upstreams finish one call before starting the next, so this does not happen there.
+      // Arguments for a tool call whose block is already closed (text came between): Messages blocks
+      // cannot be reopened. Calls interleaved with one another are held above, so this is not them.
       return;
     }
-    const args = call.function?.arguments;
-    if (typeof args === 'string' && args !== '') {
+    if (args !== '') {
       this.generatedChars += args.length;
       out.push(event({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: args } }));
     }
@@ -193,6 +209,18 @@ export class MessagesStreamTranslator {
     if (!this.open) return;
     out.push(event({ type: 'content_block_stop', index: this.open.index }));
     this.open = undefined;
+    // the calls held back while this block was open follow it, each as a whole block
+    for (const call of this.heldCalls) {
+      const index = this.nextBlockIndex++;
+      this.toolBlocks.set(call.toolIndex, { index, id: call.id });
+      out.push(event({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_gateway_${index}`, name: call.name, input: {} } }));
+      if (call.args !== '') {
+        this.generatedChars += call.args.length;
+        out.push(event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: call.args } }));
+      }
+      out.push(event({ type: 'content_block_stop', index }));
+    }
+    this.heldCalls.length = 0;
   }
 
   private close(): SseFrame[] {

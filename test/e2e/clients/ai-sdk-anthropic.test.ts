@@ -66,6 +66,46 @@ describe('AI SDK 7 (@ai-sdk/anthropic) on a translated (non-Anthropic) model', (
     expect((await result.usage).inputTokens).to.be.greaterThan(0);
   });
 
+  it('streamed parallel tool calls whose arguments the upstream interleaves each reach the SDK whole', async () => {
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const args = (index: number, text: string) => ({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: text } }] }, finish_reason: null }] });
+    upstream.script = (req: RecordedRequest): Script => {
+      const results = (req.body.messages as any[]).filter((m) => m.role === 'tool');
+      if (results.length > 0) return { kind: 'sse', events: chatChunks([results.map((m) => m.content).join(', ')], { prompt_tokens: 60, completion_tokens: 6, total_tokens: 66 }) };
+      // both calls announced in one chunk, then their arguments in turns
+      const calls = ['call_a', 'call_b'].map((id, index) => ({ index, id, type: 'function', function: { name: 'weather', arguments: '' } }));
+      return {
+        kind: 'sse',
+        events: [
+          { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: null }] },
+          args(0, '{"city":'),
+          args(1, '{"city":'),
+          args(0, '"Oslo"}'),
+          args(1, '"Bergen"}'),
+          { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+          { ...base, choices: [], usage: { prompt_tokens: 30, completion_tokens: 20, total_tokens: 50 } },
+        ],
+      };
+    };
+    const seen: { city: string }[] = [];
+    const result = streamText({
+      model: anthropic()('gpt-test'),
+      prompt: 'Weather in Oslo and Bergen?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          description: 'Current temperature',
+          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+          execute: async (input: { city: string }) => (seen.push(input), `${input.city} 4`),
+        }),
+      },
+    });
+    expect(await result.text).to.equal('Oslo 4, Bergen 4');
+    expect(seen).to.have.deep.members([{ city: 'Oslo' }, { city: 'Bergen' }]);
+    const calls = (upstream.last.body.messages as any[]).find((m) => m.role === 'assistant').tool_calls.map((c: any) => [c.id, c.function.arguments]);
+    expect(calls).to.deep.equal([['call_a', '{"city":"Oslo"}'], ['call_b', '{"city":"Bergen"}']]);
+  });
+
   it('tool loop: tool_use out, the tool_result comes back as a chat tool message on the next turn', async () => {
     upstream.script = (req: RecordedRequest): Script => {
       const toolMessage = (req.body.messages as any[]).find((m) => m.role === 'tool');
