@@ -10,13 +10,40 @@ import type { BlockRule } from './engine';
  */
 const FLAGS = RE2JS.CASE_INSENSITIVE | RE2JS.LOOKBEHINDS;
 
+/**
+ * JavaScript's whitespace as RE2 members of a class: RE2's own `\s` is only ASCII (tab, newline, form
+ * feed, return, space), so a no-break or ideographic space between two words would slip past a rule
+ * written, as JavaScript reads it, to match any whitespace there.
+ */
+const JS_SPACE = '\\s\\x{0B}\\p{Z}\\x{FEFF}';
+
+/** `\s` and `\S` of a translated pattern with JavaScript's meaning (a `\S` inside a class keeps RE2's). */
+function withJavaScriptSpace(re2: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < re2.length; i++) {
+    const ch = re2[i];
+    if (ch === '\\' && i + 1 < re2.length) {
+      const next = re2[++i];
+      if (next === 's') out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (next === 'S' && !inClass) out += `[^${JS_SPACE}]`;
+      else out += ch + next;
+      continue;
+    }
+    if (ch === '[' && !inClass) inClass = true;
+    else if (ch === ']' && inClass) inClass = false;
+    out += ch;
+  }
+  return out;
+}
+
 export function compilePatterns(patterns: readonly string[]): BlockRule[] {
   return patterns.map((source, i) => {
     const label = `pattern ${i + 1}`;
     const jsError = javascriptError(source);
     if (jsError) throw new PluginError(`patterns[${i}]`, `invalid regular expression: ${jsError}`);
     try {
-      const re = RE2JS.compile(RE2JS.translateRegExp(source), FLAGS);
+      const re = RE2JS.compile(withJavaScriptSpace(RE2JS.translateRegExp(source)), FLAGS);
       return { label, test: (text: string) => re.test(text) };
     } catch (err) {
       throw new PluginError(
@@ -44,14 +71,15 @@ function javascriptError(source: string): string | undefined {
 
 /**
  * All words in one pattern: whole words (no letter, digit or underscore on either side, in any script),
- * case-insensitive; a phrase matches across any run of whitespace. The boundaries are matched as
- * characters rather than lookarounds, which is the same for a yes/no test.
+ * case-insensitive; a phrase matches across any run of whitespace (JavaScript's, Unicode spaces
+ * included). The boundaries are matched as characters rather than lookarounds, which is the same for a
+ * yes/no test.
  */
 export function compileWords(words: readonly string[]): BlockRule[] {
   const alternatives = words
     .map((w) => w.trim())
     .filter((w) => w.length > 0)
-    .map((w) => w.split(/\s+/).map(RE2JS.quote).join('\\s+'));
+    .map((w) => w.split(/\s+/).map(RE2JS.quote).join(`[${JS_SPACE}]+`));
   if (alternatives.length === 0) return [];
   const re = RE2JS.compile(`(?:^|[^\\p{L}\\p{N}_])(?:${alternatives.join('|')})(?:$|[^\\p{L}\\p{N}_])`, RE2JS.CASE_INSENSITIVE);
   return [{ label: 'a blocked word', test: (text: string) => re.test(text) }];

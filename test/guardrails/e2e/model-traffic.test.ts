@@ -194,6 +194,26 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(entry.cost).to.be.greaterThan(0);
   });
 
+  it('blocks a phrase and a \\s pattern whose words are separated by a no-break or ideographic space', async () => {
+    const refusal = async (send: () => Promise<unknown>) => {
+      try {
+        await send();
+      } catch (err) {
+        return err as InstanceType<typeof OpenAI.APIError>;
+      }
+      return undefined;
+    };
+    const asked = await refusal(() => client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Tell me about Project\u00a0Falcon.' }] }));
+    expect(asked?.status).to.equal(400);
+    expect(asked?.code).to.equal('guardrail_blocked');
+    expect(upstream.requests).to.have.length(0);
+    upstream.script = { kind: 'json', body: chatCompletion('This is for internal\u3000use\u00a0only.') };
+    const answered = await refusal(() => client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }));
+    expect(answered?.status).to.equal(400);
+    expect(answered?.code).to.equal('guardrail_blocked');
+    expect(answered?.message).to.match(/matched pattern 1/);
+  });
+
   it('ends a stream with an error event when a block engine matches mid-stream', async () => {
     const pieces = ['Here is the plan. ', 'x'.repeat(300), ' It is internal ', 'use only, sorry.', ' More text.'];
     upstream.script = { kind: 'sse', events: chatChunks(pieces) };
