@@ -12,6 +12,9 @@ export interface TextSlot {
   put(text: string): void;
 }
 
+/** How many steps a segment's path names; a deeper value's path is that of its container at this depth. */
+const PATH_DEPTH = 64;
+
 export class SlotCollector {
   readonly slots: TextSlot[] = [];
 
@@ -22,13 +25,32 @@ export class SlotCollector {
     this.slots.push({ path, text, put: (masked) => void (holder[key] = masked) });
   }
 
-  /** Every string value inside a JSON value (object keys stay as they are). */
-  strings(holder: any, key: string | number, path: string, depth = 0): void {
-    const value = holder?.[key];
-    if (typeof value === 'string') return this.field(holder, key, path);
-    if (depth > 64 || value === null || typeof value !== 'object') return;
-    if (Array.isArray(value)) value.forEach((_, i) => this.strings(value, i, `${path}[${i}]`, depth + 1));
-    else for (const k of Object.keys(value)) this.strings(value, k, `${path}.${k}`, depth + 1);
+  /**
+   * Every string value inside a JSON value (object keys stay as they are), at any depth: a depth limit
+   * would wave through whatever is nested below it. Walked with a stack of its own, in document order,
+   * so a deep value (tool-call arguments are parsed from a string, with no nesting limit) cannot exhaust
+   * the call stack; past PATH_DEPTH levels a segment's path names its container at that depth, so the
+   * paths of a deep value do not grow with the square of its depth.
+   */
+  strings(holder: any, key: string | number, path: string): void {
+    const todo: [any, string | number, string, number][] = [[holder, key, path, 0]];
+    // parsed JSON has no cycles, but a body built in process might: each container is walked once
+    const walked = new Set<object>();
+    while (todo.length > 0) {
+      const [at, k, where, depth] = todo.pop()!;
+      const value = at?.[k];
+      if (typeof value === 'string') {
+        this.field(at, k, where);
+        continue;
+      }
+      if (value === null || typeof value !== 'object' || walked.has(value)) continue;
+      walked.add(value);
+      const named = depth < PATH_DEPTH;
+      const next: [any, string | number, string, number][] = Array.isArray(value)
+        ? value.map((_, i) => [value, i, named ? `${where}[${i}]` : where, depth + 1])
+        : Object.keys(value).map((name) => [value, name, named ? `${where}.${name}` : where, depth + 1]);
+      for (let i = next.length - 1; i >= 0; i--) todo.push(next[i]);
+    }
   }
 
   /**

@@ -133,6 +133,14 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
     expect(body.result.content[0].text).to.equal('{"note":"call [PHONE]","nested":{"to":["[EMAIL]"]},"n":1}');
   });
 
+  it('masks tool arguments nested deeper than 64 levels, as it masks shallow ones', async () => {
+    const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
+    const { body } = await rpcCall('plain', names.echo, { deep: nest(80, `mail ${EMAIL}`) });
+    expect(body.result.isError).to.equal(undefined);
+    expect(seen).to.deep.equal([{ deep: nest(80, 'mail [EMAIL]') }]);
+    expect(JSON.stringify(body)).to.not.include(EMAIL);
+  });
+
   it('blocks a tool call before it reaches the upstream, as a tool error without the blocked text', async () => {
     const { status, body } = await rpcCall('strict', names.echo, { sql: 'DROP   TABLE customers;' });
     expect(status).to.equal(200);

@@ -157,6 +157,20 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(streamed).to.equal('I cannot share what I know about [EMAIL].');
   });
 
+  it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
+    const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
+    await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'user', content: 'save it' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'save', arguments: JSON.stringify(nest(100, `mail ${EMAIL}`)) } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'saved' },
+      ],
+    });
+    expect(JSON.parse(upstream.last.body.messages[1].tool_calls[0].function.arguments)).to.deep.equal(nest(100, 'mail [EMAIL]'));
+    expect(upstream.last.rawBody).to.not.include(EMAIL);
+  });
+
   it('blocks a request before the call: 400 guardrail_blocked, the upstream never sees it, and it is logged', async () => {
     let error: InstanceType<typeof OpenAI.APIError> | undefined;
     try {
