@@ -1,11 +1,13 @@
 import type { SlotCollector } from '../../guardrails/text-slots';
 
-/** Chat completions request: message text (string or text parts), tool-call arguments, `name`-less. */
+/** Chat completions request: message text (string, text or refusal parts, an assistant's refusal), tool-call arguments, `name`-less. */
 export function chatRequestSlots(body: any, c: SlotCollector): void {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((m: any, i: number) => {
     const at = `messages[${i}]`;
     contentSlots(m, `${at}`, c);
+    // an earlier assistant turn's refusal goes back to the model as its text does
+    c.field(m, 'refusal', `${at}.refusal`);
     if (Array.isArray(m?.tool_calls)) {
       m.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
@@ -19,6 +21,7 @@ export function contentSlots(holder: any, at: string, c: SlotCollector): void {
   if (!Array.isArray(content)) return;
   content.forEach((part: any, k: number) => {
     if (part?.type === 'text') c.field(part, 'text', `${at}.content[${k}].text`);
+    else if (part?.type === 'refusal') c.field(part, 'refusal', `${at}.content[${k}].refusal`);
   });
 }
 

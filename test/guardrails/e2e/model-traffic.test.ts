@@ -157,6 +157,22 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(streamed).to.equal('I cannot share what I know about [EMAIL].');
   });
 
+  it("masks an earlier assistant turn's refusal, as a refusal part or field, before the upstream sees it", async () => {
+    await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'user', content: 'who is it?' },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: `I will not say that it is ${EMAIL}.` }] },
+        { role: 'user', content: 'and now?' },
+        { role: 'assistant', content: null, refusal: `Still not telling you about ${PHONE}.` },
+        { role: 'user', content: 'fine' },
+      ],
+    });
+    expect(upstream.last.body.messages[1].content).to.deep.equal([{ type: 'refusal', refusal: 'I will not say that it is [EMAIL].' }]);
+    expect(upstream.last.body.messages[3].refusal).to.equal('Still not telling you about [PHONE].');
+    expect(upstream.last.rawBody).to.not.include(EMAIL).and.to.not.include(PHONE);
+  });
+
   it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
     const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
     await client('plain').chat.completions.create({
