@@ -147,7 +147,14 @@ function chatFlush(rests: [string, string][], template: Record<string, unknown> 
 async function* guardMessagesStream(frames: AsyncIterable<SseFrame>, channels: Channels): AsyncGenerator<SseFrame> {
   for await (const frame of frames) {
     const type = frame.event ?? (frame.isDone ? undefined : frame.json?.type);
-    if (type === 'content_block_delta') {
+    if (type === 'content_block_start' && frame.json?.content_block?.type === 'text' && typeof frame.json.content_block.text === 'string' && frame.json.content_block.text) {
+      // a block may open with text of its own (Anthropic-compatible servers do; the chat translation
+      // reads it too): it is the first text of the block's channel, what is held follows as deltas
+      const event = frame.json;
+      event.content_block.text = await channels.push(`${event.index ?? 0}/text`, `content[${event.index ?? 0}].text`, event.content_block.text);
+      frame.markChanged();
+      yield frame;
+    } else if (type === 'content_block_delta') {
       const event = frame.json;
       const index = event.index ?? 0;
       const delta = event.delta;

@@ -92,6 +92,16 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     }
   });
 
+  it('masks text a native stream sends in a content_block_start, as it masks text deltas', async () => {
+    const events = textEvents('msg_o', MODEL, [' or call later.']);
+    const opening = events.find((e) => e.event === 'content_block_start')!;
+    opening.data = { type: 'content_block_start', index: 0, content_block: { type: 'text', text: `Write to ${EMAIL}` } };
+    anthropic.reply({ events });
+    const stream = client.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    const final = await stream.finalMessage();
+    expect(final.content).to.deep.equal([{ type: 'text', text: 'Write to [EMAIL] or call later.' }]);
+  });
+
   it('masks a translated stream (Messages client, OpenAI upstream)', async () => {
     openai.script = { kind: 'sse', events: chatChunks(['Reach jane.roe@exa', 'mple.org now'], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }) };
     const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
