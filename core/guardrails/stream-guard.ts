@@ -19,9 +19,13 @@ class Channels {
     private readonly options: StreamWindowOptions,
   ) {}
 
-  async push(key: string, path: string, delta: string): Promise<string> {
+  /** `json`: the channel streams a JSON document (tool-call arguments, a tool_use block's input) */
+  async push(key: string, path: string, delta: string, json = false): Promise<string> {
     let window = this.open.get(key);
-    if (!window) this.open.set(key, (window = new StreamWindow(this.checkFor(path), this.options)));
+    if (!window) {
+      const check = this.checkFor(path);
+      this.open.set(key, (window = new StreamWindow(json ? jsonStringsOnly(check) : check, this.options)));
+    }
     return window.push(delta);
   }
 
@@ -36,6 +40,81 @@ class Channels {
     }
     return out;
   }
+}
+
+const OUTSIDE = 0;
+const IN_STRING = 1;
+const ESCAPED = 2;
+
+/** The JSON lexer's state after `text`, from `state`: outside strings, inside one, or just after a backslash in one. */
+function scanJson(text: string, state: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (state === ESCAPED) state = IN_STRING;
+    else if (state === IN_STRING) state = c === 92 ? ESCAPED : c === 34 ? OUTSIDE : IN_STRING;
+    else if (c === 34) state = IN_STRING;
+  }
+  return state;
+}
+
+/** `text` cut into the runs inside strings (without their quotes) and the runs outside them. */
+function jsonPieces(text: string, state: number): { inString: boolean; text: string }[] {
+  const pieces: { inString: boolean; text: string }[] = [];
+  let at = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const inside = state !== OUTSIDE;
+    if (state === ESCAPED) state = IN_STRING;
+    else if (state === IN_STRING) state = c === 92 ? ESCAPED : c === 34 ? OUTSIDE : IN_STRING;
+    else if (c === 34) state = IN_STRING;
+    // a quote ends the run it closes or starts the run it opens: it belongs to the run outside
+    if (inside && state === OUTSIDE) {
+      pieces.push({ inString: true, text: text.slice(at, i) });
+      at = i;
+    } else if (!inside && state === IN_STRING) {
+      pieces.push({ inString: false, text: text.slice(at, i + 1) });
+      at = i + 1;
+    }
+  }
+  pieces.push({ inString: state !== OUTSIDE, text: text.slice(at) });
+  return pieces.filter((p) => p.text.length > 0);
+}
+
+/**
+ * A JSON document streamed as text: masks go only inside its strings, as a JSON answer's string values
+ * are the only ones masked. A mask written over a number (a card number sent as one) or across two
+ * strings left text that is not JSON, and the SDKs parse it (the Anthropic SDK at every delta) and fail.
+ * The text is checked whole first; only text the engines mask is checked again, string by string.
+ */
+function jsonStringsOnly(check: WindowCheck): WindowCheck {
+  // the lexer's state at `base` (an offset in everything received) and the text received from there
+  let base = 0;
+  let baseState = OUTSIDE;
+  let tail = '';
+  return async (text, start = 0, from = 0) => {
+    if (from > base) {
+      baseState = scanJson(tail.slice(0, from - base), baseState);
+      tail = tail.slice(from - base);
+      base = from;
+    }
+    const state = scanJson(tail.slice(0, start - base), baseState);
+    if (start - base + text.length > tail.length) tail = tail.slice(0, start - base) + text;
+    const verdict = await check(text, start, from);
+    if (verdict.action !== 'mask') return verdict;
+    let out = '';
+    let at = start;
+    for (const piece of jsonPieces(text, state)) {
+      let next = piece.text;
+      if (piece.inString) {
+        const inner = await check(piece.text, at, from);
+        if (inner.action === 'block') return inner;
+        if (inner.action === 'mask') next = inner.text;
+      }
+      out += next;
+      at += piece.text.length;
+    }
+    return out === text ? { action: 'allow' } : { action: 'mask', text: out };
+  };
 }
 
 export function guardStream(format: ApiFormat, frames: AsyncIterable<SseFrame>, checkFor: ChannelCheck, options: StreamWindowOptions = {}): AsyncIterable<SseFrame> | undefined {
@@ -94,7 +173,7 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
         for (const call of delta.tool_calls) {
           const args = call?.function?.arguments;
           if (typeof args === 'string' && args) {
-            call.function.arguments = await channels.push(`${i}/t${call.index ?? 0}`, `choices[${i}].delta.tool_calls[${call.index ?? 0}].function.arguments`, args);
+            call.function.arguments = await channels.push(`${i}/t${call.index ?? 0}`, `choices[${i}].delta.tool_calls[${call.index ?? 0}].function.arguments`, args, true);
             carried.set(`${i}/t${call.index ?? 0}`, (rest) => (call.function.arguments += rest));
             changed = true;
           }
@@ -160,7 +239,7 @@ async function* guardMessagesStream(frames: AsyncIterable<SseFrame>, channels: C
       const delta = event.delta;
       const field = delta?.type === 'text_delta' ? 'text' : delta?.type === 'input_json_delta' ? 'partial_json' : null;
       if (field && typeof delta[field] === 'string' && delta[field]) {
-        const released = await channels.push(`${index}/${field}`, `content[${index}].${field === 'text' ? 'text' : 'input'}`, delta[field]);
+        const released = await channels.push(`${index}/${field}`, `content[${index}].${field === 'text' ? 'text' : 'input'}`, delta[field], field === 'partial_json');
         if (!released) continue;
         delta[field] = released;
         frame.markChanged();

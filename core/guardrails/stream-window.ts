@@ -17,8 +17,12 @@ export type WindowVerdict =
   | { action: 'mask'; text: string }
   | { action: 'block'; code: string; reason: string };
 
-/** Inspect one piece of text. Must be deterministic: the same text gives the same verdict. */
-export type WindowCheck = (text: string) => WindowVerdict | Promise<WindowVerdict>;
+/**
+ * Inspect one piece of text. Must be deterministic: the same text gives the same verdict. `start` is
+ * where the text begins in everything the channel received, and nothing before `from` is checked again
+ * (a check that reads the text's context, JSON's strings, keeps what it needs from there on).
+ */
+export type WindowCheck = (text: string, start?: number, from?: number) => WindowVerdict | Promise<WindowVerdict>;
 
 export interface StreamWindowOptions {
   /** characters held back; at least the longest value the engine finds (default 256) */
@@ -52,6 +56,8 @@ const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 export class StreamWindow {
   private pending = '';
+  /** where `pending` begins in everything received */
+  private released = 0;
   private blocked: StreamBlockedError | null = null;
   private readonly windowChars: number;
   private readonly maxHoldChars: number;
@@ -84,29 +90,36 @@ export class StreamWindow {
     if (this.blocked) throw this.blocked;
     const text = this.pending;
     this.pending = '';
-    return text.length === 0 ? '' : this.apply(text);
+    if (text.length === 0) return '';
+    const masked = await this.apply(text, this.released);
+    this.released += text.length;
+    return masked;
   }
 
   private async release(): Promise<string> {
     const text = this.pending;
     const cut = this.cutPoint(text);
     if (cut <= 0) return '';
-    const whole = await this.apply(text);
+    const from = this.released;
+    const whole = await this.apply(text, from);
     if (whole === text) {
       // nothing found at all, so nothing straddles the cut
       this.pending = text.slice(cut);
+      this.released += cut;
       return text.slice(0, cut);
     }
     const left = text.slice(0, cut);
     const right = text.slice(cut);
-    const [maskedLeft, maskedRight] = [await this.apply(left), await this.apply(right)];
+    const [maskedLeft, maskedRight] = [await this.apply(left, from), await this.apply(right, from + cut)];
     if (maskedLeft + maskedRight === whole) {
       this.pending = right;
+      this.released += cut;
       return maskedLeft;
     }
     if (text.length >= this.maxHoldChars) {
       // a value (or an engine that is not deterministic) straddles every cut: bound the memory
       this.pending = '';
+      this.released += text.length;
       return whole;
     }
     return '';
@@ -122,8 +135,8 @@ export class StreamWindow {
     return limit > 0 && isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
   }
 
-  private async apply(text: string): Promise<string> {
-    const verdict = await this.check(text);
+  private async apply(text: string, start: number): Promise<string> {
+    const verdict = await this.check(text, start, this.released);
     if (verdict.action === 'block') {
       this.blocked = new StreamBlockedError(verdict.code, verdict.reason);
       this.pending = '';

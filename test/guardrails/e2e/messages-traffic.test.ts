@@ -22,6 +22,7 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     gw = await testConfig()
       .withKey('sk-client-1', { id: 'agent' })
       .withKey('sk-client-2', { id: 'strict', guardrails: ['no-iban'] })
+      .withKey('sk-client-3', { id: 'payments', guardrails: ['mask-cards'] })
       .withProvider({ id: 'claude', type: 'anthropic', baseUrl: anthropic.url, apiKey: 'sk-ant-provider' })
       .withOpenAI('oai', openai, 'sk-oai')
       .withModel('claude-test', { provider: 'claude', model: MODEL })
@@ -31,6 +32,7 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
         guardrails: [
           { id: 'mask-pii', engine: 'pii-mask', default: true, options: { entities: ['EMAIL'] } },
           { id: 'no-iban', engine: 'pii-mask', phase: 'post', options: { entities: ['IBAN'], actions: { IBAN: 'block' } } },
+          { id: 'mask-cards', engine: 'pii-mask', phase: 'post', options: { entities: ['CREDIT_CARD'] } },
         ],
       })
       .start();
@@ -100,6 +102,30 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     const stream = client.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
     const final = await stream.finalMessage();
     expect(final.content).to.deep.equal([{ type: 'text', text: 'Write to [EMAIL] or call later.' }]);
+  });
+
+  it('keeps a streamed tool_use input JSON the SDK can read: its strings masked as a JSON answer\'s, a card sent as a number left alone', async () => {
+    // long enough that the window releases it in parts, with cuts inside strings and numbers
+    const payments = Array.from({ length: 12 }, (_, i) => `{"memo": "invoice ${i}, \\"paid\\" by ${EMAIL} with 4111 1111 1111 1111", "card": 4111111111111111, "cents": ${1000 + i}}`);
+    const input = `{"to": "${EMAIL}", "payments": [${payments.join(', ')}]}`;
+    const deltas = input.match(/[\s\S]{1,7}/g)!;
+    const [start, ...end] = textEvents('msg_t', MODEL, []).filter((e) => !e.event.startsWith('content_block'));
+    anthropic.reply({
+      events: [
+        start,
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'pay', input: {} } } },
+        ...deltas.map((partial_json) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json } } })),
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        ...end,
+      ],
+    });
+    const cards = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-client-3', maxRetries: 0 });
+    const final = await cards.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'pay' }] }).finalMessage();
+    const masked = { to: '[EMAIL]', payments: Array.from({ length: 12 }, (_, i) => ({ memo: `invoice ${i}, "paid" by [EMAIL] with [CREDIT_CARD]`, card: 4111111111111111, cents: 1000 + i })) };
+    expect(final.content).to.deep.equal([{ type: 'tool_use', id: 'toolu_1', name: 'pay', input: masked }]);
+    anthropic.reply({ json: { id: 'msg_j', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'tool_use', id: 'toolu_1', name: 'pay', input: JSON.parse(input) }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 5 } } });
+    const answer = await cards.messages.create({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'pay' }] });
+    expect(answer.content).to.deep.equal(final.content);
   });
 
   it('masks a translated stream (Messages client, OpenAI upstream)', async () => {
