@@ -10,7 +10,7 @@ import type { GuardrailRunner } from './guardrail-runner';
 import type { GuardrailPhase, GuardrailSet, GuardrailTraffic } from './guardrail-set';
 import { newRecord, runGuardrails, windowCheck, type CheckScope } from './run-engines';
 import { chargeBlockedStream, countStreamText } from './blocked-usage';
-import { StreamedText } from '../spend/usage-estimate';
+import { answerTextChars, fillUnreportedUsage, StreamedText } from '../spend/usage-estimate';
 import { guardStream } from './stream-guard';
 import type { StreamWindowOptions } from './stream-window';
 
@@ -122,12 +122,17 @@ function mcpTarget(exchange: McpExchange): string {
   return `${exchange.serverName ?? ''}/${exchange.upstreamTool ?? exchange.toolName ?? exchange.uri ?? ''}`;
 }
 
-/** The spend stage never runs for an answer blocked here, so record its usage and cost for the log. */
+/**
+ * The spend stage never runs for an answer blocked here, so record its usage and cost for the log. An
+ * answer that reported no usage is estimated from its text, as the spend stage estimates one let through.
+ */
 function chargeBlockedAnswer(ctx: GatewayContext): void {
   const exchange = ctx.modelExchange;
   const usage = formatAdapter(exchange.format).usageOf(exchange.result?.body);
-  if (!usage) return;
-  ctx.usage = { ...ctx.usage, ...usage };
+  if (usage) ctx.usage = { ...ctx.usage, ...usage };
+  if (ctx.usage.inputTokens === 0 && ctx.usage.outputTokens === 0 && fillUnreportedUsage(ctx.usage, exchange.body, answerTextChars(exchange.result?.body))) {
+    ctx.logDetails.usageEstimated = true;
+  }
   ctx.cost = priceUsage(exchange.deployment?.config.price, ctx.usage);
 }
 

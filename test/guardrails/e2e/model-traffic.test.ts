@@ -224,6 +224,24 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(entry.cost).to.be.greaterThan(0);
   });
 
+  it('charges a blocked JSON answer that reported no usage from an estimate, as an answer let through is', async () => {
+    const { usage: _none, ...answer } = chatCompletion('This is for internal use only.');
+    upstream.script = { kind: 'json', body: answer };
+    let error: InstanceType<typeof OpenAI.APIError> | undefined;
+    try {
+      await client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    } catch (err) {
+      error = err as InstanceType<typeof OpenAI.APIError>;
+    }
+    expect(error?.code).to.equal('guardrail_blocked');
+    const entry = await lastLog();
+    expect(entry).to.include({ status: 400, errorCode: 'guardrail_blocked' });
+    expect(entry.promptTokens).to.be.greaterThan(0);
+    expect(entry.completionTokens).to.be.greaterThan(0);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details!.usageEstimated).to.equal(true);
+  });
+
   it('blocks a phrase and a \\s pattern whose words are separated by a no-break or ideographic space', async () => {
     const refusal = async (send: () => Promise<unknown>) => {
       try {
