@@ -55,7 +55,10 @@ export class SlotCollector {
 
   /**
    * A JSON document held in a string (tool-call arguments): its string values are slots, and masked
-   * text is written back by re-serialising the document. Text that is not JSON is one plain slot.
+   * text is written back where the value is written, the rest of the text left as it was. Parsing and
+   * writing the document again would change what the engines did not mask (a number beyond 2^53 lost
+   * its last digits) and keep only the last of a key given twice, while the text sent on still held the
+   * first, unchecked. Text that is not JSON is one plain slot.
    */
   jsonString(holder: any, key: string | number, path: string): void {
     const raw = holder?.[key];
@@ -69,21 +72,73 @@ export class SlotCollector {
       return this.field(holder, key, path);
     }
     if (doc === null || typeof doc !== 'object') return this.field(holder, key, path);
-    const box = { doc };
-    const before = this.slots.length;
-    this.strings(box, 'doc', path);
-    for (let i = before; i < this.slots.length; i++) {
-      const inner = this.slots[i];
-      this.slots[i] = {
-        path: inner.path,
-        text: inner.text,
+    const values = jsonStringValues(raw, path);
+    // the text between the values and each value as written, alternately
+    const pieces: string[] = [];
+    let at = 0;
+    for (const v of values) {
+      pieces.push(raw.slice(at, v.start), raw.slice(v.start, v.end));
+      at = v.end;
+    }
+    pieces.push(raw.slice(at));
+    values.forEach((v, n) => {
+      const text = JSON.parse(pieces[2 * n + 1]) as string;
+      if (text.length === 0) return;
+      this.slots.push({
+        path: v.path,
+        text,
         put: (masked) => {
-          inner.put(masked);
-          holder[key] = JSON.stringify(box.doc);
+          pieces[2 * n + 1] = JSON.stringify(masked);
+          holder[key] = pieces.join('');
         },
-      };
+      });
+    });
+  }
+}
+
+/** Where the string in valid JSON `text` that opens at `start` ends (just after its closing quote). */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i + 1;
+  }
+  return text.length;
+}
+
+/**
+ * The string values of valid JSON `text` (its keys are not values), as written: where each is and its
+ * path, in the order of the text. Read with a stack of its own, as `strings` walks.
+ */
+function jsonStringValues(text: string, path: string): { start: number; end: number; path: string }[] {
+  const out: { start: number; end: number; path: string }[] = [];
+  // one frame per open container: its path, whether it is an object, its current index or key
+  const stack: { path: string; object: boolean; index: number; key: string | null }[] = [];
+  const here = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return path;
+    if (stack.length > PATH_DEPTH) return top.path;
+    return top.object ? `${top.path}.${top.key}` : `${top.path}[${top.index}]`;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      const top = stack[stack.length - 1];
+      if (top?.object && top.key === null) top.key = JSON.parse(text.slice(i, end)) as string;
+      else out.push({ start: i, end, path: here() });
+      i = end - 1;
+    } else if (c === '{' || c === '[') {
+      stack.push({ path: here(), object: c === '{', index: 0, key: null });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.object) top.key = null;
+      else if (top) top.index++;
     }
   }
+  return out;
 }
 
 export function toSegments(slots: readonly TextSlot[]): TextSegment[] {

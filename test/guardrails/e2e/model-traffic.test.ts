@@ -173,6 +173,21 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(upstream.last.rawBody).to.not.include(EMAIL).and.to.not.include(PHONE);
   });
 
+  it('masks tool-call arguments where they are written: big numbers keep their digits, and a key given twice is checked in both places', async () => {
+    const args = [`{"order": 12345678901234567890, "to": "${EMAIL}"}`, `{"q": "mail ${EMAIL}", "q": "hi"}`];
+    await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'user', content: 'send it' },
+        { role: 'assistant', content: null, tool_calls: args.map((a, i) => ({ id: `call_${i}`, type: 'function' as const, function: { name: 'send', arguments: a } })) },
+        { role: 'tool', tool_call_id: 'call_0', content: 'sent' },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sent' },
+      ],
+    });
+    expect(upstream.last.body.messages[1].tool_calls.map((t: any) => t.function.arguments)).to.deep.equal(['{"order": 12345678901234567890, "to": "[EMAIL]"}', '{"q": "mail [EMAIL]", "q": "hi"}']);
+    expect(upstream.last.rawBody).to.not.include(EMAIL);
+  });
+
   it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
     const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
     await client('plain').chat.completions.create({
