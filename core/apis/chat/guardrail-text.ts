@@ -31,7 +31,8 @@ export function chatResponseSlots(body: any, c: SlotCollector): void {
   choices.forEach((choice: any, i: number) => {
     const at = `choices[${i}].message`;
     const message = choice?.message;
-    c.field(message, 'content', `${at}.content`);
+    // a string, or (some OpenAI-compatible servers) a list of parts, as a request's content may be
+    contentSlots(message, at, c);
     c.field(message, 'refusal', `${at}.refusal`);
     if (Array.isArray(message?.tool_calls)) {
       message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));

@@ -90,6 +90,17 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(usage).to.deep.equal({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });
 
+  it('masks a JSON answer whose content is a list of parts, as some OpenAI-compatible servers send it', async () => {
+    upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: `Mail ${EMAIL}.` }, { type: 'text', text: `Or call ${PHONE}.` }] }, finish_reason: 'stop' }] } };
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.plain}` },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'contact?' }] }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.choices[0].message.content).to.deep.equal([{ type: 'text', text: 'Mail [EMAIL].' }, { type: 'text', text: 'Or call [PHONE].' }]);
+  });
+
   it('masks values split across stream chunks at every position', async () => {
     const answer = `Sure. You can reach Jane at ${EMAIL} or on ${PHONE}; her card is ${CARD}. Anything else?`;
     for (const value of [EMAIL, PHONE, CARD]) {
