@@ -81,6 +81,39 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     expect(anthropic.last.body.messages[0].content[2].content[0].text).to.equal('Ask [EMAIL]');
   });
 
+  it('masks the server and MCP connector tools\' blocks a turn sends back: their input, their results and a fetched page', async () => {
+    anthropic.reply({ json: { id: 'msg_m', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'mcp_tool_use', id: 'mcptoolu_2', name: 'lookup', server_name: 'crm', input: { q: EMAIL } }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+    const res = await fetch(`${gw.url}/native/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-client-1', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-test',
+        max_tokens: 50,
+        messages: [
+          { role: 'user', content: 'look it up' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'lookup', server_name: 'crm', input: { q: EMAIL } },
+              { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: `found ${EMAIL}` }] },
+              { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: { url: `https://crm.example/?u=${EMAIL}` } },
+              { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'web_fetch_result', url: 'https://crm.example/', content: { type: 'document', source: { type: 'text', media_type: 'text/plain', data: `profile of ${EMAIL}` } } } },
+            ],
+          },
+          { role: 'user', content: 'and again' },
+        ],
+      }),
+    });
+    expect(res.status).to.equal(200);
+    expect(anthropic.last.body.messages[1].content).to.deep.equal([
+      { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'lookup', server_name: 'crm', input: { q: '[EMAIL]' } },
+      { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: 'found [EMAIL]' }] },
+      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: { url: 'https://crm.example/?u=[EMAIL]' } },
+      { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_1', content: { type: 'web_fetch_result', url: 'https://crm.example/', content: { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'profile of [EMAIL]' } } } },
+    ]);
+    expect(((await res.json()) as any).content).to.deep.equal([{ type: 'mcp_tool_use', id: 'mcptoolu_2', name: 'lookup', server_name: 'crm', input: { q: '[EMAIL]' } }]);
+  });
+
   it('masks a value split across native Messages stream events at every position', async () => {
     const answer = `Write to ${EMAIL} today.`;
     const start = answer.indexOf(EMAIL);
