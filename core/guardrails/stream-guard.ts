@@ -2,6 +2,7 @@ import { GuardrailBlockedError } from '../errors/gateway-error';
 import type { ApiFormat } from '../plugins/contracts';
 import { SseFrame } from '../streaming/sse-frame';
 import { StreamBlockedError, StreamWindow, type StreamWindowOptions, type WindowCheck } from './stream-window';
+import { modelResponseSlots } from './extract';
 
 /**
  * Post guardrails on a streaming model answer: every text channel of the stream (a choice's content
@@ -27,6 +28,13 @@ class Channels {
       this.open.set(key, (window = new StreamWindow(json ? jsonStringsOnly(check) : check, this.options)));
     }
     return window.push(delta);
+  }
+
+  /** Text that comes whole, not in deltas: checked at once; returns it masked, throws on a block. */
+  async whole(path: string, text: string): Promise<string> {
+    const verdict = await this.checkFor(path)(text);
+    if (verdict.action === 'block') throw new StreamBlockedError(verdict.code, verdict.reason);
+    return verdict.action === 'mask' ? verdict.text : text;
   }
 
   /** Close the channels whose key starts with `prefix`; returns [key, rest] for those with text left. */
@@ -232,6 +240,20 @@ async function* guardMessagesStream(frames: AsyncIterable<SseFrame>, channels: C
       const event = frame.json;
       event.content_block.text = await channels.push(`${event.index ?? 0}/text`, `content[${event.index ?? 0}].text`, event.content_block.text);
       frame.markChanged();
+      yield frame;
+    } else if (type === 'content_block_start' && frame.json?.content_block && typeof frame.json.content_block === 'object') {
+      // a block that comes whole (an MCP connector's tool result, a server tool's fetched page, a tool's
+      // input given at once) is checked as the same block of a JSON answer is
+      const event = frame.json;
+      const index = event.index ?? 0;
+      let changed = false;
+      for (const slot of modelResponseSlots('messages', { content: [event.content_block] })) {
+        const masked = await channels.whole(slot.path.replace(/^content\[0\]/, `content[${index}]`), slot.text);
+        if (masked === slot.text) continue;
+        slot.put(masked);
+        changed = true;
+      }
+      if (changed) frame.markChanged();
       yield frame;
     } else if (type === 'content_block_delta') {
       const event = frame.json;

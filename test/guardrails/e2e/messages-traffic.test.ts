@@ -161,6 +161,28 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     expect(answer.content).to.deep.equal(final.content);
   });
 
+  it('masks the blocks a native stream sends whole, as an MCP connector\'s tool call and result, as it masks them in a JSON answer', async () => {
+    const [start, ...end] = textEvents('msg_w', MODEL, [' done']);
+    const whole = (index: number, block: unknown) => [
+      { event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index } },
+    ];
+    anthropic.reply({
+      events: [
+        start,
+        ...whole(0, { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'lookup', server_name: 'crm', input: { q: EMAIL } }),
+        ...whole(1, { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: `found ${EMAIL}` }] }),
+        ...end.map((e) => (typeof (e.data as any).index === 'number' ? { ...e, data: { ...(e.data as any), index: 2 } } : e)),
+      ],
+    });
+    const final = await client.messages.stream({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'look it up' }] }).finalMessage();
+    expect(final.content).to.deep.equal([
+      { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'lookup', server_name: 'crm', input: { q: '[EMAIL]' } },
+      { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: 'found [EMAIL]' }] },
+      { type: 'text', text: ' done' },
+    ]);
+  });
+
   it('masks a translated stream (Messages client, OpenAI upstream)', async () => {
     openai.script = { kind: 'sse', events: chatChunks(['Reach jane.roe@exa', 'mple.org now'], { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }) };
     const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
