@@ -185,6 +185,19 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         }
       });
 
+      it("calls a 2026-07-28 upstream's tool whose argument its schema mirrors as a header (x-mcp-header: Mcp-Param-Region)", async () => {
+        const c = await clients[kind](ACME);
+        try {
+          const located = await c.client.callTool({ name: 'modern-locate', arguments: { region: `eu-${kind}` } });
+          expect(located.isError).to.not.equal(true);
+          expect(located.content).to.deep.equal([{ type: 'text', text: `located in eu-${kind}` }]);
+          const received = modern.requestsFor('tools/call').filter((r) => r.body.params.name === 'locate').at(-1);
+          expect(received?.headers['mcp-param-region']).to.equal(`eu-${kind}`);
+        } finally {
+          await c.close();
+        }
+      });
+
       it('keeps organisation scope and key restrictions', async () => {
         const globex = await clients[kind](GLOBEX);
         try {

@@ -51,6 +51,10 @@ export class ModernMcpServer {
       server.registerTool('echo', { description: 'Echo a message', inputSchema: objectSchema({ message: { type: 'string' } }, ['message']) }, async (args: any) => ({
         content: [{ type: 'text', text: `modern echo: ${args.message}` }],
       }));
+      // a tool whose `region` argument 2026-07-28 clients mirror as the `Mcp-Param-Region` header
+      server.registerTool('locate', { description: 'Says which region it ran for', inputSchema: objectSchema({ region: { type: 'string', 'x-mcp-header': 'Region' } }, ['region']) }, async (args: any) => ({
+        content: [{ type: 'text', text: `located in ${args.region}` }],
+      }));
       server.registerTool('ask', { description: 'Asks the user for a colour', inputSchema: objectSchema({}) }, async (_args: any, ctx: any) => {
         const answer = inputResponse(ctx.mcpReq.inputResponses, 'colour');
         const state = ctx.mcpReq.requestState() as { step: string } | undefined;

@@ -18,7 +18,7 @@ import { McpServerRegistry } from './server-registry';
 import { UpstreamRpcError } from './upstream-errors';
 import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import type { McpTransports } from './transports';
-import { McpUpstreamPool } from './upstream-pool';
+import { McpUpstreamPool, type UpstreamCallOptions } from './upstream-pool';
 import type { GatewayProxyServer } from './gateway-proxy';
 import type { McpRelay } from './mcp-exchange';
 import type { InstanceEvents } from '../../store/events/change-events';
@@ -202,8 +202,11 @@ export class McpGateway {
   async callTool(routed: RoutedName, args: unknown, call: UpstreamCallContext): Promise<Record<string, unknown>> {
     const params: Record<string, unknown> = { name: routed.upstreamName };
     if (args !== undefined) params.arguments = args;
+    const listed = this.cache.get(routed.server.id)?.tools.find((t) => t.name === routed.upstreamName);
+    const inputSchema = listed?.inputSchema;
+    const tool = inputSchema && typeof inputSchema === 'object' && !Array.isArray(inputSchema) ? { name: routed.upstreamName, inputSchema: inputSchema as Record<string, unknown> } : undefined;
     try {
-      return await this.upstream(routed.server, 'tools/call', params, call);
+      return await this.upstream(routed.server, 'tools/call', params, call, tool);
     } catch (err) {
       if (err instanceof UpstreamRpcError) return { content: [{ type: 'text', text: err.rpcMessage }], isError: true };
       throw err;
@@ -232,7 +235,7 @@ export class McpGateway {
     return this.upstream(server, 'resources/read', { uri }, call);
   }
 
-  private upstream(server: McpServerRecord, method: string, params: Record<string, unknown>, call: UpstreamCallContext) {
+  private upstream(server: McpServerRecord, method: string, params: Record<string, unknown>, call: UpstreamCallContext, tool?: UpstreamCallOptions['tool']) {
     // a retry carries the client's answers and the upstream's state back (2026-07-28 upstreams only
     // ever asked, so only they get them)
     const relay = call.relay;
@@ -244,6 +247,7 @@ export class McpGateway {
       forwarded: forwardedHeaders(server, call.inbound),
       onprogress: relay?.onProgress,
       clientCapabilities: relayableCapabilities(relay),
+      tool,
     });
   }
 }

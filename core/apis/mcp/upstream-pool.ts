@@ -23,7 +23,7 @@ import { scrubMessage } from '../../errors/scrub';
 import type { Logger } from '../../plugins/contracts';
 import { DEFAULT_MCP_TRANSPORT, type McpTransports } from './transports';
 import { isConnectionFailure, isSessionExpired, toUpstreamGatewayError } from './upstream-errors';
-import { LegacySession, MODERN_REVISION, ModernSession, type ProgressUpdate, type ServerCapabilities, type UpstreamSession } from './upstream-session';
+import { LegacySession, MODERN_REVISION, ModernSession, type ProgressUpdate, type ServerCapabilities, type SessionRequestOptions, type UpstreamSession } from './upstream-session';
 
 export type { ServerCapabilities } from './upstream-session';
 
@@ -52,6 +52,8 @@ export interface UpstreamCallOptions {
   onprogress?: (progress: ProgressUpdate) => void;
   /** 2026-07-28 upstreams: the input requests the caller's client can answer (upstream-session.ts) */
   clientCapabilities?: Record<string, unknown>;
+  /** `tools/call`: the called tool as the upstream listed it (upstream-session.ts) */
+  tool?: SessionRequestOptions['tool'];
 }
 
 /** What the pool remembers of a server's revision between connections. */
@@ -92,7 +94,7 @@ export class McpUpstreamPool {
     return this.withClient(target, options, (client) =>
       // Asking for progress (a no-op handler) lets an upstream that reports it run past the timeout: a long
       // tool call follows the upstream's own pace as long as it shows it is working.
-      client.request(method, params, { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress ?? (() => undefined), resetTimeoutOnProgress: true, clientCapabilities: options.clientCapabilities }),
+      client.request(method, params, { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress ?? (() => undefined), resetTimeoutOnProgress: true, clientCapabilities: options.clientCapabilities, tool: options.tool }),
     );
   }
 

@@ -34,6 +34,11 @@ export interface SessionRequestOptions {
    * upstream as ours for this request, since the gateway relays its input requests to that client
    */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * `tools/call`: the called tool as the upstream listed it. A 2026-07-28 upstream requires each argument
+   * its input schema marks `x-mcp-header` as an `Mcp-Param-*` header too, and refuses the call without it
+   */
+  tool?: { name: string; inputSchema: Record<string, unknown> };
 }
 
 export interface UpstreamSession {
@@ -66,7 +71,7 @@ export class LegacySession implements UpstreamSession {
     return (this.client.getServerCapabilities() ?? {}) as ServerCapabilities;
   }
   request(method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions) {
-    const { clientCapabilities: _modernOnly, ...requestOptions } = options;
+    const { clientCapabilities: _modernOnly, tool: _headersModernOnly, ...requestOptions } = options;
     return this.client.request({ method, params } as any, legacyTypes().ResultSchema, requestOptions) as Promise<Record<string, unknown>>;
   }
   onListChanged(handler: () => void): void {
@@ -122,12 +127,18 @@ export class ModernSession implements UpstreamSession {
     return (this.client.getServerCapabilities() ?? {}) as ServerCapabilities;
   }
   request(method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions) {
-    const { clientCapabilities, ...requestOptions } = options;
+    const { clientCapabilities, tool, ...requestOptions } = options;
     const { CLIENT_CAPABILITIES_META_KEY } = modernClient();
     // our `_meta` keys take precedence over the ones the SDK attaches: the capabilities are the client's
     const sent = clientCapabilities ? { ...params, _meta: { ...(params?._meta as object | undefined), [CLIENT_CAPABILITIES_META_KEY]: clientCapabilities } } : params;
     // an `input_required` result comes back as it was sent, for the gateway to relay
-    return this.client.request({ method: method as any, params: sent }, { ...requestOptions, allowInputRequired: true } as any) as Promise<Record<string, unknown>>;
+    const sendOptions = { ...requestOptions, allowInputRequired: true };
+    if (method === 'tools/call' && tool) {
+      // only callTool mirrors the `x-mcp-header` arguments as `Mcp-Param-*` headers; given the input schema
+      // alone (no output schema), it leaves the result as the upstream sent it
+      return this.client.callTool(sent as any, { ...sendOptions, toolDefinition: { name: tool.name, inputSchema: tool.inputSchema } } as any) as Promise<Record<string, unknown>>;
+    }
+    return this.client.request({ method: method as any, params: sent }, sendOptions as any) as Promise<Record<string, unknown>>;
   }
   onListChanged(): void {
     // 2026-07-28 announces changes on `subscriptions/listen` streams; the periodic check covers them
