@@ -137,6 +137,24 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     });
   });
 
+  it('refuses a call whose Mcp-Name header names another tool, prompt or resource than its body (-32020), and reaches no upstream', async () => {
+    const before = modern.requestsFor('tools/call').length;
+    const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { message: 'routed by name' }, _meta: ENVELOPE } });
+    const other = await raw(ACME, call(5, 'modern-echo'), { ...modernHeaders(), 'mcp-name': 'ev-echo' });
+    expect(other.status).to.equal(400);
+    expect(other.body.error).to.deep.include({ code: -32020, message: "The Mcp-Name header (ev-echo) does not match the request's name (modern-echo)." });
+    expect(modern.requestsFor('tools/call').length).to.equal(before);
+    const prompt = await raw(ACME, { jsonrpc: '2.0', id: 6, method: 'prompts/get', params: { name: 'modern-greet', arguments: { who: 'x' }, _meta: ENVELOPE } }, { ...modernHeaders('prompts/get'), 'mcp-name': 'legacy-brief' });
+    expect(prompt.body.error.code).to.equal(-32020);
+    const resource = await raw(ACME, { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 'modern://notes', _meta: ENVELOPE } }, { ...modernHeaders('resources/read'), 'mcp-name': 'modern://bulletin' });
+    expect(resource.body.error.code).to.equal(-32020);
+    // the header that agrees, plain or Base64-wrapped as the spec allows, is served
+    const plain = await raw(ACME, call(8, 'modern-echo'), { ...modernHeaders(), 'mcp-name': 'modern-echo' });
+    expect(plain.body.result.content).to.deep.equal([{ type: 'text', text: 'modern echo: routed by name' }]);
+    const wrapped = await raw(ACME, call(9, 'modern-echo'), { ...modernHeaders(), 'mcp-name': `=?base64?${Buffer.from('modern-echo').toString('base64')}?=` });
+    expect(wrapped.body.result.content).to.deep.equal([{ type: 'text', text: 'modern echo: routed by name' }]);
+  });
+
   it('learns each upstream\'s revision and shows it on the server record', async () => {
     const servers = (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
     const revision = (name: string) => servers.data.find((s: any) => s.name === name).health.protocolVersion;

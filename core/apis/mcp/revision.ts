@@ -4,8 +4,8 @@
  * message goes through the same pipeline whichever revision it came in, only its edges are translated:
  *
  * - 2026-07-28: the message carries `params._meta["io.modelcontextprotocol/protocolVersion"]` (with the
- *   client's capabilities beside it); the `MCP-Protocol-Version` and `Mcp-Method` headers, when sent,
- *   must agree with the body. Results carry `resultType`; list results (and resource reads) carry the
+ *   client's capabilities beside it); the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers,
+ *   when sent, must agree with the body. Results carry `resultType`; list results (and resource reads) carry the
  *   cache fields `ttlMs: 0` and `cacheScope: "private"` (what a key sees depends on the key).
  * - 2025-11-25 and earlier: no envelope; a legacy `initialize` works as before.
  */
@@ -48,7 +48,7 @@ export class RevisionError extends GatewayError {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The revision of one message, from its `_meta` envelope and the request's headers; throws RevisionError. */
-export function clientRevision(method: string, params: Record<string, unknown>, headers: { version?: string; method?: string }): ClientRevision {
+export function clientRevision(method: string, params: Record<string, unknown>, headers: { version?: string; method?: string; name?: string }): ClientRevision {
   const { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } = modernClient();
   const meta = isObject(params._meta) ? params._meta : undefined;
   const claimed = meta ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
@@ -65,6 +65,12 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
     if (headers.method !== undefined && headers.method !== method) {
       throw new RevisionError(HEADER_MISMATCH, `The Mcp-Method header (${headers.method}) does not match the request's method (${method}).`);
     }
+    // what an intermediary routed or filtered on must be what runs: a call named one thing in its header
+    // and another in its body would get past a rule written for the header
+    const field = NAME_FIELD.get(method);
+    if (field !== undefined && headers.name !== undefined && headerValue(headers.name) !== params[field]) {
+      throw new RevisionError(HEADER_MISMATCH, `The Mcp-Name header (${clientText(headers.name)}) does not match the request's ${field} (${clientText(params[field])}).`);
+    }
     const capabilities = meta![CLIENT_CAPABILITIES_META_KEY];
     return { modern: true, capabilities: isObject(capabilities) ? capabilities : {} };
   }
@@ -80,6 +86,24 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
     }
   }
   return { modern: false, capabilities: {} };
+}
+
+/** the body field a 2026-07-28 request's `Mcp-Name` header mirrors, by method */
+const NAME_FIELD = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+]);
+
+/** A header value as 2026-07-28 encodes it: `=?base64?<UTF-8 as Base64>?=` for what a plain header cannot carry. */
+function headerValue(value: string): string | undefined {
+  const wrapped = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!wrapped) return value.startsWith('=?base64?') ? undefined : value;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(wrapped[1], 'base64'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** `server/discover`: the same answer with or without a key (nothing in it depends on the caller). */

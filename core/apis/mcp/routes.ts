@@ -143,7 +143,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       parent: parent as AuthedContext,
       mcpHeaders: mcpHeadersOf(req.headers),
       signal: abort.signal,
-      revisionHeaders: { version: singleHeader(req.headers['mcp-protocol-version']), method: singleHeader(req.headers['mcp-method']) },
+      revisionHeaders: { version: singleHeader(req.headers['mcp-protocol-version']), method: singleHeader(req.headers['mcp-method']), name: singleHeader(req.headers['mcp-name']) },
       relayStates,
       stream,
       inFlight,
@@ -211,8 +211,8 @@ interface CallContext {
   parent: AuthedContext;
   mcpHeaders: InboundHeaders;
   signal: AbortSignal;
-  /** `MCP-Protocol-Version` and `Mcp-Method`, checked against each message's envelope */
-  revisionHeaders: { version?: string; method?: string };
+  /** `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, checked against each message's envelope */
+  revisionHeaders: { version?: string; method?: string; name?: string };
   relayStates: RelayStateSigner;
   stream: ProgressStream;
   inFlight: InFlightRequests;
