@@ -79,6 +79,8 @@ export class SseDecoder {
    * Last-Event-ID. Frames carry no id; a caller that cares asks the decoder.
    */
   numbersEvents = false;
+  /** the value of the last `id` field read: what a client resuming the stream sends as Last-Event-ID */
+  lastEventId: string | undefined;
 
   private started = false;
 
@@ -203,7 +205,10 @@ export class SseDecoder {
       if (this.data.length > 0 || this.lines !== 1) this.canonical = false;
       this.event = buf.toString('utf8', valueStart, end);
     } else {
-      if (isField(buf, start, fieldEnd, ID)) this.numbersEvents = true;
+      if (isField(buf, start, fieldEnd, ID)) {
+        this.numbersEvents = true;
+        this.lastEventId = buf.toString('utf8', valueStart, end);
+      }
       this.canonical = false;
     }
   }

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { answerBeforeEnd, answerInJson } from './answer-before-end';
+import { answerBeforeEnd, answerInJson, unansweredResumption } from './answer-before-end';
 
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
@@ -20,7 +20,26 @@ import { answerBeforeEnd, answerInJson } from './answer-before-end';
 export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
   const open = new Map<string | number, AbortController>();
   const widened = new WeakSet<AbortSignal>();
+  /** the request each broken, numbered event stream answers, by its last event id (answer-before-end.ts) */
+  const resuming = new Map<string, string | number>();
+  const resumable = (id: string | number) => (lastEventId: string) => resuming.set(lastEventId, id);
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const lastEventId = init.method === 'GET' ? new Headers(init.headers).get('last-event-id') : null;
+    const resumed = lastEventId !== null ? resuming.get(lastEventId) : undefined;
+    if (lastEventId !== null && resumed !== undefined) {
+      resuming.delete(lastEventId);
+      let response: Response;
+      try {
+        response = await inner(input, init);
+      } catch {
+        return unansweredResumption(resumed, init.signal ?? undefined);
+      }
+      if (!response.ok || !response.body || !isEventStream(response)) {
+        await response.body?.cancel().catch(() => undefined);
+        return unansweredResumption(resumed, init.signal ?? undefined);
+      }
+      return new Response(answerBeforeEnd(response.body, resumed, init.signal ?? new AbortController().signal, resumable(resumed)), initOf(response));
+    }
     const message = init.method === 'POST' && typeof init.body === 'string' ? jsonRpcMessage(init.body) : undefined;
     if (message?.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
@@ -56,7 +75,7 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
       // an error status fails the request in the SDK at once; an answer in JSON must be the answer to id
       return response.ok && isJson(response) ? answerInJson(response, id, initOf(response)) : response;
     }
-    return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal), forget), initOf(response));
+    return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal, resumable(id)), forget), initOf(response));
   };
 }
 

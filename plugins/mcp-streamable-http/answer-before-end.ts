@@ -18,12 +18,16 @@ const CONNECTION_CLOSED = -32000;
  *
  * Not either when the stream numbered its events (an `id:` field): the server can resume it, and the SDK
  * reconnects with the last id to get the answer (an answer added here would end the call instead).
+ * `resumable` is told that last id then, so the resuming request can be answered if it fails.
  */
-export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | number, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | number, signal: AbortSignal, resumable?: (lastEventId: string) => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new SseDecoder();
   let answered = false;
   const adds = () => !answered && !decoder.numbersEvents && !signal.aborted;
+  const resumes = () => {
+    if (!answered && !signal.aborted && decoder.lastEventId !== undefined) resumable?.(decoder.lastEventId);
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let read: Awaited<ReturnType<typeof reader.read>>;
@@ -31,12 +35,16 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
         read = await reader.read();
       } catch (err) {
         // a break the SDK would not recover from becomes the answer's end; otherwise it sees the break
-        if (!adds()) return controller.error(err);
+        if (!adds()) {
+          resumes();
+          return controller.error(err);
+        }
         controller.enqueue(unansweredFrame(id));
         return controller.close();
       }
       if (read.done) {
         if (adds()) controller.enqueue(unansweredFrame(id));
+        else resumes();
         return controller.close();
       }
       // once answered, nothing is added whatever follows: the decoder has no more to tell
@@ -89,6 +97,29 @@ function isAnswerTo(message: unknown, id: string | number): boolean {
 
 function unansweredMessage(id: string | number): object {
   return { jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'The MCP server ended its answer without a result.', data: { reason: MCP_UNANSWERED_REASON } } };
+}
+
+/**
+ * In place of the answer to a resuming request (GET with Last-Event-ID) that failed: the closing error for
+ * `id`, the request the stream was resumed for. The SDK 1.x tries again a few times, then gives up without
+ * failing the request, which then waited out its whole timeout (ten minutes by default) for a server that
+ * had gone. The stream stays open until the connection is closed (`signal`): ended, it would have the SDK
+ * open a new stream in its place.
+ */
+export function unansweredResumption(id: string | number, signal: AbortSignal | undefined): Response {
+  let stop: (() => void) | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(unansweredFrame(id));
+      stop = () => controller.close();
+      if (!signal || signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    },
+    cancel() {
+      if (stop) signal?.removeEventListener('abort', stop);
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 
 function unansweredFrame(id: string | number): Uint8Array {

@@ -332,3 +332,43 @@ describe('/mcp with an upstream that streams 10 MB of comment lines before its r
     expect(res.body.result.content).to.deep.equal([{ type: 'text', text: 'done talking' }]);
   });
 });
+
+describe('/mcp with server-everything killed in the middle of a call', function () {
+  // before the fix the call waited out timeouts.totalMs
+  this.timeout(60_000);
+  let everything: EverythingServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    everything = await startEverythingServer();
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('everything', everything.url, { alias: 'ev', visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 }, timeouts: { totalMs: 30_000 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await everything.stop();
+  });
+
+  it('answers that the server ended its answer without a result, though its event stream was numbered for resuming', async () => {
+    const body = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 20 }, _meta: { progressToken: 'p9' } } };
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+      body: JSON.stringify(body),
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    // the tool is running once its first progress comes through; then the server dies
+    while (!text.includes('notifications/progress')) text += (await reader.read()).value ?? '';
+    // server-everything numbers its events (it keeps them for Last-Event-ID): the SDK tries to resume the
+    // broken stream from a server that is gone
+    await everything.stop();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value;
+    const answer = JSON.parse(text.trim().split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice('data: '.length));
+    expect(answer).to.deep.include({ id: 9 });
+    expect(answer.error).to.deep.equal({ code: -32002, message: 'MCP server everything ended its answer without a result.', data: { code: 'mcp_upstream_unanswered' } });
+  });
+});

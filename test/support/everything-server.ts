@@ -35,7 +35,8 @@ export async function startEverythingServer(): Promise<EverythingServer> {
     url: `http://127.0.0.1:${port}/mcp`,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // a process killed by a signal keeps exitCode null: stopped twice, it would wait for an exit already past
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
       }),
