@@ -155,6 +155,20 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     expect(wrapped.body.result.content).to.deep.equal([{ type: 'text', text: 'modern echo: routed by name' }]);
   });
 
+  it('refuses a call whose Mcp-Param header disagrees with the argument the tool mirrors in it (-32020), and reaches no upstream', async () => {
+    const before = modern.requestsFor('tools/call').length;
+    const locate = (id: number, region: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'modern-locate', arguments: { region }, _meta: ENVELOPE } });
+    const other = await raw(ACME, locate(10, 'us-east'), { ...modernHeaders(), 'mcp-name': 'modern-locate', 'mcp-param-region': 'eu-west' });
+    expect(other.status).to.equal(400);
+    expect(other.body.error).to.deep.include({ code: -32020, message: 'The Mcp-Param-Region header (eu-west) does not match the argument region (us-east).' });
+    expect(modern.requestsFor('tools/call').length).to.equal(before);
+    // the header that agrees, plain or Base64-wrapped, is served
+    const plain = await raw(ACME, locate(11, 'eu-west'), { ...modernHeaders(), 'mcp-param-region': 'eu-west' });
+    expect(plain.body.result.content).to.deep.equal([{ type: 'text', text: 'located in eu-west' }]);
+    const wrapped = await raw(ACME, locate(12, 'eu-west'), { ...modernHeaders(), 'Mcp-Param-Region': `=?base64?${Buffer.from('eu-west').toString('base64')}?=` });
+    expect(wrapped.body.result.content).to.deep.equal([{ type: 'text', text: 'located in eu-west' }]);
+  });
+
   it('learns each upstream\'s revision and shows it on the server record', async () => {
     const servers = (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
     const revision = (name: string) => servers.data.find((s: any) => s.name === name).health.protocolVersion;

@@ -202,8 +202,7 @@ export class McpGateway {
   async callTool(routed: RoutedName, args: unknown, call: UpstreamCallContext): Promise<Record<string, unknown>> {
     const params: Record<string, unknown> = { name: routed.upstreamName };
     if (args !== undefined) params.arguments = args;
-    const listed = this.cache.get(routed.server.id)?.tools.find((t) => t.name === routed.upstreamName);
-    const inputSchema = listed?.inputSchema;
+    const inputSchema = this.listedTool(routed)?.inputSchema;
     const tool = inputSchema && typeof inputSchema === 'object' && !Array.isArray(inputSchema) ? { name: routed.upstreamName, inputSchema: inputSchema as Record<string, unknown> } : undefined;
     try {
       return await this.upstream(routed.server, 'tools/call', params, call, tool);
@@ -211,6 +210,11 @@ export class McpGateway {
       if (err instanceof UpstreamRpcError) return { content: [{ type: 'text', text: err.rpcMessage }], isError: true };
       throw err;
     }
+  }
+
+  /** A routed tool as its server listed it at the last discovery. */
+  listedTool(routed: RoutedName): Record<string, unknown> | undefined {
+    return this.cache.get(routed.server.id)?.tools.find((t) => t.name === routed.upstreamName);
   }
 
   routePrompt(scope: McpScope, name: string): RoutedName {

@@ -106,6 +106,55 @@ function headerValue(value: string): string | undefined {
   }
 }
 
+/**
+ * 2026-07-28 `tools/call`: each argument the tool's input schema marks `x-mcp-header: <Name>` travels as the
+ * `Mcp-Param-<Name>` header too, for intermediaries that route or filter without reading the body. A header
+ * that was sent must name the argument's value (else -32020): what runs is the body, so an intermediary's
+ * rule applied to the header must hold for it. `sent`: the request's `mcp-param-*` headers, by the
+ * lower-cased rest of their name.
+ */
+export function checkParamHeaders(inputSchema: unknown, args: Record<string, unknown> | undefined, sent: ReadonlyMap<string, string>): void {
+  if (sent.size === 0) return;
+  for (const { header, path } of mirroredArguments(inputSchema, [])) {
+    const given = sent.get(header.toLowerCase());
+    const value = argumentAt(args, path);
+    if (given === undefined || value === undefined || value === null) continue;
+    if (!sameValue(headerValue(given), value)) {
+      throw new RevisionError(HEADER_MISMATCH, `The Mcp-Param-${header} header (${clientText(given)}) does not match the argument ${path.join('.')} (${clientText(value)}).`);
+    }
+  }
+}
+
+/** The arguments an input schema mirrors in headers: `x-mcp-header` on properties reached through `properties` alone. */
+function mirroredArguments(schema: unknown, path: string[]): { header: string; path: string[] }[] {
+  const properties = isObject(schema) ? schema.properties : undefined;
+  if (!isObject(properties)) return [];
+  return Object.entries(properties).flatMap(([key, property]) => {
+    if (!isObject(property)) return [];
+    const header = property['x-mcp-header'];
+    const here = typeof header === 'string' && header !== '' ? [{ header, path: [...path, key] }] : [];
+    return [...here, ...mirroredArguments(property, [...path, key])];
+  });
+}
+
+function argumentAt(args: unknown, path: string[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (!isObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+/** a header's text against an argument's value: strings as they are, numbers by value, booleans as true/false */
+function sameValue(text: string | undefined, value: unknown): boolean {
+  if (text === undefined) return false;
+  if (typeof value === 'string') return text === value;
+  if (typeof value === 'boolean') return text === String(value);
+  if (typeof value === 'number') return text.trim() !== '' && Number(text) === value;
+  return true;
+}
+
 /** `server/discover`: the same answer with or without a key (nothing in it depends on the caller). */
 export function discoverResult() {
   return {

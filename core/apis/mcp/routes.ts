@@ -28,7 +28,7 @@ import type { McpRelay } from './mcp-exchange';
 import { RelayStateSigner, relayStateKey } from './relay-state';
 import { STORE } from '../../plugins/tokens';
 import type { StoreBackend } from '../../store/store-backend';
-import { clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
+import { checkParamHeaders, clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
 import type { ProgressUpdate } from './upstream-session';
 import { childSignal, type ChildSignal } from '../../upstream/child-signal';
 import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
@@ -144,6 +144,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       mcpHeaders: mcpHeadersOf(req.headers),
       signal: abort.signal,
       revisionHeaders: { version: singleHeader(req.headers['mcp-protocol-version']), method: singleHeader(req.headers['mcp-method']), name: singleHeader(req.headers['mcp-name']) },
+      paramHeaders: paramHeadersOf(req.headers),
       relayStates,
       stream,
       inFlight,
@@ -213,6 +214,8 @@ interface CallContext {
   signal: AbortSignal;
   /** `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, checked against each message's envelope */
   revisionHeaders: { version?: string; method?: string; name?: string };
+  /** 2026-07-28 `Mcp-Param-*` headers, by the lower-cased rest of their name */
+  paramHeaders: ReadonlyMap<string, string>;
   relayStates: RelayStateSigner;
   stream: ProgressStream;
   inFlight: InFlightRequests;
@@ -304,6 +307,11 @@ async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, 
     throw new GatewayError(400, 'invalid_request_error', 'invalid_params', 'params.arguments must be an object.', { param: 'arguments' });
   }
   const called = method === 'resources/read' ? String(params.uri) : name;
+  if (client.modern && method === 'tools/call' && call.paramHeaders.size > 0) {
+    // checked against the tool as listed to this key; a name it cannot call is answered by the route stage
+    const routed = call.mcp.view.routeTool(await scopeOf(call), name);
+    if (routed) checkParamHeaders(call.mcp.listedTool(routed)?.inputSchema, ctx.mcp.arguments, call.paramHeaders);
+  }
   ctx.mcp.relay = await relayOf(call, method, called, params, client);
   let body: unknown;
   await services.pipeline.execute(ctx, {
@@ -480,6 +488,14 @@ function negotiate(accept: string | undefined): 'json' | 'sse' | undefined {
 /** The client reads an event stream (SDK clients accept both JSON and SSE). */
 function acceptsEventStream(accept: string | undefined): boolean {
   return !!accept && accept.split(',').some((t) => t.split(';')[0].trim().toLowerCase() === 'text/event-stream');
+}
+
+function paramHeadersOf(headers: IncomingHttpHeaders): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith('mcp-param-') && typeof value === 'string') params.set(name.slice('mcp-param-'.length), value);
+  }
+  return params;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
