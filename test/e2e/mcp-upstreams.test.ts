@@ -372,3 +372,54 @@ describe('/mcp with server-everything killed in the middle of a call', function 
     expect(answer.error).to.deep.equal({ code: -32002, message: 'MCP server everything ended its answer without a result.', data: { code: 'mcp_upstream_unanswered' } });
   });
 });
+
+/** A stateless upstream that lists one tool the way the spec asks and one without its required inputSchema. */
+async function startSloppyListingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'sloppy', version: '1' } });
+    if (message.method === 'tools/list') return answer({ tools: [{ name: 'bare', description: 'lists no inputSchema' }, { name: 'fine', inputSchema: { type: 'object' } }] });
+    if (message.method === 'tools/call') return answer({ content: [{ type: 'text', text: `${message.params.name} ran` }] });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('/mcp with an upstream that lists a tool the protocol does not allow', () => {
+  let sloppy: Awaited<ReturnType<typeof startSloppyListingServer>>;
+  let good: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    sloppy = await startSloppyListingServer();
+    good = await FakeMcpServer.start({ tools: { lookup: {} } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('sloppy', sloppy.url, { visibility: 'public' })
+      .withMcpServer('good', good.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([sloppy.close(), good.close()]);
+  });
+
+  it("leaves that tool out, so an MCP client can still list and call every other server's tools", async () => {
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).to.have.members(['sloppy-fine', 'good-lookup']);
+      expect(await client.callTool({ name: 'good-lookup', arguments: { q: 1 } })).to.deep.equal({ content: [{ type: 'text', text: '{"q":1}' }] });
+      expect(await client.callTool({ name: 'sloppy-fine', arguments: {} })).to.deep.equal({ content: [{ type: 'text', text: 'fine ran' }] });
+    } finally {
+      await client.close();
+    }
+  });
+});

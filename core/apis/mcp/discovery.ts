@@ -1,14 +1,15 @@
 /**
  * Discovery: connect to one upstream and list its tools, prompts, resources and resource templates,
  * following pagination, within one overall time cap per server (interface.md §8: up to 30 s). Lists the
- * upstream does not offer (no capability, or "method not found") are empty, not failures.
+ * upstream does not offer (no capability, or "method not found") are empty, not failures; items the
+ * protocol does not allow are left out.
  */
 import { UpstreamTimeoutError } from '../../errors/gateway-error';
 import { childSignal } from '../../upstream/child-signal';
 import { legacyTypes } from './sdk';
 import { UpstreamRpcError } from './upstream-errors';
 import type { McpUpstreamPool, ServerCapabilities, UpstreamTarget } from './upstream-pool';
-import type { UpstreamSession } from './upstream-session';
+import { MODERN_REVISION, type UpstreamSession } from './upstream-session';
 
 /** An upstream item exactly as listed (every field kept, so clients see what the upstream sent). */
 export type UpstreamItem = Record<string, unknown>;
@@ -46,11 +47,17 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
         list('resources/list', 'resources', 'resources'),
         list('resources/templates/list', 'resourceTemplates', 'resources'),
       ]);
+      // An item the protocol does not allow (a tool without its inputSchema) makes a client's SDK refuse the
+      // whole list it comes in, every other server's items with it: such an item is left out here.
+      const { ToolSchema, PromptSchema, ResourceSchema, ResourceTemplateSchema } = legacyTypes();
+      // 2026-07-28 lets an output schema describe any JSON value, 2025-11-25 only an object: read by the
+      // older rules, a newer server's tool is judged on the rest
+      const judged = (t: UpstreamItem) => (client.revision === MODERN_REVISION ? { ...t, outputSchema: undefined } : t);
       return {
-        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => typeof t.name === 'string')),
-        prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => typeof p.name === 'string')),
-        resources: resources.filter((r): r is UpstreamItem & { uri: string } => typeof r.uri === 'string'),
-        resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => typeof r.uriTemplate === 'string'),
+        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => ToolSchema.safeParse(judged(t)).success)),
+        prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => PromptSchema.safeParse(p).success)),
+        resources: resources.filter((r): r is UpstreamItem & { uri: string } => ResourceSchema.safeParse(r).success),
+        resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => ResourceTemplateSchema.safeParse(r).success),
         protocolVersion: client.revision,
       };
     });
