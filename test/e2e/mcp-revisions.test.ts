@@ -230,6 +230,19 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         }
       });
 
+      it(kind === 'modern' ? 'lists a 2026-07-28 tool whose structured output is a list, and calls it' : 'lists every tool but a 2026-07-28 one whose structured output is a list, which 2025-11-25 cannot carry', async () => {
+        const c = await clients[kind](ACME);
+        try {
+          const names = (await c.client.listTools()).tools.map((t: any) => t.name);
+          expect(names).to.include.members(['modern-echo', 'legacy-lookup', 'ev-echo']);
+          if (kind === 'legacy') return void expect(names).to.not.include('modern-tags');
+          expect(names).to.include('modern-tags');
+          expect((await c.client.callTool({ name: 'modern-tags', arguments: {} })).structuredContent).to.deep.equal(['red', 'blue']);
+        } finally {
+          await c.close();
+        }
+      });
+
       it('keeps organisation scope and key restrictions', async () => {
         const globex = await clients[kind](GLOBEX);
         try {

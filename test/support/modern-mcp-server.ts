@@ -55,6 +55,11 @@ export class ModernMcpServer {
       server.registerTool('locate', { description: 'Says which region it ran for', inputSchema: objectSchema({ region: { type: 'string', 'x-mcp-header': 'Region' } }, ['region']) }, async (args: any) => ({
         content: [{ type: 'text', text: `located in ${args.region}` }],
       }));
+      // 2026-07-28 lets structured output be any JSON value: this one is a list, which 2025-11-25 cannot carry
+      server.registerTool('tags', { description: 'Lists tags', inputSchema: objectSchema({}), outputSchema: fromJsonSchema<any>({ type: 'array', items: { type: 'string' } } as any) } as any, async () => ({
+        content: [{ type: 'text', text: '["red","blue"]' }],
+        structuredContent: ['red', 'blue'],
+      }) as any);
       server.registerTool('ask', { description: 'Asks the user for a colour', inputSchema: objectSchema({}) }, async (_args: any, ctx: any) => {
         const answer = inputResponse(ctx.mcpReq.inputResponses, 'colour');
         const state = ctx.mcpReq.requestState() as { step: string } | undefined;

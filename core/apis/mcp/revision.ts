@@ -166,6 +166,16 @@ export function discoverResult() {
   };
 }
 
+/**
+ * The tools a client's revision can carry. 2026-07-28 lets a tool's structured output be any JSON value;
+ * 2025-11-25 only an object, and its clients refuse a whole list over one tool whose output schema says
+ * otherwise (such a tool's results would not pass them either): an older client is not shown it.
+ */
+export function toolsFor<T extends Record<string, unknown>>(client: ClientRevision, tools: T[]): T[] {
+  if (client.modern) return tools;
+  return tools.filter((tool) => tool.outputSchema === undefined || (isObject(tool.outputSchema) && tool.outputSchema.type === 'object'));
+}
+
 /** results a 2026-07-28 client may cache: ours depend on the key, so they are private and fresh */
 const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 

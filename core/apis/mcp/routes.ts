@@ -28,7 +28,7 @@ import type { McpRelay } from './mcp-exchange';
 import { RelayStateSigner, relayStateKey } from './relay-state';
 import { STORE } from '../../plugins/tokens';
 import type { StoreBackend } from '../../store/store-backend';
-import { checkParamHeaders, clientRevision, discoverResult, resultFor, RevisionError, type ClientRevision } from './revision';
+import { checkParamHeaders, clientRevision, discoverResult, resultFor, RevisionError, toolsFor, type ClientRevision } from './revision';
 import type { ProgressUpdate } from './upstream-session';
 import { childSignal, type ChildSignal } from '../../upstream/child-signal';
 import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
@@ -247,7 +247,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
     const client = clientRevision(m.method, params, call.revisionHeaders);
     if (m.method === 'server/discover') return { body: { jsonrpc: '2.0', id, result: resultFor({ modern: true, capabilities: {} }, m.method, discoverResult()) } };
     if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params, client);
-    const result = await answer(call, m.method, params);
+    const result = await answer(call, m.method, params, client);
     if (result === undefined) return { body: rpcErrorRaw(id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`) };
     return { body: { jsonrpc: '2.0', id, result: resultFor(client, m.method, result) } };
   } catch (err) {
@@ -258,7 +258,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
 }
 
 /** The methods answered by the gateway itself: the lists run the scope (cached discovery), nothing upstream. `undefined` = method not found. */
-async function answer(call: CallContext, method: string, params: Record<string, unknown>): Promise<unknown> {
+async function answer(call: CallContext, method: string, params: Record<string, unknown>, client: ClientRevision): Promise<unknown> {
   const { mcp } = call;
   switch (method) {
     case 'initialize':
@@ -266,7 +266,7 @@ async function answer(call: CallContext, method: string, params: Record<string, 
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: mcp.view.listTools(await scopeOf(call)) };
+      return { tools: toolsFor(client, mcp.view.listTools(await scopeOf(call))) };
     case 'prompts/list':
       return { prompts: mcp.view.listPrompts(await scopeOf(call)) };
     case 'resources/list':
