@@ -57,6 +57,40 @@ function duplicates(list: unknown, field: string, section: string, what: string)
   return out;
 }
 
+/**
+ * Two keys under one id in one organisation shared its budget, limits and log rows, and the management
+ * API showed the first as both. (Organisations may each have their own `bot`.)
+ */
+function duplicateKeyIds(list: unknown): ValidationProblem[] {
+  const seen = new Set<string>();
+  const out: ValidationProblem[] = [];
+  for (const [i, k] of entries(list)) {
+    if (!str(k.id) || !str(k.org)) continue;
+    const owned = JSON.stringify([k.org, k.id]);
+    if (seen.has(owned)) out.push(problem(`keys[${i}].id`, `duplicate key id "${k.id}" in organization ${k.org}`));
+    seen.add(owned);
+  }
+  return out;
+}
+
+/**
+ * A key is found by its secret: a second key with the same one silently replaced the first (its models,
+ * limits and organisation), and a key with the admin key's secret was the platform admin. Named by path,
+ * never by value.
+ */
+function reusedSecrets(config: Entry): ValidationProblem[] {
+  const firstWith = new Map<string, string>();
+  if (str(config.adminKey) && config.adminKey) firstWith.set(config.adminKey, 'adminKey');
+  const out: ValidationProblem[] = [];
+  for (const [i, k] of entries(config.keys)) {
+    if (!str(k.key) || !k.key) continue;
+    const first = firstWith.get(k.key);
+    if (first) out.push(problem(`keys[${i}].key`, `the same secret as ${first}; every key needs its own`));
+    else firstWith.set(k.key, `keys[${i}].key`);
+  }
+  return out;
+}
+
 /** Normalised MCP server entries (name and alias rules, defaults that depend on other fields). */
 export interface NormalizedServer {
   index: number;
@@ -71,6 +105,8 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
     ...duplicates(config.organizations, 'id', 'organizations', 'organization'),
     ...duplicates(config.providers, 'id', 'providers', 'provider'),
     ...duplicates(config.guardrails, 'id', 'guardrails', 'guardrail'),
+    ...duplicateKeyIds(config.keys),
+    ...reusedSecrets(config),
   ];
   const idsOf = (list: unknown) => new Set(entries(list).map(([, e]) => e.id).filter(str));
   const orgs = idsOf(config.organizations);

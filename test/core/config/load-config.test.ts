@@ -40,6 +40,21 @@ describe('config loading and validation', () => {
     expect(msg.split('\n')).to.have.members(['models[0].provider: unknown provider "p"', 'keys[0].org: unknown organization "nope"']);
   });
 
+  it('refuses two keys with one id or one secret, and a key with the admin key (the later one took the earlier one\'s place)', () => {
+    const keys = [
+      { key: 'sk-first-0001', org: 'acme', id: 'bot', models: ['a'] },
+      { key: 'sk-second-0002', org: 'acme', id: 'bot' },
+      { key: { $env: 'TEST_CI_KEY' }, org: 'acme', id: 'ci' },
+      { key: 'sk-admin-0003', org: 'acme', id: 'ops' },
+      // another organisation may have its own `bot`
+      { key: 'sk-fourth-0004', org: 'globex', id: 'bot' },
+    ];
+    const msg = errorOf(() => resolveConfig({ ...base, organizations: [{ id: 'acme' }, { id: 'globex' }], adminKey: 'sk-admin-0003', keys }, { TEST_CI_KEY: 'sk-first-0001' }));
+    expect(msg.split('\n')).to.have.members(['keys[1].id: duplicate key id "bot" in organization acme', 'keys[2].key: the same secret as keys[0].key; every key needs its own', 'keys[3].key: the same secret as adminKey; every key needs its own']);
+    for (const secret of ['sk-first-0001', 'sk-second-0002', 'sk-admin-0003']) expect(msg).to.not.include(secret);
+    expect(resolveConfig({ ...base, organizations: [{ id: 'acme' }, { id: 'globex' }], keys: [keys[0], keys[4]] }, {}).keys.map((k) => k.id)).to.deep.equal(['bot', 'bot']);
+  });
+
   it('names a missing required field and a wrong enum value', () => {
     const msg = errorOf(() => resolveConfig({ keys: [{ org: 'acme', role: 'owner' }] }, {}));
     expect(msg).to.include('keys[0].key: is required');
