@@ -23,7 +23,7 @@ export interface StoredKey extends Omit<KeyConfig<string>, 'key'> {
  * Ids the gateway generates: `key_` and 24 random characters (144 bits). Config keys keep their own ids
  * (declared, or `key_` and 12 hex digits of the digest), and may not take this shape, so the two can never meet.
  */
-const GENERATED_ID = /^key_[A-Za-z0-9_-]{24}$/;
+export const GENERATED_ID = /^key_[A-Za-z0-9_-]{24}$/;
 
 function generatedId(): string {
   return `key_${randomBytes(18).toString('base64url')}`;

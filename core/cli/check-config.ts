@@ -1,6 +1,8 @@
 import type { ResolvedConfig } from '../config/types';
 import { BUILTIN_PLUGINS } from '../plugins/builtins';
+import type { PluginDeps, PluginStore } from '../plugins/contracts';
 import { PluginRegistry } from '../plugins/registry';
+import { ModelCatalog } from '../routing/model-catalog';
 import { transportIdOf } from '../apis/mcp/transports';
 import { redactUrl } from '../apis/mcp/server-record';
 import { ConfigError } from '../errors/gateway-error';
@@ -13,7 +15,8 @@ import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
  * header, credential or plugin option value is printed.
  */
 export async function checkConfig(config: ResolvedConfig): Promise<{ lines: string[]; problems: string[]; warnings: string[] }> {
-  const problems = await pluginProblems(config, config.baseDir);
+  const { problems, registry } = await pluginCheck(config, config.baseDir);
+  if (!problems.length && registry) problems.push(...(await creationProblems(config, registry)));
   const lines = [
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,
@@ -37,18 +40,22 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
  * skipped, so nothing is reported twice.
  */
 export async function pluginProblems(config: unknown, baseDir: string, loadProblems: string[] = []): Promise<string[]> {
+  return (await pluginCheck(config, baseDir, loadProblems)).problems;
+}
+
+async function pluginCheck(config: unknown, baseDir: string, loadProblems: string[] = []): Promise<{ problems: string[]; registry?: PluginRegistry }> {
   const at = (path: string) => loadProblems.some((p) => p.startsWith(`${path}:`));
   const within = (path: string) => at(path) || loadProblems.some((p) => p.startsWith(`${path}.`) || p.startsWith(`${path}[`));
   const c: Record<string, unknown> = isObject(config) ? config : {};
   const list = (field: string): unknown[] => (Array.isArray(c[field]) ? (c[field] as unknown[]) : []);
   // without a sound plugin list there is no telling which ids exist
-  if (within('plugins')) return [];
+  if (within('plugins')) return { problems: [] };
   const registry = new PluginRegistry();
   for (const plugin of BUILTIN_PLUGINS) registry.register(plugin, `builtin:${plugin.id}`);
   try {
     await registry.loadExternal(list('plugins') as string[], baseDir);
   } catch (err) {
-    if (err instanceof ConfigError && loadProblems.length) return [err.message];
+    if (err instanceof ConfigError && loadProblems.length) return { problems: [err.message] };
     throw err;
   }
 
@@ -67,7 +74,50 @@ export async function pluginProblems(config: unknown, baseDir: string, loadProbl
     const id = transportIdOf(s.transport as string | undefined);
     if (!registry.has('mcp-transport', id)) problems.push(`${path}.transport: unknown MCP transport "${id}" (loaded: ${registry.ids('mcp-transport').join(', ')})`);
   });
+  return { problems, registry };
+}
+
+/**
+ * What the boot refuses beyond the option schemas: a plugin's create() checks what a schema cannot (a
+ * block pattern RE2 cannot run, an unknown preset, Azure's one credential) and the catalog needs a base
+ * URL. `check` said "valid" for such a config and the boot then failed, so it creates the providers,
+ * the guardrail engines and the catalog as the boot does, with a throwaway store and no log output (a
+ * plugin that fetches something in create() does so here too, as at boot).
+ */
+async function creationProblems(config: ResolvedConfig, registry: PluginRegistry): Promise<string[]> {
+  const problems: string[] = [];
+  const attempt = async (create: () => Promise<unknown>) => {
+    try {
+      await create();
+      return true;
+    } catch (err) {
+      problems.push((err as Error).message);
+      return false;
+    }
+  };
+  let providersCreated = true;
+  for (const [i, p] of config.providers.entries()) {
+    if (!(await attempt(() => registry.create('provider', p.type, p.options, checkDeps(), `providers[${i}].options`, { provider: p })))) providersCreated = false;
+  }
+  for (const [i, g] of config.guardrails.entries()) await attempt(() => registry.create('guardrail', g.engine, g.options ?? {}, checkDeps(), `guardrails[${i}].options`));
+  if (providersCreated) await attempt(() => ModelCatalog.build(config, registry, checkDeps));
   return problems;
+}
+
+function checkDeps(): PluginDeps {
+  const values = new Map<string, unknown>();
+  const store: PluginStore = {
+    get: async <T>(key: string) => values.get(key) as T | undefined,
+    set: async (key, value) => void values.set(key, value),
+    delete: async (key) => void values.delete(key),
+  };
+  const quiet = () => undefined;
+  return {
+    logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+    clock: { now: () => Date.now() },
+    store,
+    fetch: globalThis.fetch,
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

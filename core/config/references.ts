@@ -6,6 +6,7 @@
  */
 import { GATEWAY_PROXY } from '../apis/mcp/gateway-proxy-name';
 import { normalizeServerName } from '../apis/mcp/naming';
+import { GENERATED_ID } from '../auth/key-registry';
 import type { ValidationProblem } from './validators';
 
 /** Names a key may refer to. */
@@ -148,6 +149,10 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
     guardrails: idsOf(config.guardrails),
     servers: new Set(servers.flatMap((s) => [s.name, s.alias])),
   };
-  for (const [i, k] of entries(config.keys)) problems.push(...keyReferenceProblems(k, known, `keys[${i}]`));
+  for (const [i, k] of entries(config.keys)) {
+    problems.push(...keyReferenceProblems(k, known, `keys[${i}]`));
+    // here, not only when the key registry opens: `check` reports it too
+    if (str(k.id) && GENERATED_ID.test(k.id)) problems.push(problem(`keys[${i}].id`, `"${k.id}" has the shape of a generated id (key_ and 24 characters); choose another`));
+  }
   return { problems, servers };
 }

@@ -141,6 +141,46 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(lines.filter((l) => l.startsWith('guardrails[2]'))).to.deep.equal(['guardrails[2].options.patterns: environment variable CMD_UNSET_PATTERN is not set']);
   });
 
+  it('check refuses what the boot refuses beyond the option schemas: a pattern RE2 cannot run, an unknown preset, a generated-shape key id, a missing base URL', async () => {
+    const generatedShape = await run(['check', '--config', writeConfig(config({ keys: [{ key: { $env: 'CMD_KEY' }, org: 'o', id: 'key_abcdefghijklmnopqrstuvwx', guardrails: ['listed'] }] }))], SECRETS);
+    expect(generatedShape.code).to.equal(1);
+    expect(generatedShape.stderr).to.include('keys[0].id: "key_abcdefghijklmnopqrstuvwx" has the shape of a generated id (key_ and 24 characters); choose another');
+
+    const bad = config({
+      providers: [
+        { id: 'up', type: 'openai', preset: 'no-such-vendor', apiKey: { $env: 'CMD_PROVIDER' } },
+        { id: 'az', type: 'azure-openai', baseUrl: 'https://r.openai.azure.com', apiKey: { $env: 'CMD_PROVIDER' }, entraToken: { $env: 'CMD_PROVIDER' } },
+      ],
+      guardrails: [
+        { id: 'listed', engine: 'block', options: { patterns: ['secret'] } },
+        { id: 'everyone', engine: 'block', default: true, options: { patterns: ['(?=x)y'] } },
+      ],
+    });
+    const checked = await run(['check', '--config', writeConfig(bad)], SECRETS);
+    expect(checked.stdout).to.equal('');
+    expect(checked.code).to.equal(1);
+    const lines = checked.stderr.split('\n').map((l) => l.trim());
+    expect(lines.some((l) => l.startsWith('providers[0].options: plugin "openai" failed to start: unknown preset "no-such-vendor"'))).to.equal(true);
+    expect(lines).to.include('providers[1].options: plugin "azure-openai" failed to start: give exactly one of apiKey, entraToken or entraTokenCommand');
+    expect(lines.some((l) => l.startsWith('guardrails[1].options: plugin "block" failed to start: patterns[0]:') && l.includes('RE2'))).to.equal(true);
+    for (const secret of Object.values(SECRETS)) expect(checked.stderr).to.not.include(secret);
+
+    // a plugin provider with no default base URL, in an entry without one, starts nowhere: check says so too
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-cmd-'));
+    writeFileSync(
+      path.join(dir, 'nourl.js'),
+      "module.exports = { kind: 'provider', id: 'nourl', apiVersion: 1, optionsSchema: {}, create: () => ({ operations: { chat: { toUpstream: () => ({ path: '/', headers: {}, body: '' }), fromUpstream: (b) => b } }, toError: () => new Error('x') }) };",
+    );
+    const file = path.join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(config({ plugins: ['./nourl.js'], providers: [{ id: 'up', type: 'nourl' }] })));
+    const noUrl = await run(['check', '--config', file], SECRETS);
+    expect(noUrl.code).to.equal(1);
+    expect(noUrl.stderr).to.include('providers[0].baseUrl: provider "up" needs a baseUrl');
+    const booted = await run(['--config', file, '--port', '0'], SECRETS);
+    expect(booted.code).to.equal(1);
+    expect(booted.stderr).to.include('providers[0].baseUrl: provider "up" needs a baseUrl');
+  });
+
   it('--port with an empty or non-decimal value is refused, not taken as port 0 (any free port) or as hex', async () => {
     for (const value of ['', ' ', '0x1f90', '1e3']) {
       const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });
