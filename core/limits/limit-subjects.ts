@@ -1,3 +1,4 @@
+import { GENERATED_ID } from '../auth/key-registry';
 import type { Principal } from '../auth/principal';
 import type { OrganizationConfig } from '../config/types';
 import type { ChangeEvents } from '../store/events/change-events';
@@ -63,7 +64,7 @@ export class LimitSubjects {
    */
   of(principal: Principal): LimitSubject[] | Promise<LimitSubject[]> {
     const subjects: LimitSubject[] = [];
-    if (hasLimits(principal)) subjects.push(toSubject('key', principal.keyId, principal));
+    if (hasLimits(principal)) subjects.push(toSubject('key', keySubjectId(principal.keyId, principal.org), principal));
     if (!principal.org) return subjects;
     const known = this.knownOrganization(principal.org);
     if (known) return withOrg(subjects, known.org);
@@ -93,6 +94,15 @@ export class LimitSubjects {
 function withOrg(subjects: LimitSubject[], org: OrganizationConfig | undefined): LimitSubject[] {
   if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org));
   return subjects;
+}
+
+/**
+ * The name a key's counters go by. A generated id (a management-API key) is unique across organisations
+ * and keeps its name; a config key's id is unique only within its organisation (each may have a `bot`),
+ * and one name for both let one organisation's traffic spend the other's budget and rate limit.
+ */
+export function keySubjectId(keyId: string, org: string | null | undefined): string {
+  return GENERATED_ID.test(keyId) || !org ? keyId : JSON.stringify([org, keyId]);
 }
 
 type Limits = Pick<OrganizationConfig, 'maxBudget' | 'budgetDuration' | 'rpm' | 'tpm'>;

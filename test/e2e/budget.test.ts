@@ -201,6 +201,34 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(await ask(second)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
     });
 
+    it("keeps apart two organisations' keys of one declared id: one's spend and requests never count against the other's budget and rate limit", async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(
+        budgetConfig(upstream, {
+          organizations: [{ id: 'acme' }, { id: 'globex' }],
+          keys: [
+            { key: KEY, org: 'acme', id: 'bot', maxBudget: COST_PER_REQUEST, rpm: 1 },
+            { key: KEY_2, org: 'globex', id: 'bot', maxBudget: COST_PER_REQUEST, rpm: 1 },
+          ],
+        }),
+        // one rate window for the whole test
+        { clock: new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0)) },
+      );
+      const acme = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const globex = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY_2, maxRetries: 0 });
+      expect(await ask(acme)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 1);
+      expect(await ask(globex)).to.deep.equal({ ok: true });
+      await loggedCost(gw, 2);
+      // each its own: spent once, and refused only by its own rate limit
+      expect(await ask(acme)).to.deep.include({ ok: false, status: 429 });
+      const budgets = (await (await fetch(`${gw.url}/admin/v1/budgets`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: { org: string; id: string; spent: number }[] };
+      expect(budgets.data.map((b) => ({ org: b.org, id: b.id, spent: b.spent }))).to.have.deep.members([
+        { org: 'acme', id: 'bot', spent: COST_PER_REQUEST },
+        { org: 'globex', id: 'bot', spent: COST_PER_REQUEST },
+      ]);
+    });
+
     it('counts embeddings and streamed chat against the same budget', async () => {
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'mixed', maxBudget: 0.0025 }] }));
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { StoredKey } from '../../auth/key-registry';
 import type { OrganizationConfig } from '../../config/types';
 import type { Admission } from '../../limits/admission';
+import { keySubjectId } from '../../limits/limit-subjects';
 import { ADMISSION } from '../../plugins/tokens';
 import { adminAuth, adminHandler, adminOf } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
@@ -30,7 +31,7 @@ export function installAdminBudgetRoutes(router: Router, services: GatewayServic
       ].filter((s) => typeof s.maxBudget === 'number');
       const data = [];
       for (const s of subjects) {
-        const usage = admission?.budgetUsage ? await admission.budgetUsage(s.kind, s.id, s.budgetDuration) : { spent: 0, periodStart: null, periodEnd: null };
+        const usage = admission?.budgetUsage ? await admission.budgetUsage(s.kind, s.kind === 'key' ? keySubjectId(s.id, s.org) : s.id, s.budgetDuration) : { spent: 0, periodStart: null, periodEnd: null };
         data.push({ object: 'budget', ...s, budgetDuration: s.budgetDuration ?? null, ...usage });
       }
       res.json({ object: 'list', data });
