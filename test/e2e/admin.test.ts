@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import OpenAI from 'openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -201,6 +204,32 @@ describe('management API: roles an organisation admin may give', () => {
       expect(ids).to.deep.equal([['acme-admin', 'admin'], [helperId, 'member']]);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('management API: an organisation created here and later written into the config file', () => {
+  it('is the config file\'s after a restart: listed once, with the limits the gateway enforces, not beside a stale stored copy', async () => {
+    const store = { url: `sqlite://${path.join(mkdtempSync(path.join(tmpdir(), 'mg-admin-orgs-')), 'gateway.db')}` };
+    const first = await testConfig().withOrg('acme').with({ adminKey: ADMIN, store }).start();
+    try {
+      const created = await api(first, 'POST', '/admin/v1/organizations', ADMIN, { id: 'beta', name: 'Beta (API)', maxBudget: 5 });
+      expect(created.status).to.equal(201);
+    } finally {
+      await first.close();
+    }
+
+    const second = await testConfig().withOrg('acme').withOrg('beta', { name: 'Beta (file)', rpm: 100 }).with({ adminKey: ADMIN, store }).start();
+    try {
+      const list = await api(second, 'GET', '/admin/v1/organizations', ADMIN);
+      expect(list.body.data.filter((o: { id: string }) => o.id === 'beta')).to.deep.equal([{ id: 'beta', name: 'Beta (file)', rpm: 100 }]);
+      // the file's beta has no budget: none is shown as if it were checked
+      const budgets = await api(second, 'GET', '/admin/v1/budgets', ADMIN);
+      expect(budgets.body.data.filter((b: { kind: string }) => b.kind === 'org')).to.deep.equal([]);
+      const patched = await api(second, 'PATCH', '/admin/v1/organizations/beta', ADMIN, { rpm: 5 });
+      expect(patched.body.error.code).to.equal('config_organization_read_only');
+    } finally {
+      await second.close();
     }
   });
 });

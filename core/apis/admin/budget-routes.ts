@@ -5,6 +5,7 @@ import type { Admission } from '../../limits/admission';
 import { keySubjectId } from '../../limits/limit-subjects';
 import { ADMISSION } from '../../plugins/tokens';
 import { adminAuth, adminHandler, adminOf } from './admin-auth';
+import { withConfigOrganizations } from './routes';
 import type { GatewayServices } from '../../http/gateway-services';
 
 /**
@@ -24,7 +25,7 @@ export function installAdminBudgetRoutes(router: Router, services: GatewayServic
       const admission = services.container.isRegistered(ADMISSION, true) ? services.container.resolve<Admission>(ADMISSION) : undefined;
       const visible = (org: string | null | undefined) => admin.role === 'platform_admin' || org === admin.org;
       const keys: StoredKey[] = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visible(k.org));
-      const organizations = [...services.config.organizations, ...(await orgs.all())].filter((o) => visible(o.id));
+      const organizations = withConfigOrganizations(services.config.organizations, await orgs.all()).filter((o) => visible(o.id));
       const subjects = [
         ...keys.map((k) => ({ kind: 'key' as const, id: k.id, name: k.name ?? null, org: k.org, maxBudget: k.maxBudget, budgetDuration: k.budgetDuration })),
         ...organizations.map((o) => ({ kind: 'org' as const, id: o.id, name: o.name ?? null, org: o.id, maxBudget: o.maxBudget, budgetDuration: o.budgetDuration })),

@@ -17,6 +17,16 @@ import { optionalString, parseCursor, parseLimit, parseRange, parseStatus } from
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 
+/**
+ * The config file's organisations, then the stored ones it does not declare. An organisation created
+ * here and later written into the file is the file's (its limits are the ones enforced): the stored copy
+ * was listed beside it, with a budget nothing checked.
+ */
+export function withConfigOrganizations(fromConfig: readonly OrganizationConfig[], stored: OrganizationConfig[]): OrganizationConfig[] {
+  const declared = new Set(fromConfig.map((o) => o.id));
+  return [...fromConfig, ...stored.filter((o) => !declared.has(o.id))];
+}
+
 /** A key as the API shows it: never the secret, never its digest. */
 function publicKey(k: StoredKey) {
   const { digest: _digest, ...rest } = k;
@@ -77,7 +87,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   }
 
   async function allOrgs(): Promise<OrganizationConfig[]> {
-    return [...services.config.organizations, ...(await orgs.all())];
+    return withConfigOrganizations(services.config.organizations, await orgs.all());
   }
 
   router.get(
