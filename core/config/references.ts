@@ -115,7 +115,15 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
 
   const modelNames = new Set(entries(config.models).map(([, m]) => m.name).filter(str));
   const deploymentIds = new Set<string>();
+  // a name's entries are one load-balanced group: a chat request drawn to an embedding entry went to it
+  const groupKind = new Map<string, { kind: unknown; at: number }>();
   for (const [i, m] of entries(config.models)) {
+    if (str(m.name)) {
+      const kind = m.kind ?? 'chat';
+      const first = groupKind.get(m.name);
+      if (!first) groupKind.set(m.name, { kind, at: i });
+      else if (first.kind !== kind) problems.push(problem(`models[${i}].kind`, `"${String(kind)}", but models[${first.at}] of the same name "${m.name}" is "${String(first.kind)}": the entries of one name are one load-balanced group, all of one kind`));
+    }
     if (str(m.provider) && !providers.has(m.provider)) problems.push(problem(`models[${i}].provider`, `unknown provider "${m.provider}"`));
     const id = str(m.id) ? m.id : `${String(m.provider)}/${String(m.model ?? m.name)}`;
     if (str(m.id) && deploymentIds.has(id)) problems.push(problem(`models[${i}].id`, `duplicate deployment id "${id}"`));

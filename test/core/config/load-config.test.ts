@@ -55,6 +55,12 @@ describe('config loading and validation', () => {
     expect(resolveConfig({ ...base, organizations: [{ id: 'acme' }, { id: 'globex' }], keys: [keys[0], keys[4]] }, {}).keys.map((k) => k.id)).to.deep.equal(['bot', 'bot']);
   });
 
+  it('refuses entries of one model name with different kinds (a chat request was drawn to the embedding entry)', () => {
+    const models = [{ name: 'a', provider: 'oai' }, { name: 'a', provider: 'oai', model: 'text-embedding-3-small', kind: 'embedding' }, { name: 'b', provider: 'oai', kind: 'chat' }, { name: 'b', provider: 'oai', model: 'b2' }];
+    const msg = errorOf(() => resolveConfig({ ...base, models }, {}));
+    expect(msg).to.equal('models[1].kind: "embedding", but models[0] of the same name "a" is "chat": the entries of one name are one load-balanced group, all of one kind');
+  });
+
   it('names a missing required field and a wrong enum value', () => {
     const msg = errorOf(() => resolveConfig({ keys: [{ org: 'acme', role: 'owner' }] }, {}));
     expect(msg).to.include('keys[0].key: is required');
