@@ -133,6 +133,19 @@ describe('config loading and validation', () => {
   });
 });
 
+describe('config loading: a TypeScript config kept outside any project', () => {
+  it("imports defineConfig and env from 'model-gateway' (the running gateway), as the README writes it, with no node_modules beside it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-outside-'));
+    writeFileSync(
+      path.join(dir, 'gateway.config.ts'),
+      "import { defineConfig, env } from 'model-gateway';\nimport { InvalidRequestError } from 'model-gateway/sdk';\nexport default defineConfig({ adminKey: env('OUTSIDE_ADMIN'), organizations: [{ id: typeof InvalidRequestError }] });\n",
+    );
+    const cfg = await loadConfig(path.join(dir, 'gateway.config.ts'), { OUTSIDE_ADMIN: 'adm-outside' });
+    expect(cfg.adminKey).to.equal('adm-outside');
+    expect(cfg.organizations).to.deep.equal([{ id: 'function' }]);
+  });
+});
+
 describe('config loading: a TypeScript config that throws', () => {
   it('says where in the file the error was thrown, not only its message', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mg-config-'));
