@@ -150,6 +150,18 @@ describe('management API for the admin console', function () {
     expect((await api(ACME_ADMIN, 'GET', '/admin/v1/budgets')).body.data.map((b: any) => b.id)).to.deep.equal(['acme-dev']);
   });
 
+  it('narrows the budgets to the organisation ?org= names, and refuses an organisation admin naming another (it answered every organisation\'s)', async () => {
+    const globex = await api(ADMIN, 'GET', '/admin/v1/budgets?org=globex');
+    expect(globex.body.data.map((b: any) => `${b.kind}:${b.id}`)).to.deep.equal(['org:globex']);
+    const acme = await api(ADMIN, 'GET', '/admin/v1/budgets?org=acme');
+    expect(acme.body.data.map((b: any) => `${b.kind}:${b.id}`)).to.deep.equal(['key:acme-dev']);
+    const other = await api(ACME_ADMIN, 'GET', '/admin/v1/budgets?org=globex');
+    expect(other.status).to.equal(403);
+    expect(other.body.error).to.include({ type: 'permission_error', code: 'cross_org_denied' });
+    const twice = await api(ADMIN, 'GET', '/admin/v1/budgets?org=acme&org=globex');
+    expect([twice.status, twice.body.error.param]).to.deep.equal([400, 'org']);
+  });
+
   it('clears a key field with null', async () => {
     const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'tmp', maxBudget: 5, rpm: 10 })).body;
     const patched = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { maxBudget: null, rpm: 20, role: null });

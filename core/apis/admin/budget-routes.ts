@@ -4,7 +4,7 @@ import type { OrganizationConfig } from '../../config/types';
 import type { Admission } from '../../limits/admission';
 import { keySubjectId } from '../../limits/limit-subjects';
 import { ADMISSION } from '../../plugins/tokens';
-import { adminAuth, adminHandler, adminOf } from './admin-auth';
+import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import { withConfigOrganizations } from './routes';
 import type { GatewayServices } from '../../http/gateway-services';
 
@@ -20,10 +20,12 @@ export function installAdminBudgetRoutes(router: Router, services: GatewayServic
   router.get(
     '/admin/v1/budgets',
     auth,
-    adminHandler(async (_req, res) => {
+    adminHandler(async (req, res) => {
       const admin = adminOf(res);
       const admission = services.container.isRegistered(ADMISSION, true) ? services.container.resolve<Admission>(ADMISSION) : undefined;
-      const visible = (org: string | null | undefined) => admin.role === 'platform_admin' || org === admin.org;
+      // `?org=` narrows it, as on the other reads; an organisation admin naming another is refused
+      const only = orgFilter(admin, req.query.org);
+      const visible = (org: string | null | undefined) => (admin.role === 'platform_admin' || org === admin.org) && (only === undefined || org === only);
       const keys: StoredKey[] = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visible(k.org));
       const organizations = withConfigOrganizations(services.config.organizations, await orgs.all()).filter((o) => visible(o.id));
       const subjects = [
