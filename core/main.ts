@@ -33,7 +33,11 @@ async function main(): Promise<void> {
     return;
   }
   const config = await loadConfig(values.config ?? './gateway.config.ts');
-  if (values.host) config.server.host = values.host;
+  if (values.host !== undefined) {
+    // an empty value (an unset $HOST) is not "the config's host": in a container that listened on loopback only, unreachable
+    if (!values.host.trim()) throw new ConfigError('--host', `must be an address or host name, got ${JSON.stringify(values.host)}`);
+    config.server.host = values.host;
+  }
   if (values.port !== undefined) {
     // decimal digits only: Number() reads "" (an unset $PORT) as 0, any free port, and "0x1f90" as hex
     const port = /^\d+$/.test(values.port) ? Number(values.port) : NaN;

@@ -197,6 +197,22 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     }
   });
 
+  it('--host with an empty value is refused, not taken as the config\'s host (an unset $HOST listened on loopback only)', async () => {
+    for (const value of ['', ' ']) {
+      const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config({ server: { host: '127.0.0.1', port: 0 } })), '--host', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      // a gateway that starts anyway is stopped at its startup line
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line.startsWith('model-gateway listening on')) child.kill('SIGTERM');
+      });
+      const code = await exit;
+      expect(stderr, JSON.stringify(value)).to.include(`--host: must be an address or host name, got ${JSON.stringify(value)}`);
+      expect(code, JSON.stringify(value)).to.equal(1);
+    }
+  });
+
   it('a port in use says so and how to pick another', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
