@@ -4,6 +4,7 @@ import type { PluginDeps, PluginStore } from '../plugins/contracts';
 import { PluginRegistry } from '../plugins/registry';
 import { ModelCatalog } from '../routing/model-catalog';
 import { transportIdOf } from '../apis/mcp/transports';
+import { configServerProblems } from '../apis/mcp/server-registry';
 import { redactUrl } from '../apis/mcp/server-record';
 import { ConfigError } from '../errors/gateway-error';
 import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
@@ -17,6 +18,7 @@ import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
 export async function checkConfig(config: ResolvedConfig): Promise<{ lines: string[]; problems: string[]; warnings: string[] }> {
   const { problems, registry } = await pluginCheck(config, config.baseDir);
   if (!problems.length && registry) problems.push(...(await creationProblems(config, registry)));
+  problems.push(...configServerProblems(config.mcpServers));
   const lines = [
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,

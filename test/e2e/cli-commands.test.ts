@@ -181,6 +181,30 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(booted.stderr).to.include('providers[0].baseUrl: provider "up" needs a baseUrl');
   });
 
+  it('check refuses the MCP servers the boot refuses: the built-in server\'s name, a name or alias taken twice, a header the gateway sets', async () => {
+    const servers = [
+      { name: 'gateway_proxy', url: 'http://127.0.0.1:9/mcp', visibility: 'public' },
+      { name: 'a', alias: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public' },
+      { name: 'docs', url: 'http://127.0.0.1:9/mcp', visibility: 'public' },
+      { name: 'b', url: 'http://127.0.0.1:9/mcp', visibility: 'public', staticHeaders: { 'content-type': { $env: 'CMD_PROVIDER' } } },
+      { name: 'c', url: 'http://127.0.0.1:9/mcp', visibility: 'public', forwardHeaders: ['host'] },
+    ];
+    const checked = await run(['check', '--config', writeConfig(config({ keys: [], guardrails: [], mcpServers: servers }))], SECRETS);
+    expect(checked.stdout).to.equal('');
+    expect(checked.code).to.equal(1);
+    expect(checked.stderr.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('mcpServers'))).to.deep.equal([
+      'mcpServers[0]: "gateway_proxy" is the gateway\'s own MCP server; give "gateway_proxy" another name and alias',
+      'mcpServers[2]: the name or alias of "docs" is already used by MCP server "a" (in this config file) in the platform; rename one of them',
+      'mcpServers[3].staticHeaders: "content-type" is set by the gateway and cannot be configured',
+      'mcpServers[4].forwardHeaders: "host" is set by the gateway and cannot be configured',
+    ]);
+    expect(checked.stderr).to.not.include(SECRETS.CMD_PROVIDER);
+    // the boot says the same of each, first of them first
+    const booted = await run(['--config', writeConfig(config({ keys: [], guardrails: [], mcpServers: servers.slice(1) })), '--port', '0'], SECRETS);
+    expect(booted.code).to.equal(1);
+    expect(booted.stderr).to.include('mcpServers[1]: the name or alias of "docs" is already used by MCP server "a" (in this config file) in the platform; rename one of them');
+  });
+
   it('--port with an empty or non-decimal value is refused, not taken as port 0 (any free port) or as hex', async () => {
     for (const value of ['', ' ', '0x1f90', '1e3']) {
       const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -95,17 +95,10 @@ export class McpServerRegistry {
       const id = configServerId(server.org ?? null, server.name);
       configIds.add(id);
       const alias = server.alias ?? server.name;
-      if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
-        throw new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
-      }
+      const own = ownConfigProblem(server, i);
+      if (own) throw own;
       const clash = this.list().find((r) => r.id !== id && (r.source === 'api' || configIds.has(r.id)) && r.org === (server.org ?? null) && (r.name === server.name || r.alias.toLowerCase() === alias.toLowerCase()));
-      if (clash) {
-        throw new ConfigError(
-          `mcpServers[${i}]`,
-          `the name or alias of "${server.name}" is already used by MCP server "${clash.name}" (${clash.source === 'api' ? 'registered through the management API' : 'in this config file'}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`,
-        );
-      }
-      validateConfigHeaders(server, (param, message) => new ConfigError(`mcpServers[${i}].${param}`, message));
+      if (clash) throw nameClash(server, i, clash.name, clash.source === 'api' ? 'registered through the management API' : 'in this config file');
       const badTransport = unknownTransport(transportIdOf(server.transport), this.transportIds);
       if (badTransport) throw new ConfigError(`mcpServers[${i}].transport`, badTransport);
       const existing = this.records.get(id);
@@ -545,6 +538,40 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
 /** `auth.header` of an api_key credential (names are sent lower-cased: `__PROTO__` is `__proto__`) */
 function validateAuthHeader(header: unknown, bad: (param: string, message: string) => Error): void {
   if (header !== undefined && (typeof header !== 'string' || !HEADER_NAME.test(header) || UNSENDABLE_HEADERS.has(header.toLowerCase()))) throw bad('auth.header', 'must be a header name');
+}
+
+/** What the boot refuses in one server of the config file by itself: the built-in server's name, header names. */
+function ownConfigProblem(server: McpServerConfig, i: number): ConfigError | undefined {
+  const alias = server.alias ?? server.name;
+  if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
+    return new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
+  }
+  try {
+    validateConfigHeaders(server, (param, message) => new ConfigError(`mcpServers[${i}].${param}`, message));
+  } catch (err) {
+    return err as ConfigError;
+  }
+  return undefined;
+}
+
+function nameClash(server: McpServerConfig, i: number, other: string, where: string): ConfigError {
+  return new ConfigError(`mcpServers[${i}]`, `the name or alias of "${server.name}" is already used by MCP server "${other}" (${where}) in ${server.org ? `organization ${server.org}` : 'the platform'}; rename one of them`);
+}
+
+/**
+ * For `check`: what the boot refuses in the config file's servers among themselves (the store's servers
+ * are not opened), each problem once; `init` applies the same rules.
+ */
+export function configServerProblems(servers: readonly McpServerConfig[]): string[] {
+  const problems: string[] = [];
+  for (const [i, server] of servers.entries()) {
+    const own = ownConfigProblem(server, i);
+    if (own) problems.push(own.message);
+    const alias = (server.alias ?? server.name).toLowerCase();
+    const clash = servers.slice(0, i).find((r) => (r.org ?? null) === (server.org ?? null) && (r.name === server.name || (r.alias ?? r.name).toLowerCase() === alias));
+    if (clash) problems.push(nameClash(server, i, clash.name, 'in this config file').message);
+  }
+  return problems;
 }
 
 /** The header names of a server from the config file, checked as the management API checks them. */
