@@ -3,6 +3,7 @@ import { BUILTIN_PLUGINS } from '../plugins/builtins';
 import type { PluginDeps, PluginStore } from '../plugins/contracts';
 import { PluginRegistry } from '../plugins/registry';
 import { ModelCatalog } from '../routing/model-catalog';
+import { storeUrlProblem } from '../store/open-store';
 import { transportIdOf } from '../apis/mcp/transports';
 import { configServerProblems } from '../apis/mcp/server-registry';
 import { redactUrl } from '../apis/mcp/server-record';
@@ -19,6 +20,8 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
   const { problems, registry } = await pluginCheck(config, config.baseDir);
   if (!problems.length && registry) problems.push(...(await creationProblems(config, registry)));
   problems.push(...configServerProblems(config.mcpServers));
+  const storeProblem = storeUrlProblem(config.store.url);
+  if (storeProblem) problems.unshift(`store.url: ${storeProblem}`);
   const lines = [
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,

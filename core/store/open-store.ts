@@ -25,13 +25,11 @@ const redisBackend = onFirstUse(() => (require('./redis-backend') as typeof impo
 
 /** `memory://`, `sqlite://PATH` (relative to the working directory), `redis://HOST:PORT[/DB]` or `postgres://USER:PASSWORD@HOST:PORT/DB`. */
 export async function openStore(url: string, now: () => number = Date.now, options: OpenStoreOptions = {}): Promise<StoreBackend> {
+  const problem = storeUrlProblem(url);
+  if (problem) throw new ConfigError('store.url', problem);
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
   if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets(), options.logger);
-  if (url.startsWith('sqlite://')) {
-    const file = url.slice('sqlite://'.length);
-    if (!file) throw new ConfigError('store.url', 'sqlite:// needs a file path, e.g. sqlite://./data/gateway.db');
-    return new SqliteBackend(file, now, secrets());
-  }
+  if (url.startsWith('sqlite://')) return new SqliteBackend(url.slice('sqlite://'.length), now, secrets());
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     const box = secrets();
     try {
@@ -48,7 +46,22 @@ export async function openStore(url: string, now: () => number = Date.now, optio
       throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}`);
     }
   }
-  throw new ConfigError('store.url', `unsupported store "${withoutCredentials(url, url)}" (use memory://, sqlite://PATH, redis://HOST:PORT or postgres://USER:PASSWORD@HOST:PORT/DB)`);
+  throw new ConfigError('store.url', unsupported(url));
+}
+
+/**
+ * What is wrong with a store URL before anything is opened: a kind the gateway has no store for, or
+ * SQLite without a file. `check` reports it too (it said "valid" and the start then failed).
+ */
+export function storeUrlProblem(url: string): string | undefined {
+  if (url === 'memory://' || url === 'memory') return undefined;
+  if (url.startsWith('sqlite://')) return url.length > 'sqlite://'.length ? undefined : 'sqlite:// needs a file path, e.g. sqlite://./data/gateway.db';
+  if (/^(?:rediss?|postgres(?:ql)?):\/\//.test(url)) return undefined;
+  return unsupported(url);
+}
+
+function unsupported(url: string): string {
+  return `unsupported store "${withoutCredentials(url, url)}" (use memory://, sqlite://PATH, redis://HOST:PORT or postgres://USER:PASSWORD@HOST:PORT/DB)`;
 }
 
 /** A URL's user and password never go into an error (the driver's messages can quote the URL). */

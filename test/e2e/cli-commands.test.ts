@@ -205,6 +205,20 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(booted.stderr).to.include('mcpServers[1]: the name or alias of "docs" is already used by MCP server "a" (in this config file) in the platform; rename one of them');
   });
 
+  it('check refuses a store URL the gateway cannot open (an unknown kind, SQLite without a file), without its password', async () => {
+    for (const [url, says] of [
+      ['mysql://gw:CANARY-store-pw-79@db.internal/gw', 'store.url: unsupported store "mysql://***@db.internal/gw" (use memory://'],
+      ['memroy://', 'store.url: unsupported store "memroy://"'],
+      ['sqlite://', 'store.url: sqlite:// needs a file path, e.g. sqlite://./data/gateway.db'],
+    ]) {
+      const checked = await run(['check', '--config', writeConfig(config({ store: { url } }))], SECRETS);
+      expect(checked.code, url).to.equal(1);
+      expect(checked.stdout, url).to.equal('');
+      expect(checked.stderr, url).to.include(says);
+      expect(checked.stderr, url).to.not.include('CANARY-store-pw-79');
+    }
+  });
+
   it('--port with an empty or non-decimal value is refused, not taken as port 0 (any free port) or as hex', async () => {
     for (const value of ['', ' ', '0x1f90', '1e3']) {
       const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });
