@@ -7,6 +7,8 @@ import { LogWriter, type LogWriterOptions } from './log-writer';
 
 export interface SpendRow {
   group: string;
+  /** grouped by key: the key's organisation (a config key's id is unique only within it) */
+  org?: string | null;
   cost: number;
   requests: number;
   promptTokens: number;
@@ -59,12 +61,14 @@ export class RequestLog {
     const rows = new Map<string, SpendRow>();
     for (const b of await this.buckets(since, until, org)) {
       const group = groupKey(b, groupBy);
-      const row = rows.get(group) ?? { group, cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
+      // two organisations may each have a config key `bot`: one row for both summed their spend
+      const id = groupBy === 'key' ? JSON.stringify([b.org, group]) : group;
+      const row = rows.get(id) ?? { group, ...(groupBy === 'key' ? { org: b.org } : {}), cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
       row.cost += b.cost;
       row.requests += b.requests;
       row.promptTokens += b.promptTokens;
       row.completionTokens += b.completionTokens;
-      rows.set(group, row);
+      rows.set(id, row);
     }
     for (const row of rows.values()) row.cost = roundCost(row.cost);
     return [...rows.values()].sort((a, b) => b.cost - a.cost);

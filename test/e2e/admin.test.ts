@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
+import { eventually } from '../support/eventually';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -230,6 +231,34 @@ describe('management API: an organisation created here and later written into th
       expect(patched.body.error.code).to.equal('config_organization_read_only');
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('management API: spend by key when two organisations each have a key of one declared id', () => {
+  it('answers one row per organisation\'s key, with its org, not one row summing both', async () => {
+    const gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey('sk-acme-bot-spend', { id: 'bot' })
+      .withKey('sk-globex-bot-spend', { org: 'globex', id: 'bot' })
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo', { price: { inputPerMTok: 1000000, outputPerMTok: 0 } })
+      .with({ adminKey: ADMIN })
+      .start();
+    try {
+      await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-bot-spend', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcd' }] });
+      await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-globex-bot-spend', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcdefgh' }] });
+      const byKey = await eventually(async () => {
+        const res = await api(gw, 'GET', '/admin/v1/spend?groupBy=key', ADMIN);
+        return res.body.total_cost === 3 ? res : undefined;
+      });
+      expect(byKey.body.data.map((r: { group: string; org: string; cost: number; requests: number }) => [r.group, r.org, r.cost, r.requests])).to.have.deep.members([
+        ['bot', 'acme', 1, 1],
+        ['bot', 'globex', 2, 1],
+      ]);
+    } finally {
+      await gw.close();
     }
   });
 });
