@@ -39,6 +39,8 @@ export class PluginRegistry {
     } catch (err) {
       throw new PluginError(source, `plugin "${def.id}" has an invalid optionsSchema: ${(err as Error).message}`);
     }
+    const badDefault = defaultProblem(def.optionsSchema ?? {});
+    if (badDefault) throw new PluginError(source, `plugin "${def.id}" has an invalid optionsSchema: ${badDefault}`);
     this.entries.set(key, { definition: def as PluginDefinition, validate, source });
   }
 
@@ -97,4 +99,31 @@ export class PluginRegistry {
       for (const def of Array.isArray(exported) ? exported : [exported]) this.register(def, at);
     }
   }
+}
+
+/**
+ * A `default` its own property schema refuses. ajv fills defaults in without checking them, so an operator
+ * who left the option out was told their config broke the plugin's schema (`guardrails[0].options.prefix:
+ * must match ...`) for a value the plugin wrote.
+ */
+function defaultProblem(schema: unknown, at = ''): string | undefined {
+  const properties = schema && typeof schema === 'object' ? (schema as { properties?: unknown }).properties : undefined;
+  if (!properties || typeof properties !== 'object') return undefined;
+  for (const [name, property] of Object.entries(properties)) {
+    if (!property || typeof property !== 'object') continue;
+    const path = at ? `${at}.${name}` : name;
+    if (Object.hasOwn(property, 'default')) {
+      const { default: value, ...own } = property as Record<string, unknown>;
+      let problems: string[] = [];
+      try {
+        problems = compileSchema(own).check(copyData(value), path).map((p) => p.message);
+      } catch {
+        // a property schema that does not compile alone (a $ref into its parent) is not checked here
+      }
+      if (problems.length) return `the default of "${path}" fails its own schema (${problems.join('; ')})`;
+    }
+    const deeper = defaultProblem(property, path);
+    if (deeper) return deeper;
+  }
+  return undefined;
 }

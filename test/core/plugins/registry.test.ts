@@ -33,6 +33,24 @@ describe('plugin registry', () => {
     expect(() => registry.register(guardrail('sloppy', { optionsSchema: sloppy }), 'plugins[0]')).to.throw(PluginError, 'plugins[0]: plugin "sloppy" has an invalid optionsSchema: strict mode: unknown keyword: "propertes"');
   });
 
+  it('refuses at registration a default its own schema refuses (the operator who left the option out was blamed for it)', () => {
+    const registry = new PluginRegistry();
+    const schema = (prefix: unknown) => ({
+      type: 'object',
+      additionalProperties: false,
+      properties: { prefix: { type: 'string', pattern: '^[A-Z]{2,8}$', default: prefix }, nested: { type: 'object', properties: { n: { type: 'integer', minimum: 1, default: 2 } } } },
+    });
+    expect(() => registry.register(guardrail('lower-default', { optionsSchema: schema('emp') }), 'plugins[0]')).to.throw(
+      PluginError,
+      'plugins[0]: plugin "lower-default" has an invalid optionsSchema: the default of "prefix" fails its own schema (prefix: must match ^[A-Z]{2,8}$)',
+    );
+    const nested = schema('EMP');
+    nested.properties.nested.properties.n.default = 0;
+    expect(() => registry.register(guardrail('nested-default', { optionsSchema: nested }), 'plugins[1]')).to.throw(PluginError, 'the default of "nested.n" fails its own schema (nested.n: must be >= 1)');
+    registry.register(guardrail('good-default', { optionsSchema: schema('EMP') }), 'plugins[2]');
+    expect(registry.has('guardrail', 'good-default')).to.equal(true);
+  });
+
   it('validates options against the plugin schema and names the option path', async () => {
     const registry = new PluginRegistry();
     registry.register(guardrail('words'), 'a');
