@@ -27,7 +27,8 @@ export async function readConfigFile(file: string): Promise<unknown> {
       throw new ConfigError('', `cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
     try {
-      return JSON.parse(text);
+      // a byte-order mark (Notepad, Windows PowerShell's utf8) is not JSON, but Node's own JSON loading skips it
+      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch (err) {
       // V8 quotes the text around the error ('..."adminKey": sk-adm"...'): it may be a literal secret
       const reason = (err as Error).message.replace(/,\s*(?:\.\.\.)?"[\s\S]* is not valid JSON$/, '');

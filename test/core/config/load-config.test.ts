@@ -237,4 +237,12 @@ describe('config loading: a malformed JSON config file', () => {
     expect(message).to.not.include('sk-admin');
     expect(message).to.not.include('REVIEW');
   });
+
+  it('reads a JSON config saved with a UTF-8 byte-order mark (Notepad, Windows PowerShell), which was refused as not valid JSON', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-review-config-')), 'gateway.json');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"server": {"port": 4321}, "organizations": [{"id": "o"}]}\n')]));
+    const cfg = await loadConfig(file, {});
+    expect(cfg.server.port).to.equal(4321);
+    expect(cfg.organizations).to.deep.equal([{ id: 'o' }]);
+  });
 });
