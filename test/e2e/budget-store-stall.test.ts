@@ -9,6 +9,7 @@ import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 import { eventually } from '../support/eventually';
+import { keySubjectId } from '../../core/limits/limit-subjects';
 
 const ADMIN = 'sk-stall-admin-1';
 const KEY = 'sk-stall-budgeted-1';
@@ -122,7 +123,7 @@ describe('budgets on Redis: a restart that loses the counters', function () {
       await gw.gateway.services.pipeline.whenSettled(30_000);
       // the correction is written once the client is back on the new server (tried again every second)
       await raw.connect();
-      const counter = 'mg:n:limits:budget:key:budgeted:total';
+      const counter = `mg:n:limits:budget:key:${keySubjectId('budgeted', 'acme')}:total`;
       await eventually(async () => (await raw.exists(counter)) === 1, 10_000);
 
       expect(await spent()).to.equal(0);
