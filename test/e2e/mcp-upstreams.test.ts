@@ -115,6 +115,21 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     }
   });
 
+  it("leaves out server-everything's tool that may only run as a task (the gateway offers no tasks), and answers a call to it as unknown", async () => {
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}`, 'x-mcp-servers': 'ev' } } }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).to.include('echo').and.not.include('simulate-research-query');
+      expect(tools.filter((t) => t.execution?.taskSupport === 'required')).to.deep.equal([]);
+      expect(client.getServerCapabilities()?.tasks).to.equal(undefined);
+    } finally {
+      await client.close();
+    }
+    const res = await post(gw, call('ev-simulate-research-query', { topic: 'x' }).body);
+    expect(res.body.error).to.deep.include({ code: -32602, message: 'Unknown tool: ev-simulate-research-query' });
+  });
+
   it('answers a batch with one response per request, in order', async () => {
     const res = await post(gw, [
       { jsonrpc: '2.0', id: 'a', method: 'ping' },

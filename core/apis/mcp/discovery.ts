@@ -54,7 +54,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
       // older rules, a newer server's tool is judged on the rest
       const judged = (t: UpstreamItem) => (client.revision === MODERN_REVISION ? { ...t, outputSchema: undefined } : t);
       return {
-        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => ToolSchema.safeParse(judged(t)).success)),
+        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => ToolSchema.safeParse(judged(t)).success && !tasksOnly(t))),
         prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => PromptSchema.safeParse(p).success)),
         resources: resources.filter((r): r is UpstreamItem & { uri: string } => ResourceSchema.safeParse(r).success),
         resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => ResourceTemplateSchema.safeParse(r).success),
@@ -100,6 +100,16 @@ async function listAll(client: UpstreamSession, method: string, key: string, sig
 function firstByName<T extends { name: string }>(items: T[]): T[] {
   const seen = new Set<string>();
   return items.filter((item) => !seen.has(item.name) && !!seen.add(item.name));
+}
+
+/**
+ * A tool that runs only as a task (`execution.taskSupport: "required"`) answers a plain `tools/call` with
+ * an error, and the gateway declares no `tasks` capability to its clients, so none could call it: listed,
+ * it would only be a tool that always fails.
+ */
+function tasksOnly(tool: UpstreamItem): boolean {
+  const execution = tool.execution;
+  return !!execution && typeof execution === 'object' && (execution as { taskSupport?: unknown }).taskSupport === 'required';
 }
 
 function isMethodNotFound(err: unknown): boolean {
