@@ -466,6 +466,16 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     expect(read.body.result).to.deep.include({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
   });
 
+  it("gives a 2025-11-25 client none of a 2026-07-28 upstream's cache hints or server info (a public hour on one key's answer)", async () => {
+    const read = await raw(ACME, { jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'modern://bulletin' } });
+    expect(read.body.result.contents).to.deep.equal([{ uri: 'modern://bulletin', text: 'write to [EMAIL]' }]);
+    expect(read.body.result).to.not.have.any.keys('ttlMs', 'cacheScope', 'resultType');
+    expect(read.body.result._meta?.['io.modelcontextprotocol/serverInfo']).to.equal(undefined);
+    const called = await raw(ACME, { jsonrpc: '2.0', id: 32, method: 'tools/call', params: { name: 'modern-echo', arguments: { message: 'hi' } } });
+    expect(called.body.result.content).to.deep.equal([{ type: 'text', text: 'modern echo: hi' }]);
+    expect(called.body.result._meta?.['io.modelcontextprotocol/serverInfo']).to.equal(undefined);
+  });
+
   it('streams progress as SSE to a raw client that sent a token, the result last', async () => {
     const res = await fetch(`${gw.url}/mcp`, {
       method: 'POST',

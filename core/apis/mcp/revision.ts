@@ -182,9 +182,17 @@ const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'reso
 /** A result in the client's revision: `resultType` (and the cache fields) for 2026-07-28, none for older. */
 export function resultFor(client: ClientRevision, method: string, result: unknown): unknown {
   if (!isObject(result)) return result;
+  const serverInfoKey = modernClient().SERVER_INFO_META_KEY;
   if (!client.modern) {
-    if (!('resultType' in result)) return result;
-    const { resultType: _dropped, ...rest } = result;
+    // a 2026-07-28 upstream's fields have no meaning in 2025-11-25, and its cache hints (public, an hour)
+    // would be wrong for what the gateway serves even there: a shared cache honouring them would hand one
+    // key's answer to another. Nor is the upstream the server this client talks to.
+    const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+    if (isObject(rest._meta) && Object.hasOwn(rest._meta, serverInfoKey)) {
+      const { [serverInfoKey]: _info, ...meta } = rest._meta;
+      if (Object.keys(meta).length > 0) rest._meta = meta;
+      else delete rest._meta;
+    }
     return rest;
   }
   const out: Record<string, unknown> = { ...result, resultType: result.resultType ?? 'complete' };
@@ -195,6 +203,6 @@ export function resultFor(client: ClientRevision, method: string, result: unknow
     out.cacheScope = 'private';
   }
   // the client talks to the gateway: the server info in the result is ours, not an upstream's
-  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [modernClient().SERVER_INFO_META_KEY]: GATEWAY_SERVER_INFO };
+  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [serverInfoKey]: GATEWAY_SERVER_INFO };
   return out;
 }
