@@ -92,6 +92,8 @@ export class FakeMcpServer {
   readonly requests: RecordedRequest[] = [];
   /** while set, requests are held without an answer until released (for timeout tests) */
   hang = false;
+  /** while set, only requests carrying this JSON-RPC method are held, until released */
+  holdRpc: string | undefined;
   /** answer every HTTP request with this status (e.g. 500, 401) while set */
   failWithStatus: number | undefined;
   /** the body sent with `failWithStatus` (default "scripted failure"); may echo the request headers */
@@ -163,6 +165,7 @@ export class FakeMcpServer {
 
   releaseHeld(): void {
     this.hang = false;
+    this.holdRpc = undefined;
     for (const release of this.held.splice(0)) release();
   }
 
@@ -182,7 +185,7 @@ export class FakeMcpServer {
         res.once('close', () => (recorded.open = false));
         this.requests.push(recorded);
       }
-      if (this.hang) await new Promise<void>((resolve) => this.held.push(resolve));
+      if (this.hang || (this.holdRpc !== undefined && rpcMethods.includes(this.holdRpc))) await new Promise<void>((resolve) => this.held.push(resolve));
       if (this.failWithStatus) {
         res.writeHead(this.failWithStatus, { 'content-type': 'text/plain' }).end(this.failBody?.(req.headers) ?? 'scripted failure');
         return;

@@ -46,6 +46,8 @@ export class McpHealthMonitor {
   /** the check running per server, and the upstream (URL, transport, headers) it is checking */
   private readonly inflight = new Map<string, { promise: Promise<McpServerRecord | undefined>; upstream: string; abort: AbortController }>();
   private handle: unknown;
+  /** servers with a check to run once the running one ends (a list changed while it ran) */
+  private readonly recheck = new Set<string>();
 
   constructor(
     private readonly registry: McpServerRegistry,
@@ -88,6 +90,26 @@ export class McpHealthMonitor {
     return entry.promise;
   }
 
+  /**
+   * The upstream says a list changed. A check already running may have read that list before the change:
+   * joining it would miss the change until the next periodic check (never, with the interval 0), so one
+   * more check follows it. Announcements during a running check share that one follow-up.
+   */
+  listChanged(id: string): void {
+    const running = this.inflight.get(id);
+    if (!running) {
+      void this.check(id);
+      return;
+    }
+    if (this.recheck.has(id)) return;
+    this.recheck.add(id);
+    // none once the monitor stopped (stop() forgets what was pending): the pool may be closed by then
+    const again = () => {
+      if (this.recheck.delete(id) && this.registry.get(id)) void this.check(id);
+    };
+    running.promise.then(again, again);
+  }
+
   /** The check running for a server now, if any. */
   running(id: string): Promise<McpServerRecord | undefined> | undefined {
     return this.inflight.get(id)?.promise;
@@ -128,6 +150,7 @@ export class McpHealthMonitor {
   }
 
   stop(): void {
+    this.recheck.clear();
     if (this.handle !== undefined) this.timer.clearInterval(this.handle);
     this.handle = undefined;
   }

@@ -83,7 +83,7 @@ export class McpGateway {
     this.view = new McpCatalogView(this.cache);
     if (options.builtin) this.cache.set(options.builtin.record.id, options.builtin.catalog);
     // An upstream that announces a changed list is rediscovered at once (new tools stay hidden as usual).
-    this.pool.onListChanged = (id) => void this.health.check(id);
+    this.pool.onListChanged = (id) => this.health.listChanged(id);
     const events = options.events;
     if (events) {
       this.registry.announce = (event) => void events.publish(event).catch((err) => options.logger?.warn('change event not published', { error: (err as Error).message }));

@@ -115,6 +115,25 @@ describe('core/apis/mcp/health-monitor', () => {
     expect(h.gateway.registry.get(record.id)!.tools.added_later).to.deep.include({ status: 'hidden', hiddenReason: 'discovered_later' });
   });
 
+  it('rediscovers again when an upstream announces a change while a discovery of it is still running', async () => {
+    upstream = await FakeMcpServer.start({ stateful: true, tools: { search: {} } });
+    const record = await start();
+    await eventually(() => upstream.sessionCount === 1 && upstream.requests.some((r) => r.method === 'GET'));
+    const before = upstream.requestsFor('tools/list').length;
+    // a discovery that has read the tool list but not yet the prompts
+    upstream.holdRpc = 'prompts/list';
+    const running = h.gateway.health.check(record.id);
+    await eventually(() => upstream.requestsFor('prompts/list').some((r) => r.open) && upstream.requestsFor('tools/list').slice(before).some((r) => !r.open));
+    upstream.setTool('added_later', {});
+    await upstream.notifyToolListChanged();
+    // let the announcement reach the gateway before the discovery it arrived during finishes
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    upstream.releaseHeld();
+    await running;
+    await eventually(() => h.gateway.registry.get(record.id)!.tools.added_later !== undefined);
+    expect(h.gateway.registry.get(record.id)!.tools.added_later).to.deep.include({ status: 'hidden', hiddenReason: 'discovered_later' });
+  });
+
   it("does not undo an operator's change made through another instance sharing the store", async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     const record = await start();
