@@ -377,3 +377,42 @@ describe('/mcp: a 2025-11-25 client (SDK 1.x) that cancels a tool call', () => {
     }
   });
 });
+
+describe('/mcp with two servers in one scope listing the same resource URI', () => {
+  let archive: FakeMcpServer;
+  let notes: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    archive = await FakeMcpServer.start({ resources: { 'shared://notes': { name: 'archived notes', text: 'from the public archive' } } });
+    notes = await FakeMcpServer.start({ resources: { 'shared://notes': { name: 'acme notes', text: "from acme's own server" } } });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'acme-bot' })
+      .withMcpServer('archive', archive.url, { visibility: 'public' })
+      .withMcpServer('notes', notes.url, { org: 'acme', visibility: 'private' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([archive.close(), notes.close()]);
+  });
+
+  it("lists the URI once, as the server a read goes to lists it: the organisation's own, else the first healthy one", async () => {
+    const listed = await rpc(gw, ACME_KEY, 'resources/list');
+    expect(listed.body.result.resources).to.deep.equal([{ uri: 'shared://notes', name: 'acme notes' }]);
+    const read = await rpc(gw, ACME_KEY, 'resources/read', { uri: 'shared://notes' });
+    expect(read.body.result.contents).to.deep.equal([{ uri: 'shared://notes', text: "from acme's own server" }]);
+
+    // acme's server goes down: its resource is no longer listed, and the URI is read where it is listed now
+    await notes.close();
+    const servers = (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json())) as any;
+    const id = servers.data.find((s: any) => s.name === 'notes').id;
+    const checked = (await fetch(`${gw.url}/admin/v1/mcp/servers/${id}/health`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json())) as any;
+    expect(checked.health.status).to.equal('unhealthy');
+    const relisted = await rpc(gw, ACME_KEY, 'resources/list');
+    expect(relisted.body.result.resources).to.deep.equal([{ uri: 'shared://notes', name: 'archived notes' }]);
+    const reread = await rpc(gw, ACME_KEY, 'resources/read', { uri: 'shared://notes' });
+    expect(reread.body.result.contents).to.deep.equal([{ uri: 'shared://notes', text: 'from the public archive' }]);
+  });
+});

@@ -67,20 +67,30 @@ export class McpCatalogView {
     return { server: found.scoped.record, upstreamName: found.upstreamName, exposedName: name };
   }
 
+  /** Each URI once, as listed by the server a read of it goes to (routeResource). */
   listResources(scope: McpScope): UpstreamItem[] {
-    return listable(scope).flatMap((s) => this.cache.get(s.record.id)?.resources ?? []);
+    const seen = new Set<string>();
+    return listable(scope)
+      .flatMap((s) => this.cache.get(s.record.id)?.resources ?? [])
+      .filter((r) => !seen.has(r.uri) && !!seen.add(r.uri));
   }
 
   listResourceTemplates(scope: McpScope): UpstreamItem[] {
     return listable(scope).flatMap((s) => this.cache.get(s.record.id)?.resourceTemplates ?? []);
   }
 
-  /** The server that listed this URI, else the first whose resource template matches it. */
+  /**
+   * The server that listed this URI, else the first whose resource template matches it. Servers are tried
+   * in the order listing uses (the organisation's own first), listed ones before those whose last check
+   * failed, so a URI two servers list is read from the one whose entry the client was shown.
+   */
   routeResource(scope: McpScope, uri: string): McpServerRecord | undefined {
-    for (const scoped of scope.servers) {
+    const shown = listable(scope);
+    const servers = [...shown, ...scope.servers.filter((s) => !shown.includes(s))];
+    for (const scoped of servers) {
       if (this.cache.get(scoped.record.id)?.resources.some((r) => r.uri === uri)) return scoped.record;
     }
-    for (const scoped of scope.servers) {
+    for (const scoped of servers) {
       for (const template of this.cache.get(scoped.record.id)?.resourceTemplates ?? []) {
         if (this.template(template.uriTemplate)?.(uri)) return scoped.record;
       }
