@@ -256,7 +256,13 @@ describe('/mcp with an upstream whose result cannot be written back', () => {
  * A hand-written 2025-11-25 upstream with one tool, whose calls `call` answers on the raw response: for
  * answers no SDK server would write.
  */
-async function startHandWrittenServer(name: string, tool: string, call: (res: ServerResponse, id: unknown) => Promise<void> | void): Promise<{ url: string; close(): Promise<void> }> {
+async function startHandWrittenServer(
+  name: string,
+  tool: string,
+  call: (res: ServerResponse, id: unknown) => Promise<void> | void,
+  /** the tools/list result for a cursor (default: the one tool, one page) */
+  listPage?: (cursor: string | undefined) => unknown,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -264,7 +270,7 @@ async function startHandWrittenServer(name: string, tool: string, call: (res: Se
     if (message.id === undefined) return void res.writeHead(202).end();
     const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     if (message.method === 'initialize') return answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name, version: '1' } });
-    if (message.method === 'tools/list') return answer({ tools: [{ name: tool, inputSchema: { type: 'object' } }] });
+    if (message.method === 'tools/list') return answer(listPage ? listPage(message.params?.cursor) : { tools: [{ name: tool, inputSchema: { type: 'object' } }] });
     if (message.method === 'tools/call') return call(res, message.id);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
   });
@@ -436,5 +442,32 @@ describe('/mcp with an upstream that lists a tool the protocol does not allow', 
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('/mcp with an upstream whose tool list has more pages than discovery reads', () => {
+  let upstream: Awaited<ReturnType<typeof startHandWrittenServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    // page n lists tool_n and points at page n + 1, without end
+    upstream = await startHandWrittenServer('pager', 'tool_0', () => undefined, (cursor) => {
+      const page = Number(cursor ?? '0');
+      return { tools: [{ name: `tool_${page}`, inputSchema: { type: 'object' } }], nextCursor: String(page + 1) };
+    });
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('pager', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('serves the pages it read and logs a warning naming the server and the list it stopped reading', async () => {
+    const list = await post(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const names = list.body.result.tools.map((t: { name: string }) => t.name);
+    expect(names).to.have.length(100);
+    expect(names[99]).to.equal('tool_99');
+    const warning = gw.logLines.map((line) => JSON.parse(line)).find((entry) => /page/.test(entry.msg ?? entry.message ?? ''));
+    expect(warning, gw.logLines.join('\n')).to.deep.include({ level: 'warn', server: 'pager', org: 'acme', list: 'tools/list', pages: 100 });
   });
 });

@@ -21,10 +21,12 @@ export interface UpstreamCatalog {
   resourceTemplates: (UpstreamItem & { uriTemplate: string })[];
   /** the protocol revision the server was spoken to in */
   protocolVersion?: string;
+  /** the lists (methods) the upstream still had pages of after MAX_PAGES: their later items are missing */
+  capped?: string[];
 }
 
 /** guards against an upstream that pages forever */
-const MAX_PAGES = 100;
+export const MAX_PAGES = 100;
 
 export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTarget, timeoutMs: number, stop?: AbortSignal): Promise<UpstreamCatalog> {
   const deadline = Date.now() + timeoutMs;
@@ -39,8 +41,9 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
   timer.unref?.();
   try {
     return await pool.withClient(target, { timeoutMs, signal: abort.signal }, async (client, capabilities) => {
+      const capped: string[] = [];
       const list = (method: string, key: string, capability: keyof ServerCapabilities) =>
-        capabilities[capability] ? listAll(client, method, key, abort.signal, deadline) : Promise.resolve([]);
+        capabilities[capability] ? listAll(client, method, key, abort.signal, deadline, () => capped.push(method)) : Promise.resolve([]);
       const [tools, prompts, resources, resourceTemplates] = await Promise.all([
         list('tools/list', 'tools', 'tools'),
         list('prompts/list', 'prompts', 'prompts'),
@@ -59,6 +62,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
         resources: resources.filter((r): r is UpstreamItem & { uri: string } => ResourceSchema.safeParse(r).success),
         resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => ResourceTemplateSchema.safeParse(r).success),
         protocolVersion: client.revision,
+        ...(capped.length > 0 ? { capped } : {}),
       };
     });
   } finally {
@@ -67,7 +71,7 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
   }
 }
 
-async function listAll(client: UpstreamSession, method: string, key: string, signal: AbortSignal, deadline: number): Promise<UpstreamItem[]> {
+async function listAll(client: UpstreamSession, method: string, key: string, signal: AbortSignal, deadline: number, onCapped: () => void): Promise<UpstreamItem[]> {
   const items: UpstreamItem[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -88,8 +92,10 @@ async function listAll(client: UpstreamSession, method: string, key: string, sig
     const batch = result[key];
     if (Array.isArray(batch)) items.push(...batch.filter((i): i is UpstreamItem => !!i && typeof i === 'object'));
     cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
-    if (!cursor) break;
+    if (!cursor) return items;
   }
+  // pages left unread: what they hold is missing from the catalog, which the operator must be told
+  onCapped();
   return items;
 }
 

@@ -12,7 +12,7 @@
  * drive the periodic check without sleeping.
  */
 import type { Clock, Logger } from '../../plugins/contracts';
-import { discoverCatalog } from './discovery';
+import { discoverCatalog, MAX_PAGES } from './discovery';
 import type { DiscoveryCache } from './discovery-cache';
 import type { McpServerRecord } from './server-record';
 import type { McpServerRegistry } from './server-registry';
@@ -180,6 +180,9 @@ export class McpHealthMonitor {
       });
       if (!latest) return undefined;
       this.cache.set(id, catalog);
+      for (const list of catalog.capped ?? []) {
+        this.logger?.warn('mcp discovery stopped at the page limit: later items of this list are not served', { server: latest.name, org: latest.org, list, pages: MAX_PAGES });
+      }
       return latest;
     } catch (err) {
       if (signal.aborted) return this.registry.get(id);
