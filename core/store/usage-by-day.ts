@@ -11,6 +11,8 @@ export type UsageSplit = 'none' | 'key' | 'org' | 'model' | 'tool';
 
 export interface UsageSeries {
   group: string;
+  /** split by key: the key's organisation (a config key's id is unique only within it) */
+  org?: string | null;
   /** one value per day of `days` */
   cost: number[];
   requests: number[];
@@ -33,6 +35,8 @@ export interface UsageByDay {
 
 export interface TopRow {
   group: string;
+  /** a top key's organisation */
+  org?: string | null;
   cost: number;
   requests: number;
 }
@@ -86,11 +90,13 @@ function groupOf(e: SpendBucket, split: UsageSplit): string | undefined {
   }
 }
 
-function addTop(rows: Map<string, TopRow>, group: string, e: SpendBucket): void {
-  const row = rows.get(group) ?? { group, cost: 0, requests: 0 };
+function addTop(rows: Map<string, TopRow>, group: string, e: SpendBucket, org?: string | null): void {
+  // two organisations may each have a config key `bot`: keyed by id alone, one row summed both
+  const id = org === undefined ? group : JSON.stringify([org, group]);
+  const row = rows.get(id) ?? { group, ...(org === undefined ? {} : { org }), cost: 0, requests: 0 };
   row.cost += e.cost;
   row.requests += e.requests;
-  rows.set(group, row);
+  rows.set(id, row);
 }
 
 const byCost = (a: { cost: number }, b: { cost: number }) => b.cost - a.cost;
@@ -103,6 +109,7 @@ export function usageByDay(
   const days = daysBetween(opts.since, opts.until, dayOf);
   const dayIndex = new Map(days.map((d, i) => [d, i]));
   const groups = new Map<string, UsageSeries & { total: number }>();
+  const byKey = opts.split === 'key';
   const totals: UsageTotals = { cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
   const topKeys = new Map<string, TopRow>();
   const topModels = new Map<string, TopRow>();
@@ -114,18 +121,20 @@ export function usageByDay(
     totals.requests += e.requests;
     totals.promptTokens += e.promptTokens;
     totals.completionTokens += e.completionTokens;
-    addTop(topKeys, e.keyId ?? '(none)', e);
+    addTop(topKeys, e.keyId ?? '(none)', e, e.org);
     addTop(topModels, e.model ?? '(none)', e);
     const group = groupOf(e, opts.split);
     if (group === undefined) continue;
-    let s = groups.get(group);
-    if (!s) groups.set(group, (s = { group, cost: days.map(() => 0), requests: days.map(() => 0), total: 0 }));
+    // as for the top keys: one series per organisation's key, not one per declared id
+    const id = byKey ? JSON.stringify([e.org, group]) : group;
+    let s = groups.get(id);
+    if (!s) groups.set(id, (s = { group, ...(byKey ? { org: e.org } : {}), cost: days.map(() => 0), requests: days.map(() => 0), total: 0 }));
     s.cost[i] += e.cost;
     s.requests[i] += e.requests;
     s.total += e.cost;
   }
   const ranked = [...groups.values()].sort((a, b) => b.total - a.total || b.requests.reduce((x, y) => x + y, 0) - a.requests.reduce((x, y) => x + y, 0));
-  const series: UsageSeries[] = ranked.slice(0, MAX_SERIES).map(({ group, cost, requests }) => ({ group, cost, requests }));
+  const series: UsageSeries[] = ranked.slice(0, MAX_SERIES).map(({ total: _total, ...s }) => s);
   const rest = ranked.slice(MAX_SERIES);
   if (rest.length) {
     series.push({

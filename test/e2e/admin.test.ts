@@ -262,3 +262,50 @@ describe('management API: spend by key when two organisations each have a key of
     }
   });
 });
+
+describe('management API: reading a key when two organisations each have a key of one declared id', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey('sk-acme-bot-read', { id: 'bot', name: 'acme bot' })
+      .withKey('sk-globex-bot-read', { org: 'globex', id: 'bot', name: 'globex bot' })
+      .withKey('sk-globex-admin-read', { org: 'globex', id: 'globex-admin', role: 'admin' })
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo', { price: { inputPerMTok: 1000000, outputPerMTok: 0 } })
+      .with({ adminKey: ADMIN })
+      .start();
+  });
+  after(() => gw.close());
+
+  it('lets the organisation admin read its own bot, and the platform admin pick one with ?org=', async () => {
+    const own = await api(gw, 'GET', '/admin/v1/keys/bot', 'sk-globex-admin-read');
+    expect(own.status).to.equal(200);
+    expect(own.body).to.include({ id: 'bot', org: 'globex', name: 'globex bot' });
+    const second = await api(gw, 'GET', '/admin/v1/keys/bot?org=globex', ADMIN);
+    expect(second.status).to.equal(200);
+    expect(second.body).to.include({ id: 'bot', org: 'globex', name: 'globex bot' });
+    const first = await api(gw, 'GET', '/admin/v1/keys/bot?org=acme', ADMIN);
+    expect(first.body).to.include({ id: 'bot', org: 'acme', name: 'acme bot' });
+    expect((await api(gw, 'GET', '/admin/v1/keys/bot?org=acme', 'sk-globex-admin-read')).status).to.equal(403);
+  });
+
+  it('charts spend by key as one series per organisation\'s key, with its org', async () => {
+    await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-bot-read', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcd' }] });
+    await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-globex-bot-read', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcdefgh' }] });
+    const daily = await eventually(async () => {
+      const res = await api(gw, 'GET', '/admin/v1/spend/daily?splitBy=key', ADMIN);
+      return res.body.totals.cost === 3 ? res : undefined;
+    });
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(daily.body.series.map((s: { group: string; org: string; cost: number[] }) => [s.group, s.org, sum(s.cost)])).to.have.deep.members([
+      ['bot', 'acme', 1],
+      ['bot', 'globex', 2],
+    ]);
+    expect(daily.body.top.keys.map((r: { group: string; org: string; cost: number }) => [r.group, r.org, r.cost])).to.have.deep.members([
+      ['bot', 'acme', 1],
+      ['bot', 'globex', 2],
+    ]);
+  });
+});

@@ -150,19 +150,24 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     if (first) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), first.path === 'org' ? 'unknown_organization' : 'unknown_reference', { param: first.path });
   }
 
-  async function findKey(id: string): Promise<StoredKey | undefined> {
-    const key = services.keys.configKeys().find((k) => k.id === id) ?? (await services.keys.collection.get(id));
+  /** `org` picks among config keys of one declared id: two organisations may each declare a `bot`. */
+  async function findKey(id: string, org: string | undefined): Promise<StoredKey | undefined> {
+    const inOrg = (k: StoredKey) => org === undefined || k.org === org;
+    const key = services.keys.configKeys().find((k) => k.id === id && inOrg(k)) ?? (await services.keys.collection.get(id));
     // a revoked key is only a tombstone that keeps its id from being reused
-    return key?.revoked ? undefined : key;
+    return key && !key.revoked && inOrg(key) ? key : undefined;
   }
 
   function visibleTo(admin: ReturnType<typeof adminOf>, key: StoredKey): boolean {
     return admin.role === 'platform_admin' || key.org === admin.org;
   }
 
-  /** A key the admin may see; any other answers exactly like a key that does not exist. */
-  async function visibleKey(id: string, admin: ReturnType<typeof adminOf>): Promise<StoredKey> {
-    const key = await findKey(id);
+  /**
+   * A key the admin may see; any other answers exactly like a key that does not exist. An organisation
+   * admin's `bot` is its own organisation's; the platform admin names the organisation with `?org=`.
+   */
+  async function visibleKey(id: string, admin: ReturnType<typeof adminOf>, rawOrg: unknown): Promise<StoredKey> {
+    const key = await findKey(id, orgFilter(admin, rawOrg));
     if (!key || !visibleTo(admin, key)) throw new NotFoundError(`No key "${id}".`, 'key_not_found');
     return key;
   }
@@ -202,7 +207,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await visibleKey(String(req.params.id), adminOf(res));
+      const key = await visibleKey(String(req.params.id), adminOf(res), req.query.org);
       res.json(publicKey(key));
     }),
   );
@@ -211,7 +216,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await visibleKey(String(req.params.id), adminOf(res));
+      const key = await visibleKey(String(req.params.id), adminOf(res), req.query.org);
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       // `null` removes a field: no budget, no rate limit, every model
       const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
@@ -227,7 +232,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     '/admin/v1/keys/:id',
     auth,
     adminHandler(async (req, res) => {
-      const key = await visibleKey(String(req.params.id), adminOf(res));
+      const key = await visibleKey(String(req.params.id), adminOf(res), req.query.org);
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; remove it there.', 'config_key_read_only');
       await services.keys.revoke(key);
       res.json({ id: key.id, object: 'key', deleted: true });
