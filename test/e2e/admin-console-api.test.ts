@@ -171,6 +171,18 @@ describe('management API for the admin console', function () {
     expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body).to.not.have.property('maxBudget');
   });
 
+  it('keeps the MCP restrictions a key PATCH does not name (a partial mcp opened every server, or every tool of a server)', async () => {
+    const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-narrow', mcp: { servers: ['docs'], tools: { docs: ['search'], gateway_proxy: ['gpt'] } } })).body;
+    const tools = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: { tools: { docs: ['search', 'fetch'] } } });
+    expect(tools.status).to.equal(200);
+    expect(tools.body.mcp).to.deep.equal({ servers: ['docs'], tools: { docs: ['search', 'fetch'], gateway_proxy: ['gpt'] } });
+    const servers = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: { servers: ['docs', 'gateway_proxy'] } });
+    expect(servers.body.mcp).to.deep.equal({ servers: ['docs', 'gateway_proxy'], tools: { docs: ['search', 'fetch'], gateway_proxy: ['gpt'] } });
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body.mcp).to.deep.equal(servers.body.mcp);
+    const cleared = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: null });
+    expect(cleared.body).to.not.have.property('mcp');
+  });
+
   it('runs the tool tester through /mcp with the pasted key, and explains what it cannot run', async () => {
     const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
     const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });

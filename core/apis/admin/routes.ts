@@ -222,6 +222,12 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
       await checkKeyReferences(patch.set, key.org);
       const updated = { ...key, ...patch.set } as StoredKey;
+      // `mcp` only narrows what it names: replaced whole, a patch of its tools dropped `servers` (every
+      // server for the key) and a patch of one server's tools dropped the others' lists (every tool of them)
+      if (patch.set.mcp && key.mcp) {
+        const tools = key.mcp.tools || patch.set.mcp.tools ? { tools: { ...key.mcp.tools, ...patch.set.mcp.tools } } : {};
+        updated.mcp = { ...key.mcp, ...patch.set.mcp, ...tools };
+      }
       for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
       res.json(publicKey(updated));
