@@ -68,6 +68,15 @@ describe('management API: keys, organizations, logs, spend', () => {
     expect((await api(gw, 'POST', '/admin/v1/organizations', 'sk-acme-admin', { id: 'x' })).status).to.equal(403);
   });
 
+  it('narrows the key list to the organisation ?org= names, and refuses an organisation admin naming another', async () => {
+    const globex = await api(gw, 'GET', '/admin/v1/keys?org=globex', ADMIN);
+    expect(globex.status).to.equal(200);
+    expect(globex.body.data.map((k: { id: string; org: string }) => `${k.org}:${k.id}`)).to.deep.equal(['globex:globex-member']);
+    const other = await api(gw, 'GET', '/admin/v1/keys?org=globex', 'sk-acme-admin');
+    expect(other.status).to.equal(403);
+    expect(other.body.error).to.include({ type: 'permission_error', code: 'cross_org_denied' });
+  });
+
   it('refuses members and unknown keys in the OpenAI error shape', async () => {
     const member = await api(gw, 'GET', '/admin/v1/logs', 'sk-acme-member');
     expect(member.status).to.equal(403);

@@ -175,9 +175,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   router.get(
     '/admin/v1/keys',
     auth,
-    adminHandler(async (_req, res) => {
+    adminHandler(async (req, res) => {
       const admin = adminOf(res);
-      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visibleTo(admin, k));
+      // `?org=` as on the other reads: an organisation admin naming another is refused, not answered with its own
+      const org = orgFilter(admin, req.query.org);
+      const keys = [...services.keys.configKeys(), ...(await services.keys.collection.all())].filter((k) => !k.revoked && visibleTo(admin, k) && (org === undefined || k.org === org));
       res.json({ object: 'list', data: keys.map(publicKey) });
     }),
   );
