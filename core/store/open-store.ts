@@ -30,19 +30,30 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
   if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets(), options.logger);
   if (url.startsWith('sqlite://')) return new SqliteBackend(url.slice('sqlite://'.length), now, secrets());
-  if (url.startsWith('redis://') || url.startsWith('rediss://')) {
-    const box = secrets();
+  // A network store's key ring is loaded once the server answers: loaded first, a start that could not
+  // reach the server had already created ./data/secret.key, a key file for a store that never opened.
+  let keyProblem: { err: unknown } | undefined;
+  const secretsOnceConnected = () => {
     try {
-      return await redisBackend().connect(url, now, box);
+      return secrets();
     } catch (err) {
+      keyProblem = { err };
+      throw err;
+    }
+  };
+  if (url.startsWith('redis://') || url.startsWith('rediss://')) {
+    try {
+      return await redisBackend().connect(url, now, secretsOnceConnected);
+    } catch (err) {
+      if (keyProblem) throw keyProblem.err;
       throw new ConfigError('store.url', `cannot connect to Redis: ${(err as Error).message}`);
     }
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const box = secrets();
     try {
-      return await postgresBackend().connect(url, now, box);
+      return await postgresBackend().connect(url, now, secretsOnceConnected);
     } catch (err) {
+      if (keyProblem) throw keyProblem.err;
       throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}`);
     }
   }

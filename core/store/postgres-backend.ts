@@ -41,7 +41,8 @@ export class PostgresBackend implements StoreBackend {
     readonly secretBox: SecretBox,
   ) {}
 
-  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox(), queryTimeoutMs = QUERY_TIMEOUT_MS): Promise<PostgresBackend> {
+  /** `secretBox` may be given as a function: it is then called once the server answers (see openStore). */
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox | (() => SecretBox) = new NoSecretBox(), queryTimeoutMs = QUERY_TIMEOUT_MS): Promise<PostgresBackend> {
     // a server that cannot be reached fails the boot within seconds instead of hanging it; a query that
     // goes unanswered fails after queryTimeoutMs, and the pool closes its connection (pg-pool drops a
     // client released with an error); TCP keep-alive lets the OS notice a peer gone while idle
@@ -49,13 +50,15 @@ export class PostgresBackend implements StoreBackend {
     pool.on('error', () => {
       /* an idle connection lost: the pool replaces it, the next query reports a real failure */
     });
+    let box: SecretBox;
     try {
       await migrate(pool);
+      box = typeof secretBox === 'function' ? secretBox() : secretBox;
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
     }
-    return new PostgresBackend(pool, now, secretBox);
+    return new PostgresBackend(pool, now, box);
   }
 
   keyv(namespace: string): Keyv {

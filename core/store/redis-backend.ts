@@ -28,7 +28,8 @@ export class RedisBackend implements StoreBackend {
     readonly secretBox: SecretBox,
   ) {}
 
-  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox = new NoSecretBox()): Promise<RedisBackend> {
+  /** `secretBox` may be given as a function: it is then called once the server answers (see openStore). */
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox | (() => SecretBox) = new NoSecretBox()): Promise<RedisBackend> {
     let connected = false;
     // Reconnect after a connection that worked is lost; a server that cannot be reached at boot fails the
     // start (the client's default is to retry forever, and the gateway would hang without a word).
@@ -41,7 +42,14 @@ export class RedisBackend implements StoreBackend {
     });
     await client.connect();
     connected = true;
-    const backend = new RedisBackend(client as unknown as RedisClient, url, now, secretBox);
+    let box: SecretBox;
+    try {
+      box = typeof secretBox === 'function' ? secretBox() : secretBox;
+    } catch (err) {
+      await client.quit().catch(() => undefined);
+      throw err;
+    }
+    const backend = new RedisBackend(client as unknown as RedisClient, url, now, box);
     await backend.backfillRollups();
     return backend;
   }

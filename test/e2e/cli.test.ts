@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -104,6 +105,25 @@ describe('the model-gateway command', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).to.equal(1);
     expect(stderr).to.include('models[2].provider: unknown provider "oai2"');
+  });
+
+  it('leaves no ./data/secret.key behind when the start fails to reach its Redis or PostgreSQL store', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    for (const url of [`redis://127.0.0.1:${closed}`, `postgres://gw:pw@127.0.0.1:${closed}/gateway`]) {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'mg-cli-cwd-'));
+      const { GATEWAY_SECRET_KEY: _k, GATEWAY_SECRET_KEY_FILE: _f, ...rest } = process.env;
+      const child = spawn(process.execPath, [MAIN, '--config', writeConfig({ ...config(), store: { url } })], { cwd, env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(1);
+      expect(stderr).to.include('store.url');
+      expect(existsSync(path.join(cwd, 'data', 'secret.key')), url).to.equal(false);
+    }
   });
 
   it('names a missing secret variable without printing any secret', async () => {
