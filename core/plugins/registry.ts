@@ -73,6 +73,11 @@ export class PluginRegistry {
     try {
       return (await entry.definition.create(value, deps, context)) as I;
     } catch (err) {
+      // a plugin's PluginError names an option by its path within the options: the operator gets the
+      // config path (guardrails[1].options.patterns[0]), as schema errors give it
+      if (err instanceof PluginError && err.path && err.message.startsWith(`${err.path}: `)) {
+        throw new PluginError(`${optionsPath}.${err.path}`, err.message.slice(err.path.length + 2));
+      }
       throw new PluginError(optionsPath, `plugin "${id}" failed to start: ${(err as Error).message}`);
     }
   }

@@ -162,7 +162,7 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     const lines = checked.stderr.split('\n').map((l) => l.trim());
     expect(lines.some((l) => l.startsWith('providers[0].options: plugin "openai" failed to start: unknown preset "no-such-vendor"'))).to.equal(true);
     expect(lines).to.include('providers[1].options: plugin "azure-openai" failed to start: give exactly one of apiKey, entraToken or entraTokenCommand');
-    expect(lines.some((l) => l.startsWith('guardrails[1].options: plugin "block" failed to start: patterns[0]:') && l.includes('RE2'))).to.equal(true);
+    expect(lines.some((l) => l.startsWith('guardrails[1].options.patterns[0]: the linear-time pattern engine (RE2)') && l.includes('RE2'))).to.equal(true);
     for (const secret of Object.values(SECRETS)) expect(checked.stderr).to.not.include(secret);
 
     // a plugin provider with no default base URL, in an entry without one, starts nowhere: check says so too

@@ -48,7 +48,7 @@ describe('block engine', () => {
       error = err as Error;
     }
     expect(error?.name).to.equal('PluginError');
-    expect(error?.message).to.match(/^guardrails\[1\]\.options: .*patterns\[1\]: invalid regular expression/);
+    expect(error?.message).to.match(/^guardrails\[1\]\.options\.patterns\[1\]: invalid regular expression/);
   });
 
   it('needs patterns or words', async () => {
