@@ -69,18 +69,30 @@ function javascriptError(source: string): string | undefined {
   }
 }
 
+/** Characters that show nothing and join what is on either side of them (zero-width space and joiners, word joiner, soft hyphen). */
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060]/g;
+
+/**
+ * The text words are matched on: a word reads the same to a person whether its "É" is one character or
+ * "E" and a combining accent, whether it is typed in fullwidth or compatibility forms (NFKC folds them),
+ * and whether an invisible character sits inside it. The text sent on is never this one.
+ */
+function wordText(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '');
+}
+
 /**
  * All words in one pattern: whole words (no letter, digit or underscore on either side, in any script),
- * case-insensitive; a phrase matches across any run of whitespace (JavaScript's, Unicode spaces
- * included). The boundaries are matched as characters rather than lookarounds, which is the same for a
- * yes/no test.
+ * case-insensitive, matched on `wordText` of both the word and the text; a phrase matches across any run
+ * of whitespace (JavaScript's, Unicode spaces included). The boundaries are matched as characters rather
+ * than lookarounds, which is the same for a yes/no test.
  */
 export function compileWords(words: readonly string[]): BlockRule[] {
   const alternatives = words
-    .map((w) => w.trim())
+    .map((w) => wordText(w).trim())
     .filter((w) => w.length > 0)
     .map((w) => w.split(/\s+/).map(RE2JS.quote).join(`[${JS_SPACE}]+`));
   if (alternatives.length === 0) return [];
   const re = RE2JS.compile(`(?:^|[^\\p{L}\\p{N}_])(?:${alternatives.join('|')})(?:$|[^\\p{L}\\p{N}_])`, RE2JS.CASE_INSENSITIVE);
-  return [{ label: 'a blocked word', test: (text: string) => re.test(text) }];
+  return [{ label: 'a blocked word', test: (text: string) => re.test(wordText(text)) }];
 }

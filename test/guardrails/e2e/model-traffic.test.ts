@@ -30,7 +30,7 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
         plugins: [path.join(__dirname, '..', 'fixtures', 'failing-guardrail.js')],
         guardrails: [
           { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['chat'] },
-          { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon'] } },
+          { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon', 'café noir'] } },
           { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'] } },
           { id: 'broken-closed', engine: 'always-fails', onError: 'block' },
           { id: 'broken-open', engine: 'always-fails', onError: 'allow' },
@@ -286,6 +286,22 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(answered?.status).to.equal(400);
     expect(answered?.code).to.equal('guardrail_blocked');
     expect(answered?.message).to.match(/matched pattern 1/);
+  });
+
+  it('blocks a word written with a combining accent, in fullwidth letters or with a zero-width character inside, and sends unmatched text on as written', async () => {
+    for (const content of ['Tell me about Project \uff26\uff41\uff4c\uff43\uff4f\uff4e.', 'Tell me about Project Fal\u200bcon.', 'Tell me about Pro\u200dject Falcon.', 'One CAFE\u0301 NOIR, please.']) {
+      let error: InstanceType<typeof OpenAI.APIError> | undefined;
+      try {
+        await client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content }] });
+      } catch (err) {
+        error = err as InstanceType<typeof OpenAI.APIError>;
+      }
+      expect(error?.code, JSON.stringify(content)).to.equal('guardrail_blocked');
+    }
+    expect(upstream.requests).to.have.length(0);
+    const fine = 'A cafe\u0301 au lait for the \uff26\uff41\uff4c\uff43\uff4f\uff4e\u200b team.';
+    await client('strict').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: fine }] });
+    expect(upstream.last.body.messages[0].content).to.equal(fine);
   });
 
   it('ends a stream with an error event when a block engine matches mid-stream', async () => {
