@@ -137,6 +137,11 @@ describe('management API for the admin console', function () {
     expect(acme.verdicts.block).to.equal(1);
   });
 
+  it('shows the timeout the gateway applies to a guardrail that did not set one', async () => {
+    const [guardrail] = (await api(ADMIN, 'GET', '/admin/v1/guardrails')).body.data;
+    expect(guardrail).to.deep.include({ id: 'house-rules', onError: 'block', timeoutMs: 10_000 });
+  });
+
   it('shows what each key and organisation used of its budget this period, from the counter the gateway checks', async () => {
     const all = (await api(ADMIN, 'GET', '/admin/v1/budgets')).body.data;
     expect(all.map((b: any) => `${b.kind}:${b.id}`)).to.deep.equal(['key:acme-dev', 'org:globex']);

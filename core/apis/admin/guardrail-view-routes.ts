@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { StoredKey } from '../../auth/key-registry';
 import type { GuardrailRecord } from '../../guardrails/guardrail-record';
+import { DEFAULT_ENGINE_TIMEOUT_MS } from '../../guardrails/guardrail-set';
 import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import { parseRange } from './query-params';
@@ -50,7 +51,8 @@ export function installAdminGuardrailViewRoutes(router: Router, services: Gatewa
         traffic: g.on ?? ['chat', 'mcp'],
         mode: g.mode ?? 'enforce',
         onError: g.onError ?? 'block',
-        timeoutMs: g.timeoutMs ?? null,
+        // the timeout that applies, as onError and mode show theirs: a null read as "no timeout"
+        timeoutMs: g.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
         default: g.default === true,
         keys: (g.default ? keys : keys.filter((k) => k.guardrails?.includes(g.id))).map((k) => ({ id: k.id, name: k.name ?? null, org: k.org })),
         verdicts: counts.get(g.id),
