@@ -1,6 +1,6 @@
 import type { SlotCollector } from '../../guardrails/text-slots';
 
-/** Chat completions request: message text (string, text or refusal parts, an assistant's refusal), tool-call arguments, `name`-less. */
+/** Chat completions request: message text (string, text or refusal parts, an assistant's refusal), tool-call arguments, predicted output, `name`-less. */
 export function chatRequestSlots(body: any, c: SlotCollector): void {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((m: any, i: number) => {
@@ -12,6 +12,8 @@ export function chatRequestSlots(body: any, c: SlotCollector): void {
       m.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
   });
+  // Predicted Outputs: text the upstream reads as much as a message, a string or text parts
+  contentSlots(body?.prediction, 'prediction', c);
 }
 
 /** `holder.content` as a string, or an array of parts whose text parts are slots. */

@@ -184,6 +184,18 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(upstream.last.rawBody).to.not.include(EMAIL).and.to.not.include(PHONE);
   });
 
+  it('masks predicted output, as a string or as text parts, before the upstream sees it', async () => {
+    await client('plain').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'fix the typo' }], prediction: { type: 'content', content: `Mail ${EMAIL} today.` } });
+    expect(upstream.last.body.prediction).to.deep.equal({ type: 'content', content: 'Mail [EMAIL] today.' });
+    await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'fix the typo' }],
+      prediction: { type: 'content', content: [{ type: 'text', text: 'Dear all,' }, { type: 'text', text: `call ${PHONE}.` }] },
+    });
+    expect(upstream.last.body.prediction).to.deep.equal({ type: 'content', content: [{ type: 'text', text: 'Dear all,' }, { type: 'text', text: 'call [PHONE].' }] });
+    expect(upstream.last.rawBody).to.not.include(PHONE);
+  });
+
   it('masks tool-call arguments where they are written: big numbers keep their digits, and a key given twice is checked in both places', async () => {
     const args = [`{"order": 12345678901234567890, "to": "${EMAIL}"}`, `{"q": "mail ${EMAIL}", "q": "hi"}`];
     await client('plain').chat.completions.create({
