@@ -418,6 +418,29 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
       }
     });
 
+    it("runs the result guardrails on the titles of a relayed elicitation's options (oneOf, items.anyOf, enumNames)", async () => {
+      const c = await modernClient(ACME_OTHER);
+      const shown: any[] = [];
+      c.client.setRequestHandler('elicitation/create', async (request: any) => {
+        shown.push(request.params.requestedSchema.properties);
+        return { action: 'decline' };
+      });
+      try {
+        const masked = await c.client.callTool({ name: 'modern-choose', arguments: { label: 'ann@example.com' } });
+        expect(masked.content).to.deep.equal([{ type: 'text', text: 'picked: decline' }]);
+        expect(shown).to.have.length(1);
+        expect(shown[0].one.oneOf).to.deep.equal([{ const: 'a', title: 'Send to [EMAIL]' }, { const: 'b', title: 'Keep it' }]);
+        expect(shown[0].many.items.anyOf).to.deep.equal([{ const: 'c', title: 'Copy [EMAIL]' }, { const: 'd', title: 'Drop it' }]);
+        expect(shown[0].old).to.deep.include({ enum: ['e', 'f'], enumNames: ['Email [EMAIL]', 'Forget it'] });
+        const blocked = await c.client.callTool({ name: 'modern-choose', arguments: { label: 'project condor' } });
+        expect(blocked.isError).to.equal(true);
+        expect(blocked.content[0].text).to.match(/blocked/i);
+        expect(shown).to.have.length(1);
+      } finally {
+        await c.close();
+      }
+    });
+
     it('runs the request guardrails on the answers a client sends back, as on tool arguments: a blocked answer never reaches the upstream', async () => {
       const c = await modernClient(ACME_OTHER);
       c.client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { colour: 'falcon blue' } }));

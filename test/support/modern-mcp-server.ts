@@ -4,7 +4,8 @@
  * envelope-less request with the unsupported-version error. Served from node:http on 127.0.0.1.
  *
  * Tools: `echo` (text back), `report` (each of its `messages` as a progress notification), `confide` (an
- * elicitation whose message is its `message`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
+ * elicitation whose message is its `message`), `choose` (an elicitation whose option titles, of each
+ * kind of choice field, name its `label`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
  * more, then a result). Two resources (`bulletin` says it may be cached for an hour and shared), one
@@ -94,6 +95,19 @@ export class ModernMcpServer {
         if (answer.kind === 'elicit') return { content: [{ type: 'text', text: `confided: ${answer.action}` }] };
         const requestedSchema = { type: 'object', properties: { ok: { type: 'boolean', title: 'OK?', description: `Confirm: ${args.message}` } } };
         return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: args.message, requestedSchema: requestedSchema as any }) } });
+      });
+      server.registerTool('choose', { description: 'Asks the user to pick options named after its label', inputSchema: objectSchema({ label: { type: 'string' } }, ['label']) }, async (args: any, ctx: any) => {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, 'pick');
+        if (answer.kind === 'elicit') return { content: [{ type: 'text', text: `picked: ${answer.action}` }] };
+        const requestedSchema = {
+          type: 'object',
+          properties: {
+            one: { type: 'string', title: 'One', oneOf: [{ const: 'a', title: `Send to ${args.label}` }, { const: 'b', title: 'Keep it' }] },
+            many: { type: 'array', title: 'Many', items: { anyOf: [{ const: 'c', title: `Copy ${args.label}` }, { const: 'd', title: 'Drop it' }] } },
+            old: { type: 'string', title: 'Old', enum: ['e', 'f'], enumNames: [`Email ${args.label}`, 'Forget it'] },
+          },
+        };
+        return inputRequired({ inputRequests: { pick: inputRequired.elicit({ message: 'Pick one', requestedSchema: requestedSchema as any }) } });
       });
       server.registerResource('notes', 'modern://notes', { mimeType: 'text/plain' }, async (uri: URL) => ({ contents: [{ uri: uri.href, text: 'modern notes' }] }));
       // says any client may keep it for an hour and serve it to any user

@@ -55,7 +55,8 @@ export function mcpResultSlots(result: any, c: SlotCollector): void {
 /**
  * The input requests of an `input_required` result (MCP 2026-07-28), relayed to the client as they came:
  * what they show the user (an elicitation's message and the titles, descriptions and defaults of its
- * form's fields, a sampling request's messages and system prompt). Enum values stay: they are the answers.
+ * form's fields and of its fields' options, a sampling request's messages and system prompt). Enum values
+ * and `const`s stay: they are the answers.
  */
 function inputRequestSlots(result: any, c: SlotCollector): void {
   const requests = result?.inputRequests;
@@ -69,7 +70,14 @@ function inputRequestSlots(result: any, c: SlotCollector): void {
     const properties = params.requestedSchema?.properties;
     if (properties && typeof properties === 'object' && !Array.isArray(properties)) {
       Object.keys(properties).forEach((name, j) => {
-        for (const key of ['title', 'description', 'default']) c.field(properties[name], key, `${path}.requestedSchema.properties[${j}].${key}`);
+        const field = properties[name];
+        const at = `${path}.requestedSchema.properties[${j}]`;
+        for (const key of ['title', 'description', 'default']) c.field(field, key, `${at}.${key}`);
+        // a choice's option titles are shown in place of its values (single select: oneOf, multi select:
+        // items.anyOf, legacy: enumNames), so they are text the user reads as much as the field's title
+        optionTitleSlots(field, at, c);
+        optionTitleSlots(field?.items, `${at}.items`, c);
+        if (Array.isArray(field?.enumNames)) field.enumNames.forEach((_: unknown, k: number) => c.field(field.enumNames, k, `${at}.enumNames[${k}]`));
       });
     }
     const messages = Array.isArray(params.messages) ? params.messages : [];
@@ -81,6 +89,14 @@ function inputRequestSlots(result: any, c: SlotCollector): void {
       });
     });
   });
+}
+
+/** The titles of a choice schema's options, `oneOf` or `anyOf` of `{ const, title }`. */
+function optionTitleSlots(schema: any, at: string, c: SlotCollector): void {
+  for (const list of ['oneOf', 'anyOf']) {
+    const options = schema?.[list];
+    if (Array.isArray(options)) options.forEach((option: any, k: number) => c.field(option, 'title', `${at}.${list}[${k}].title`));
+  }
 }
 
 /** MCP `prompts/get` result: the text of each message (text content and embedded text resources). */
