@@ -57,6 +57,25 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     expect(message.content).to.deep.equal([{ type: 'text', text: 'Mail [EMAIL]' }]);
   });
 
+  it('leaves signed thinking as Claude wrote it, both ways, and masks the text beside it (reasoning is not checked: see the README)', async () => {
+    const thinking = { type: 'thinking', thinking: `The user is ${EMAIL}.`, signature: 'sig-opaque-1' };
+    anthropic.reply({ json: { id: 'msg_t', type: 'message', role: 'assistant', model: MODEL, content: [thinking, { type: 'text', text: `Hello ${EMAIL}` }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 3 } } });
+    const message = await client.messages.create({ model: 'claude-test', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.content).to.deep.equal([thinking, { type: 'text', text: 'Hello [EMAIL]' }]);
+    anthropic.reply({ json: { id: 'msg_u', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 50,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: message.content as any },
+        { role: 'user', content: 'and?' },
+      ],
+    });
+    // a thinking block whose text was changed fails Anthropic's signature check and the turn with it
+    expect(anthropic.last.body.messages[1].content[0]).to.deep.equal(thinking);
+  });
+
   it('masks the text of plain-text documents and search results, as it does a text block', async () => {
     anthropic.reply({ json: { id: 'msg_2', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
     await client.messages.create({
