@@ -125,14 +125,29 @@ export class StreamWindow {
     return '';
   }
 
-  /** Release up to `length - window`, preferably just after a whitespace, never inside a surrogate pair. */
+  /** Release up to where the window begins, preferably just after a whitespace, never inside a surrogate pair. */
   private cutPoint(text: string): number {
-    const limit = text.length - this.windowChars;
+    const limit = this.windowStart(text);
     const floor = Math.max(0, limit - this.windowChars);
     for (let i = limit - 1; i >= floor; i--) {
       if (isWhitespace(text.charCodeAt(i))) return i + 1;
     }
     return limit > 0 && isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+  }
+
+  /**
+   * Where the held window begins: `windowChars` characters from the end, a run of whitespace counting as
+   * one. A phrase matches across any run of whitespace, so counting each space would release its first
+   * word before a long run brought the last one into view. The hold stays bounded by `maxHoldChars`.
+   */
+  private windowStart(text: string): number {
+    const bound = Math.max(0, text.length - Math.max(this.windowChars, this.maxHoldChars - this.stepChars));
+    let counted = 0;
+    for (let i = text.length - 1; i > bound; i--) {
+      if (!(isWhitespace(text.charCodeAt(i)) && isWhitespace(text.charCodeAt(i - 1)))) counted++;
+      if (counted >= this.windowChars) return i;
+    }
+    return bound;
   }
 
   private async apply(text: string, start: number): Promise<string> {

@@ -337,6 +337,21 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(entry.details!.guardrails).to.deep.include({ id: 'no-internal', phase: 'post', verdict: 'block' });
   });
 
+  it('ends a stream whose blocked phrase has its words set far apart by a long run of whitespace', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(['This is for internal', ' '.repeat(600), '\n'.repeat(400), 'use only.', ' More.']) };
+    const stream = await client('strict').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    let error: unknown;
+    try {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/matched pattern 1/);
+    expect(text).to.not.include('internal');
+  });
+
   it('blocks when an engine fails and onError is "block", without leaking the engine error', async () => {
     let error: InstanceType<typeof OpenAI.APIError> | undefined;
     try {
