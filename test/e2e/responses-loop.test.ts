@@ -289,3 +289,39 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     });
   }
 });
+
+describe('Responses tool loop: images an MCP tool returns', () => {
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    const content = [{ type: 'text' as const, text: 'the chart' }, { type: 'image' as const, data: PNG, mimeType: 'image/png' }];
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content }) } } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+
+  it('shows the model the image as an image after the tool answer, not as JSON text', async () => {
+    upstream.script = (req) => ((req.body.messages as any[]).some((m) => m.role === 'tool') ? { kind: 'json', body: chatCompletion('a bar chart') } : neverStops(req));
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const data = await client.responses.create({ model: 'gpt-test', input: 'show me', tools: MCP_TOOL });
+    expect(data.output_text).to.equal('a bar chart');
+    const messages = upstream.last.body.messages as any[];
+    const at = messages.findIndex((m) => m.role === 'tool');
+    expect(messages[at]).to.deep.equal({ role: 'tool', tool_call_id: 'call_0', content: 'the chart' });
+    expect(messages[at + 1]).to.deep.equal({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] });
+  });
+});

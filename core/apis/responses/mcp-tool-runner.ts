@@ -10,9 +10,14 @@ import type { Pipeline } from '../../pipeline/run-pipeline';
 import type { Clock } from '../../plugins/contracts';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import { childSignal } from '../../upstream/child-signal';
+import type { ContentPart } from '../../types/chat';
 import type { OfferedTool } from './mcp-tool-set';
 
-export type ToolOutcome = ({ output: string } | { error: string }) & { cost: number };
+/**
+ * `media`: the result's images, for the model to see (a chat tool message holds text only); `modelText`:
+ * the output as the model is told it, without those images' base64 as JSON.
+ */
+export type ToolOutcome = ({ output: string } | { error: string }) & { cost: number; media?: ContentPart[]; modelText?: string };
 
 export interface ToolRunEnvironment {
   pipeline: Pipeline;
@@ -38,12 +43,14 @@ export async function runToolCall(env: ToolRunEnvironment, tool: OfferedTool, ra
   const ctx = env.parent.child('mcp', 'own', env.clock.now(), step.signal);
   ctx.mcp = { method: 'tools/call', toolName: tool.mcpName, arguments: args as Record<string, unknown>, mcpHeaders: env.mcpHeaders };
   ctx.logDetails.responseId = env.responseId;
-  let answer: { output: string } | { error: string } = { error: '' };
+  let answer: ({ output: string } | { error: string }) & { media?: ContentPart[]; modelText?: string } = { error: '' };
   const outcome = await env.pipeline.execute(ctx, {
     async deliver(done) {
       const result = done.mcpExchange.result as { isError?: boolean } | undefined;
       const text = resultText(result);
       answer = result?.isError ? { error: text } : { output: text };
+      const images = resultImages(result);
+      if (images.media.length > 0) answer = { ...answer, media: images.media, modelText: images.text };
     },
     fail() {},
   });
@@ -60,4 +67,13 @@ export function resultText(result: unknown): string {
   const texts = parts.map((p: any) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : JSON.stringify(p)));
   if (texts.length === 0 && r.structuredContent !== undefined) return JSON.stringify(r.structuredContent);
   return texts.join('\n');
+}
+
+/** The image parts of a tool result as chat image parts, and the rest of the result as text. */
+function resultImages(result: unknown): { media: ContentPart[]; text: string } {
+  const r = (result ?? {}) as { content?: unknown };
+  const parts: any[] = Array.isArray(r.content) ? r.content : [];
+  const isImage = (p: any) => p?.type === 'image' && typeof p.data === 'string' && typeof p.mimeType === 'string';
+  const media: ContentPart[] = parts.filter(isImage).map((p) => ({ type: 'image_url', image_url: { url: `data:${p.mimeType};base64,${p.data}` } }));
+  return { media, text: media.length > 0 ? resultText({ ...r, content: parts.filter((p) => !isImage(p)) }) : '' };
 }

@@ -13,7 +13,7 @@
  * `function_call_output`) in a follow-up request.
  */
 import type { Clock } from '../../plugins/contracts';
-import type { ChatMessage, ChatRequest, ChatTool, ToolCall } from '../../types/chat';
+import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall } from '../../types/chat';
 import { emptyUsage, type TokenUsage } from '../../types/usage';
 import { newId } from './ids';
 import type { ApprovalAnswer, PendingApproval } from './input-to-messages';
@@ -194,8 +194,11 @@ export class ToolLoop {
       }
     }
     const outputs = await Promise.all(auto.map(({ call, tool }) => this.runTool(tool, call.function.arguments)));
-    auto.forEach(({ call }, i) => results.set(call.id, outputs[i]));
+    auto.forEach(({ call }, i) => results.set(call.id, outputs[i].text));
     for (const call of mcpCalls) if (results.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: results.get(call.id)! });
+    // the tool answers must follow their calls directly, so the images follow the run of answers
+    const media = outputs.flatMap((o) => o.media);
+    if (media.length > 0) messages.push({ role: 'user', content: media });
     return pending;
   }
 
@@ -233,11 +236,11 @@ export class ToolLoop {
     const refusal = this.refusal(0);
     if (refusal) return (this.totals.toolCallsRefused++, refusal);
     this.admitted++;
-    return this.runTool(tool, pending.arguments, pending.approvalRequestId);
+    return (await this.runTool(tool, pending.arguments, pending.approvalRequestId)).text;
   }
 
   /** One tool call, as an `mcp_call` item; returns what the model is told. */
-  private async runTool(tool: OfferedTool, args: string, approvalRequestId?: string): Promise<string> {
+  private async runTool(tool: OfferedTool, args: string, approvalRequestId?: string): Promise<{ text: string; media: ContentPart[] }> {
     const item = mcpCallItem(tool.mcpName, args, tool.entry.server_label, approvalRequestId);
     const index = this.recorder.mcpCallStarted(item);
     let outcome = await runToolCall(this.env.tools, tool, args);
@@ -247,7 +250,8 @@ export class ToolLoop {
     this.totals.toolCalls++;
     this.recorder.mcpCallFinished(item, index, outcome);
     await this.env.drain();
-    return 'output' in outcome ? outcome.output : `Error: ${outcome.error}`;
+    const text = outcome.modelText ?? ('output' in outcome ? outcome.output : outcome.error);
+    return { text: 'output' in outcome ? text : `Error: ${text}`, media: outcome.media ?? [] };
   }
 
   private async modelRound(request: ChatRequest, stream: boolean) {
