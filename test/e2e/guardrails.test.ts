@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { request } from 'undici';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { startEverythingServer, type EverythingServer } from '../support/everything-server';
 import type { TestGateway } from '../support/start-gateway';
@@ -357,6 +358,27 @@ describe('a stream blocked mid-way is still charged', () => {
     expect(entry.completionTokens).to.be.greaterThan(100);
     expect(entry.cost).to.be.greaterThan(0);
     expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+
+  it('a Responses stream it blocks ends with response.failed reporting the usage the log charges', async () => {
+    const pieces = ['The plan ', 'is ready. ', 'x'.repeat(400), ' Project Fal', 'con starts ', 'tomorrow.'];
+    upstream.script = { kind: 'sse', events: chatChunks(pieces, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }) };
+    // raw: the SDK stops at the error event, before the response.failed that follows it
+    const res = await request(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, input: 'Tell me the plan for the launch.' }),
+    });
+    const events = (await res.body.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    expect(events.find((e) => e.type === 'error')?.code).to.equal('guardrail_blocked');
+    const failed = events.find((e) => e.type === 'response.failed');
+    expect(failed, JSON.stringify(events.map((e) => e.type))).to.not.equal(undefined);
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    await gw.gateway.services.requestLog.writer.settled();
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    expect(entry).to.deep.include({ endpoint: 'responses', errorCode: 'guardrail_blocked' });
+    expect(entry.completionTokens).to.be.greaterThan(100);
+    expect(failed.response.usage).to.deep.include({ input_tokens: entry.promptTokens, output_tokens: entry.completionTokens });
   });
 });
 

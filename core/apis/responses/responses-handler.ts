@@ -20,6 +20,7 @@ import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { mcpHeadersOf } from '../mcp/upstream-headers';
 import { COST_HEADER } from '../../stages/spend';
 import { formatCost } from '../../spend/pricing';
+import type { TokenUsage } from '../../types/usage';
 import { newId } from './ids';
 import { resolveItemReferences } from './item-references';
 import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
@@ -112,7 +113,7 @@ export class ResponsesHandler {
         deliver: async (done) => this.answer(res, run, recorder, undefined, done.cost, done.responseHeaders),
         fail: (failed, error) => {
           const streaming = run.sink?.opened === true;
-          this.answer(res, run, recorder, error, failed.cost);
+          this.answer(res, run, recorder, error, failed.cost, {}, failed.usage);
           // a failure after the events began ends the stream: logged as a chat stream's would be
           if (streaming) return { status: error.status, error, reason: error.code === 'upstream_stream_cut' ? 'upstream_cut' : 'stream_error' };
         },
@@ -177,14 +178,15 @@ export class ResponsesHandler {
    * reading), or the end of the event stream with the cost trailer.
    * `roundsCost` is what this response's log entry charges for its model rounds (each folded in as it
    * settled): the loop's totals count only the rounds that finished, not one an upstream cut or the time
-   * limit ended, which is charged all the same.
+   * limit ended, which is charged all the same. `roundsUsage` is that entry's usage likewise (a failed
+   * round's estimate included), which the failed response reports so the client and the log agree.
    */
-  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, roundsCost: number, rateLimitHeaders: Record<string, string> = {}): void {
+  private answer(res: Response, run: Run, recorder: ResponseRecorder, failure: GatewayError | undefined, roundsCost: number, rateLimitHeaders: Record<string, string> = {}, roundsUsage?: TokenUsage): void {
     const totals = run.loop?.totals;
     const cost = formatCost(roundsCost + (totals?.toolCost ?? 0));
     const { sink } = run;
     if (sink?.opened) {
-      if (failure) recorder.fail(openAiErrorBody(failure).error, responsesUsage(totals!.usage, totals!.reasoningTokens));
+      if (failure) recorder.fail(openAiErrorBody(failure).error, responsesUsage(roundsUsage ?? totals!.usage, totals!.reasoningTokens));
       return sink.end(cost);
     }
     // refused before any model round started: a plain HTTP error, streaming or not
