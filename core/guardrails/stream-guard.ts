@@ -170,6 +170,19 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
         delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, delta.content);
         carried.set(`${i}/c`, (rest) => (delta.content += rest));
         changed = true;
+      } else if (Array.isArray(delta?.content)) {
+        // some OpenAI-compatible servers stream content as a list of text parts, as a JSON answer's may be
+        let last: { text: string } | undefined;
+        for (const part of delta.content) {
+          if (part?.type !== 'text' || typeof part.text !== 'string' || !part.text) continue;
+          part.text = await channels.push(`${i}/c`, `choices[${i}].delta.content`, part.text);
+          last = part;
+        }
+        if (last) {
+          const into = last;
+          carried.set(`${i}/c`, (rest) => (into.text += rest));
+          changed = true;
+        }
       }
       // a refusal is the model's text too (a JSON answer's refusal is checked the same way)
       if (typeof delta?.refusal === 'string' && delta.refusal) {

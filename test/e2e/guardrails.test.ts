@@ -360,6 +360,33 @@ describe('a stream blocked mid-way is still charged', () => {
     expect(entry.details).to.deep.include({ usageEstimated: true });
   });
 
+  it('checks a stream whose deltas carry their content as a list of text parts (some OpenAI-compatible servers)', async () => {
+    const pieces = ['The plan ', 'is ready. ', ' Project Fal', 'con starts ', 'tomorrow.'];
+    const listed = (events: any[]) => events.map((e) => ({ ...e, choices: e.choices.map((c: any) => (c.delta.content ? { ...c, delta: { content: [{ type: 'text', text: c.delta.content }] } } : c)) }));
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    upstream.script = { kind: 'sse', events: listed(chatChunks(pieces, { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 })) };
+    const stream = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Tell me the plan.' }], stream: true });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) {
+        const content = chunk.choices[0]?.delta?.content as unknown;
+        text += typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: any) => p.text).join('') : '';
+      }
+    })().then(() => undefined, (e) => e);
+    expect(err?.error?.code, text).to.equal('guardrail_blocked');
+    expect(text.toLowerCase()).to.not.include('falcon');
+    // the translations read such deltas' text: the Responses answer is checked too
+    upstream.script = { kind: 'sse', events: listed(chatChunks(pieces, { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 })) };
+    const res = await request(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, input: 'Tell me the plan.' }),
+    });
+    const events = (await res.body.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    expect(events.find((e) => e.type === 'error')?.code).to.equal('guardrail_blocked');
+    expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('').toLowerCase()).to.not.include('falcon');
+  });
+
   it('a Responses stream it blocks ends with response.failed reporting the usage the log charges', async () => {
     const pieces = ['The plan ', 'is ready. ', 'x'.repeat(400), ' Project Fal', 'con starts ', 'tomorrow.'];
     upstream.script = { kind: 'sse', events: chatChunks(pieces, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }) };
