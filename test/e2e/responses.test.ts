@@ -125,6 +125,26 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(response.headers.get('x-gateway-model-id')).to.equal('oai/upstream-model');
   });
 
+  it("carries a search model's url_citation annotations and the service_tier into the output, JSON and streamed", async () => {
+    const text = 'Rain is likely (weather.example).';
+    const citation = { type: 'url_citation', url_citation: { start_index: 16, end_index: 31, title: 'Forecast', url: 'https://weather.example/today' } };
+    const expected = { type: 'url_citation', start_index: 16, end_index: 31, title: 'Forecast', url: 'https://weather.example/today' };
+    const message = { role: 'assistant', content: text, annotations: [citation] };
+    upstream.script = { kind: 'json', body: chatCompletion(text, USAGE, { service_tier: 'default', choices: [{ index: 0, message, finish_reason: 'stop' }] }) };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'weather?' });
+    expect(data.output_text).to.equal(text);
+    expect((data.output[0] as any).content[0].annotations).to.deep.equal([expected]);
+    expect(data.service_tier).to.equal('default');
+
+    // OpenAI streams the annotations in a delta of their own, after the text
+    const chunks = chatChunks([text], USAGE).map((e: any) => ({ ...e, service_tier: 'default' }));
+    chunks.splice(2, 0, { ...chunks[1], choices: [{ index: 0, delta: { annotations: [citation] }, finish_reason: null }] });
+    upstream.script = { kind: 'sse', events: chunks };
+    const final = await client.responses.stream({ model: 'gpt-test', input: 'weather?' }).finalResponse();
+    expect((final.output[0] as any).content[0].annotations).to.deep.equal([expected]);
+    expect(final.service_tier).to.equal('default');
+  });
+
   it('reads tools and tool_choice sent as null as not set (a Python client passing None), like the other optional fields', async () => {
     upstream.script = { kind: 'json', body: chatCompletion('Hello there') };
     const data = await client.responses.create({ model: 'gpt-test', input: 'hi', tools: null, tool_choice: null } as never);

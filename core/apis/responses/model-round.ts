@@ -26,6 +26,10 @@ export interface RoundResult {
   replayableReasoning: ThinkingBlock[];
   cost: number;
   deploymentId: string;
+  /** the answer's citations, as Responses `output_text` annotations */
+  annotations: Record<string, unknown>[];
+  /** the upstream's `service_tier`, when it said */
+  serviceTier?: string;
 }
 
 export interface RoundEnvironment {
@@ -100,7 +104,7 @@ export async function runModelRound(env: RoundEnvironment, request: ChatRequest,
   }
 }
 
-type Partial = Pick<RoundResult, 'text' | 'toolCalls' | 'finishReason' | 'reasoningTokens'>;
+type Partial = Pick<RoundResult, 'text' | 'toolCalls' | 'finishReason' | 'reasoningTokens' | 'annotations' | 'serviceTier'>;
 
 /** Where a round's answer goes: its text, and a refusal (as a refusal, so clients tell it from an answer). */
 interface TextSinks {
@@ -125,6 +129,8 @@ async function readBody(response: ChatResponse, { onText, onRefusal }: TextSinks
     toolCalls: toolCallsOf(choice?.message?.tool_calls),
     finishReason: choice?.finish_reason ?? null,
     reasoningTokens: Number(response?.usage?.completion_tokens_details?.reasoning_tokens ?? 0),
+    annotations: annotationsOf(message?.annotations),
+    ...(typeof response?.service_tier === 'string' ? { serviceTier: response.service_tier } : {}),
   };
 }
 
@@ -133,6 +139,8 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
   let text = '';
   let finishReason: string | null = null;
   let reasoningTokens = 0;
+  const annotations: Record<string, unknown>[] = [];
+  let serviceTier: string | undefined;
   // by the upstream's index, a number checked before use: never a key of a plain object or array; `seq`
   // orders calls that share an index
   const calls = new Map<number, { call: ToolCall; seq: number }>();
@@ -142,6 +150,8 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     const chunk = frame.json as ChatChunk;
     const details = chunk.usage?.completion_tokens_details as { reasoning_tokens?: number } | undefined;
     if (details?.reasoning_tokens) reasoningTokens = details.reasoning_tokens;
+    const tier = (chunk as { service_tier?: unknown }).service_tier;
+    if (typeof tier === 'string') serviceTier = tier;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     const delta = choice.delta ?? {};
@@ -150,6 +160,7 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     for (const block of Array.isArray(delta.thinking_blocks) ? delta.thinking_blocks : []) reasoning.block(block);
     text += await passContent(delta.content, onText, onThought, logprobsOf(choice));
     text += await passRefusal(delta.refusal, onRefusal);
+    annotations.push(...annotationsOf((delta as { annotations?: unknown }).annotations));
     for (const d of listOf(delta.tool_calls, 'tool_calls')) {
       const index = d?.index ?? 0;
       if (!Number.isSafeInteger(index) || index < 0) throw new TypeError('a tool call delta without a valid index');
@@ -170,7 +181,20 @@ async function readStream(frames: AsyncIterable<{ isDone: boolean; json: any }>,
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   const toolCalls = assembled.sort((a, b) => a.index - b.index || a.seq - b.seq).map(({ call }) => call);
-  return { text, toolCalls, finishReason, reasoningTokens };
+  return { text, toolCalls, finishReason, reasoningTokens, annotations, ...(serviceTier ? { serviceTier } : {}) };
+}
+
+/**
+ * Chat `annotations` (a search model's `{type: "url_citation", url_citation: {...}}`) as Responses
+ * `output_text` annotations, which hold the citation's fields flat.
+ */
+function annotationsOf(value: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((a: any) => {
+    const cite = a?.type === 'url_citation' ? a.url_citation : undefined;
+    if (typeof cite !== 'object' || cite === null) return [];
+    return [{ type: 'url_citation', start_index: cite.start_index, end_index: cite.end_index, title: cite.title, url: cite.url }];
+  });
 }
 
 /** A chat message's text: a string, or nothing (null, absent); any other value is not a chat answer. */

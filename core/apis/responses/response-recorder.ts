@@ -145,6 +145,16 @@ export class ResponseRecorder {
     this.emit('response.output_text.delta', { output_index: message.index, item_id: message.item.id, content_index: 0, delta, logprobs });
   }
 
+  /** Citations of the message's text, added before it is done (as OpenAI streams them). */
+  annotate(message: OpenMessage, annotations: Record<string, unknown>[]): void {
+    const part = message.item.content[0];
+    if (part.type === 'refusal') return;
+    for (const annotation of annotations) {
+      part.annotations.push(annotation);
+      this.emit('response.output_text.annotation.added', { output_index: message.index, item_id: message.item.id, content_index: 0, annotation_index: part.annotations.length - 1, annotation });
+    }
+  }
+
   closeMessage(message: OpenMessage, status: MessageItem['status'] = 'completed'): void {
     const part = message.item.content[0];
     message.item.status = status;

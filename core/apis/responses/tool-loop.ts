@@ -310,7 +310,11 @@ export class ToolLoop {
     t.reasoningTokens += round.reasoningTokens;
     t.deploymentId ??= round.deploymentId;
     for (const k of Object.keys(t.usage) as (keyof TokenUsage)[]) t.usage[k] += round.usage[k];
-    if (open) this.recorder.closeMessage(open, round.finishReason === 'length' ? 'incomplete' : 'completed');
+    if (round.serviceTier) this.recorder.response.service_tier = round.serviceTier;
+    if (open) {
+      this.recorder.annotate(open, round.annotations);
+      this.recorder.closeMessage(open, round.finishReason === 'length' ? 'incomplete' : 'completed');
+    }
     return round;
   }
 }
