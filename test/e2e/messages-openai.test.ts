@@ -118,6 +118,19 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(upstream.last.body).to.deep.equal({ ...readFixture('messages', 'images.chat-request.json'), model: 'upstream-model', stop: ['END'], user: 'user-42' });
   });
 
+  it('sends a base64 PDF document block as a chat file part (file_data as a data URL), its title as the filename', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+    const message = await client.messages.create({
+      model: 'gpt-test',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ type: 'document', title: 'report.pdf', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }, { type: 'text', text: 'Summarise it.' }] }],
+    });
+    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['Hello from upstream']);
+    expect(upstream.last.body.messages).to.deep.equal([
+      { role: 'user', content: [{ type: 'file', file: { filename: 'report.pdf', file_data: `data:application/pdf;base64,${pdf}` } }, { type: 'text', text: 'Summarise it.' }] },
+    ]);
+  });
+
   it('sends a metadata.user_id longer than OpenAI\u2019s 64-character user (Claude Code\u2019s) as a stable id of 64', async () => {
     upstream.script = (req) => {
       const user = req.body.user;

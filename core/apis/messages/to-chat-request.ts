@@ -11,8 +11,10 @@
  * - `output_config.format` (structured output) -> `response_format` json_schema; what in `output_config`
  *   has no chat equivalent is refused, never dropped (output-config.ts).
  * - `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
- * - Server tools (web search, code execution, ...) and documents cannot run on another provider: they
- *   are refused with a clear error instead of being silently ignored.
+ * - A `document` block holding a base64 PDF becomes a chat `file` part (`file_data` as a data URL, the
+ *   title as filename), one holding plain text a text part. Other documents (by URL, file id, content
+ *   blocks) and server tools (web search, code execution, ...) cannot run on another provider: they are
+ *   refused with a clear error instead of being silently ignored.
  */
 import { createHash } from 'node:crypto';
 import { InvalidRequestError } from '../../errors/gateway-error';
@@ -128,6 +130,7 @@ function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessag
       parts.push(...images);
     } else if (block.type === 'text') parts.push({ type: 'text', text: (block as MessagesTextBlock).text });
     else if (block.type === 'image') parts.push(imagePart(block as MessagesImageBlock, at));
+    else if (block.type === 'document') parts.push(documentPart(block, at));
     else if (!isThinkingBlock(block)) unsupportedBlock(block, at);
   });
   const out = [...toolMessages];
@@ -164,6 +167,17 @@ function imagePart(block: MessagesImageBlock, at: string): ContentPart {
   }
   if (source?.type === 'url' && typeof source.url === 'string') return { type: 'image_url', image_url: { url: source.url } };
   throw new InvalidRequestError(`${at}.source: an image needs a base64 or url source`, 'invalid_request', { param: `${at}.source` });
+}
+
+/** A document chat can carry: a base64 PDF as a `file` part (what OpenAI's models read), plain text as text. */
+function documentPart(block: { type: string; [extra: string]: unknown }, at: string): ContentPart {
+  const source = block.source as Record<string, unknown> | undefined;
+  const title = typeof block.title === 'string' && block.title !== '' ? block.title : undefined;
+  if (source?.type === 'base64' && source.media_type === 'application/pdf' && typeof source.data === 'string') {
+    return { type: 'file', file: { ...(title ? { filename: title } : {}), file_data: `data:application/pdf;base64,${source.data}` } };
+  }
+  if (source?.type === 'text' && typeof source.data === 'string') return { type: 'text', text: title ? `${title}\n\n${source.data}` : source.data };
+  return unsupportedBlock(block, at);
 }
 
 function unsupportedBlock(block: { type: string }, at: string): never {

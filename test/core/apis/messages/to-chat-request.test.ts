@@ -60,11 +60,11 @@ describe('Messages request -> chat request: what cannot be translated', () => {
     expect(refusal(ask({ thinking: { type: 'always' } }))).to.deep.include({ status: 400, param: 'thinking' });
   });
 
-  it('refuses a document block with its path', () => {
+  it('refuses a document block chat cannot carry (a PDF by URL) with its path', () => {
     const request = {
       model: 'm',
       max_tokens: 10,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } }] }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }] }],
     };
     expect(refusal(request)).to.deep.equal({
       status: 400,
