@@ -16,14 +16,27 @@ function upstreamHeaders(target: ProviderTarget, options: OpenAiOptions): Record
   return headers;
 }
 
-/** Whether a base URL is OpenAI's own API (the provider's default), not an OpenAI-compatible server. */
+/**
+ * Whether a base URL is OpenAI's own API (the provider's default), not an OpenAI-compatible server. Asked
+ * of every chat request that sends `max_tokens`, of base URLs from the config: each is parsed once (a WHATWG
+ * URL parse was about half a kilobyte and a microsecond of every such request, issue 16). The table is
+ * emptied if it ever grows past a thousand, as wire-url.ts does.
+ */
 export function isOpenAiApi(baseUrl: string): boolean {
-  try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
-  } catch {
-    return false;
+  let known = openAiApi.get(baseUrl);
+  if (known === undefined) {
+    try {
+      known = new URL(baseUrl).hostname === 'api.openai.com';
+    } catch {
+      known = false;
+    }
+    if (openAiApi.size >= 1_000) openAiApi.clear();
+    openAiApi.set(baseUrl, known);
   }
+  return known;
 }
+
+const openAiApi = new Map<string, boolean>();
 
 function presetOf(config: ProviderConfig<string> | undefined): Preset | undefined {
   const name = config?.preset;
