@@ -179,7 +179,7 @@ describe('admin console in a browser', function () {
     const lastDay = chart.days.length - 1;
     const plottedByKey = new Map<string, number>(chart.series.map((s: any, i: number) => [s.group, chart.plotted[i][lastDay]]));
     for (const row of spend.body.data) expect(plottedByKey.get(row.group), row.group).to.be.closeTo(row.cost, 1e-12);
-    expect(chart.labels).to.include('Acme dev (acme-dev)');
+    expect(chart.labels).to.include('Acme dev (acme-dev) · Acme Corp (acme)');
     // the last day is today in the browser's zone (en-CA writes dates as YYYY-MM-DD)
     expect(chart.days[lastDay]).to.equal(new Intl.DateTimeFormat('en-CA', { timeZone: BROWSER_TZ }).format(new Date()));
     expect(await page.textContent('#tab-usage .msg')).to.include(`(${BROWSER_TZ})`);
@@ -530,6 +530,46 @@ describe('admin console in a browser', function () {
     const headers = await page.locator('#tab-guardrails th').allTextContents();
     expect(cells[headers.indexOf('block')]).to.equal('1');
     await page.close();
+  });
+
+  it('the usage page tells apart two organisations\' keys of one id: each top key and each series names its organisation', async () => {
+    // a gateway of its own: this traffic would change the totals the other tests check
+    const gw2 = await testConfig()
+      .withOrg('acme', { name: 'Acme Corp' })
+      .withOrg('globex', { name: 'Globex' })
+      .withKey('sk-acme-bot-USAGE-7', { id: 'bot', name: 'Bot' })
+      .withKey('sk-globex-bot-USAGE-8', { org: 'globex', id: 'bot', name: 'Bot' })
+      .withOpenAI('oai', upstream, 'sk-provider-secret')
+      .withModel('gpt-backup', { model: 'backup-upstream', price: { inputPerMTok: 0.25, outputPerMTok: 1 } })
+      .with({ adminKey: ADMIN, routing: { retries: 0 } })
+      .start();
+    try {
+      for (const [key, times] of [['sk-acme-bot-USAGE-7', 1], ['sk-globex-bot-USAGE-8', 2]] as const) {
+        const client = new OpenAI({ apiKey: key, baseURL: `${gw2.url}/v1`, maxRetries: 0 });
+        for (let i = 0; i < times; i++) await client.chat.completions.create({ model: 'gpt-backup', messages: [{ role: 'user', content: 'hi' }] });
+      }
+      const page = await context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${gw2.url}/ui`);
+      await page.fill('#signin-key', ADMIN);
+      await page.press('#signin-key', 'Enter');
+      await page.waitForSelector('#tabs:not([hidden])');
+      await openPage(page, 'usage');
+      await page.selectOption('#usage-form select[name=splitBy]', 'key');
+      await page.click('#usage-form button[type=submit]');
+      await page.waitForFunction(() => (document.getElementById('usage-cost-chart') as any).mgData?.series.length === 2);
+      const rows = await page.locator('#usage-top-keys tbody tr').evaluateAll((trs: any[]) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td: any) => td.textContent)));
+      // globex's bot made two requests, acme's one: the rows are ordered by spend
+      expect(rows.map((r) => [r[0], r[r.length - 1]])).to.deep.equal([
+        ['Bot (bot) · Globex (globex)', '2'],
+        ['Bot (bot) · Acme Corp (acme)', '1'],
+      ]);
+      const labels = await page.evaluate(() => (document.getElementById('usage-cost-chart') as any).mgChart.series.slice(1).map((s: any) => s.label));
+      expect(labels).to.deep.equal(['Bot (bot) · Globex (globex)', 'Bot (bot) · Acme Corp (acme)']);
+      await page.close();
+    } finally {
+      await gw2.close();
+    }
   });
 
   it('signs in as an organisation admin and never shows another organisation', async () => {

@@ -183,13 +183,18 @@ window.MG = (function () {
       session.orgs = r[0].data;
       session.keys = r[1].data;
       session.orgNames = new Map(session.orgs.map(function (o) { return [o.id, o.name || o.id]; }));
-      session.keyNames = new Map(session.keys.map(function (k) { return [k.id, k.name || '']; }));
+      // by organisation and id: two organisations may each declare a config key `bot`
+      session.keyNames = new Map(session.keys.map(function (k) { return [keyNameId(k.id, k.org), k.name || '']; }));
     });
   }
-  /** "name (id)" when the key has a name, else the id. */
-  function keyLabel(id) {
+  function keyNameId(id, org) { return JSON.stringify([org || null, id]); }
+  /** "name (id)" when the key has a name, else the id; `org` picks among keys of one id in several organisations. */
+  function keyLabel(id, org) {
     if (!id) return '';
-    var name = session.keyNames.get(id);
+    var name = session.keyNames.get(keyNameId(id, org));
+    if (name === undefined && org === undefined) {
+      session.keys.some(function (k) { return k.id === id && (name = k.name || '', true); });
+    }
     if (id === 'platform-admin') return 'platform admin';
     return name ? name + ' (' + id + ')' : id;
   }

@@ -11,7 +11,7 @@
   function fillFilters() {
     var f = MG.$('log-form').elements;
     var keep = { key: f.key.value, org: f.org.value };
-    MG.fillSelect(f.key, MG.session.keys.map(function (k) { return [k.id, MG.keyLabel(k.id)]; }), true);
+    MG.fillSelect(f.key, MG.session.keys.map(function (k) { return [k.id, MG.keyLabel(k.id, k.org)]; }), true);
     MG.fillSelect(f.org, MG.session.orgs.map(function (o) { return [o.id, MG.orgLabel(o.id)]; }), true);
     f.key.value = keep.key; f.org.value = keep.org;
     return MG.api(MG.ROUTES.listModels).then(function (r) {
@@ -25,7 +25,7 @@
   function rows(data) {
     return MG.table([
       ['time', function (e) { return MG.when(e.time); }],
-      ['key', function (e) { return MG.keyLabel(e.keyId); }],
+      ['key', function (e) { return MG.keyLabel(e.keyId, e.org); }],
       ['org', function (e) { return MG.orgLabel(e.org); }],
       ['endpoint', function (e) { return e.endpoint; }],
       ['model or tool', function (e) { return e.model; }],
@@ -57,7 +57,7 @@
   function logDetail(e) {
     var d = e.details || {};
     var fields = [
-      ['id', e.id], ['time', MG.when(e.time) + ' (' + e.time + ')'], ['key', MG.keyLabel(e.keyId)], ['organization', MG.orgLabel(e.org)],
+      ['id', e.id], ['time', MG.when(e.time) + ' (' + e.time + ')'], ['key', MG.keyLabel(e.keyId, e.org)], ['organization', MG.orgLabel(e.org)],
       ['endpoint', e.endpoint], ['model or tool', e.model], ['deployment', e.deploymentId], ['status', e.status], ['outcome', e.outcome],
       ['error', e.errorCode], ['tokens in', MG.num(e.promptTokens)], ['tokens out', MG.num(e.completionTokens)], ['cost', MG.money(e.cost)],
       ['latency', MG.num(e.latencyMs) + ' ms'], ['MCP server', d.server]

@@ -17,8 +17,13 @@
     form.elements.from.value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 13));
   }
 
-  function seriesLabel(split, group) {
-    if (split === 'key') return MG.keyLabel(group);
+  /** A key with its organisation for the platform admin: two organisations' `bot` keys are two different keys. */
+  function keyWithOrg(group, org) {
+    return MG.keyLabel(group, org) + (MG.isPlatform() && org ? ' · ' + MG.orgLabel(org) : '');
+  }
+
+  function seriesLabel(split, group, org) {
+    if (split === 'key') return keyWithOrg(group, org);
     if (split === 'org') return MG.orgLabel(group);
     if (split === 'none') return 'all';
     return group;
@@ -41,7 +46,7 @@
       axes: [{}, { values: function (u, vals) { return vals.map(function (v) { return metric === 'cost' ? MG.money(v) : MG.num(v); }); }, size: 70 }],
       series: [{ label: 'day', value: function (u, v) { return v == null ? '' : new Date(v * 1000).toLocaleDateString(); } }].concat(series.map(function (s, i) {
         return {
-          label: seriesLabel(split, s.group),
+          label: seriesLabel(split, s.group, s.org),
           stroke: PALETTE[i % PALETTE.length],
           width: 2,
           points: { show: true },
@@ -72,13 +77,13 @@
       MG.say('usage', u.days.length + ' days from ' + since.toLocaleDateString() + ' to ' + new Date(until.getTime() - 1).toLocaleDateString() + ' (' + u.time_zone + ')');
       draw('usage-cost-chart', u.days, u.series, 'cost', u.split_by);
       draw('usage-requests-chart', u.days, u.series, 'requests', u.split_by);
-      var top = function (label) { return [[label[0], label[1]], ['spend', function (x) { return MG.money(x.cost); }, { num: true }], ['requests', function (x) { return MG.num(x.requests); }, { num: true }]]; };
-      MG.$('usage-top-keys').replaceChildren(MG.table(top(['key', function (x) { return MG.keyLabel(x.group); }]), u.top.keys, 'No traffic.'));
+      var top = function (label) { return [[label[0], label[1], label[2]], ['spend', function (x) { return MG.money(x.cost); }, { num: true }], ['requests', function (x) { return MG.num(x.requests); }, { num: true }]]; };
+      MG.$('usage-top-keys').replaceChildren(MG.table(top(['key', function (x) { return keyWithOrg(x.group, x.org); }, { wrap: true }]), u.top.keys, 'No traffic.'));
       MG.$('usage-top-models').replaceChildren(MG.table(top(['model', function (x) { return x.group; }]), u.top.models, 'No traffic.'));
       var cols = [['day', function (row) { return localMidnight(row.day).toLocaleDateString(); }]];
       u.series.forEach(function (s, i) {
-        cols.push([seriesLabel(u.split_by, s.group) + ' spend', function (row) { return MG.money(s.cost[row.i]); }, { num: true }]);
-        cols.push([seriesLabel(u.split_by, s.group) + ' requests', function (row) { return MG.num(s.requests[row.i]); }, { num: true }]);
+        cols.push([seriesLabel(u.split_by, s.group, s.org) + ' spend', function (row) { return MG.money(s.cost[row.i]); }, { num: true }]);
+        cols.push([seriesLabel(u.split_by, s.group, s.org) + ' requests', function (row) { return MG.num(s.requests[row.i]); }, { num: true }]);
       });
       MG.$('usage-table').replaceChildren(MG.table(cols, u.days.map(function (d, i) { return { day: d, i: i }; }), 'No days.'));
     });
