@@ -300,6 +300,22 @@ describe('management API: reading a key when two organisations each have a key o
     expect((await api(gw, 'GET', '/admin/v1/keys/bot?org=acme', 'sk-globex-admin-read')).status).to.equal(403);
   });
 
+  it('asks the platform admin for ?org= when two organisations have the key\'s id, rather than answering the first one\'s', async () => {
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const res = await api(gw, method, '/admin/v1/keys/bot', ADMIN, method === 'PATCH' ? { rpm: 5 } : undefined);
+      expect(res.status, method).to.equal(400);
+      expect(res.body.error, method).to.include({ type: 'invalid_request_error', code: 'missing_required_parameter', param: 'org' });
+      expect(res.body.error.message, method).to.include('?org=');
+    }
+    // an id only one organisation has needs no ?org=
+    const single = await api(gw, 'GET', '/admin/v1/keys/globex-admin', ADMIN);
+    expect(single.status).to.equal(200);
+    expect(single.body).to.include({ id: 'globex-admin', org: 'globex' });
+    // and both bots are still there, unchanged
+    expect((await api(gw, 'GET', '/admin/v1/keys/bot?org=acme', ADMIN)).body).to.include({ org: 'acme', name: 'acme bot' });
+    expect((await api(gw, 'GET', '/admin/v1/keys/bot?org=globex', ADMIN)).body).to.not.have.property('rpm');
+  });
+
   it('charts spend by key as one series per organisation\'s key, with its org', async () => {
     await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-acme-bot-read', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcd' }] });
     await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-globex-bot-read', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'abcdefgh' }] });

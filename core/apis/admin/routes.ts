@@ -153,9 +153,14 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   /** `org` picks among config keys of one declared id: two organisations may each declare a `bot`. */
   async function findKey(id: string, org: string | undefined): Promise<StoredKey | undefined> {
     const inOrg = (k: StoredKey) => org === undefined || k.org === org;
-    const key = services.keys.configKeys().find((k) => k.id === id && inOrg(k)) ?? (await services.keys.collection.get(id));
+    const stored = await services.keys.collection.get(id);
     // a revoked key is only a tombstone that keeps its id from being reused
-    return key && !key.revoked && inOrg(key) ? key : undefined;
+    const found = [...services.keys.configKeys().filter((k) => k.id === id), ...(stored ? [stored] : [])].filter((k) => !k.revoked && inOrg(k));
+    // taking the first organisation's would read, change or revoke a key the platform admin did not mean
+    if (found.length > 1) {
+      throw new InvalidRequestError(`Several organizations have a key "${id}": name one with ?org=.`, 'missing_required_parameter', { param: 'org' });
+    }
+    return found[0];
   }
 
   function visibleTo(admin: ReturnType<typeof adminOf>, key: StoredKey): boolean {
