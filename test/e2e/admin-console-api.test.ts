@@ -188,6 +188,21 @@ describe('management API for the admin console', function () {
     expect(cleared.body).to.not.have.property('mcp');
   });
 
+  it('removes one server\'s tool list from a key with mcp.tools.<server>: null, keeping the other restrictions', async () => {
+    const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-unlist', mcp: { servers: ['docs', 'gateway_proxy'], tools: { docs: ['search'], gateway_proxy: ['gpt'] } } })).body;
+    const one = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: { tools: { gateway_proxy: null } } });
+    expect(one.status, one.text).to.equal(200);
+    expect(one.body.mcp).to.deep.equal({ servers: ['docs', 'gateway_proxy'], tools: { docs: ['search'] } });
+    // the last list goes too (a name without a list, even __proto__, changes nothing)
+    const last = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, JSON.parse('{"mcp":{"tools":{"docs":null,"__proto__":null}}}'));
+    expect(last.status, last.text).to.equal(200);
+    expect(last.body.mcp).to.deep.equal({ servers: ['docs', 'gateway_proxy'] });
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body.mcp).to.deep.equal({ servers: ['docs', 'gateway_proxy'] });
+    // null removes a list in a PATCH only: a new key states its lists
+    const refused = await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-null', mcp: { tools: { docs: null } } });
+    expect(refused.status).to.equal(400);
+  });
+
   it('runs the tool tester through /mcp with the pasted key, and explains what it cannot run', async () => {
     const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
     const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });

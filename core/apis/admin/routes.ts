@@ -150,6 +150,24 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     if (first) throw new InvalidRequestError(problems.map((p) => p.message).join('; '), first.path === 'org' ? 'unknown_organization' : 'unknown_reference', { param: first.path });
   }
 
+  /**
+   * A key PATCH body without its `mcp.tools.<server>: null` entries, and those servers: as the merge keeps
+   * the lists a patch does not name, a null is the only way to take one server's list away (every tool of it).
+   */
+  function withoutUnlistedTools(raw: unknown): { body: unknown; unlisted: Set<string> } {
+    const unlisted = new Set<string>();
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    if (!isObject(raw) || !Object.hasOwn(raw, 'mcp') || !isObject(raw.mcp) || !Object.hasOwn(raw.mcp, 'tools') || !isObject(raw.mcp.tools)) return { body: raw, unlisted };
+    const lists: [string, unknown][] = [];
+    for (const [server, list] of Object.entries(raw.mcp.tools)) {
+      if (list === null) unlisted.add(server);
+      else lists.push([server, list]);
+    }
+    if (!unlisted.size) return { body: raw, unlisted };
+    // spread and fromEntries define the client's names as fields: a "__proto__" stays a server name
+    return { body: { ...raw, mcp: { ...raw.mcp, tools: Object.fromEntries(lists) } }, unlisted };
+  }
+
   /** `org` picks among config keys of one declared id: two organisations may each declare a `bot`. */
   async function findKey(id: string, org: string | undefined): Promise<StoredKey | undefined> {
     const inOrg = (k: StoredKey) => org === undefined || k.org === org;
@@ -226,7 +244,8 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const key = await visibleKey(String(req.params.id), adminOf(res), req.query.org);
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       // `null` removes a field: no budget, no rate limit, every model
-      const patch = validatePatch<KeyPatchBody>(validators.keyPatch, req.body, READ_ONLY_FIELDS.key);
+      const { body, unlisted } = withoutUnlistedTools(req.body);
+      const patch = validatePatch<KeyPatchBody>(validators.keyPatch, body, READ_ONLY_FIELDS.key);
       await checkKeyReferences(patch.set, key.org);
       const updated = { ...key, ...patch.set } as StoredKey;
       // `mcp` only narrows what it names: replaced whole, a patch of its tools dropped `servers` (every
@@ -234,6 +253,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       if (patch.set.mcp && key.mcp) {
         const tools = key.mcp.tools || patch.set.mcp.tools ? { tools: { ...key.mcp.tools, ...patch.set.mcp.tools } } : {};
         updated.mcp = { ...key.mcp, ...patch.set.mcp, ...tools };
+      }
+      if (unlisted.size && updated.mcp?.tools) {
+        const { tools, ...rest } = updated.mcp;
+        const kept = Object.entries(tools).filter(([server]) => !unlisted.has(server));
+        updated.mcp = kept.length ? { ...rest, tools: Object.fromEntries(kept) } : rest;
       }
       for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
