@@ -20,17 +20,35 @@ export function tokensOfChars(chars: number): number {
  */
 export const IMAGE_TOKENS = 1_600;
 
+/**
+ * What a PDF page costs: models read each page as its text and as a picture of it (Claude: 1,500 to 3,000
+ * text tokens a page, plus the picture's).
+ */
+export const PDF_PAGE_TOKENS = 3_000 + IMAGE_TOKENS;
+
 /** The prompt a request body carries: its messages (or Responses input), system prompt and tools. */
 export function estimatePromptTokens(body: any): number {
   let chars = 0;
   let images = 0;
+  let pages = 0;
   // base64 image data (a data: URL, a Messages base64 source) counted as an image, not as text: a
   // 300 KB picture would otherwise read as 100,000 tokens, in message_start and in a cut stream's charge
   function replacer(this: unknown, key: string, value: unknown): unknown {
     if (typeof value !== 'string' || value.length < 64) return value;
-    if (value.startsWith('data:image/') || (key === 'data' && (this as { type?: unknown } | null)?.type === 'base64' && isImageSource(this))) {
+    const base64Source = key === 'data' && (this as { type?: unknown } | null)?.type === 'base64';
+    if (value.startsWith('data:image/') || (base64Source && isMediaType(this, 'image/'))) {
       images++;
       return '';
+    }
+    // a PDF (a chat file part's data URL, a Messages document block) by its pages: a scanned page's
+    // picture is hundreds of KB of base64, and read as text a short report reserved 100,000 tokens
+    if (value.startsWith('data:application/pdf;base64,') || (base64Source && isMediaType(this, 'application/pdf'))) {
+      const counted = pdfPages(value.startsWith('data:') ? value.slice(value.indexOf(',') + 1) : value);
+      // a PDF whose page objects are compressed (object streams) cannot be counted: it counts by its size
+      if (counted > 0) {
+        pages += counted;
+        return '';
+      }
     }
     return value;
   }
@@ -45,7 +63,13 @@ export function estimatePromptTokens(body: any): number {
     add(body.instructions);
     add(body.tools);
   } else add(body);
-  return tokensOfChars(chars) + images * IMAGE_TOKENS;
+  return tokensOfChars(chars) + images * IMAGE_TOKENS + pages * PDF_PAGE_TOKENS;
+}
+
+/** `/Type /Page` dictionaries (not the `/Pages` tree nodes) in a base64 PDF's bytes. */
+function pdfPages(base64: string): number {
+  const bytes = Buffer.from(base64, 'base64').toString('latin1');
+  return bytes.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
 }
 
 /** An embeddings input's tokens: its texts at about four characters a token, token-id arrays as their length. */
@@ -61,9 +85,9 @@ export function estimateEmbeddingTokens(input: unknown): number {
   return tokens;
 }
 
-function isImageSource(source: unknown): boolean {
+function isMediaType(source: unknown, prefix: string): boolean {
   const mediaType = (source as { media_type?: unknown }).media_type;
-  return typeof mediaType === 'string' && mediaType.startsWith('image/');
+  return typeof mediaType === 'string' && mediaType.startsWith(prefix);
 }
 
 function safeLength(value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown): number {

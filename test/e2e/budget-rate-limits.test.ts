@@ -223,6 +223,27 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect((await vision).status).to.equal(200);
   });
 
+  it('reserves a PDF sent as a chat file part by its pages, not its base64, so a request beside it is not refused (openai SDK)', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', tpm: 20_000 }] }), { clock });
+    // a three-page PDF of 300 KB (a scanned picture on a page): some 100,000 tokens read as base64 text
+    const pdf = threePagePdf(300_000).toString('base64');
+    upstream.script = (req) =>
+      JSON.stringify(req.body).includes('file_data')
+        ? { kind: 'json', body: chatCompletion('a report', { prompt_tokens: 6_000, completion_tokens: 20, total_tokens: 6_020 }), delayMs: 500 }
+        : { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 }) };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const seen = upstream.requests.length;
+    const reading = client.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'report.pdf', file_data: `data:application/pdf;base64,${pdf}` } }, { type: 'text', text: 'Summarise it.' }] }],
+    });
+    while (upstream.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
+    const beside = await post(gw, KEY);
+    expect({ status: beside.status, error: beside.json.error?.message }).to.deep.equal({ status: 200, error: undefined });
+    expect(Number(beside.header('x-ratelimit-remaining-tokens'))).to.be.above(1_000);
+    expect((await reading).choices[0].message.content).to.equal('a report');
+  });
+
   it('does not read an image edit\u2019s uploaded picture as prompt tokens: a generation beside it is not refused (openai SDK)', async () => {
     const images = await new FakeImagesUpstream().start();
     try {
@@ -348,3 +369,32 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     expect(err.headers.get('retry-after')).to.equal('45');
   });
 });
+
+/** A PDF of three pages, the first drawing an embedded picture of about `pictureBytes` (a scan). */
+function threePagePdf(pictureBytes: number): Buffer {
+  const picture = Buffer.alloc(pictureBytes);
+  for (let i = 0; i < pictureBytes; i++) picture[i] = (i * 7919) % 251;
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const add = (chunk: string | Buffer) => {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
+    parts.push(b);
+    length += b.length;
+  };
+  const object = (n: number, body: (string | Buffer)[]) => {
+    offsets[n] = length;
+    add(`${n} 0 obj\n`);
+    body.forEach(add);
+    add('\nendobj\n');
+  };
+  add('%PDF-1.4\n');
+  object(1, ['<< /Type /Catalog /Pages 2 0 R >>']);
+  object(2, ['<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>']);
+  for (const n of [3, 4, 5]) object(n, [`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]${n === 3 ? ' /Resources << /XObject << /Im1 6 0 R >> >>' : ''} >>`]);
+  object(6, [`<< /Type /XObject /Subtype /Image /Width 100 /Height ${Math.floor(pictureBytes / 300)} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length ${pictureBytes} >>\nstream\n`, picture, '\nendstream']);
+  const xref = length;
+  add(`xref\n0 7\n0000000000 65535 f \n${offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`);
+  add(`trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
+}
