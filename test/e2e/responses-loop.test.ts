@@ -324,4 +324,26 @@ describe('Responses tool loop: images an MCP tool returns', () => {
     expect(messages[at]).to.deep.equal({ role: 'tool', tool_call_id: 'call_0', content: 'the chart' });
     expect(messages[at + 1]).to.deep.equal({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] });
   });
+
+  it('shows the model the image of a call the client approved, by previous_response_id or with the items sent back', async () => {
+    upstream.script = (req) => ((req.body.messages as any[]).some((m) => m.role === 'tool') ? { kind: 'json', body: chatCompletion('a bar chart') } : neverStops(req));
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const tools = [{ ...MCP_TOOL[0], require_approval: 'always' as const }];
+    const image = { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] };
+    const first = await client.responses.create({ model: 'gpt-test', input: 'show me', tools });
+    const request = first.output.find((i) => i.type === 'mcp_approval_request') as any;
+    const approval = { type: 'mcp_approval_response' as const, approval_request_id: request.id, approve: true };
+    const continuations = [
+      { previous_response_id: first.id, input: [approval] },
+      { store: false, input: [{ role: 'user' as const, content: 'show me' }, request, approval] },
+    ];
+    for (const continuation of continuations) {
+      const data = await client.responses.create({ model: 'gpt-test', tools, ...continuation } as any);
+      expect((data as any).output_text).to.equal('a bar chart');
+      const messages = upstream.last.body.messages as any[];
+      const at = messages.findIndex((m) => m.role === 'tool');
+      expect(messages[at]).to.deep.include({ role: 'tool', content: 'the chart' });
+      expect(messages[at + 1]).to.deep.equal(image);
+    }
+  });
 });

@@ -215,7 +215,7 @@ export class ToolLoop {
   private async settleApprovals(input: LoopInput): Promise<void> {
     // one approval can come twice (stored with the previous response, and sent back in the input): it
     // runs once, and each copy of the call in the conversation gets its result
-    const settled = new Map<string, Promise<string>>();
+    const settled = new Map<string, Promise<{ text: string; media: ContentPart[] }>>();
     const outputs = await Promise.all(
       input.approvals.map(({ pending, answer }) => {
         let output = settled.get(pending.approvalRequestId);
@@ -223,20 +223,25 @@ export class ToolLoop {
         return output;
       }),
     );
+    const media = new Map<ChatMessage, ContentPart[]>();
     input.approvals.forEach(({ pending, message }, i) => {
-      if (message) message.content = outputs[i];
-      else input.messages.push({ role: 'tool', tool_call_id: pending.toolCallId, content: outputs[i] });
+      let answer = message;
+      if (answer) answer.content = outputs[i].text;
+      else input.messages.push((answer = { role: 'tool', tool_call_id: pending.toolCallId, content: outputs[i].text }));
+      if (outputs[i].media.length > 0) media.set(answer, outputs[i].media);
     });
+    if (media.size > 0) for (const list of [input.messages, input.newMessages]) attachMedia(list, media);
   }
 
-  private async settleApproval(input: LoopInput, pending: PendingApproval, answer: ApprovalAnswer | undefined): Promise<string> {
-    if (!answer?.approve) return `${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`;
+  private async settleApproval(input: LoopInput, pending: PendingApproval, answer: ApprovalAnswer | undefined): Promise<{ text: string; media: ContentPart[] }> {
+    const told = (text: string) => ({ text, media: [] });
+    if (!answer?.approve) return told(`${DENIED_OUTPUT}${answer?.reason ? ` Reason: ${answer.reason}` : ''}`);
     const tool = input.toolSet?.byMcpName.get(pending.name);
-    if (!tool) return `Error: the tool "${pending.name}" is no longer available.`;
+    if (!tool) return told(`Error: the tool "${pending.name}" is no longer available.`);
     const refusal = this.refusal(0);
-    if (refusal) return (this.totals.toolCallsRefused++, refusal);
+    if (refusal) return (this.totals.toolCallsRefused++, told(refusal));
     this.admitted++;
-    return (await this.runTool(tool, pending.arguments, pending.approvalRequestId)).text;
+    return this.runTool(tool, pending.arguments, pending.approvalRequestId);
   }
 
   /** One tool call, as an `mcp_call` item; returns what the model is told. */
@@ -316,5 +321,20 @@ export class ToolLoop {
       this.recorder.closeMessage(open, round.finishReason === 'length' ? 'incomplete' : 'completed');
     }
     return round;
+  }
+}
+
+/**
+ * The images of approved calls' results, in a user message after the run of tool answers they belong to:
+ * a chat tool message holds text only, and the answers must follow their calls directly.
+ */
+function attachMedia(list: ChatMessage[], media: Map<ChatMessage, ContentPart[]>): void {
+  for (let i = 0; i < list.length; i++) {
+    if (list[i].role !== 'tool') continue;
+    const parts: ContentPart[] = [];
+    let end = i;
+    for (; end < list.length && list[end].role === 'tool'; end++) parts.push(...(media.get(list[end]) ?? []));
+    if (parts.length > 0) list.splice(end, 0, { role: 'user', content: parts });
+    i = end;
   }
 }
