@@ -198,6 +198,27 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(message.stop_reason).to.equal('tool_use');
   });
 
+  it('streams a tool call whole when the upstream sends text while its arguments are still coming', async () => {
+    // some OpenAI-compatible servers (vLLM's tool parsers) send text, a newline at least, in the middle of a call
+    const base = { id: 'chatcmpl-v1', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const delta = (d: object) => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: null }] });
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_p', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+        delta({ content: '\n', tool_calls: [{ index: 0, function: { arguments: '"Paris"' } }] }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }),
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } },
+      ],
+    };
+    const message = await client.messages.stream({ model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage();
+    expect(message.content).to.deep.equal([
+      { type: 'tool_use', id: 'call_p', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'text', text: '\n' },
+    ]);
+    expect(message.stop_reason).to.equal('tool_use');
+  });
+
   it('answers from content given as a list of chunks (Mistral\u2019s reasoning models: thinking, then text), JSON and streamed', async () => {
     // magistral-* answer content as chunks: `thinking` ones holding text parts, then `text` ones
     const thinking = { type: 'thinking', thinking: [{ type: 'text', text: '17 * 23 = 391.' }] };

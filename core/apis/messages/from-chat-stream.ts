@@ -48,6 +48,12 @@ export class MessagesStreamTranslator {
    * reopened, so these are gathered and follow, each whole, once the open block ends.
    */
   private readonly heldCalls: { toolIndex: number; id: string | undefined; name: string; args: string }[] = [];
+  /**
+   * Text that came while a call's block was open: some servers (vLLM's tool parsers) send text in the middle
+   * of a call, and closing the call's block for it would lose the arguments still to come. It follows,
+   * as a block of its own, once the call's block ends.
+   */
+  private heldText = '';
   private stopReason: MessagesStopReason | undefined;
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
@@ -150,6 +156,10 @@ export class MessagesStreamTranslator {
   }
 
   private text(text: string, out: SseFrame[]): void {
+    if (this.open?.kind === 'tool') {
+      this.heldText += text;
+      return;
+    }
     if (this.open?.kind !== 'text') {
       this.closeBlock(out);
       this.open = { kind: 'text', index: this.nextBlockIndex++ };
@@ -221,6 +231,16 @@ export class MessagesStreamTranslator {
       out.push(event({ type: 'content_block_stop', index }));
     }
     this.heldCalls.length = 0;
+    if (this.heldText !== '') {
+      const index = this.nextBlockIndex++;
+      this.generatedChars += this.heldText.length;
+      out.push(
+        event({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+        event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: this.heldText } }),
+        event({ type: 'content_block_stop', index }),
+      );
+      this.heldText = '';
+    }
   }
 
   private close(): SseFrame[] {
