@@ -299,7 +299,7 @@ describe('Responses tool loop: images an MCP tool returns', () => {
   before(async () => {
     upstream = await new FakeOpenAI().start();
     const content = [{ type: 'text' as const, text: 'the chart' }, { type: 'image' as const, data: PNG, mimeType: 'image/png' }];
-    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content }) } } });
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content }) }, write: { handler: () => ({ content: [{ type: 'text', text: 'written' }] }) } } });
     gw = await testConfig()
       .withKey(KEY, { id: 'qa', mcp: { servers: ['kb'] } })
       .withOpenAI('oai', upstream, 'sk-provider')
@@ -345,5 +345,25 @@ describe('Responses tool loop: images an MCP tool returns', () => {
       expect(messages[at]).to.deep.include({ role: 'tool', content: 'the chart' });
       expect(messages[at + 1]).to.deep.equal(image);
     }
+  });
+
+  it('keeps the answers of one turn together when one of its calls ran with an image and another waited for approval', async () => {
+    upstream.script = (req) => {
+      const messages = req.body.messages as any[];
+      if (messages.some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('done') };
+      const calls = ['lookup', 'write'].map((name, i) => ({ id: `call_${name}`, type: 'function', function: { name, arguments: `{"n":${i}}` } }));
+      return { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: 'tool_calls' }] }) };
+    };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const tools = [{ ...MCP_TOOL[0], require_approval: { never: { tool_names: ['lookup'] } } }];
+    const first = await client.responses.create({ model: 'gpt-test', input: 'look and write', tools } as any);
+    const request = first.output.find((i) => i.type === 'mcp_approval_request') as any;
+    expect(request.name).to.equal('write');
+    const data = await client.responses.create({ model: 'gpt-test', tools, previous_response_id: first.id, input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }] } as any);
+    expect((data as any).output_text).to.equal('done');
+    // chat APIs want every call of an assistant turn answered right after it, before any other message
+    const roles = (upstream.last.body.messages as any[]).map((m) => (m.role === 'tool' ? `tool:${m.tool_call_id}` : m.role));
+    expect(roles).to.deep.equal(['user', 'assistant', 'tool:call_lookup', 'tool:call_write', 'user']);
+    expect((upstream.last.body.messages as any[])[4]).to.deep.equal({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] });
   });
 });

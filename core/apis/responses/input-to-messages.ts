@@ -23,6 +23,8 @@ export interface PendingApproval {
   name: string;
   arguments: string;
   serverLabel: string;
+  /** images of the turn's calls that ran at once, to follow the turn's answers once this one is given */
+  media?: ContentPart[];
 }
 
 export interface ApprovalAnswer {

@@ -196,9 +196,11 @@ export class ToolLoop {
     const outputs = await Promise.all(auto.map(({ call, tool }) => this.runTool(tool, call.function.arguments)));
     auto.forEach(({ call }, i) => results.set(call.id, outputs[i].text));
     for (const call of mcpCalls) if (results.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: results.get(call.id)! });
-    // the tool answers must follow their calls directly, so the images follow the run of answers
+    // the tool answers must follow their calls directly, so the images follow the run of answers; while
+    // some of the turn's calls wait for approval, after theirs too (the next request's)
     const media = outputs.flatMap((o) => o.media);
-    if (media.length > 0) messages.push({ role: 'user', content: media });
+    if (media.length > 0 && pending.length > 0) pending[0].media = media;
+    else if (media.length > 0) messages.push({ role: 'user', content: media });
     return pending;
   }
 
@@ -228,7 +230,8 @@ export class ToolLoop {
       let answer = message;
       if (answer) answer.content = outputs[i].text;
       else input.messages.push((answer = { role: 'tool', tool_call_id: pending.toolCallId, content: outputs[i].text }));
-      if (outputs[i].media.length > 0) media.set(answer, outputs[i].media);
+      const images = [...(pending.media ?? []), ...outputs[i].media];
+      if (images.length > 0) media.set(answer, images);
     });
     if (media.size > 0) for (const list of [input.messages, input.newMessages]) attachMedia(list, media);
   }
