@@ -25,7 +25,7 @@ class Channels {
     let window = this.open.get(key);
     if (!window) {
       const check = this.checkFor(path);
-      this.open.set(key, (window = new StreamWindow(json ? jsonStringsOnly(check) : check, this.options)));
+      this.open.set(key, (window = new StreamWindow(json ? jsonStringsOnly(check) : check, this.options, !json)));
     }
     return window.push(delta);
   }

@@ -9,7 +9,8 @@
  * straddles the cut. That is tested by checking the whole pending text and each side of the cut: if the
  * masked whole equals the masked left side plus the masked right side, nothing straddles, and the masked
  * left side is released. Otherwise the cut is retried as more text arrives (the cut moves past the value),
- * up to `maxHoldChars`, after which the masked whole is released.
+ * up to `maxHoldChars`, after which the masked whole is released. The one value known to outgrow that
+ * limit, a PEM private key, is remembered across such a release (see `openPrivateKey`).
  */
 
 export type WindowVerdict =
@@ -54,18 +55,45 @@ export const DEFAULT_STEP_CHARS = 32;
 const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
+const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
+
+/**
+ * A PEM private key is the one value an engine finds that may be longer than the hold limit (an
+ * RSA-8192 key is about 6.3 KB). When `text` ends inside one, returns what an engine needs to see before
+ * the rest of the stream to know it is still inside it: the BEGIN line and the end of the last line.
+ */
+function openPrivateKey(text: string, tailChars: number): string {
+  let last: RegExpExecArray | null = null;
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m !== null; m = PEM_BEGIN.exec(text)) last = m;
+  if (!last) return '';
+  const after = last.index + last[0].length;
+  if (text.includes(`-----END ${last[1]}-----`, after)) return '';
+  const lineStart = text.lastIndexOf('\n') + 1;
+  if (lineStart <= after) return text.slice(last.index, after + tailChars);
+  return `${last[0]}\n${text.slice(Math.max(lineStart, text.length - tailChars))}`;
+}
+
 export class StreamWindow {
   private pending = '';
   /** where `pending` begins in everything received */
   private released = 0;
   private blocked: StreamBlockedError | null = null;
+  /**
+   * After a release forced by the hold limit inside a private key: the key's beginning, checked again
+   * before the held text so the engine masks the rest of the key too (and not again what was released)
+   */
+  private lead = '';
+  private maskedLead = '';
   private readonly windowChars: number;
   private readonly maxHoldChars: number;
   private readonly stepChars: number;
 
+  /** `plainText`: false for a channel whose check reads offsets into the text (a JSON document) */
   constructor(
     private readonly check: WindowCheck,
     options: StreamWindowOptions = {},
+    private readonly plainText = true,
   ) {
     this.windowChars = Math.max(1, options.windowChars ?? DEFAULT_WINDOW_CHARS);
     this.maxHoldChars = Math.max(this.windowChars * 2, options.maxHoldChars ?? DEFAULT_MAX_HOLD_CHARS);
@@ -91,8 +119,9 @@ export class StreamWindow {
     const text = this.pending;
     this.pending = '';
     if (text.length === 0) return '';
-    const masked = await this.apply(text, this.released);
+    const masked = await this.applyAfterLead(text, this.released);
     this.released += text.length;
+    this.lead = this.maskedLead = '';
     return masked;
   }
 
@@ -101,25 +130,29 @@ export class StreamWindow {
     const cut = this.cutPoint(text);
     if (cut <= 0) return '';
     const from = this.released;
-    const whole = await this.apply(text, from);
+    const whole = await this.applyAfterLead(text, from);
     if (whole === text) {
       // nothing found at all, so nothing straddles the cut
       this.pending = text.slice(cut);
       this.released += cut;
+      this.lead = this.maskedLead = '';
       return text.slice(0, cut);
     }
     const left = text.slice(0, cut);
     const right = text.slice(cut);
-    const [maskedLeft, maskedRight] = [await this.apply(left, from), await this.apply(right, from + cut)];
+    // the right side without the lead: the cut is safe only once the key has ended before it
+    const [maskedLeft, maskedRight] = [await this.applyAfterLead(left, from), await this.apply(right, from + cut)];
     if (maskedLeft + maskedRight === whole) {
       this.pending = right;
       this.released += cut;
+      this.lead = this.maskedLead = '';
       return maskedLeft;
     }
     if (text.length >= this.maxHoldChars) {
       // a value (or an engine that is not deterministic) straddles every cut: bound the memory
       this.pending = '';
       this.released += text.length;
+      await this.keepLead(this.lead + text);
       return whole;
     }
     return '';
@@ -148,6 +181,29 @@ export class StreamWindow {
       if (counted >= this.windowChars) return i;
     }
     return bound;
+  }
+
+  /**
+   * Remember the beginning of a private key that `text` (just released) ends inside, if an engine masked
+   * it to the end: the key's later lines are then masked as they arrive, up to its END line.
+   */
+  private async keepLead(text: string): Promise<void> {
+    this.lead = this.maskedLead = '';
+    const lead = this.plainText ? openPrivateKey(text, this.windowChars) : '';
+    if (!lead) return;
+    const masked = await this.apply(lead, this.released);
+    // an engine that does not mask private keys leaves the lead's last character where it was
+    if (masked.length > 0 && masked.charCodeAt(masked.length - 1) === lead.charCodeAt(lead.length - 1)) return;
+    this.lead = lead;
+    this.maskedLead = masked;
+  }
+
+  /** `text` masked as it reads after the lead; what the lead itself masks to was released already. */
+  private async applyAfterLead(text: string, start: number): Promise<string> {
+    if (!this.lead) return this.apply(text, start);
+    const masked = await this.apply(this.lead + text, start);
+    // a replacement that depends on the value (a hash) differs from the released one: it is sent again
+    return masked.startsWith(this.maskedLead) ? masked.slice(this.maskedLead.length) : masked;
   }
 
   private async apply(text: string, start: number): Promise<string> {

@@ -107,6 +107,28 @@ describe('stream window for post guardrails', () => {
     }
   });
 
+  it('masks the whole of a private key longer than the hold limit, as the JSON answer reads', async () => {
+    // an RSA-8192 key is about 6.3 KB; the window releases what it holds at 4096 characters
+    const line = (i: number) => `MII${String(i).padStart(4, '0')}${'Qk'.repeat(28)}AB`.slice(0, 64);
+    const key = (lines: number) => ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: lines }, (_, i) => line(i)), '-----END RSA PRIVATE KEY-----'].join('\n');
+    for (const lines of [120, 260]) {
+      const text = `${FILLER}${key(lines)}\n${FILLER}`;
+      const expected = (await check(text)) as { action: 'mask'; text: string };
+      expect(expected.text).to.equal(`${FILLER}[SECRET]\n${FILLER}`);
+      for (const size of lines === 120 ? [1, 100] : [100, 997]) {
+        const chunks = text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
+        expect(await run(chunks, check, 64), `${lines} lines in chunks of ${size}`).to.equal(expected.text);
+      }
+    }
+    // a stream that ends inside the key masks all of what is left, as a cut-off key in a JSON answer
+    const cutOff = `${FILLER}${key(200).split('\n-----END')[0]}`;
+    expect(await run(cutOff.match(/[\s\S]{1,50}/g) ?? [], check, 64)).to.equal(`${FILLER}[SECRET]`);
+    // without an engine that masks secrets the key goes through as it came
+    const emailsOnly = checkWith(await createEngine(piiMask, { entities: ['EMAIL'] }));
+    const plain = `${FILLER}${key(120)}\n${FILLER}`;
+    expect(await run(plain.match(/[\s\S]{1,100}/g) ?? [], emailsOnly, 64)).to.equal(plain);
+  });
+
   it('bounds what it holds when a value straddles every cut', async () => {
     const unstable: WindowCheck = (text) => ({ action: 'mask', text: `<${text.length}>` });
     const window = new StreamWindow(unstable, { windowChars: 8, maxHoldChars: 40 });

@@ -123,6 +123,19 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(entry.completionTokens).to.equal(4);
   });
 
+  it('masks all of a streamed private key longer than the hold limit, as the JSON answer reads', async () => {
+    const line = (i: number) => `MII${String(i).padStart(4, '0')}${'Qk'.repeat(28)}AB`.slice(0, 64);
+    const key = ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 120 }, (_, i) => line(i)), '-----END RSA PRIVATE KEY-----'].join('\n');
+    const answer = `Here it is:\n${key}\nDone.`;
+    const pieces: string[] = [];
+    for (let i = 0; i < answer.length; i += 100) pieces.push(answer.slice(i, i + 100));
+    upstream.script = { kind: 'sse', events: chatChunks(pieces) };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'key?' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).to.equal('Here it is:\n[SECRET]\nDone.');
+  });
+
   it('keeps the text in order when the last chunk carries more text than the window together with its finish_reason', async () => {
     // some OpenAI-compatible servers stream a whole answer as one chunk that also finishes the choice
     const answer = Array.from({ length: 40 }, (_, i) => `Sentence ${i} ends here.`).join(' ') + ` Mail ${EMAIL}.`;
