@@ -126,14 +126,19 @@ export class StreamWindow {
   }
 
   private async release(): Promise<string> {
-    const text = this.pending;
+    // The last word may go on in the next delta ("internal" of "internally", an "e" whose combining
+    // accent follows): a check that read the end of the held text as the end of a word would block a
+    // word the stream never writes. That word waits for the next release, or for the end.
+    const all = this.pending;
+    const text = all.slice(0, this.wordsEnd(all));
+    const rest = all.slice(text.length);
     const cut = this.cutPoint(text);
     if (cut <= 0) return '';
     const from = this.released;
     const whole = await this.applyAfterLead(text, from);
     if (whole === text) {
       // nothing found at all, so nothing straddles the cut
-      this.pending = text.slice(cut);
+      this.pending = text.slice(cut) + rest;
       this.released += cut;
       this.lead = this.maskedLead = '';
       return text.slice(0, cut);
@@ -143,19 +148,27 @@ export class StreamWindow {
     // the right side without the lead: the cut is safe only once the key has ended before it
     const [maskedLeft, maskedRight] = [await this.applyAfterLead(left, from), await this.apply(right, from + cut)];
     if (maskedLeft + maskedRight === whole) {
-      this.pending = right;
+      this.pending = right + rest;
       this.released += cut;
       this.lead = this.maskedLead = '';
       return maskedLeft;
     }
     if (text.length >= this.maxHoldChars) {
       // a value (or an engine that is not deterministic) straddles every cut: bound the memory
-      this.pending = '';
+      this.pending = rest;
       this.released += text.length;
       await this.keepLead(this.lead + text);
       return whole;
     }
     return '';
+  }
+
+  /** Where the last whitespace of `text` ends, unless the word after it is longer than the window. */
+  private wordsEnd(text: string): number {
+    for (let i = text.length - 1; i >= Math.max(0, text.length - this.windowChars); i--) {
+      if (isWhitespace(text.charCodeAt(i))) return i + 1;
+    }
+    return text.length;
   }
 
   /** Release up to where the window begins, preferably just after a whitespace, never inside a surrogate pair. */

@@ -163,6 +163,26 @@ describe('stream window for post guardrails', () => {
     expect(again).to.equal(error);
   });
 
+  it('does not block on a word the next delta goes on with (a longer word, or a combining accent)', async () => {
+    const blocker = checkWith(await createEngine(block, { words: ['internal', 'cafe'] }));
+    const text = `${FILLER}${FILLER}It is internally fine. ${FILLER}A cafe\u0301 au lait. ${FILLER}${FILLER}`;
+    expect((await blocker(text)).action).to.equal('allow');
+    for (const word of ['internal', 'cafe']) {
+      const at = text.indexOf(word) + word.length;
+      for (const chunks of [[text.slice(0, at), text.slice(at)], [...text]]) {
+        expect(await run(chunks, blocker, 64), `${word} in ${chunks.length} chunks`).to.equal(text);
+      }
+    }
+    // a blocked word that ends where a delta ends is still blocked once the next one shows it ended
+    let error: unknown;
+    try {
+      await run([`${FILLER}${FILLER}It is internal`, `. ${FILLER}`], blocker, 64);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(StreamBlockedError);
+  });
+
   it('blocks at the end of a short stream that never filled the window', async () => {
     const blocker = checkWith(await createEngine(block, { words: ['forbidden'] }));
     let error: unknown;
