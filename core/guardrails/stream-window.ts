@@ -70,8 +70,9 @@ function openPrivateKey(text: string, tailChars: number): string {
   const after = last.index + last[0].length;
   if (text.includes(`-----END ${last[1]}-----`, after)) return '';
   const lineStart = text.lastIndexOf('\n') + 1;
-  if (lineStart <= after) return text.slice(last.index, after + tailChars);
-  return `${last[0]}\n${text.slice(Math.max(lineStart, text.length - tailChars))}`;
+  const lead = lineStart <= after ? text.slice(last.index, after + tailChars) : `${last[0]}\n${text.slice(Math.max(lineStart, text.length - tailChars))}`;
+  // a CR whose LF has not arrived would read as the end of the key's body
+  return lead.endsWith('\r') ? lead.slice(0, -1) : lead;
 }
 
 export class StreamWindow {
@@ -163,12 +164,16 @@ export class StreamWindow {
     return '';
   }
 
-  /** Where the last whitespace of `text` ends, unless the word after it is longer than the window. */
+  /**
+   * Where the last whitespace of `text` ends, unless the word after it is longer than the window. Not
+   * between a CR and the LF that may follow: a private key's line read as ending in a lone CR ends it.
+   */
   private wordsEnd(text: string): number {
     for (let i = text.length - 1; i >= Math.max(0, text.length - this.windowChars); i--) {
-      if (isWhitespace(text.charCodeAt(i))) return i + 1;
+      const code = text.charCodeAt(i);
+      if (isWhitespace(code) && !(code === 13 && i === text.length - 1)) return i + 1;
     }
-    return text.length;
+    return text.length > 1 && text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length;
   }
 
   /** Release up to where the window begins, preferably just after a whitespace, never inside a surrogate pair. */

@@ -120,6 +120,9 @@ describe('stream window for post guardrails', () => {
         expect(await run(chunks, check, 64), `${lines} lines in chunks of ${size}`).to.equal(expected.text);
       }
     }
+    // lines ended by CRLF, with deltas that end between the CR and the LF
+    const crlf = `${FILLER}${key(120).replaceAll('\n', '\r\n')}\n${FILLER}`;
+    expect(await run(crlf.match(/[\s\S]{1,3}/g) ?? [], check, 256)).to.equal(`${FILLER}[SECRET]\n${FILLER}`);
     // a stream that ends inside the key masks all of what is left, as a cut-off key in a JSON answer
     const cutOff = `${FILLER}${key(200).split('\n-----END')[0]}`;
     expect(await run(cutOff.match(/[\s\S]{1,50}/g) ?? [], check, 64)).to.equal(`${FILLER}[SECRET]`);
