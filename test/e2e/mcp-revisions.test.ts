@@ -489,6 +489,16 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     expect(read.body.result).to.deep.include({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
   });
 
+  it("never relays an upstream's public cache hints on a tool result or a prompt (one key's guarded answer)", async () => {
+    const called = await raw(ACME, modernCall(33, 'modern-quote', {}), modernHeaders());
+    expect(called.body.result.content).to.deep.equal([{ type: 'text', text: 'your price: 42' }]);
+    expect(called.body.result.resultType).to.equal('complete');
+    expect(called.body.result).to.not.have.any.keys('ttlMs', 'cacheScope');
+    const prompt = await raw(ACME, { jsonrpc: '2.0', id: 34, method: 'prompts/get', params: { name: 'modern-offer', arguments: {}, _meta: ENVELOPE } }, modernHeaders('prompts/get'));
+    expect(prompt.body.result.messages).to.deep.equal([{ role: 'user', content: { type: 'text', text: 'your offer: 42' } }]);
+    expect(prompt.body.result).to.not.have.any.keys('ttlMs', 'cacheScope');
+  });
+
   it("gives a 2025-11-25 client none of a 2026-07-28 upstream's cache hints or server info (a public hour on one key's answer)", async () => {
     const read = await raw(ACME, { jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'modern://bulletin' } });
     expect(read.body.result.contents).to.deep.equal([{ uri: 'modern://bulletin', text: 'write to [EMAIL]' }]);

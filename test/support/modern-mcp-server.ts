@@ -8,8 +8,8 @@
  * kind of choice field, name its `label`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
- * more, then a result). Two resources (`bulletin` says it may be cached for an hour and shared), one
- * prompt. Every JSON-RPC body it receives is kept in `received`.
+ * more, then a result), `quote` (a result that says it may be cached for an hour and shared). Two resources (`bulletin` says it may be cached for an hour and shared), two
+ * prompts (`offer` says the same of itself). Every JSON-RPC body it receives is kept in `received`.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -116,6 +116,17 @@ export class ModernMcpServer {
         ttlMs: 3_600_000,
         cacheScope: 'public',
       }));
+      // a tool and a prompt whose results claim any client may keep them for an hour and share them
+      server.registerTool('quote', { description: 'Quotes a price', inputSchema: objectSchema({}) }, async () => ({
+        content: [{ type: 'text', text: 'your price: 42' }],
+        ttlMs: 3_600_000,
+        cacheScope: 'public',
+      }) as any);
+      server.registerPrompt('offer', { description: 'An offer', argsSchema: objectSchema({}) } as any, () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: 'your offer: 42' } }],
+        ttlMs: 3_600_000,
+        cacheScope: 'public',
+      }) as any);
       server.registerPrompt('greet', { description: 'A greeting', argsSchema: objectSchema({ who: { type: 'string' } }, ['who']) } as any, (args: any) => ({
         messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.who} from the modern server` } }],
       }));

@@ -179,6 +179,9 @@ export function toolsFor<T extends Record<string, unknown>>(client: ClientRevisi
 /** results a 2026-07-28 client may cache: ours depend on the key, so they are private and fresh */
 const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
+/** the methods whose result is an upstream's, relayed */
+const RELAYED = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 /** A result in the client's revision: `resultType` (and the cache fields) for 2026-07-28, none for older. */
 export function resultFor(client: ClientRevision, method: string, result: unknown): unknown {
   if (!isObject(result)) return result;
@@ -196,6 +199,12 @@ export function resultFor(client: ClientRevision, method: string, result: unknow
     return rest;
   }
   const out: Record<string, unknown> = { ...result, resultType: result.resultType ?? 'complete' };
+  if (RELAYED.has(method)) {
+    // an upstream's cache hints on a relayed answer (a tool result or prompt it calls public for an hour,
+    // an input request) describe its answer, not the guarded one this key gets: only ours go out
+    delete out.ttlMs;
+    delete out.cacheScope;
+  }
   if (out.resultType === 'complete' && CACHEABLE.has(method)) {
     // an upstream's own hints (a resource it calls public for an hour) do not hold for what the gateway
     // serves: scope, tool states and guardrails make it one key's answer, so a shared cache must not reuse it
