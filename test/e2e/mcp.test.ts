@@ -384,8 +384,14 @@ describe('/mcp with two servers in one scope listing the same resource URI', () 
   let gw: TestGateway;
 
   before(async () => {
-    archive = await FakeMcpServer.start({ resources: { 'shared://notes': { name: 'archived notes', text: 'from the public archive' } } });
-    notes = await FakeMcpServer.start({ resources: { 'shared://notes': { name: 'acme notes', text: "from acme's own server" } } });
+    archive = await FakeMcpServer.start({
+      resources: { 'shared://notes': { name: 'archived notes', text: 'from the public archive' } },
+      resourceTemplates: [{ uriTemplate: 'shared://files/{name}', name: 'archived file', read: (uri) => `archived ${uri}` }],
+    });
+    notes = await FakeMcpServer.start({
+      resources: { 'shared://notes': { name: 'acme notes', text: "from acme's own server" } },
+      resourceTemplates: [{ uriTemplate: 'shared://files/{name}', name: 'acme file', read: (uri) => `acme's ${uri}` }],
+    });
     gw = await testConfig()
       .withKey(ACME_KEY, { id: 'acme-bot' })
       .withMcpServer('archive', archive.url, { visibility: 'public' })
@@ -396,6 +402,19 @@ describe('/mcp with two servers in one scope listing the same resource URI', () 
   after(async () => {
     await gw.close();
     await Promise.all([archive.close(), notes.close()]);
+  });
+
+  it('lists a resource template two servers share once, as the server a read of its URIs goes to lists it (SDK 1.x client)', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${ACME_KEY}` } } }));
+    try {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates).to.deep.equal([{ uriTemplate: 'shared://files/{name}', name: 'acme file' }]);
+      const read = await client.readResource({ uri: 'shared://files/plan' });
+      expect(read.contents).to.deep.equal([{ uri: 'shared://files/plan', text: "acme's shared://files/plan" }]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("lists the URI once, as the server a read goes to lists it: the organisation's own, else the first healthy one", async () => {

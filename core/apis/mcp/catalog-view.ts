@@ -75,8 +75,12 @@ export class McpCatalogView {
       .filter((r) => !seen.has(r.uri) && !!seen.add(r.uri));
   }
 
+  /** Each template once, as listed by the server a read of its URIs goes to (routeResource). */
   listResourceTemplates(scope: McpScope): UpstreamItem[] {
-    return listable(scope).flatMap((s) => this.cache.get(s.record.id)?.resourceTemplates ?? []);
+    const seen = new Set<string>();
+    return listable(scope)
+      .flatMap((s) => this.cache.get(s.record.id)?.resourceTemplates ?? [])
+      .filter((t) => !seen.has(t.uriTemplate) && !!seen.add(t.uriTemplate));
   }
 
   /**
