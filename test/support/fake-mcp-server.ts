@@ -80,6 +80,8 @@ export interface FakeMcpServerOptions {
   record?: boolean;
   /** answer requests as SSE streams (so progress notifications can precede the result); default JSON */
   sseResponses?: boolean;
+  /** list this many tools per tools/list page (the cursor is the next tool's index); default all at once */
+  toolsPerPage?: number;
 }
 
 const DEFAULT_SCHEMA = { type: 'object', properties: {} };
@@ -107,6 +109,7 @@ export class FakeMcpServer {
   private readonly toolsOnly: boolean;
   private readonly record: boolean;
   private readonly sseResponses: boolean;
+  private readonly toolsPerPage: number | undefined;
   url = '';
 
   private constructor(options: FakeMcpServerOptions) {
@@ -115,6 +118,7 @@ export class FakeMcpServer {
     this.toolsOnly = options.toolsOnly ?? false;
     this.record = options.record ?? true;
     this.sseResponses = options.sseResponses ?? false;
+    this.toolsPerPage = options.toolsPerPage;
     for (const [name, tool] of Object.entries(options.tools ?? {})) this.tools.set(name, tool);
     for (const [name, prompt] of Object.entries(options.prompts ?? {})) this.prompts.set(name, prompt);
     for (const [uri, resource] of Object.entries(options.resources ?? {})) this.resources.set(uri, resource);
@@ -242,9 +246,13 @@ export class FakeMcpServer {
   private buildServer(headers: http.IncomingHttpHeaders): Server {
     const capabilities = this.toolsOnly ? { tools: { listChanged: true } } : { tools: { listChanged: true }, prompts: {}, resources: {} };
     const server = new Server({ name: this.serverName, version: '1.0.0' }, { capabilities });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [...this.tools].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema ?? DEFAULT_SCHEMA, ...t.extra })) as any,
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const tools = [...this.tools].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema ?? DEFAULT_SCHEMA, ...t.extra })) as any[];
+      if (this.toolsPerPage === undefined) return { tools };
+      const start = Number(request.params?.cursor ?? 0);
+      const end = start + this.toolsPerPage;
+      return { tools: tools.slice(start, end), ...(end < tools.length ? { nextCursor: String(end) } : {}) };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const tool = this.tools.get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);

@@ -48,6 +48,8 @@ export class McpHealthMonitor {
   private handle: unknown;
   /** servers with a check to run once the running one ends (a list changed while it ran) */
   private readonly recheck = new Set<string>();
+  /** per server, the lists its last good check found cut at the page limit (what was last warned of) */
+  private readonly capped = new Map<string, string>();
 
   constructor(
     private readonly registry: McpServerRegistry,
@@ -164,9 +166,26 @@ export class McpHealthMonitor {
     }
   }
 
+  /**
+   * Warns of lists cut at the page limit when that changes: every periodic check of such a server finds
+   * the same, and repeating it each time would bury it (and every other warning) in the log.
+   */
+  private warnCapped(record: McpServerRecord, lists: string[]): void {
+    const key = lists.join(',');
+    if ((this.capped.get(record.id) ?? '') === key) return;
+    if (key === '') this.capped.delete(record.id);
+    else this.capped.set(record.id, key);
+    for (const list of lists) {
+      this.logger?.warn('mcp discovery stopped at the page limit: later items of this list are not served', { server: record.name, org: record.org, list, pages: MAX_PAGES });
+    }
+  }
+
   private async run(id: string, signal: AbortSignal): Promise<McpServerRecord | undefined> {
     const record = this.registry.get(id);
-    if (!record) return undefined;
+    if (!record) {
+      this.capped.delete(id);
+      return undefined;
+    }
     const nowIso = () => new Date(this.clock.now()).toISOString();
     try {
       const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs, signal);
@@ -180,9 +199,7 @@ export class McpHealthMonitor {
       });
       if (!latest) return undefined;
       this.cache.set(id, catalog);
-      for (const list of catalog.capped ?? []) {
-        this.logger?.warn('mcp discovery stopped at the page limit: later items of this list are not served', { server: latest.name, org: latest.org, list, pages: MAX_PAGES });
-      }
+      this.warnCapped(latest, catalog.capped ?? []);
       return latest;
     } catch (err) {
       if (signal.aborted) return this.registry.get(id);

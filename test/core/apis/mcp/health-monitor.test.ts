@@ -41,6 +41,30 @@ describe('core/apis/mcp/health-monitor', () => {
     await eventually(() => upstream.requestsFor('tools/list').length > before);
   });
 
+  it('warns once of a list cut at the page limit, not at every periodic check, and again when it changes', async () => {
+    const tools = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`t${i}`, {}]));
+    upstream = await FakeMcpServer.start({ tools, toolsPerPage: 1 });
+    const warnings: Record<string, unknown>[] = [];
+    const noop = () => undefined;
+    const logger = { debug: noop, info: noop, error: noop, warn: (msg: string, fields?: Record<string, unknown>) => void (msg.includes('page limit') && warnings.push(fields ?? {})) };
+    const record = await start({ logger, settings: { healthCheckIntervalSeconds: 15 } });
+    expect(toolNames()).to.have.length(100);
+    expect(warnings).to.deep.equal([{ server: 'docs', org: 'acme', list: 'tools/list', pages: 100 }]);
+    const checked = () => upstream.requestsFor('tools/list').length;
+    for (let round = 0; round < 2; round++) {
+      const before = checked();
+      h.timer.fire();
+      await eventually(() => checked() >= before + 100 && !h.gateway.health.running(record.id));
+    }
+    expect(warnings).to.have.length(1);
+    // the list fits again, then no longer does: the operator hears of it anew
+    upstream.removeTool('t100');
+    await h.gateway.health.check(record.id);
+    upstream.setTool('t100');
+    await h.gateway.health.check(record.id);
+    expect(warnings).to.have.length(2);
+  });
+
   it('turns the periodic check off with an interval of 0', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     await start({ settings: { healthCheckIntervalSeconds: 0 } });
