@@ -235,7 +235,19 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
         try {
           const names = (await c.client.listTools()).tools.map((t: any) => t.name);
           expect(names).to.include.members(['modern-echo', 'legacy-lookup', 'ev-echo']);
-          if (kind === 'legacy') return void expect(names).to.not.include('modern-tags');
+          if (kind === 'legacy') {
+            expect(names).to.not.include('modern-tags');
+            // nor called by name: it would answer a result this client refuses, charged all the same
+            const charged = async () => (await logs('MCP: modern-tags')).filter((e) => e.cost > 0).length;
+            const before = await charged();
+            const refused = await c.client.callTool({ name: 'modern-tags', arguments: {} }).then(
+              (r: any) => r,
+              (e: any) => e,
+            );
+            expect(String(refused.message ?? JSON.stringify(refused))).to.include('Unknown tool: modern-tags');
+            expect(await charged()).to.equal(before);
+            return;
+          }
           expect(names).to.include('modern-tags');
           expect((await c.client.callTool({ name: 'modern-tags', arguments: {} })).structuredContent).to.deep.equal(['red', 'blue']);
         } finally {
@@ -507,6 +519,9 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     const called = await raw(ACME, { jsonrpc: '2.0', id: 32, method: 'tools/call', params: { name: 'modern-echo', arguments: { message: 'hi' } } });
     expect(called.body.result.content).to.deep.equal([{ type: 'text', text: 'modern echo: hi' }]);
     expect(called.body.result._meta?.['io.modelcontextprotocol/serverInfo']).to.equal(undefined);
+    // a prompt that calls itself public for an hour: exactly the 2025-11-25 result, nothing of 2026-07-28
+    const prompt = await raw(ACME, { jsonrpc: '2.0', id: 35, method: 'prompts/get', params: { name: 'modern-offer', arguments: {} } });
+    expect(prompt.body.result).to.deep.equal({ messages: [{ role: 'user', content: { type: 'text', text: 'your offer: 42' } }] });
   });
 
   it('streams progress as SSE to a raw client that sent a token, the result last', async () => {

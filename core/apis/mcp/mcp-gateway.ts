@@ -15,6 +15,7 @@ import { McpHealthMonitor, type Timer } from './health-monitor';
 import { parseServerHeader, resolveMcpScope, type McpCaller, type McpScope } from './scope';
 import type { McpServerRecord } from './server-record';
 import { McpServerRegistry } from './server-registry';
+import { olderClientCarries } from './revision';
 import { UpstreamRpcError } from './upstream-errors';
 import { forwardedHeaders, type InboundHeaders } from './upstream-headers';
 import type { McpTransports } from './transports';
@@ -183,10 +184,14 @@ export class McpGateway {
     return resolveMcpScope([...this.registry.list(), builtin.record], caller, requested, new Map([[builtin.record.id, models]]));
   }
 
-  /** Route a called tool name; a tool the caller may not use is "unknown", like one that does not exist. */
-  routeTool(scope: McpScope, name: string): RoutedName {
+  /**
+   * Route a called tool name; a tool the caller may not use is "unknown", like one that does not exist.
+   * `olderClient`: an MCP client on 2025-11-25 or older, which `tools/list` does not show a tool whose
+   * results it would refuse (revision.ts toolsFor): calling it by name must not run it (and charge) either.
+   */
+  routeTool(scope: McpScope, name: string, olderClient = false): RoutedName {
     const routed = this.view.routeTool(scope, name);
-    if (!routed) throw new NotFoundError(`Unknown tool: ${name}`, 'mcp_tool_not_found', { param: 'name' });
+    if (!routed || (olderClient && !olderClientCarries(this.listedTool(routed) ?? {}))) throw new NotFoundError(`Unknown tool: ${name}`, 'mcp_tool_not_found', { param: 'name' });
     return routed;
   }
 

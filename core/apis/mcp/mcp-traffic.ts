@@ -74,7 +74,7 @@ export class McpTraffic implements TrafficStrategy {
   private targetOf(ex: McpExchange, scope: McpScope): McpTarget {
     if (ex.method === 'resources/read') return { kind: 'resource', server: this.gateway.routeResource(scope, ex.uri ?? '') };
     if (ex.method === 'prompts/get') return { kind: 'prompt', routed: this.gateway.routePrompt(scope, ex.toolName ?? '') };
-    const routed = this.gateway.routeTool(scope, ex.toolName ?? '');
+    const routed = this.gateway.routeTool(scope, ex.toolName ?? '', ex.relay?.modern === false);
     // gateway_proxy is an ordinary server up to here; its call runs a model instead of an upstream
     const tool = routed.server === this.proxy.record ? this.proxy.tool(routed.upstreamName) : undefined;
     return tool ? { kind: 'model', routed, tool } : { kind: 'tool', routed };

@@ -173,7 +173,12 @@ export function discoverResult() {
  */
 export function toolsFor<T extends Record<string, unknown>>(client: ClientRevision, tools: T[]): T[] {
   if (client.modern) return tools;
-  return tools.filter((tool) => tool.outputSchema === undefined || (isObject(tool.outputSchema) && tool.outputSchema.type === 'object'));
+  return tools.filter(olderClientCarries);
+}
+
+/** whether a 2025-11-25 client can carry a tool's results: its output schema, if any, describes an object */
+export function olderClientCarries(tool: Record<string, unknown>): boolean {
+  return tool.outputSchema === undefined || (isObject(tool.outputSchema) && tool.outputSchema.type === 'object');
 }
 
 /** results a 2026-07-28 client may cache: ours depend on the key, so they are private and fresh */
