@@ -53,6 +53,8 @@ export const DEFAULT_MAX_HOLD_CHARS = 4096;
 export const DEFAULT_STEP_CHARS = 32;
 
 const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
+/** What the block engine removes before matching a word (its INVISIBLE): it does not add to a value's length. */
+const isInvisible = (code: number) => code === 0xad || (code >= 0x200b && code <= 0x200d) || code === 0x2060;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
@@ -169,9 +171,11 @@ export class StreamWindow {
    * between a CR and the LF that may follow: a private key's line read as ending in a lone CR ends it.
    */
   private wordsEnd(text: string): number {
-    for (let i = text.length - 1; i >= Math.max(0, text.length - this.windowChars); i--) {
+    const bound = Math.max(0, text.length - this.maxHoldChars);
+    for (let i = text.length - 1, counted = 0; i >= bound && counted < this.windowChars; i--) {
       const code = text.charCodeAt(i);
       if (isWhitespace(code) && !(code === 13 && i === text.length - 1)) return i + 1;
+      if (!isInvisible(code)) counted++;
     }
     return text.length > 1 && text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length;
   }
@@ -189,13 +193,18 @@ export class StreamWindow {
   /**
    * Where the held window begins: `windowChars` characters from the end, a run of whitespace counting as
    * one. A phrase matches across any run of whitespace, so counting each space would release its first
-   * word before a long run brought the last one into view. The hold stays bounded by `maxHoldChars`.
+   * word before a long run brought the last one into view. Invisible characters do not count at all, for
+   * the same reason: a word matches with them removed. The hold stays bounded by `maxHoldChars`.
    */
   private windowStart(text: string): number {
     const bound = Math.max(0, text.length - Math.max(this.windowChars, this.maxHoldChars - this.stepChars));
     let counted = 0;
     for (let i = text.length - 1; i > bound; i--) {
-      if (!(isWhitespace(text.charCodeAt(i)) && isWhitespace(text.charCodeAt(i - 1)))) counted++;
+      const code = text.charCodeAt(i);
+      if (isInvisible(code)) continue;
+      let before = i - 1;
+      while (before > bound && isInvisible(text.charCodeAt(before))) before--;
+      if (!(isWhitespace(code) && isWhitespace(text.charCodeAt(before)))) counted++;
       if (counted >= this.windowChars) return i;
     }
     return bound;

@@ -186,6 +186,21 @@ describe('stream window for post guardrails', () => {
     expect(error).to.be.instanceOf(StreamBlockedError);
   });
 
+  it('does not block on a word the next delta goes on with when a long run of invisible characters is inside it', async () => {
+    const blocker = checkWith(await createEngine(block, { words: ['falcon'] }));
+    const zw = '\u200b'.repeat(200);
+    const chunks = [`${FILLER.repeat(4)}It is Fal`, zw, zw, 'con', 'structure, fine. ', FILLER, FILLER];
+    expect((await blocker(chunks.join(''))).action).to.equal('allow');
+    expect(await run(chunks, blocker, 256)).to.equal(chunks.join(''));
+    let error: unknown;
+    try {
+      await run([`${FILLER.repeat(4)}It is Fal`, zw, zw, zw, 'con', '. ', FILLER], blocker, 256);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(StreamBlockedError);
+  });
+
   it('blocks at the end of a short stream that never filled the window', async () => {
     const blocker = checkWith(await createEngine(block, { words: ['forbidden'] }));
     let error: unknown;

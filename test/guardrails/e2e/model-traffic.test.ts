@@ -31,7 +31,7 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
         guardrails: [
           { id: 'mask-pii', engine: 'pii-mask', default: true, on: ['chat'] },
           { id: 'no-falcon', engine: 'block', phase: 'pre', options: { words: ['project falcon', 'café noir'] } },
-          { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'] } },
+          { id: 'no-internal', engine: 'block', phase: 'post', options: { patterns: ['internal\\s+use\\s+only'], words: ['falcon'] } },
           { id: 'broken-closed', engine: 'always-fails', onError: 'block' },
           { id: 'broken-open', engine: 'always-fails', onError: 'allow' },
           { id: 'audit-words', engine: 'block', mode: 'audit', options: { words: ['falcon'] } },
@@ -363,6 +363,24 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(error).to.be.instanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/matched pattern 1/);
     expect(text).to.not.include('internal');
+  });
+
+  it('ends a stream whose blocked word has a long run of zero-width characters inside it, as the JSON answer is blocked', async () => {
+    const zw = '\u200b'.repeat(200);
+    upstream.script = { kind: 'sse', events: chatChunks(['Tell me about Fal', zw, zw, zw, 'con. More.']) };
+    const stream = await client('strict').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    let error: unknown;
+    try {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/matched a blocked word/);
+    expect(text).to.not.include('Fal');
+    const entry = await lastLog();
+    expect(entry).to.include({ outcome: 'stream_error', errorCode: 'guardrail_blocked' });
   });
 
   it('blocks when an engine fails and onError is "block", without leaking the engine error', async () => {
