@@ -13,6 +13,8 @@
  * limit, a PEM private key, is remembered across such a release (see `openPrivateKey`).
  */
 
+import { isInvisible } from './invisible';
+
 export type WindowVerdict =
   | { action: 'allow' }
   | { action: 'mask'; text: string }
@@ -53,8 +55,6 @@ export const DEFAULT_MAX_HOLD_CHARS = 4096;
 export const DEFAULT_STEP_CHARS = 32;
 
 const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
-/** What the block engine removes before matching a word (its INVISIBLE): it does not add to a value's length. */
-const isInvisible = (code: number) => code === 0xad || (code >= 0x200b && code <= 0x200d) || code === 0x2060;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;

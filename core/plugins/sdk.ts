@@ -30,6 +30,7 @@ export { outputFormatOfResponseFormat } from '../apis/messages/output-config';
 // Image edits: the uploaded multipart form a provider re-encodes for its upstream.
 export { editUploadOf, EditUpload, type EditFields, type UploadedFileInfo } from '../apis/images/edit-upload';
 export { sniffImageType } from '../apis/images/image-type';
+export { INVISIBLE } from '../guardrails/invisible';
 
 // A pass-through body: the client's own text with the model renamed, or the request serialised anew.
 export { bodyWithModel } from '../formats/body-with-model';

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { PluginError } from '../../core/plugins/sdk';
+import { INVISIBLE, PluginError } from '../../core/plugins/sdk';
 import type { BlockRule } from './engine';
 
 /**
@@ -68,9 +68,6 @@ function javascriptError(source: string): string | undefined {
     }
   }
 }
-
-/** Characters that show nothing and join what is on either side of them (zero-width space and joiners, word joiner, soft hyphen). */
-const INVISIBLE = /[\u00AD\u200B-\u200D\u2060]/g;
 
 /**
  * The text words are matched on: a word reads the same to a person whether its "É" is one character or
