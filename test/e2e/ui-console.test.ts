@@ -572,6 +572,48 @@ describe('admin console in a browser', function () {
     }
   });
 
+  it('the keys and guardrails pages tell apart two organisations\' keys of one id: spend, budget and "applies to"', async () => {
+    // a gateway of its own: this traffic would change the totals the other tests check
+    const gw2 = await testConfig()
+      .withOrg('acme', { name: 'Acme Corp' })
+      .withOrg('globex', { name: 'Globex' })
+      .withKey('sk-acme-bot-KEYS-9', { id: 'bot', name: 'Acme bot', guardrails: ['house-rules'] })
+      .withKey('sk-globex-bot-KEYS-10', { org: 'globex', id: 'bot', name: 'Globex bot', guardrails: ['house-rules'], maxBudget: 5 })
+      .withOpenAI('oai', upstream, 'sk-provider-secret')
+      // 12 prompt tokens at $10,000/MTok: $0.12 a request
+      .withModel('gpt-backup', { model: 'backup-upstream', price: { inputPerMTok: 10_000, outputPerMTok: 0 } })
+      .with({ adminKey: ADMIN, routing: { retries: 0 }, guardrails: [{ id: 'house-rules', engine: 'block', options: { words: ['project falcon'] } }] })
+      .start();
+    try {
+      for (const [key, times] of [['sk-acme-bot-KEYS-9', 1], ['sk-globex-bot-KEYS-10', 2]] as const) {
+        const client = new OpenAI({ apiKey: key, baseURL: `${gw2.url}/v1`, maxRetries: 0 });
+        for (let i = 0; i < times; i++) await client.chat.completions.create({ model: 'gpt-backup', messages: [{ role: 'user', content: 'hi' }] });
+      }
+      const page = await context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${gw2.url}/ui`);
+      await page.fill('#signin-key', ADMIN);
+      await page.press('#signin-key', 'Enter');
+      await page.waitForSelector('#tabs:not([hidden])');
+      await openPage(page, 'keys');
+      const headers = await page.locator('#tab-keys th').allTextContents();
+      const spendAt = headers.indexOf('spend / budget');
+      const acme = await page.locator('#tab-keys tr', { hasText: 'Acme bot' }).locator('td').allTextContents();
+      const globex = await page.locator('#tab-keys tr', { hasText: 'Globex bot' }).locator('td').allTextContents();
+      // acme's bot has no budget: its own all-time spend, not globex's budget or spend
+      expect(acme[spendAt]).to.equal('$0.12 spent');
+      expect(globex[spendAt]).to.include('$0.24 / $5.00');
+      await openPage(page, 'guardrails');
+      const cells = await page.locator('#tab-guardrails tr', { hasText: 'house-rules' }).locator('td').allTextContents();
+      const gHeaders = await page.locator('#tab-guardrails th').allTextContents();
+      const appliesTo = cells[gHeaders.indexOf('applies to')];
+      expect(appliesTo).to.include('Acme bot (bot)').and.include('Globex bot (bot)');
+      await page.close();
+    } finally {
+      await gw2.close();
+    }
+  });
+
   it('signs in as an organisation admin and never shows another organisation', async () => {
     for (const width of [1400, 390]) {
       const page = await signIn(ACME_ADMIN, width);

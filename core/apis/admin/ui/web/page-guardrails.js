@@ -10,7 +10,7 @@
         ['id', function (x) { return x.id; }], ['engine', function (x) { return x.engine; }],
         ['phase', function (x) { return x.phases; }], ['traffic', function (x) { return x.traffic; }],
         ['mode', function (x) { return x.mode; }], ['on error', function (x) { return x.onError; }],
-        ['applies to', function (x) { return x.default ? 'every key (default)' : x.keys.length ? x.keys.map(function (k) { return MG.keyLabel(k.id); }) : 'no key'; }, { wrap: true }],
+        ['applies to', function (x) { return x.default ? 'every key (default)' : x.keys.length ? x.keys.map(function (k) { return MG.keyLabel(k.id, k.org); }) : 'no key'; }, { wrap: true }],
         ['allow', function (x) { return MG.num(x.verdicts.allow); }, { num: true }],
         ['mask', function (x) { return MG.num(x.verdicts.mask); }, { num: true }],
         ['block', function (x) { return MG.num(x.verdicts.block); }, { num: true }],

@@ -7,6 +7,8 @@
   var guardrails = [];
   var spendByKey = new Map();
   var budgets = new Map();
+  // by organisation and id: two organisations may each declare a config key `bot`
+  function keyOf(id, org) { return JSON.stringify([org || null, id]); }
 
   function mcpText(mcp) {
     if (!mcp || !mcp.tools) return '';
@@ -25,8 +27,8 @@
 
   /** Spend against budget: the budget counter of the current period; a key without a budget shows its all-time spend. */
   function budgetCell(k) {
-    var b = budgets.get(k.id);
-    if (!b) return MG.money(spendByKey.get(k.id) || 0) + ' spent';
+    var b = budgets.get(keyOf(k.id, k.org));
+    if (!b) return MG.money(spendByKey.get(keyOf(k.id, k.org)) || 0) + ' spent';
     var pct = b.maxBudget > 0 ? Math.min(100, Math.round((b.spent / b.maxBudget) * 100)) : 100;
     var bar = MG.el('progress', { max: 100, value: pct, title: pct + '% of the budget' });
     return MG.el('span', { title: b.periodEnd ? 'resets ' + MG.when(b.periodEnd) : 'never resets' },
@@ -35,8 +37,8 @@
 
   function load() {
     return Promise.all([MG.refreshNames(), MG.api(MG.ROUTES.spend, null, undefined, { groupBy: 'key' }), MG.api(MG.ROUTES.budgets)]).then(function (r) {
-      spendByKey = new Map(r[1].data.map(function (s) { return [s.group, s.cost]; }));
-      budgets = new Map(r[2].data.filter(function (b) { return b.kind === 'key'; }).map(function (b) { return [b.id, b]; }));
+      spendByKey = new Map(r[1].data.map(function (s) { return [keyOf(s.group, s.org), s.cost]; }));
+      budgets = new Map(r[2].data.filter(function (b) { return b.kind === 'key'; }).map(function (b) { return [keyOf(b.id, b.org), b]; }));
       MG.show('keys', MG.table([
         ['name', function (k) { return k.name; }], ['id', function (k) { return k.id; }],
         ['org', function (k) { return MG.orgLabel(k.org); }], ['role', function (k) { return k.role || 'member'; }],
