@@ -203,6 +203,21 @@ describe('management API for the admin console', function () {
     expect(refused.status).to.equal(400);
   });
 
+  it('removes a key\'s server list with mcp.servers: null, keeping its tool lists', async () => {
+    const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-servers-null', mcp: { servers: ['docs'], tools: { docs: ['search'] } } })).body;
+    const open = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: { servers: null } });
+    expect(open.status, open.text).to.equal(200);
+    expect(open.body.mcp).to.deep.equal({ tools: { docs: ['search'] } });
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body.mcp).to.deep.equal({ tools: { docs: ['search'] } });
+    // both at once: nothing is left to restrict
+    const none = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.id}`, { mcp: { servers: null, tools: { docs: null } } });
+    expect(none.status, none.text).to.equal(200);
+    expect(none.body).to.not.have.property('mcp');
+    // null removes a list in a PATCH only: a new key states its lists
+    const refused = await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-servers-null', mcp: { servers: null } });
+    expect(refused.status).to.equal(400);
+  });
+
   it('runs the tool tester through /mcp with the pasted key, and explains what it cannot run', async () => {
     const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
     const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });

@@ -151,21 +151,26 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
   }
 
   /**
-   * A key PATCH body without its `mcp.tools.<server>: null` entries, and those servers: as the merge keeps
-   * the lists a patch does not name, a null is the only way to take one server's list away (every tool of it).
+   * A key PATCH body without its `mcp.servers: null` and `mcp.tools.<server>: null` entries, and what they
+   * named: as the merge keeps the lists a patch does not name, a null is the only way to take the server
+   * list away (every server) or one server's tool list (every tool of it) while keeping the rest of `mcp`.
    */
-  function withoutUnlistedTools(raw: unknown): { body: unknown; unlisted: Set<string> } {
+  function withoutUnlistedMcp(raw: unknown): { body: unknown; unlisted: Set<string>; allServers: boolean } {
     const unlisted = new Set<string>();
     const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-    if (!isObject(raw) || !Object.hasOwn(raw, 'mcp') || !isObject(raw.mcp) || !Object.hasOwn(raw.mcp, 'tools') || !isObject(raw.mcp.tools)) return { body: raw, unlisted };
+    if (!isObject(raw) || !Object.hasOwn(raw, 'mcp') || !isObject(raw.mcp)) return { body: raw, unlisted, allServers: false };
+    const allServers = Object.hasOwn(raw.mcp, 'servers') && raw.mcp.servers === null;
+    const { servers: _servers, ...withoutServers } = raw.mcp;
+    const mcp = allServers ? withoutServers : raw.mcp;
+    if (!Object.hasOwn(mcp, 'tools') || !isObject(mcp.tools)) return { body: allServers ? { ...raw, mcp } : raw, unlisted, allServers };
     const lists: [string, unknown][] = [];
-    for (const [server, list] of Object.entries(raw.mcp.tools)) {
+    for (const [server, list] of Object.entries(mcp.tools)) {
       if (list === null) unlisted.add(server);
       else lists.push([server, list]);
     }
-    if (!unlisted.size) return { body: raw, unlisted };
+    if (!unlisted.size) return { body: allServers ? { ...raw, mcp } : raw, unlisted, allServers };
     // spread and fromEntries define the client's names as fields: a "__proto__" stays a server name
-    return { body: { ...raw, mcp: { ...raw.mcp, tools: Object.fromEntries(lists) } }, unlisted };
+    return { body: { ...raw, mcp: { ...mcp, tools: Object.fromEntries(lists) } }, unlisted, allServers };
   }
 
   /** `org` picks among config keys of one declared id: two organisations may each declare a `bot`. */
@@ -244,7 +249,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const key = await visibleKey(String(req.params.id), adminOf(res), req.query.org);
       if (key.source === 'config') throw new InvalidRequestError('This key is defined in the config file; change it there.', 'config_key_read_only');
       // `null` removes a field: no budget, no rate limit, every model
-      const { body, unlisted } = withoutUnlistedTools(req.body);
+      const { body, unlisted, allServers } = withoutUnlistedMcp(req.body);
       const patch = validatePatch<KeyPatchBody>(validators.keyPatch, body, READ_ONLY_FIELDS.key);
       await checkKeyReferences(patch.set, key.org);
       const updated = { ...key, ...patch.set } as StoredKey;
@@ -259,6 +264,12 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
         const kept = Object.entries(tools).filter(([server]) => !unlisted.has(server));
         updated.mcp = kept.length ? { ...rest, tools: Object.fromEntries(kept) } : rest;
       }
+      if (allServers && updated.mcp) {
+        const { servers: _servers, ...rest } = updated.mcp;
+        updated.mcp = rest;
+      }
+      // an `mcp` with no list left restricts nothing: shown and stored as no `mcp`, as after `mcp: null`
+      if (updated.mcp && !updated.mcp.servers && !updated.mcp.tools) delete updated.mcp;
       for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
       await services.keys.update(updated);
       res.json(publicKey(updated));
