@@ -410,6 +410,22 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('editing a key: emptying the MCP servers or one server\'s tools removes that list, not kept behind "Saved"', async () => {
+    expect((await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'Clear_Docs', url: mcp.url, org: 'acme' })).status).to.equal(201);
+    expect((await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'Clear_Wiki', url: mcp.url, org: 'acme' })).status).to.equal(201);
+    const created = (await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'Clear lists', mcp: { servers: ['Clear_Docs'], tools: { Clear_Docs: ['search'], Clear_Wiki: ['fetch'] } } })).body;
+    const page = await signIn(ADMIN);
+    await openPage(page, 'keys');
+    await page.locator('#tab-keys tr', { hasText: 'Clear lists' }).getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#key-dialog[open]');
+    await page.fill('#key-form input[name=mcpServers]', '');
+    await page.fill('#key-form input[name=mcpTools]', 'Clear_Docs: search');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-keys .msg')!.textContent!.startsWith('Saved key Clear lists'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.id}`)).body.mcp).to.deep.equal({ tools: { Clear_Docs: ['search'] } });
+    await page.close();
+  });
+
   it('signing out forgets a new key secret still on screen: the next admin in the tab never sees it', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'keys');

@@ -98,7 +98,16 @@
     var servers = MG.list(v.mcpServers);
     var tools = parseTools(v.mcpTools);
     var mcp = servers.length || tools ? {} : empty;
+    var was = editing && editing.mcp;
     if (servers.length) mcp.servers = servers;
+    // a PATCH keeps the lists it does not name: an emptied list is removed with null, or it stays behind "Saved"
+    else if (mcp && was && was.servers) mcp.servers = null;
+    if (mcp && was && was.tools) {
+      Object.keys(was.tools).forEach(function (s) {
+        if (!tools) tools = Object.create(null);
+        if (!Object.prototype.hasOwnProperty.call(tools, s)) tools[s] = null;
+      });
+    }
     if (tools) mcp.tools = tools;
     var picked = Array.prototype.filter.call(form.querySelectorAll('input[name=guardrail]'), function (b) { return b.checked && !b.disabled; }).map(function (b) { return b.value; });
     var numberOr = function (s) { return s === '' ? empty : Number(s); };
