@@ -54,14 +54,16 @@ const OUTSIDE = 0;
 const IN_STRING = 1;
 const ESCAPED = 2;
 
-/** The JSON lexer's state after `text`, from `state`: outside strings, inside one, or just after a backslash in one. */
+/** The JSON lexer's state after character code `c`: outside strings, inside one, or just after a backslash in one. */
+function nextState(state: number, c: number): number {
+  if (state === ESCAPED) return IN_STRING;
+  if (state === IN_STRING) return c === 92 ? ESCAPED : c === 34 ? OUTSIDE : IN_STRING;
+  return c === 34 ? IN_STRING : OUTSIDE;
+}
+
+/** The JSON lexer's state after `text`, from `state`. */
 function scanJson(text: string, state: number): number {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (state === ESCAPED) state = IN_STRING;
-    else if (state === IN_STRING) state = c === 92 ? ESCAPED : c === 34 ? OUTSIDE : IN_STRING;
-    else if (c === 34) state = IN_STRING;
-  }
+  for (let i = 0; i < text.length; i++) state = nextState(state, text.charCodeAt(i));
   return state;
 }
 
@@ -70,11 +72,8 @@ function jsonPieces(text: string, state: number): { inString: boolean; text: str
   const pieces: { inString: boolean; text: string }[] = [];
   let at = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
     const inside = state !== OUTSIDE;
-    if (state === ESCAPED) state = IN_STRING;
-    else if (state === IN_STRING) state = c === 92 ? ESCAPED : c === 34 ? OUTSIDE : IN_STRING;
-    else if (c === 34) state = IN_STRING;
+    state = nextState(state, text.charCodeAt(i));
     // a quote ends the run it closes or starts the run it opens: it belongs to the run outside
     if (inside && state === OUTSIDE) {
       pieces.push({ inString: true, text: text.slice(at, i) });
