@@ -7,6 +7,7 @@
 import { GATEWAY_PROXY } from '../apis/mcp/gateway-proxy-name';
 import { normalizeServerName } from '../apis/mcp/naming';
 import { GENERATED_ID } from '../auth/key-registry';
+import { orgKeyId } from '../auth/org-key-id';
 import type { ValidationProblem } from './validators';
 
 /** Names a key may refer to. */
@@ -67,7 +68,7 @@ function duplicateKeyIds(list: unknown): ValidationProblem[] {
   const out: ValidationProblem[] = [];
   for (const [i, k] of entries(list)) {
     if (!str(k.id) || !str(k.org)) continue;
-    const owned = JSON.stringify([k.org, k.id]);
+    const owned = orgKeyId(k.org, k.id);
     if (seen.has(owned)) out.push(problem(`keys[${i}].id`, `duplicate key id "${k.id}" in organization ${k.org}`));
     seen.add(owned);
   }

@@ -1,4 +1,5 @@
 import { GENERATED_ID } from '../auth/key-registry';
+import { orgKeyId } from '../auth/org-key-id';
 import type { Principal } from '../auth/principal';
 import type { OrganizationConfig } from '../config/types';
 import type { ChangeEvents } from '../store/events/change-events';
@@ -102,7 +103,7 @@ function withOrg(subjects: LimitSubject[], org: OrganizationConfig | undefined):
  * and one name for both let one organisation's traffic spend the other's budget and rate limit.
  */
 export function keySubjectId(keyId: string, org: string | null | undefined): string {
-  return GENERATED_ID.test(keyId) || !org ? keyId : JSON.stringify([org, keyId]);
+  return GENERATED_ID.test(keyId) || !org ? keyId : orgKeyId(org, keyId);
 }
 
 type Limits = Pick<OrganizationConfig, 'maxBudget' | 'budgetDuration' | 'rpm' | 'tpm'>;

@@ -1,4 +1,5 @@
 import { roundCost } from '../spend/pricing';
+import { orgKeyId } from '../auth/org-key-id';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
 import type { StoreBackend } from './store-backend';
 import { hourCeil, hourOf, type SpendBucket } from './spend-rollup';
@@ -62,7 +63,7 @@ export class RequestLog {
     for (const b of await this.buckets(since, until, org)) {
       const group = groupKey(b, groupBy);
       // two organisations may each have a config key `bot`: one row for both summed their spend
-      const id = groupBy === 'key' ? JSON.stringify([b.org, group]) : group;
+      const id = groupBy === 'key' ? orgKeyId(b.org, group) : group;
       const row = rows.get(id) ?? { group, ...(groupBy === 'key' ? { org: b.org } : {}), cost: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
       row.cost += b.cost;
       row.requests += b.requests;

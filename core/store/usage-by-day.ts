@@ -4,6 +4,7 @@
  * each hour's row goes to the day its hour starts in, exact in every time zone whose offset is whole hours.
  */
 import { roundCost } from '../spend/pricing';
+import { orgKeyId } from '../auth/org-key-id';
 import type { SpendBucket } from './spend-rollup';
 import { groupKey } from './request-log';
 
@@ -92,7 +93,7 @@ function groupOf(e: SpendBucket, split: UsageSplit): string | undefined {
 
 function addTop(rows: Map<string, TopRow>, group: string, e: SpendBucket, org?: string | null): void {
   // two organisations may each have a config key `bot`: keyed by id alone, one row summed both
-  const id = org === undefined ? group : JSON.stringify([org, group]);
+  const id = org === undefined ? group : orgKeyId(org, group);
   const row = rows.get(id) ?? { group, ...(org === undefined ? {} : { org }), cost: 0, requests: 0 };
   row.cost += e.cost;
   row.requests += e.requests;
@@ -126,7 +127,7 @@ export function usageByDay(
     const group = groupOf(e, opts.split);
     if (group === undefined) continue;
     // as for the top keys: one series per organisation's key, not one per declared id
-    const id = byKey ? JSON.stringify([e.org, group]) : group;
+    const id = byKey ? orgKeyId(e.org, group) : group;
     let s = groups.get(id);
     if (!s) groups.set(id, (s = { group, ...(byKey ? { org: e.org } : {}), cost: days.map(() => 0), requests: days.map(() => 0), total: 0 }));
     s.cost[i] += e.cost;
