@@ -187,6 +187,7 @@ window.MG = (function () {
       session.keyNames = new Map(session.keys.map(function (k) { return [keyNameId(k.id, k.org), k.name || '']; }));
     });
   }
+  /** A key's identity in the console's maps: two organisations may each declare a config key `bot`. */
   function keyNameId(id, org) { return JSON.stringify([org || null, id]); }
   /** "name (id)" when the key has a name, else the id; `org` picks among keys of one id in several organisations. */
   function keyLabel(id, org) {
@@ -207,7 +208,7 @@ window.MG = (function () {
   return {
     ROUTES: ROUTES, KEY_SLOT: KEY_SLOT, $: $, api: api, el: el, button: button, badge: badge, fmt: fmt, money: money, when: when, num: num, list: list,
     table: table, section: section, say: say, show: show, run: run, formValues: formValues, onSubmit: onSubmit, fillSelect: fillSelect,
-    openDialog: openDialog, session: session, isPlatform: isPlatform, refreshNames: refreshNames, keyLabel: keyLabel, orgLabel: orgLabel,
+    openDialog: openDialog, session: session, isPlatform: isPlatform, refreshNames: refreshNames, keyNameId: keyNameId, keyLabel: keyLabel, orgLabel: orgLabel,
     pages: {}
   };
 })();

@@ -8,7 +8,7 @@
   var spendByKey = new Map();
   var budgets = new Map();
   // by organisation and id: two organisations may each declare a config key `bot`
-  function keyOf(id, org) { return JSON.stringify([org || null, id]); }
+  var keyOf = MG.keyNameId;
 
   function mcpText(mcp) {
     if (!mcp || !mcp.tools) return '';
