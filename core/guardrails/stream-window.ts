@@ -54,7 +54,14 @@ export const DEFAULT_WINDOW_CHARS = 256;
 export const DEFAULT_MAX_HOLD_CHARS = 4096;
 export const DEFAULT_STEP_CHARS = 32;
 
-const isWhitespace = (code: number) => code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 0xa0;
+/**
+ * JavaScript's whitespace (`\s`: what a block pattern's `\s` and a blocked phrase's spaces match, Unicode
+ * spaces included), so that a run of any of it counts as one character of the window.
+ */
+const isWhitespace = (code: number) =>
+  code <= 32
+    ? code === 32 || (code >= 9 && code <= 13)
+    : code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;

@@ -365,6 +365,22 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(text).to.not.include('internal');
   });
 
+  it('ends a stream whose blocked phrase has its words set far apart by a long run of Unicode spaces', async () => {
+    // the pattern's \s matches every JavaScript space, so the stream window must count a run of them as one
+    upstream.script = { kind: 'sse', events: chatChunks(['This is for internal', '\u2003'.repeat(600), '\u3000\u2028'.repeat(200), 'use only.', ' More.']) };
+    const stream = await client('strict').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    let error: unknown;
+    try {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/matched pattern 1/);
+    expect(text).to.not.include('internal');
+  });
+
   it('ends a stream whose blocked word has a long run of zero-width characters inside it, as the JSON answer is blocked', async () => {
     const zw = '\u200b'.repeat(200);
     upstream.script = { kind: 'sse', events: chatChunks(['Tell me about Fal', zw, zw, zw, 'con. More.']) };
