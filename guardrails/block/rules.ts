@@ -44,7 +44,16 @@ export function compilePatterns(patterns: readonly string[]): BlockRule[] {
     if (jsError) throw new PluginError(`patterns[${i}]`, `invalid regular expression: ${jsError}`);
     try {
       const re = RE2JS.compile(withJavaScriptSpace(RE2JS.translateRegExp(source)), FLAGS);
-      return { label, test: (text: string) => re.test(text) };
+      // the text as sent (a pattern may look for the characters themselves), then as a person reads it
+      // (wordText): a fullwidth letter or a zero-width character inside a word must not hide it
+      return {
+        label,
+        test: (text: string) => {
+          if (re.test(text)) return true;
+          const read = wordText(text);
+          return read !== text && re.test(read);
+        },
+      };
     } catch (err) {
       throw new PluginError(
         `patterns[${i}]`,

@@ -30,6 +30,15 @@ describe('block engine', () => {
     expect(JSON.stringify(verdict)).to.not.include('hunter2');
   });
 
+  it('blocks on a pattern whatever the form the text is typed in (fullwidth letters, zero-width characters), and still on the text as sent', async () => {
+    const engine = await createEngine(block, { patterns: ['internal\\s+use\\s+only', '\\u200b{3}'] });
+    // NFKC folds the fullwidth letters; the zero-width space inside "use" is ignored, as it is for words
+    expect((await engine.check(input(['for \uff49\uff4e\uff54\uff45\uff52\uff4e\uff41\uff4c u\u200bse only']), never)).action).to.equal('block');
+    // a pattern written for the characters themselves still sees them
+    expect((await engine.check(input(['a\u200b\u200b\u200bb']), never)).action).to.equal('block');
+    expect(await engine.check(input(['for external use only']), never)).to.deep.equal({ action: 'allow' });
+  });
+
   it('keeps patterns that are only valid without the unicode flag', async () => {
     const engine = await createEngine(block, { patterns: ['[\\w-.]+@internal'] });
     expect((await engine.check(input(['ping ops-team@internal now']), never)).action).to.equal('block');
