@@ -9,6 +9,7 @@ import { configServerProblems } from '../apis/mcp/server-registry';
 import { redactUrl } from '../apis/mcp/server-record';
 import { ConfigError } from '../errors/gateway-error';
 import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
+import { isJsonObject } from '../types/json-object';
 
 /**
  * `model-gateway check`: the config is already loaded (shape, env() values, references: load-config.ts);
@@ -51,7 +52,7 @@ export async function pluginProblems(config: unknown, baseDir: string, loadProbl
 async function pluginCheck(config: unknown, baseDir: string, loadProblems: string[] = []): Promise<{ problems: string[]; registry?: PluginRegistry }> {
   const at = (path: string) => loadProblems.some((p) => p.startsWith(`${path}:`));
   const within = (path: string) => at(path) || loadProblems.some((p) => p.startsWith(`${path}.`) || p.startsWith(`${path}[`));
-  const c: Record<string, unknown> = isObject(config) ? config : {};
+  const c: Record<string, unknown> = isJsonObject(config) ? config : {};
   const list = (field: string): unknown[] => (Array.isArray(c[field]) ? (c[field] as unknown[]) : []);
   // without a sound plugin list there is no telling which ids exist
   if (within('plugins')) return { problems: [] };
@@ -66,7 +67,7 @@ async function pluginCheck(config: unknown, baseDir: string, loadProblems: strin
 
   const problems: string[] = [];
   const optionsOk = (kind: 'provider' | 'guardrail' | 'mcp-transport', entry: unknown, idField: 'type' | 'engine', path: string) => {
-    if (!isObject(entry) || typeof entry[idField] !== 'string' || at(path) || within(`${path}.${idField}`) || within(`${path}.options`)) return;
+    if (!isJsonObject(entry) || typeof entry[idField] !== 'string' || at(path) || within(`${path}.${idField}`) || within(`${path}.options`)) return;
     const id = entry[idField] as string;
     if (!registry.has(kind, id)) return problems.push(`${path}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
     problems.push(...registry.optionProblems(kind, id, entry.options, `${path}.options`));
@@ -75,7 +76,7 @@ async function pluginCheck(config: unknown, baseDir: string, loadProblems: strin
   list('guardrails').forEach((g, i) => optionsOk('guardrail', g, 'engine', `guardrails[${i}]`));
   list('mcpServers').forEach((s, i) => {
     const path = `mcpServers[${i}]`;
-    if (!isObject(s) || at(path) || within(`${path}.transport`)) return;
+    if (!isJsonObject(s) || at(path) || within(`${path}.transport`)) return;
     const id = transportIdOf(s.transport as string | undefined);
     if (!registry.has('mcp-transport', id)) problems.push(`${path}.transport: unknown MCP transport "${id}" (loaded: ${registry.ids('mcp-transport').join(', ')})`);
   });
@@ -123,10 +124,6 @@ function checkDeps(): PluginDeps {
     store,
     fetch: globalThis.fetch,
   };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function section(title: string, items: string[]): string {

@@ -9,6 +9,7 @@ import { normalizeServerName } from '../apis/mcp/naming';
 import { GENERATED_ID } from '../auth/key-registry';
 import { orgKeyId } from '../auth/org-key-id';
 import type { ValidationProblem } from './validators';
+import { isJsonObject } from '../types/json-object';
 
 /** Names a key may refer to. */
 export interface KnownNames {
@@ -21,7 +22,7 @@ export interface KnownNames {
 type Entry = Record<string, unknown>;
 
 const problem = (path: string, text: string): ValidationProblem => ({ path, message: `${path}: ${text}` });
-const isEntry = (v: unknown): v is Entry => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isEntry: (v: unknown) => v is Entry = isJsonObject;
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** The entries of a list with their indexes (a list that is not an array has none). */

@@ -14,6 +14,7 @@ import { ADMISSION } from '../../plugins/tokens';
 import type { GatewayServices } from '../../http/gateway-services';
 import { validateBody, validatePatch } from '../../http/validate';
 import { optionalString, parseCursor, parseLimit, parseRange, parseStatus } from './query-params';
+import { isJsonObject } from '../../types/json-object';
 
 const SPEND_GROUPS = new Set(['key', 'org', 'model', 'day']);
 
@@ -157,12 +158,11 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
    */
   function withoutUnlistedMcp(raw: unknown): { body: unknown; unlisted: Set<string>; allServers: boolean } {
     const unlisted = new Set<string>();
-    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-    if (!isObject(raw) || !Object.hasOwn(raw, 'mcp') || !isObject(raw.mcp)) return { body: raw, unlisted, allServers: false };
+    if (!isJsonObject(raw) || !Object.hasOwn(raw, 'mcp') || !isJsonObject(raw.mcp)) return { body: raw, unlisted, allServers: false };
     const allServers = Object.hasOwn(raw.mcp, 'servers') && raw.mcp.servers === null;
     const { servers: _servers, ...withoutServers } = raw.mcp;
     const mcp = allServers ? withoutServers : raw.mcp;
-    if (!Object.hasOwn(mcp, 'tools') || !isObject(mcp.tools)) return { body: allServers ? { ...raw, mcp } : raw, unlisted, allServers };
+    if (!Object.hasOwn(mcp, 'tools') || !isJsonObject(mcp.tools)) return { body: allServers ? { ...raw, mcp } : raw, unlisted, allServers };
     const lists: [string, unknown][] = [];
     for (const [server, list] of Object.entries(mcp.tools)) {
       if (list === null) unlisted.add(server);

@@ -14,6 +14,7 @@ import { GATEWAY_SERVER_INFO, GATEWAY_CAPABILITIES, GATEWAY_INSTRUCTIONS } from 
 import { legacyTypes, modernClient } from './sdk';
 import { MODERN_REVISION } from './upstream-session';
 import { clientText } from '../../formats/client-text';
+import { isJsonObject } from '../../types/json-object';
 
 /** the 2026-07-28-era revisions we serve (per-request envelope) */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_REVISION];
@@ -45,12 +46,10 @@ export class RevisionError extends GatewayError {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The revision of one message, from its `_meta` envelope and the request's headers; throws RevisionError. */
 export function clientRevision(method: string, params: Record<string, unknown>, headers: { version?: string; method?: string; name?: string }): ClientRevision {
   const { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } = modernClient();
-  const meta = isObject(params._meta) ? params._meta : undefined;
+  const meta = isJsonObject(params._meta) ? params._meta : undefined;
   const claimed = meta ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
   if (claimed !== undefined) {
     if (typeof claimed !== 'string' || !MODERN_VERSIONS.includes(claimed)) {
@@ -72,7 +71,7 @@ export function clientRevision(method: string, params: Record<string, unknown>, 
       throw new RevisionError(HEADER_MISMATCH, `The Mcp-Name header (${clientText(headers.name)}) does not match the request's ${field} (${clientText(params[field])}).`);
     }
     const capabilities = meta![CLIENT_CAPABILITIES_META_KEY];
-    return { modern: true, capabilities: isObject(capabilities) ? capabilities : {} };
+    return { modern: true, capabilities: isJsonObject(capabilities) ? capabilities : {} };
   }
   if (headers.version !== undefined) {
     if (MODERN_VERSIONS.includes(headers.version) && method !== 'server/discover') {
@@ -127,10 +126,10 @@ export function checkParamHeaders(inputSchema: unknown, args: Record<string, unk
 
 /** The arguments an input schema mirrors in headers: `x-mcp-header` on properties reached through `properties` alone. */
 function mirroredArguments(schema: unknown, path: string[]): { header: string; path: string[] }[] {
-  const properties = isObject(schema) ? schema.properties : undefined;
-  if (!isObject(properties)) return [];
+  const properties = isJsonObject(schema) ? schema.properties : undefined;
+  if (!isJsonObject(properties)) return [];
   return Object.entries(properties).flatMap(([key, property]) => {
-    if (!isObject(property)) return [];
+    if (!isJsonObject(property)) return [];
     const header = property['x-mcp-header'];
     const here = typeof header === 'string' && header !== '' ? [{ header, path: [...path, key] }] : [];
     return [...here, ...mirroredArguments(property, [...path, key])];
@@ -140,7 +139,7 @@ function mirroredArguments(schema: unknown, path: string[]): { header: string; p
 function argumentAt(args: unknown, path: string[]): unknown {
   let value = args;
   for (const key of path) {
-    if (!isObject(value) || !Object.hasOwn(value, key)) return undefined;
+    if (!isJsonObject(value) || !Object.hasOwn(value, key)) return undefined;
     value = value[key];
   }
   return value;
@@ -178,7 +177,7 @@ export function toolsFor<T extends Record<string, unknown>>(client: ClientRevisi
 
 /** whether a 2025-11-25 client can carry a tool's results: its output schema, if any, describes an object */
 export function olderClientCarries(tool: Record<string, unknown>): boolean {
-  return tool.outputSchema === undefined || (isObject(tool.outputSchema) && tool.outputSchema.type === 'object');
+  return tool.outputSchema === undefined || (isJsonObject(tool.outputSchema) && tool.outputSchema.type === 'object');
 }
 
 /** results a 2026-07-28 client may cache: ours depend on the key, so they are private and fresh */
@@ -189,14 +188,14 @@ const RELAYED = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** A result in the client's revision: `resultType` (and the cache fields) for 2026-07-28, none for older. */
 export function resultFor(client: ClientRevision, method: string, result: unknown): unknown {
-  if (!isObject(result)) return result;
+  if (!isJsonObject(result)) return result;
   const serverInfoKey = modernClient().SERVER_INFO_META_KEY;
   if (!client.modern) {
     // a 2026-07-28 upstream's fields have no meaning in 2025-11-25, and its cache hints (public, an hour)
     // would be wrong for what the gateway serves even there: a shared cache honouring them would hand one
     // key's answer to another. Nor is the upstream the server this client talks to.
     const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
-    if (isObject(rest._meta) && Object.hasOwn(rest._meta, serverInfoKey)) {
+    if (isJsonObject(rest._meta) && Object.hasOwn(rest._meta, serverInfoKey)) {
       const { [serverInfoKey]: _info, ...meta } = rest._meta;
       if (Object.keys(meta).length > 0) rest._meta = meta;
       else delete rest._meta;
@@ -217,6 +216,6 @@ export function resultFor(client: ClientRevision, method: string, result: unknow
     out.cacheScope = 'private';
   }
   // the client talks to the gateway: the server info in the result is ours, not an upstream's
-  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [serverInfoKey]: GATEWAY_SERVER_INFO };
+  out._meta = { ...(isJsonObject(result._meta) ? result._meta : {}), [serverInfoKey]: GATEWAY_SERVER_INFO };
   return out;
 }
