@@ -14,6 +14,7 @@
  */
 
 import { isInvisible } from './invisible';
+import { PRIVATE_KEY_BEGIN as PEM_BEGIN } from './private-key';
 
 export type WindowVerdict =
   | { action: 'allow' }
@@ -63,8 +64,6 @@ const isWhitespace = (code: number) =>
     ? code === 32 || (code >= 9 && code <= 13)
     : code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-
-const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
 
 /**
  * A PEM private key is the one value an engine finds that may be longer than the hold limit (an

@@ -31,6 +31,7 @@ export { outputFormatOfResponseFormat } from '../apis/messages/output-config';
 export { editUploadOf, EditUpload, type EditFields, type UploadedFileInfo } from '../apis/images/edit-upload';
 export { sniffImageType } from '../apis/images/image-type';
 export { INVISIBLE } from '../guardrails/invisible';
+export { PRIVATE_KEY_BEGIN } from '../guardrails/private-key';
 
 // A pass-through body: the client's own text with the model renamed, or the request serialised anew.
 export { bodyWithModel } from '../formats/body-with-model';

@@ -1,3 +1,4 @@
+import { PRIVATE_KEY_BEGIN as PEM_BEGIN } from '../../../core/plugins/sdk';
 import type { PiiMatch, Recognizer } from './types';
 
 /**
@@ -64,7 +65,6 @@ const RULES: SecretRule[] = [
  * without an END cost one scan of the text, not one per BEGIN line: where a label's END was last found
  * (or that there is none) is remembered for the rest of the text.
  */
-const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
 // each repetition consumes a newline and the outer loop never has to give any back, so this is linear
 const PEM_BODY = /(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?)*/y;
 
