@@ -122,6 +122,51 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.00201');
   });
 
+  it('charges the server-side compaction Anthropic bills outside the top-level usage, JSON and streamed', async () => {
+    // compact_20260112 (beta): summarising the old context is a sampling step of its own, reported only as a
+    // `compaction` entry of usage.iterations; the top-level counts are the answer's step alone
+    const usage = {
+      input_tokens: 23000,
+      output_tokens: 1000,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      iterations: [
+        { type: 'compaction', input_tokens: 180000, output_tokens: 3500, cache_creation_input_tokens: 0, cache_read_input_tokens: 2000 },
+        { type: 'message', input_tokens: 23000, output_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      ],
+    };
+    const request = {
+      model: 'claude-test',
+      max_tokens: 4096,
+      context_management: { edits: [{ type: 'compact_20260112' }] },
+      messages: [{ role: 'user', content: 'Carry on with the refactor.' }],
+    };
+    const headers = { 'x-api-key': CLIENT_KEY, 'anthropic-beta': 'compact-2026-01-12' };
+    const content = [
+      { type: 'compaction', content: 'Summary of the conversation so far: ...' },
+      { type: 'text', text: 'Continuing.' },
+    ];
+    upstream.reply({ json: { id: 'msg_c', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content, stop_reason: 'end_turn', stop_sequence: null, usage } });
+    const json = await rawPost(`${gw.url}/native/v1/messages`, headers, request);
+    expect(json.status).to.equal(200);
+    // (23000 + 180000) x $3 + 2000 cache reads x $0.30 + (1000 + 3500) x $15, per million
+    expect(json.headers['x-gateway-response-cost']).to.equal('0.6771');
+
+    upstream.reply({
+      events: [
+        { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_c', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 23000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Continuing.' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    });
+    const streamed = await rawPost(`${gw.url}/native/v1/messages`, headers, { ...request, stream: true });
+    expect(streamed.status).to.equal(200);
+    expect(streamed.trailers['x-gateway-response-cost']).to.equal('0.6771');
+  });
+
   it('counts tokens through /native/v1/messages/count_tokens', async () => {
     upstream.reply({ json: { input_tokens: 42 } });
     const counted = await client.messages.countTokens({ model: 'claude-test', system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });

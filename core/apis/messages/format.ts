@@ -9,7 +9,7 @@ import type { TokenUsage } from '../../types/usage';
 import { chatRequestFromMessages } from './to-chat-request';
 import { messagesResponseFromChat } from './from-chat-response';
 import { MessagesStreamTranslator } from './from-chat-stream';
-import { readMessagesResponseUsage } from './usage';
+import { compactionTokens, readMessagesResponseUsage } from './usage';
 import { estimatePromptTokens } from '../../spend/usage-estimate';
 
 async function* streamFromChat(frames: AsyncIterable<SseFrame>, request: unknown): AsyncIterable<SseFrame> {
@@ -20,6 +20,10 @@ async function* streamFromChat(frames: AsyncIterable<SseFrame>, request: unknown
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function plus(value: number | undefined, more: number): number | undefined {
+  return value === undefined ? undefined : value + more;
 }
 
 /**
@@ -40,10 +44,12 @@ export function usageOfMessagesFrame(frame: SseFrame): Partial<TokenUsage> | und
   const u = event?.type === 'message_start' ? event.message?.usage : event?.type === 'message_delta' ? event.usage : undefined;
   if (!u) return undefined;
   const out: Partial<TokenUsage> = {};
-  const input = count(u.input_tokens);
-  const cacheRead = count(u.cache_read_input_tokens);
-  const cacheWrite = count(u.cache_creation_input_tokens);
-  const output = count(u.output_tokens);
+  // a compaction step's tokens are billed beside the counts of the frame that reports it (usage.ts)
+  const compaction = compactionTokens(u);
+  const input = plus(count(u.input_tokens), compaction.input);
+  const cacheRead = plus(count(u.cache_read_input_tokens), compaction.cacheRead);
+  const cacheWrite = plus(count(u.cache_creation_input_tokens), compaction.cacheWrite);
+  const output = plus(count(u.output_tokens), compaction.output);
   if (output !== undefined) out.outputTokens = output;
   if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
   if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;

@@ -41,14 +41,34 @@ export function messagesUsageFromChatUsage(usage: Usage | null | undefined): Mes
   };
 }
 
-/** TokenUsage from a Messages usage object (inputTokens include the cached tokens). */
+/**
+ * The tokens of the `compaction` entries of a usage's `iterations` (server-side compaction, a beta): the
+ * summary of the old context is a sampling step Anthropic bills, yet its tokens are left out of the
+ * top-level counts, which are the answer's steps alone.
+ */
+export function compactionTokens(usage: unknown): { input: number; output: number; cacheRead: number; cacheWrite: number } {
+  const out = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const iterations = (usage as { iterations?: unknown } | null | undefined)?.iterations;
+  if (!Array.isArray(iterations)) return out;
+  for (const step of iterations) {
+    if (step?.type !== 'compaction') continue;
+    out.input += count(step.input_tokens);
+    out.output += count(step.output_tokens);
+    out.cacheRead += count(step.cache_read_input_tokens);
+    out.cacheWrite += count(step.cache_creation_input_tokens);
+  }
+  return out;
+}
+
+/** TokenUsage from a Messages usage object (inputTokens include the cached tokens, and compaction's). */
 export function tokenUsageFromMessagesUsage(usage: Partial<MessagesUsage> | null | undefined): TokenUsage {
-  const cacheRead = count(usage?.cache_read_input_tokens);
-  const cacheWrite = count(usage?.cache_creation_input_tokens);
+  const compaction = compactionTokens(usage);
+  const cacheRead = count(usage?.cache_read_input_tokens) + compaction.cacheRead;
+  const cacheWrite = count(usage?.cache_creation_input_tokens) + compaction.cacheWrite;
   return {
     ...emptyUsage(),
-    inputTokens: count(usage?.input_tokens) + cacheRead + cacheWrite,
-    outputTokens: count(usage?.output_tokens),
+    inputTokens: count(usage?.input_tokens) + compaction.input + cacheRead + cacheWrite,
+    outputTokens: count(usage?.output_tokens) + compaction.output,
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
   };
