@@ -131,6 +131,38 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     ]);
   });
 
+  it('sends documents a tool returned (Claude Code\u2019s Read of a PDF) as it sends them in a user turn: text in the tool message, a PDF as a file part after it', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+    const message = await client.messages.create({
+      model: 'gpt-test',
+      max_tokens: 100,
+      tools: [{ name: 'read', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+      messages: [
+        { role: 'user', content: 'Summarise report.pdf and notes.txt.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'call_pdf', name: 'read', input: { path: 'report.pdf' } },
+            { type: 'tool_use', id: 'call_txt', name: 'read', input: { path: 'notes.txt' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_pdf', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] },
+            { type: 'tool_result', tool_use_id: 'call_txt', content: [{ type: 'document', title: 'notes.txt', source: { type: 'text', media_type: 'text/plain', data: 'Ship on Friday.' } }] },
+          ],
+        },
+      ],
+    });
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Hello from upstream' }]);
+    expect(upstream.last.body.messages.slice(2)).to.deep.equal([
+      { role: 'tool', tool_call_id: 'call_pdf', content: '' },
+      { role: 'tool', tool_call_id: 'call_txt', content: 'notes.txt\n\nShip on Friday.' },
+      { role: 'user', content: [{ type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}` } }] },
+    ]);
+  });
+
   it('sends a metadata.user_id longer than OpenAI\u2019s 64-character user (Claude Code\u2019s) as a stable id of 64', async () => {
     upstream.script = (req) => {
       const user = req.body.user;

@@ -12,7 +12,7 @@
  *   has no chat equivalent is refused, never dropped (output-config.ts).
  * - `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
  * - A `document` block holding a base64 PDF becomes a chat `file` part (`file_data` as a data URL, the
- *   title as filename), one holding plain text a text part. Other documents (by URL, file id, content
+ *   title as filename), one holding plain text a text part; inside a tool_result alike. Other documents (by URL, file id, content
  *   blocks) and server tools (web search, code execution, ...) cannot run on another provider: they are
  *   refused with a clear error instead of being silently ignored.
  */
@@ -124,10 +124,10 @@ function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessag
     const at = `${where}.content.${j}`;
     if (block.type === 'tool_result') {
       const result = block as MessagesToolResultBlock;
-      const { text, images } = toolResultContent(result, at);
+      const { text, files } = toolResultContent(result, at);
       toolMessages.push({ role: 'tool', tool_call_id: result.tool_use_id, content: text });
-      // a chat tool message cannot hold images: they follow in the user message
-      parts.push(...images);
+      // a chat tool message holds text only: images and PDFs follow in the user message
+      parts.push(...files);
     } else if (block.type === 'text') parts.push({ type: 'text', text: (block as MessagesTextBlock).text });
     else if (block.type === 'image') parts.push(imagePart(block as MessagesImageBlock, at));
     else if (block.type === 'document') parts.push(documentPart(block, at));
@@ -138,22 +138,27 @@ function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessag
   return out;
 }
 
-function toolResultContent(result: MessagesToolResultBlock, at: string): { text: string; images: ContentPart[] } {
+function toolResultContent(result: MessagesToolResultBlock, at: string): { text: string; files: ContentPart[] } {
   const content = result.content;
-  if (content === undefined || content === null) return { text: '', images: [] };
-  if (typeof content === 'string') return { text: content, images: [] };
+  if (content === undefined || content === null) return { text: '', files: [] };
+  if (typeof content === 'string') return { text: content, files: [] };
   // the request schema checks a message's blocks, not what a tool_result holds: checked here, as the API would
   if (!Array.isArray(content)) throw invalidToolResult(`${at}.content`, 'Input should be a valid string or a list of content blocks');
   const texts: string[] = [];
-  const images: ContentPart[] = [];
+  const files: ContentPart[] = [];
   content.forEach((item: unknown, k) => {
     if (item === null || typeof item !== 'object' || typeof (item as { type?: unknown }).type !== 'string') throw invalidToolResult(`${at}.content.${k}`, 'Input should be a content block with a type');
     const block = item as { type: string };
     if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
-    else if (block.type === 'image') images.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
-    else unsupportedBlock(block, `${at}.content.${k}`);
+    else if (block.type === 'image') files.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
+    else if (block.type === 'document') {
+      // a tool may return a document (Claude Code's Read of a PDF), as a user turn may hold one
+      const part = documentPart(block, `${at}.content.${k}`);
+      if (part.type === 'text') texts.push((part as { text: string }).text);
+      else files.push(part);
+    } else unsupportedBlock(block, `${at}.content.${k}`);
   });
-  return { text: texts.join('\n'), images };
+  return { text: texts.join('\n'), files };
 }
 
 function invalidToolResult(param: string, message: string): InvalidRequestError {
