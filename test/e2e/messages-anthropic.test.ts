@@ -81,6 +81,27 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(upstream.last.headers['x-api-key']).to.equal(PROVIDER_KEY);
   });
 
+  it('passes tools that have no name of their own (the MCP connector\u2019s mcp_toolset) on, and still refuses a custom tool without one', async () => {
+    const request = {
+      model: 'claude-test',
+      max_tokens: 256,
+      mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/mcp', name: 'tickets', authorization_token: 'tok-1' }],
+      tools: [{ type: 'mcp_toolset', mcp_server_name: 'tickets', default_config: { enabled: true } }, { name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      messages: [{ role: 'user', content: 'List my open tickets.' }],
+    };
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY, 'anthropic-beta': 'mcp-client-2025-11-20' }, request);
+    expect(answer.status, answer.text).to.equal(200);
+    expect(upstream.last.body).to.deep.equal({ ...request, model: UPSTREAM_MODEL });
+    expect(upstream.last.headers['anthropic-beta']).to.equal('mcp-client-2025-11-20');
+
+    upstream.requests.length = 0;
+    const unnamed = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { ...request, tools: [{ input_schema: { type: 'object' } }] });
+    expect(unnamed.status).to.equal(400);
+    expect(JSON.parse(unnamed.text).error).to.deep.include({ type: 'invalid_request_error' });
+    expect(JSON.parse(unnamed.text).error.message).to.match(/^tools\.0/);
+    expect(upstream.requests).to.have.length(0);
+  });
+
   it('sends anthropic-version 2023-06-01 when the client sends none', async () => {
     await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
     expect(upstream.last.headers['anthropic-version']).to.equal('2023-06-01');

@@ -13,7 +13,11 @@ const Message = Type.Object({
   content: Type.Union([Type.String(), Type.Array(Block)], { hint: 'Input should be a valid string or a list of content blocks' }),
 });
 const System = Type.Union([Type.String(), Type.Array(TextBlock)], { hint: 'Input should be a valid string or a list of text blocks' });
-const Tool = Type.Object({ name: Type.String({ minLength: 1 }) });
+// a client tool is named; Anthropic's typed tools bring their own fields, and some have no name (the MCP
+// connector's mcp_toolset names its server, the browser and computer toolsets nothing)
+const Tool = Type.Union([Type.Object({ name: Type.String({ minLength: 1 }) }), Type.Object({ type: Type.String({ minLength: 1, not: { const: 'custom' } }) })], {
+  hint: 'Input should be a tool with a name, or a typed tool such as mcp_toolset',
+});
 
 /** What count_tokens takes: the prompt side of a request. */
 const promptFields = {
