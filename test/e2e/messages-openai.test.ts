@@ -470,6 +470,20 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses MCP connector servers (mcp_servers) it cannot reach from this model, before calling upstream, rather than answer without their tools', async () => {
+      const answer = await rawPost(
+        `${gw.url}/native/v1/messages`,
+        { 'x-api-key': CLIENT_KEY, 'anthropic-beta': 'mcp-client-2025-04-04' },
+        { model: 'gpt-test', max_tokens: 10, mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/mcp', name: 'tickets' }], messages: [{ role: 'user', content: 'List my open tickets.' }] },
+      );
+      expect(answer.status).to.equal(400);
+      expect(JSON.parse(answer.text)).to.deep.equal({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'mcp_servers: MCP connector servers are supported only for Anthropic models' },
+      });
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a tool_result whose content is neither text nor a list of blocks, before calling upstream', async () => {
       const toolTurns = (content: unknown) => [
         { role: 'user', content: 'weather?' },

@@ -13,7 +13,7 @@
  * - `cache_control` markers have no chat equivalent and are dropped; `top_k` too.
  * - A `document` block holding a base64 PDF becomes a chat `file` part (`file_data` as a data URL, the
  *   title as filename), one holding plain text a text part; inside a tool_result alike. Other documents (by URL, file id, content
- *   blocks) and server tools (web search, code execution, ...) cannot run on another provider: they are
+ *   blocks), server tools (web search, code execution, ...) and MCP connector servers cannot run on another provider: they are
  *   refused with a clear error instead of being silently ignored.
  */
 import { createHash } from 'node:crypto';
@@ -51,6 +51,12 @@ export function chatRequestFromMessages(request: MessagesRequest): ChatRequest {
   if (request.top_p !== undefined && request.top_p !== -1) chat.top_p = request.top_p;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
   if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(chatTool);
+  // the MCP connector's servers lend the model their tools on Anthropic's side (with the 2025-04-04 beta
+  // without any entry in `tools`): dropped, the model would answer as if they did not exist
+  const mcpServers = (request as { mcp_servers?: unknown }).mcp_servers;
+  if (Array.isArray(mcpServers) && mcpServers.length > 0) {
+    throw new InvalidRequestError('mcp_servers: MCP connector servers are supported only for Anthropic models', 'unsupported_tool', { param: 'mcp_servers' });
+  }
   if (request.tool_choice !== undefined) Object.assign(chat, chatToolChoice(request.tool_choice));
   const effort = reasoningEffortOfThinking(request.thinking);
   if (effort !== undefined) chat.reasoning_effort = effort;
