@@ -6,7 +6,8 @@
  * - `chat` serves chat-completions clients by translation (translate.ts, stream.ts).
  *
  * Upstream auth is `x-api-key` plus `anthropic-version`; a client's `anthropic-version` and
- * `anthropic-beta` headers are passed on so features behind beta flags keep working.
+ * `anthropic-beta` headers are passed on so features behind beta flags keep working (its betas beside
+ * those the provider's `headers` set).
  */
 import { bodyWithModel, definePlugin, withConfiguredHeaders, type Clock, type HttpOperation, type InboundInfo, type Provider, type ProviderTarget, type UpstreamRequest, type ChatRequest, type MessagesRequest } from '../../core/plugins/sdk';
 import { chatResponseFromMessages, messagesRequestFromChat } from './translate';
@@ -21,9 +22,6 @@ export interface AnthropicOptions {
   version?: string;
 }
 
-/** Client headers passed on upstream as they are. */
-const FORWARDED_HEADERS = ['anthropic-beta'] as const;
-
 export function createAnthropicProvider(options: AnthropicOptions, clock: Clock): Provider {
   const version = options.version ?? DEFAULT_ANTHROPIC_VERSION;
 
@@ -31,10 +29,8 @@ export function createAnthropicProvider(options: AnthropicOptions, clock: Clock)
     const out = withConfiguredHeaders({ 'content-type': 'application/json' }, target);
     if (target.provider.apiKey) out['x-api-key'] = target.provider.apiKey;
     out['anthropic-version'] = single(inbound.headers['anthropic-version']) ?? version;
-    for (const name of FORWARDED_HEADERS) {
-      const value = inbound.headers[name];
-      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
-    }
+    const beta = inbound.headers['anthropic-beta'];
+    if (beta !== undefined) out['anthropic-beta'] = betaList(out['anthropic-beta'], Array.isArray(beta) ? beta.join(',') : beta);
     return out;
   }
 
@@ -76,6 +72,17 @@ export function createAnthropicProvider(options: AnthropicOptions, clock: Clock)
     },
     toError: (status, body, responseHeaders) => anthropicError(status, body, responseHeaders),
   };
+}
+
+/**
+ * The betas the operator set on the provider (its `headers`) and the client's own, each once: a client
+ * that names any (Claude Code always does) must not switch off the ones the operator turned on for
+ * everyone, nor lose its own.
+ */
+function betaList(configured: string | undefined, client: string): string {
+  const names = new Set<string>();
+  for (const list of [configured ?? '', client]) for (const name of list.split(',')) if (name.trim() !== '') names.add(name.trim());
+  return [...names].join(',');
 }
 
 function single(value: string | string[] | undefined): string | undefined {

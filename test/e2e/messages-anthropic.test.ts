@@ -102,6 +102,27 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(upstream.requests).to.have.length(0);
   });
 
+  it('keeps the betas the operator set on the provider beside the client\u2019s own anthropic-beta (Claude Code always sends some)', async () => {
+    const betaGw = await testConfig()
+      .withKey(CLIENT_KEY, { id: 'agent' })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY, headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })
+      .withModel('claude-test', { model: UPSTREAM_MODEL })
+      .with({ routing: { retries: 0 } })
+      .start();
+    try {
+      const request = { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+      await rawPost(`${betaGw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY, 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' }, request);
+      expect(upstream.last.headers['anthropic-beta']).to.equal('context-1m-2025-08-07,claude-code-20250219,interleaved-thinking-2025-05-14');
+      // one the client names too goes once
+      await rawPost(`${betaGw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY, 'anthropic-beta': 'context-1m-2025-08-07' }, request);
+      expect(upstream.last.headers['anthropic-beta']).to.equal('context-1m-2025-08-07');
+      await rawPost(`${betaGw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, request);
+      expect(upstream.last.headers['anthropic-beta']).to.equal('context-1m-2025-08-07');
+    } finally {
+      await betaGw.close();
+    }
+  });
+
   it('sends anthropic-version 2023-06-01 when the client sends none', async () => {
     await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
     expect(upstream.last.headers['anthropic-version']).to.equal('2023-06-01');
