@@ -164,6 +164,28 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.00201');
   });
 
+  it('charges the prompt a message_delta restates without cache counts (a server tool\u2019s results grow it; counters that do not apply are left out)', async () => {
+    // the web search results are read as input: the final count is in message_delta, which names only the
+    // counters that apply (the SDK overwrites each one present)
+    const message = { id: 'msg_w', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null };
+    upstream.reply({
+      events: [
+        { event: 'message_start', data: { type: 'message_start', message: { ...message, usage: { input_tokens: 10, output_tokens: 1 } } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Found it.' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 12000, output_tokens: 300, server_tool_use: { web_search_requests: 1 } } } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    });
+    const request = { model: 'claude-test', max_tokens: 1024, stream: true, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [{ role: 'user', content: 'Latest release?' }] };
+    const final = await client.messages.stream(request as any).finalMessage();
+    expect(final.usage).to.include({ input_tokens: 12000, output_tokens: 300 });
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, request);
+    // 12000 x $3 + 300 x $15, per million: what the client's SDK reports too
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.0405');
+  });
+
   it('charges the server-side compaction Anthropic bills outside the top-level usage, JSON and streamed', async () => {
     // compact_20260112 (beta): summarising the old context is a sampling step of its own, reported only as a
     // `compaction` entry of usage.iterations; the top-level counts are the answer's step alone

@@ -53,10 +53,10 @@ export function usageOfMessagesFrame(frame: SseFrame): Partial<TokenUsage> | und
   if (output !== undefined) out.outputTokens = output;
   if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
   if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;
-  // TokenUsage counts the whole prompt; Anthropic's input_tokens leave the cached part out
-  if (input !== undefined && (event.type === 'message_start' || (cacheRead !== undefined && cacheWrite !== undefined))) {
-    out.inputTokens = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
-  }
+  // TokenUsage counts the whole prompt; Anthropic's input_tokens leave the cached part out. A message_delta
+  // names only the counters that apply (the SDK overwrites each one it names): one that restates the prompt
+  // without cache counts is at least that prompt, and the meter keeps the larger of it and message_start's
+  if (input !== undefined) out.inputTokens = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
   return out;
 }
 
