@@ -16,11 +16,19 @@ function checkConfig(config: ProviderConfig<string>): void {
   }
 }
 
+interface AzureInnerError {
+  code?: unknown;
+  content_filter_result?: unknown;
+  content_filter_results?: unknown;
+}
+
 /** Auth errors and the content filter first; the rest as any OpenAI-compatible upstream's. */
 function azureError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>) {
-  const error = (body as { error?: { code?: unknown; innererror?: { code?: unknown; content_filter_result?: unknown } } } | undefined)?.error;
-  if (status === 400 && (FILTER_CODES.has(String(error?.code)) || FILTER_CODES.has(String(error?.innererror?.code)))) {
-    return contentFilterError('prompt', error?.innererror?.content_filter_result);
+  const error = (body as { error?: { code?: unknown; innererror?: AzureInnerError; inner_error?: AzureInnerError } } | undefined)?.error;
+  // chat names it `innererror.content_filter_result`, the images API `inner_error.content_filter_results`
+  const inner = error?.innererror ?? error?.inner_error;
+  if (status === 400 && (FILTER_CODES.has(String(error?.code)) || FILTER_CODES.has(String(inner?.code)))) {
+    return contentFilterError('prompt', inner?.content_filter_result ?? inner?.content_filter_results);
   }
   return openAiUpstreamError(status, body, headers);
 }

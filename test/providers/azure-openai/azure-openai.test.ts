@@ -200,6 +200,26 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     expect(azure.last.body).to.deep.include({ model: 'dall-e-3', prompt: 'a cat', size: '1024x1024' });
   });
 
+  it('surfaces an image prompt the content filter blocked as a 400 content_filter naming the categories (DALL-E\u2019s inner_error shape)', async () => {
+    // the images API's filter error: `inner_error` with `content_filter_results`, not chat's `innererror.content_filter_result`
+    azure.reply = () => ({
+      kind: 'json',
+      status: 400,
+      body: {
+        error: {
+          code: 'content_policy_violation',
+          message: 'Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.',
+          type: 'invalid_request_error',
+          inner_error: { code: 'ResponsibleAIPolicyViolation', content_filter_results: { sexual: { filtered: true, severity: 'high' }, violence: { filtered: false, severity: 'safe' }, hate: { filtered: false, severity: 'safe' }, self_harm: { filtered: false, severity: 'safe' } }, revised_prompt: 'a cat' },
+        },
+      },
+    });
+    const err = await openai.images.generate({ model: 'my-dalle', prompt: 'a cat' }).catch((e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.code).to.equal('content_filter');
+    expect(err.message).to.include("Azure OpenAI's content filter blocked the prompt (sexual: high).");
+  });
+
   it('sends an Entra ID token, from the configured command or static from env, as a bearer token and no api-key', async () => {
     azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'entra ok' }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
     const res = await openai.chat.completions.create({ model: 'gpt-entra', messages: [{ role: 'user', content: 'hi' }] });
