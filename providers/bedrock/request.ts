@@ -17,7 +17,7 @@
  *   (the model's native name), `reasoning_effort` is refused rather than silently dropped.
  */
 import { createHash } from 'node:crypto';
-import { InvalidRequestError, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
+import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
 import type { ConverseBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './wire';
 
 export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
@@ -121,12 +121,22 @@ const FORMATS: ReadonlyMap<string, ConverseImageFormat> = new Map([
   ['webp', 'webp'],
 ]);
 
+/**
+ * The format an image's bytes have, else the one its data: URL names. Claude on Bedrock refuses an image
+ * whose format is not its bytes' ("Image does not match the provided media type image/png"), where OpenAI
+ * reads the bytes: chat clients name a data: URL after the file's extension, or always image/png.
+ */
+function formatOf(declared: string, base64: string): ConverseImageFormat | undefined {
+  const sniffed = sniffImageType(Buffer.from(base64.slice(0, 16), 'base64'));
+  return FORMATS.get((sniffed?.slice('image/'.length) ?? declared).toLowerCase());
+}
+
 function contentBlock(part: ContentPart, at: string): ConverseBlock {
   if (part.type === 'text') return { text: (part as { text: string }).text };
   if (part.type === 'image_url') {
     const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
     const data = typeof url === 'string' ? DATA_URL.exec(url) : null;
-    const format = data ? FORMATS.get(data[1].toLowerCase()) : undefined;
+    const format = data ? formatOf(data[1], data[2]) : undefined;
     if (!data || !format) {
       throw new InvalidRequestError(`${at}.image_url.url: Bedrock takes images as base64 data: URLs (png, jpeg, gif or webp), not links`, 'invalid_request', { param: `${at}.image_url.url` });
     }

@@ -139,6 +139,38 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(results.content).to.deep.equal([{ toolResult: { toolUseId: 'tooluse_c1', content: [] } }, { text: 'Done?' }]);
   });
 
+  it('sends an image under the format its bytes have, whatever type its data: URL names, as Claude on Bedrock refuses a mismatch', async () => {
+    const JPEG = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJCAsIyccHCg3KSwwMTQ0NB8nOT04MjwuMzQy';
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const MAGIC: Record<string, string> = { jpeg: '/9j/', png: 'iVBORw0KGgo' };
+    // Claude on Bedrock checks the bytes against the declared format (what Bedrock answers, as measured)
+    bedrock.reply((request) => {
+      const images = (request.body.messages as { content: Record<string, any>[] }[]).flatMap((m) => m.content.filter((b) => b.image));
+      const wrong = images.find((b) => !String(b.image.source.bytes).startsWith(MAGIC[b.image.format] ?? '\0'));
+      if (wrong) {
+        return json({ message: `The model returned the following errors: messages.0.content.1.image.source.base64.media_type: Image does not match the provided media type image/${wrong.image.format}` }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    // chat clients name a data: URL after the file's extension, or always image/png; OpenAI reads the bytes
+    const data = await openai.chat.completions.create({
+      model: 'claude-on-aws',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in these pictures?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${JPEG}` } },
+            { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${PNG}` } },
+          ],
+        },
+      ],
+    });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    const [{ content }] = bedrock.server.last.body.messages as { content: Record<string, any>[] }[];
+    expect(content.slice(1)).to.deep.equal([{ image: { format: 'jpeg', source: { bytes: JPEG } } }, { image: { format: 'png', source: { bytes: PNG } } }]);
+  });
+
   it('answers a conversation that starts with the assistant\u2019s greeting, which Converse refuses as sent, with the greeting kept', async () => {
     // Bedrock: "A conversation must start with a user message. Try again with a conversation that starts with a user message."
     bedrock.reply((request) => {
