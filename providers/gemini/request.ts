@@ -14,7 +14,7 @@
  *   `responseJsonSchema`), not the older OpenAPI subset, so `additionalProperties` and friends are kept;
  * - `reasoning_effort` becomes a thinking budget (THINKING_BUDGETS).
  */
-import { InvalidRequestError, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
+import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
 import { splitToolCallId } from './tool-ids';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire';
 
@@ -147,11 +147,23 @@ const IMAGE_TYPES: ReadonlyMap<string, string> = new Map([
 function imagePart(url: unknown, at: string): GeminiPart {
   if (typeof url !== 'string') throw new InvalidRequestError(`${at}.image_url.url: field required`, 'invalid_request', { param: `${at}.image_url.url` });
   const data = DATA_URL.exec(url);
-  if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
+  if (data) return { inlineData: { mimeType: inlineType(data[1], data[2]), data: data[2] } };
   if (/^(https?|gs):\/\//i.test(url)) {
     return { fileData: { mimeType: IMAGE_TYPES.get(extensionOf(url)) ?? 'image/jpeg', fileUri: url } };
   }
   throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) or gs:// URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
+}
+
+/**
+ * The type of inline bytes as Gemini takes it: an image's from its bytes (PNG, JPEG or WebP: GIF is not
+ * one Gemini names), else the data: URL's, with `image/jpg` as `image/jpeg`. Gemini refuses a type it
+ * does not know (400 "Unsupported MIME type: image/jpg") where OpenAI reads the bytes, and chat clients
+ * name a data: URL after the file's extension.
+ */
+function inlineType(declared: string, base64: string): string {
+  const sniffed = sniffImageType(Buffer.from(base64.slice(0, 16), 'base64'));
+  if (sniffed !== undefined && sniffed !== 'image/gif') return sniffed;
+  return declared.toLowerCase() === 'image/jpg' ? 'image/jpeg' : declared;
 }
 
 /**

@@ -122,6 +122,34 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect((upstream.last.body.contents[1].parts as Record<string, any>[]).some((p) => p.thoughtSignature !== undefined)).to.equal(false);
   });
 
+  it('sends an inline image as a MIME type Gemini takes: image/jpg (a file extension) and a type its bytes belie as what the bytes are', async () => {
+    const JPEG = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJCAsIyccHCg3KSwwMTQ0NB8nOT04MjwuMzQy';
+    const TAKEN = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'];
+    // what the Gemini API answers to any other image type
+    upstream.reply((request) => {
+      const parts = (request.body.contents as { parts: Record<string, any>[] }[]).flatMap((c) => c.parts);
+      const odd = parts.find((p) => p.inlineData && !TAKEN.includes(p.inlineData.mimeType));
+      if (odd) return json(googleError(400, `Unsupported MIME type: ${odd.inlineData.mimeType}`, 'INVALID_ARGUMENT'), 400);
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const data = await openai.chat.completions.create({
+      model: 'gemini-flash',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Same picture twice?' },
+            { type: 'image_url', image_url: { url: `data:image/jpg;base64,${JPEG}` } },
+            { type: 'image_url', image_url: { url: `data:application/octet-stream;base64,${JPEG}` } },
+          ],
+        },
+      ],
+    });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    const parts = upstream.last.body.contents[0].parts as Record<string, any>[];
+    expect(parts.slice(1)).to.deep.equal([{ inlineData: { mimeType: 'image/jpeg', data: JPEG } }, { inlineData: { mimeType: 'image/jpeg', data: JPEG } }]);
+  });
+
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
     upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
     const message = await anthropic.messages
