@@ -41,7 +41,7 @@ function createBedrockProvider(clock: Clock, entry: ProviderConfig<string> | und
 
   const chat: HttpOperation<ChatRequest> = {
     toUpstream(request, target) {
-      const body = converseRequestFromChat(request);
+      const body = converseRequestFromChat(request, target.model.model);
       const headers = withConfiguredHeaders({ 'content-type': 'application/json', accept: request.stream ? EVENT_STREAM_CONTENT_TYPE : 'application/json' }, target);
       return { path: `/model/${encodeURIComponent(target.model.model)}/${request.stream ? 'converse-stream' : 'converse'}`, method: 'POST', headers, body: JSON.stringify(body) };
     },

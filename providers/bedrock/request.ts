@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
 import type { ConverseBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './wire';
 
-export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
+export function converseRequestFromChat(request: ChatRequest, upstreamModel?: string): ConverseRequest {
   if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
   if (typeof request.n === 'number' && request.n > 1) throw new InvalidRequestError('n: Bedrock models return a single choice', 'unsupported_parameter', { param: 'n' });
   if (request.reasoning_effort !== undefined) throw new InvalidRequestError('reasoning_effort: not supported for Bedrock models; send the model\u2019s own field (for Claude: thinking) instead', 'unsupported_parameter', { param: 'reasoning_effort' });
@@ -57,6 +57,7 @@ export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
   if (typeof maxTokens === 'number') inference.maxTokens = maxTokens;
   if (typeof request.temperature === 'number') inference.temperature = request.temperature;
   if (typeof request.top_p === 'number') inference.topP = request.top_p;
+  if (upstreamModel !== undefined && CLAUDE.test(upstreamModel)) leaveOutSamplingDefault(inference);
   if (request.stop != null) {
     const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
     if (stops.length > 0) inference.stopSequences = stops;
@@ -69,6 +70,22 @@ export function converseRequestFromChat(request: ChatRequest): ConverseRequest {
   }
   if (typeof request.top_k === 'number') body.additionalModelRequestFields = { top_k: request.top_k };
   return body;
+}
+
+/** Claude's Bedrock ids, inference profiles (`us.anthropic.claude-...`) and ARNs naming one. */
+const CLAUDE = /anthropic\.claude/i;
+
+/**
+ * Recent Claude models refuse `temperature` and `top_p` together ("cannot both be specified for this
+ * model"), and chat clients often send OpenAI's default of one beside the one they mean: for Claude that
+ * default (1) changes nothing, so it is left out, as the anthropic provider does. Other Bedrock models
+ * keep both, as their own defaults are not 1 (Llama's top_p is 0.9).
+ */
+function leaveOutSamplingDefault(inference: NonNullable<ConverseRequest['inferenceConfig']>): void {
+  const { temperature, topP } = inference;
+  if (temperature === undefined || topP === undefined) return;
+  if (topP === 1) delete inference.topP;
+  else if (temperature === 1) delete inference.temperature;
 }
 
 /** The user turn before an assistant's opening: Converse refuses blank text, so it says as little as it can. */

@@ -31,6 +31,7 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
       .withKey(CLIENT_KEY, { id: 'app' })
       .withProvider({ id: 'aws', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', ...KEYS })
       .withModel('claude-on-aws', { model: MODEL, price: PRICE })
+      .withModel('llama-on-aws', { model: 'meta.llama3-3-70b-instruct-v1:0', price: PRICE })
       .withProvider({ id: 'aws-wrong-secret', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', accessKeyId: KEYS.accessKeyId, secretAccessKey: 'wrong-secret-CANARY-zzzzzzzzzzzz' })
       .withModel('claude-wrong-secret', { model: MODEL })
       .with({ routing: { retries: 0 } })
@@ -169,6 +170,27 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
     const [{ content }] = bedrock.server.last.body.messages as { content: Record<string, any>[] }[];
     expect(content.slice(1)).to.deep.equal([{ image: { format: 'jpeg', source: { bytes: JPEG } } }, { image: { format: 'png', source: { bytes: PNG } } }]);
+  });
+
+  it('leaves out a sampling default sent beside the other setting, which recent Claude models on Bedrock refuse together; other models get both', async () => {
+    // Claude Sonnet 4.5 and later on Bedrock, as measured
+    bedrock.reply((request) => {
+      const config = request.body.inferenceConfig ?? {};
+      if (String(request.path).includes('claude') && config.temperature !== undefined && config.topP !== undefined) {
+        return json({ message: 'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const sent: unknown[] = [];
+    // chat UIs send OpenAI's default of one beside the one the user set
+    for (const sampling of [{ temperature: 0.7, top_p: 1 }, { temperature: 1, top_p: 0.9 }]) {
+      const data = await openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'Hi' }], ...sampling });
+      expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+      sent.push(bedrock.server.last.body.inferenceConfig);
+    }
+    expect(sent).to.deep.equal([{ temperature: 0.7 }, { topP: 0.9 }]);
+    await openai.chat.completions.create({ model: 'llama-on-aws', messages: [{ role: 'user', content: 'Hi' }], temperature: 0.7, top_p: 1 });
+    expect(bedrock.server.last.body.inferenceConfig).to.deep.equal({ temperature: 0.7, topP: 1 });
   });
 
   it('answers a conversation that starts with the assistant\u2019s greeting, which Converse refuses as sent, with the greeting kept', async () => {
