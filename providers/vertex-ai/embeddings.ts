@@ -14,9 +14,39 @@ function inputsPerCall(model: string): number {
   return model.startsWith('gemini-embedding') ? 1 : 250;
 }
 
-/** The requests to send for `request`, when it holds more inputs than the model takes in one call. */
+/** The tokens of all its inputs one `:predict` call takes; more is Vertex's 400 "the input token count is N". */
+const TOKENS_PER_CALL = 20_000;
+
+/**
+ * An input's tokens counted high: a token is about four bytes of English and a CJK character (three
+ * bytes) about one token, so a third of the UTF-8 bytes rarely counts too few.
+ */
+function tokenCeiling(input: string): number {
+  return Math.ceil(Buffer.byteLength(input, 'utf8') / 3);
+}
+
+/**
+ * The requests to send for `request`, when it holds more inputs than the model takes in one call, or more
+ * tokens: a RAG client's 250 chunks of a few hundred words are over the 20,000. An input over that on its
+ * own goes alone, for Vertex to truncate or refuse.
+ */
 export function splitEmbeddings(request: EmbeddingsRequest, model: string): EmbeddingsRequest[] | undefined {
-  return splitEmbeddingInputs(request, inputsPerCall(model));
+  const most = inputsPerCall(model);
+  if (most === 1) return splitEmbeddingInputs(request, most);
+  const groups: string[][] = [[]];
+  let tokens = 0;
+  for (const input of embeddingInputs(request)) {
+    const estimate = tokenCeiling(input);
+    const group = groups[groups.length - 1];
+    if (group.length > 0 && (group.length === most || tokens + estimate > TOKENS_PER_CALL)) {
+      groups.push([input]);
+      tokens = estimate;
+    } else {
+      group.push(input);
+      tokens += estimate;
+    }
+  }
+  return groups.length > 1 ? groups.map((input) => ({ ...request, input })) : undefined;
 }
 
 export function vertexEmbeddingBody(request: EmbeddingsRequest): unknown {

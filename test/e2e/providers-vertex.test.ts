@@ -16,8 +16,9 @@ const PROJECT_PATH = '/v1/projects/my-project/locations/europe-west4';
 const CLAUDE = 'claude-sonnet-4-5@20250929';
 
 /**
- * Vertex AI's `:predict` for text embedding models, with its per-call input limit: gemini-embedding-*
- * takes one instance a call ("batchSize must be 1"), the text-embedding models 250. Each vector is
+ * Vertex AI's `:predict` for text embedding models, with its per-call input limits: gemini-embedding-*
+ * takes one instance a call ("batchSize must be 1"), the text-embedding models 250, and no call more than
+ * 20,000 tokens in all. Each vector is
  * [input length, dimensions asked], each input one token a word. The answer to an input starting
  * "slow" comes late, so answers arrive out of the order they were asked in.
  */
@@ -27,6 +28,10 @@ function vertexEmbeddings(request: RecordedRequest): Answer {
   const instances = request.body.instances as { content: string }[];
   if (instances.length > max) {
     return json(googleError(400, `Unable to submit request because batchSize must be ${max} but the entered value was ${instances.length}.`, 'INVALID_ARGUMENT'), 400);
+  }
+  const tokens = instances.reduce((sum, i) => sum + i.content.split(' ').length, 0);
+  if (tokens > 20_000) {
+    return json(googleError(400, `Unable to submit request because the input token count is ${tokens} but the model supports up to 20000. Reduce the input token count and try again.`, 'INVALID_ARGUMENT'), 400);
   }
   const dimensions = request.body.parameters?.outputDimensionality ?? 0;
   const answer = json({ predictions: instances.map((i) => ({ embeddings: { values: [i.content.length, dimensions], statistics: { token_count: i.content.split(' ').length, truncated: false } } })) });
@@ -192,6 +197,18 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(data.data.map((d) => d.index)).to.deep.equal(input.map((_, i) => i));
     expect(data.data.map((d) => d.embedding[0])).to.deep.equal(input.map((text) => text.length));
     expect(data.usage.prompt_tokens).to.equal(502);
+  });
+
+  it('embeds 250 inputs of 100 tokens with text-embedding-005, over the 20,000 tokens a predict call takes, in calls under it', async () => {
+    upstream.reply(vertexEmbeddings);
+    // a RAG ingestion: chunks of a few hundred words, as many as the client batches
+    const input = Array.from({ length: 250 }, (_, i) => `chunk ${i} ${'word '.repeat(97)}end`);
+    const data = await openai.embeddings.create({ model: 'vertex-embed', input });
+    expect(upstream.requests.every((r) => r.body.instances.reduce((sum: number, i: { content: string }) => sum + i.content.split(' ').length, 0) <= 20_000)).to.equal(true);
+    expect(upstream.requests.reduce((sum, r) => sum + r.body.instances.length, 0)).to.equal(250);
+    expect(data.data.map((d) => d.index)).to.deep.equal(input.map((_, i) => i));
+    expect(data.data.map((d) => d.embedding[0])).to.deep.equal(input.map((text) => text.length));
+    expect(data.usage.prompt_tokens).to.equal(25_000);
   });
 
   it('drops a cached token Vertex refuses (401, revoked long before it expires): the next request fetches a new one and is served', async () => {
