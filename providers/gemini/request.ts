@@ -59,7 +59,7 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
   const toolConfig = functionCallingConfig(request.tool_choice);
   if (toolConfig) body.toolConfig = { functionCallingConfig: toolConfig };
-  const generationConfig = generationConfigOf(request);
+  const generationConfig = generationConfigOf(request, upstreamModel);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;
 }
@@ -262,7 +262,7 @@ function functionCallingConfig(choice: unknown): NonNullable<GeminiRequest['tool
   throw new InvalidRequestError(TOOL_CHOICE_ERROR, 'invalid_request', { param: 'tool_choice' });
 }
 
-function generationConfigOf(request: ChatRequest): GeminiGenerationConfig {
+function generationConfigOf(request: ChatRequest, upstreamModel: string | undefined): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   if (typeof request.temperature === 'number') config.temperature = request.temperature;
   if (typeof request.top_p === 'number') config.topP = request.top_p;
@@ -281,9 +281,20 @@ function generationConfigOf(request: ChatRequest): GeminiGenerationConfig {
   if (typeof request.reasoning_effort === 'string') {
     const budget = THINKING_BUDGETS.get(request.reasoning_effort);
     if (budget === undefined) throw new InvalidRequestError(`reasoning_effort: must be one of ${[...THINKING_BUDGETS.keys()].join(', ')}`, 'invalid_request', { param: 'reasoning_effort' });
-    config.thinkingConfig = { thinkingBudget: budget };
+    config.thinkingConfig = { thinkingBudget: budget === 0 && upstreamModel !== undefined && alwaysThinks(upstreamModel) ? LEAST_PRO_BUDGET : budget };
   }
   return config;
+}
+
+/**
+ * Gemini 2.5 Pro cannot stop thinking: it refuses a budget of 0 (400 "Budget 0 is invalid. This model only
+ * works in thinking mode") and any under 128, so a client asking it for minimal or no thinking gets the
+ * least it takes.
+ */
+const LEAST_PRO_BUDGET = 128;
+
+function alwaysThinks(model: string): boolean {
+  return model.slice(model.lastIndexOf('/') + 1).startsWith('gemini-2.5-pro');
 }
 
 function responseFormat(format: unknown): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseJsonSchema'> {

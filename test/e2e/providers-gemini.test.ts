@@ -29,6 +29,7 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       .withModel('gemini-flash', { model: 'gemini-2.5-flash', price: PRICE })
       .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding' })
       .withModel('gemini-3-pro', { model: 'gemini-3-pro-preview' })
+      .withModel('gemini-2.5-pro', { model: 'gemini-2.5-pro', price: PRICE })
       .withProvider({ id: 'google-wrong-key', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: 'AIzaSy-revoked-key-000000000000' })
       .withModel('gemini-misconfigured', { model: 'gemini-2.5-flash' })
       .with({ routing: { retries: 0 } })
@@ -148,6 +149,31 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
     const parts = upstream.last.body.contents[0].parts as Record<string, any>[];
     expect(parts.slice(1)).to.deep.equal([{ inlineData: { mimeType: 'image/jpeg', data: JPEG } }, { inlineData: { mimeType: 'image/jpeg', data: JPEG } }]);
+  });
+
+  it('asks Gemini 2.5 Pro, which cannot stop thinking, for its least thinking when a client asks for minimal or none; others think not at all', async () => {
+    // what the Gemini API answers Gemini 2.5 Pro for a budget under its least, 128
+    upstream.reply((request) => {
+      const budget = request.body.generationConfig?.thinkingConfig?.thinkingBudget;
+      if (request.path.includes('gemini-2.5-pro') && typeof budget === 'number' && budget < 128) {
+        return json(googleError(400, budget === 0 ? 'Budget 0 is invalid. This model only works in thinking mode.' : `The thinking budget (${budget}) is invalid.`, 'INVALID_ARGUMENT'), 400);
+      }
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const budgets: [string, string, unknown][] = [];
+    for (const model of ['gemini-2.5-pro', 'gemini-flash']) {
+      for (const effort of ['minimal', 'none'] as const) {
+        const data = await openai.chat.completions.create({ model, reasoning_effort: effort, messages: [{ role: 'user', content: 'Quick: 2+2?' }] });
+        expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+        budgets.push([model, effort, upstream.last.body.generationConfig.thinkingConfig.thinkingBudget]);
+      }
+    }
+    expect(budgets).to.deep.equal([
+      ['gemini-2.5-pro', 'minimal', 128],
+      ['gemini-2.5-pro', 'none', 128],
+      ['gemini-flash', 'minimal', 0],
+      ['gemini-flash', 'none', 0],
+    ]);
   });
 
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
