@@ -18,13 +18,19 @@ import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest
 import { splitToolCallId } from './tool-ids';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire';
 
-/** reasoning_effort -> thinkingBudget (tokens); 0 turns thinking off where the model allows it. */
+/**
+ * reasoning_effort -> thinkingBudget (tokens); 0 turns thinking off where the model allows it. The efforts
+ * above high (OpenAI's and a Messages client's `xhigh` and `max`) get the most every Gemini 2.5 model
+ * takes (Flash's limit).
+ */
 export const THINKING_BUDGETS: ReadonlyMap<string, number> = new Map([
   ['none', 0],
   ['minimal', 0],
   ['low', 1024],
   ['medium', 8192],
   ['high', 24576],
+  ['xhigh', 24576],
+  ['max', 24576],
 ]);
 
 export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: string): GeminiRequest {

@@ -176,6 +176,17 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     ]);
   });
 
+  it('thinks its most for the efforts above high (xhigh, max) that OpenAI and Anthropic clients send, rather than refusing them', async () => {
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    // a Messages client's effort reaches the provider as the chat reasoning_effort of that name
+    const message = await anthropic.messages.create({ model: 'gemini-flash', max_tokens: 4096, output_config: { effort: 'xhigh' }, messages: [{ role: 'user', content: 'Prove it.' }] });
+    expect(message.content.map((b) => b.type)).to.deep.equal(['text']);
+    expect(upstream.last.body.generationConfig.thinkingConfig).to.deep.equal({ thinkingBudget: 24576 });
+    const data = await openai.chat.completions.create({ model: 'gemini-flash', reasoning_effort: 'max', messages: [{ role: 'user', content: 'Prove it.' }] });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    expect(upstream.last.body.generationConfig.thinkingConfig).to.deep.equal({ thinkingBudget: 24576 });
+  });
+
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
     upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
     const message = await anthropic.messages
