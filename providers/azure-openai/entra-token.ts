@@ -29,6 +29,14 @@ export class CommandTokenSource {
     return this.pending;
   }
 
+  /**
+   * Azure refused the token (401): forget it, so the next request runs the command again. A token revoked
+   * early, or one of another tenant after `az login`, failed every request until its expiry (an hour).
+   */
+  drop(): void {
+    this.cached = undefined;
+  }
+
   private async fetch(): Promise<string> {
     const output = await run(this.command).catch((err: { code?: unknown; killed?: boolean }) => {
       // stderr and the message may quote a credential: the log says only how the command ended

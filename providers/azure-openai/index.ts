@@ -73,7 +73,11 @@ function createAzureProvider(tokens: CommandTokenSource | undefined): Provider {
     prepareRequest: tokens
       ? async (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${await tokens.token()}` } })
       : undefined,
-    toError: azureError,
+    toError(status, body, headers) {
+      // one provider instance per entry: its command's token was refused, and the next attempt must not send it again
+      if (status === 401) tokens?.drop();
+      return azureError(status, body, headers);
+    },
   };
 }
 

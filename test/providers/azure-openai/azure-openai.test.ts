@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -229,6 +232,36 @@ describe('azure-openai provider (openai and @anthropic-ai/sdk clients, fake Azur
     await openai.chat.completions.create({ model: 'gpt-static', messages: [{ role: 'user', content: 'hi' }] });
     expect(azure.last.headers.authorization).to.equal('Bearer static-entra-token');
     expect(azure.last.headers['api-key']).to.equal(undefined);
+  });
+
+  it('runs the token command again after Azure refuses its cached token (401: revoked, the CLI signed in elsewhere): the next request is served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entra-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, 'entra-token-one\n');
+    azure.bearers.push('entra-token-one');
+    const gw2 = await testConfig()
+      .withKey(CLIENT_KEY)
+      .withProvider({ id: 'azure-cli', type: 'azure-openai', baseUrl: azure.url, entraTokenCommand: `cat '${file}'`, apiVersion: API_VERSION })
+      .withModel('gpt-cli', { model: 'gpt-4o-mini' })
+      .with({ routing: { retries: 0 } })
+      .start();
+    try {
+      azure.reply = () => ({ kind: 'json', body: azureCompletion({ content: 'entra ok' }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
+      const client = new OpenAI({ baseURL: `${gw2.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'gpt-cli', messages: [{ role: 'user', content: 'one' }] });
+      expect(azure.last.headers.authorization).to.equal('Bearer entra-token-one');
+      // the token is revoked long before its lifetime (10 minutes for one without an expiry) is over
+      azure.bearers = azure.bearers.filter((t) => t !== 'entra-token-one').concat('entra-token-two');
+      writeFileSync(file, 'entra-token-two\n');
+      const refused = await client.chat.completions.create({ model: 'gpt-cli', messages: [{ role: 'user', content: 'two' }] }).catch((e) => e);
+      expect(refused.status).to.equal(502);
+      const res = await client.chat.completions.create({ model: 'gpt-cli', messages: [{ role: 'user', content: 'three' }] });
+      expect(res.choices[0].message.content).to.equal('entra ok');
+      expect(azure.last.headers.authorization).to.equal('Bearer entra-token-two');
+    } finally {
+      await gw2.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('turns a refused key into a 502 upstream_auth_failed that does not repeat it', async () => {
