@@ -3,7 +3,7 @@
  * (and `created`). Reasoning blocks have no place in a chat message and are left out.
  */
 import type { ChatResponse, ToolCall } from '../../core/plugins/sdk';
-import { chatUsageFromConverse, finishReasonFromConverse } from './usage';
+import { chatUsageFromConverse, finishReasonFromConverse, silentFailure } from './usage';
 import type { ConverseResponse } from './wire';
 
 export function chatResponseFromConverse(body: ConverseResponse, model: string, id: string, created: number): ChatResponse {
@@ -13,6 +13,8 @@ export function chatResponseFromConverse(body: ConverseResponse, model: string, 
     if (typeof block.text === 'string') texts.push(block.text);
     else if (block.toolUse) toolCalls.push({ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } });
   }
+  const failed = silentFailure(body.stopReason, texts.some((t) => t.trim() !== '') || toolCalls.length > 0, false);
+  if (failed) throw failed;
   const message: ChatResponse['choices'][number]['message'] = {
     role: 'assistant',
     content: texts.length > 0 ? texts.join('') : toolCalls.length > 0 ? null : '',

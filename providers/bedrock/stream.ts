@@ -6,7 +6,7 @@
  *   contentBlockStart (toolUse)   -> a tool_calls chunk with id and name (arguments "")
  *   contentBlockDelta text        -> a content chunk
  *   contentBlockDelta toolUse     -> a tool_calls chunk with the next piece of the arguments
- *   messageStop                   -> a finish chunk
+ *   messageStop                   -> a finish chunk (a failed generation with nothing said: the error)
  *   metadata                      -> the usage chunk, then `[DONE]`
  *   an exception message          -> throws the matching GatewayError (errors.ts)
  *   contentBlockStop              -> `{}` as the arguments of a tool call that streamed no input
@@ -14,7 +14,7 @@
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { bedrockError } from './errors';
-import { chatUsageFromConverse, finishReasonFromConverse } from './usage';
+import { chatUsageFromConverse, finishReasonFromConverse, silentFailure } from './usage';
 
 interface ConverseStreamState {
   id: string;
@@ -26,11 +26,13 @@ interface ConverseStreamState {
   blocksWithInput: Set<number>;
   stopped: boolean;
   done: boolean;
+  /** whether any text or tool call was sent */
+  said: boolean;
 }
 
 export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamState, model: string, id: string, created: number): SseFrame[] {
   const state = scratch as unknown as ConverseStreamState;
-  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), blocksWithInput: new Set(), stopped: false, done: false });
+  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), blocksWithInput: new Set(), stopped: false, done: false, said: false });
   const event = frame.json as Record<string, any>;
   switch (frame.event) {
     case 'messageStart':
@@ -40,11 +42,15 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       if (!use) return [];
       const index = state.toolIndexByBlock.size;
       state.toolIndexByBlock.set(event.contentBlockIndex, index);
+      state.said = true;
       return [chunk(state, { tool_calls: [{ index, id: use.toolUseId, type: 'function', function: { name: use.name, arguments: '' } }] })];
     }
     case 'contentBlockDelta': {
       const delta = event?.delta ?? {};
-      if (typeof delta.text === 'string') return delta.text ? [chunk(state, { content: delta.text })] : [];
+      if (typeof delta.text === 'string') {
+        if (delta.text.trim() !== '') state.said = true;
+        return delta.text ? [chunk(state, { content: delta.text })] : [];
+      }
       if (delta.toolUse) {
         const index = state.toolIndexByBlock.get(event.contentBlockIndex);
         if (index === undefined || !delta.toolUse.input) return [];
@@ -53,9 +59,12 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       }
       return [];
     }
-    case 'messageStop':
+    case 'messageStop': {
+      const failed = silentFailure(event?.stopReason, state.said, true);
+      if (failed) throw failed;
       state.stopped = true;
       return [chunk(state, {}, finishReasonFromConverse(event?.stopReason))];
+    }
     case 'metadata':
       state.done = true;
       return [SseFrame.fromJson({ ...base(state), choices: [], usage: chatUsageFromConverse(event?.usage) } satisfies ChatChunk), SseFrame.fromRaw('[DONE]')];

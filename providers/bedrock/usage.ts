@@ -1,4 +1,4 @@
-import { chatUsageFromMessagesUsage, type Usage } from '../../core/plugins/sdk';
+import { chatUsageFromMessagesUsage, UpstreamError, type Usage } from '../../core/plugins/sdk';
 import type { ConverseUsage } from './wire';
 
 /**
@@ -28,4 +28,18 @@ export function finishReasonFromConverse(reason: string | undefined): string {
     default:
       return 'stop';
   }
+}
+
+/** Stop reasons of a generation that failed: the model's output or tool call did not parse. */
+const FAILED = new Set(['malformed_model_output', 'malformed_tool_use']);
+
+/**
+ * An answer that failed before it said anything: an error, not an empty `stop` that would end an agent's
+ * loop without a word. Asking again usually works (the openai SDK retries a 502). An answer that said
+ * something keeps it.
+ */
+export function silentFailure(reason: string | undefined, said: boolean, inStream: boolean): UpstreamError | undefined {
+  if (said || reason === undefined || !FAILED.has(reason)) return undefined;
+  // inside a stream the code says so: the core reads a plain `upstream_error` there as a broken connection
+  return new UpstreamError(`The Bedrock model stopped without an answer (${reason}).`, inStream ? 'upstream_stream_error' : 'upstream_error');
 }

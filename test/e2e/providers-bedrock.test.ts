@@ -267,6 +267,26 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
       expect(streamed.error).to.deep.equal({ type: 'error', error: { type: 'rate_limit_error', message: 'The Bedrock upstream throttled the request: Too many tokens, please wait before trying again.' } });
     });
 
+    it('a malformed tool call or output with nothing said is a 502 the openai SDK can retry, and an error in a stream, not an empty stop', async () => {
+      // Converse's stopReason when the model's tool call or output did not parse
+      const usage = { inputTokens: 40, outputTokens: 12, totalTokens: 52 };
+      const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+      bedrock.reply(() => json({ output: { message: { role: 'assistant', content: [] } }, stopReason: 'malformed_tool_use', usage }));
+      const err = await rejection(openai.chat.completions.create({ model: 'claude-on-aws', tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }));
+      expect({ status: err.status, code: err.error.code, message: err.error.message }).to.deep.equal({ status: 502, code: 'upstream_error', message: 'The Bedrock model stopped without an answer (malformed_tool_use).' });
+
+      bedrock.reply(() => eventStream([eventMessage('messageStart', { role: 'assistant' }), eventMessage('messageStop', { stopReason: 'malformed_model_output' }), eventMessage('metadata', { usage })]));
+      const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'claude-on-aws', stream: true, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] }, CLIENT_KEY);
+      expect(raw.text).to.include('The Bedrock model stopped without an answer (malformed_model_output).');
+      expect(raw.text).to.not.include('"finish_reason":"stop"');
+      expect(raw.text).to.not.include('[DONE]');
+
+      // what the model said before it failed is kept, with its finish
+      bedrock.reply(() => json({ output: { message: { role: 'assistant', content: [{ text: 'Let me check.' }] } }, stopReason: 'malformed_tool_use', usage }));
+      const partial = await openai.chat.completions.create({ model: 'claude-on-aws', tools, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+      expect(partial.choices[0].message.content).to.equal('Let me check.');
+    });
+
     it('an exception after the stream started ends it with an error event', async () => {
       bedrock.reply(() => eventStream([eventMessage('messageStart', { role: 'assistant' }), eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hel' } }), exceptionMessage('modelStreamErrorException', 'The model failed mid-answer.')]));
       const raw = await streamTrailers(gw.url, '/v1/chat/completions', { model: 'claude-on-aws', stream: true, messages: [{ role: 'user', content: 'hi' }] }, CLIENT_KEY);
