@@ -60,6 +60,9 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
   });
 
   if (upstreamModel !== undefined && checksThoughtSignatures(upstreamModel)) signForeignCalls(contents);
+  // a request that is only instructions (OpenAI takes one) is a prompt: Gemini refuses a request without
+  // contents (400 "contents is not specified"), so the instructions go as the user's turn
+  if (contents.length === 0 && systemParts.length > 0) contents.push({ role: 'user', parts: systemParts.splice(0) });
   const body: GeminiRequest = { contents };
   if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];

@@ -187,6 +187,17 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect(upstream.last.body.generationConfig.thinkingConfig).to.deep.equal({ thinkingBudget: 24576 });
   });
 
+  it('answers a request that is only a system message (OpenAI takes one; Gemini refuses a request without contents) with the message as the prompt', async () => {
+    upstream.reply((request) => {
+      if (!Array.isArray(request.body.contents) || request.body.contents.length === 0) return json(googleError(400, '* GenerateContentRequest.contents: contents is not specified\n', 'INVALID_ARGUMENT'), 400);
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const data = await openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    expect(upstream.last.body.contents).to.deep.equal([{ role: 'user', parts: [{ text: 'Write a haiku about the sea.' }] }]);
+    expect(upstream.last.body.systemInstruction).to.equal(undefined);
+  });
+
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
     upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
     const message = await anthropic.messages
