@@ -50,6 +50,9 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
 
   // "A conversation must start with a user message": the greeting stays the model's own earlier turn
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: OPENING_TURN }] });
+  // a request that is only instructions (OpenAI takes one) is a prompt: Converse refuses one without
+  // messages, so the instructions go as the user's turn
+  if (messages.length === 0 && system.length > 0) messages.push({ role: 'user', content: system.splice(0) as ConverseBlock[] });
   const body: ConverseRequest = { messages };
   if (system.length > 0) body.system = system;
   const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};

@@ -193,6 +193,19 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(bedrock.server.last.body.inferenceConfig).to.deep.equal({ temperature: 0.7, topP: 1 });
   });
 
+  it('answers a request that is only a system message (OpenAI takes one; Claude refuses one without messages) with the message as the prompt', async () => {
+    bedrock.reply((request) => {
+      if (!Array.isArray(request.body.messages) || request.body.messages.length === 0) {
+        return json({ message: 'The model returned the following errors: messages: at least one message is required' }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+      }
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const data = await openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    expect(bedrock.server.last.body.messages).to.deep.equal([{ role: 'user', content: [{ text: 'Write a haiku about the sea.' }] }]);
+    expect(bedrock.server.last.body.system).to.equal(undefined);
+  });
+
   it('answers a conversation that starts with the assistant\u2019s greeting, which Converse refuses as sent, with the greeting kept', async () => {
     // Bedrock: "A conversation must start with a user message. Try again with a conversation that starts with a user message."
     bedrock.reply((request) => {
