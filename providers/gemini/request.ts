@@ -63,6 +63,9 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
   // a request that is only instructions (OpenAI takes one) is a prompt: Gemini refuses a request without
   // contents (400 "contents is not specified"), so the instructions go as the user's turn
   if (contents.length === 0 && systemParts.length > 0) contents.push({ role: 'user', parts: systemParts.splice(0) });
+  // Gemini refuses contents that start with the model (a chat UI's greeting): "Please ensure that
+  // multiturn requests alternate between user and model"; the greeting stays the model's earlier turn
+  if (contents[0]?.role === 'model') contents.unshift({ role: 'user', parts: [{ text: OPENING_TURN }] });
   const body: GeminiRequest = { contents };
   if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
   if (Array.isArray(request.tools) && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
@@ -72,6 +75,9 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;
 }
+
+/** The user turn before a model's opening: as little as can be said, as Gemini refuses an empty part. */
+export const OPENING_TURN = '(conversation start)';
 
 /**
  * Gemini 3 refuses a history whose model turns call functions without the thought signature it gave them

@@ -198,6 +198,28 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect(upstream.last.body.systemInstruction).to.equal(undefined);
   });
 
+  it('answers a conversation that starts with the assistant\u2019s greeting, which Gemini refuses as sent, with the greeting kept', async () => {
+    upstream.reply((request) => {
+      if (request.body.contents[0]?.role !== 'user') return json(googleError(400, 'Please ensure that multiturn requests alternate between user and model.', 'INVALID_ARGUMENT'), 400);
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const history = [
+      { role: 'assistant' as const, content: 'Hello! How can I help you today?' },
+      { role: 'user' as const, content: 'What colour is the sky?' },
+    ];
+    const data = await openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'system', content: 'Be brief.' }, ...history] });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    const sent = upstream.last.body.contents as { role: string; parts: { text: string }[] }[];
+    // the greeting reaches the model as its own earlier turn, after a user turn that says nothing more
+    expect(sent.map((c) => c.role)).to.deep.equal(['user', 'model', 'user']);
+    expect(sent.slice(1)).to.deep.equal([{ role: 'model', parts: [{ text: 'Hello! How can I help you today?' }] }, { role: 'user', parts: [{ text: 'What colour is the sky?' }] }]);
+    expect(sent[0].parts).to.have.length(1);
+    expect(sent[0].parts[0].text).to.be.a('string').and.match(/\S/);
+    // the same history from an Anthropic client, which Claude's own API takes as it is
+    const message = await anthropic.messages.create({ model: 'gemini-flash', max_tokens: 100, messages: history });
+    expect(message.content.map((b) => b.type)).to.deep.equal(['text']);
+  });
+
   it('serves an anthropic SDK client: a streamed tool call assembled by the SDK, usage in Messages terms', async () => {
     upstream.reply(() => sse(readFixture('gemini', 'tool-calls.upstream-stream.json')));
     const message = await anthropic.messages
