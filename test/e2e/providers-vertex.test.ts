@@ -131,6 +131,19 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(Number(response.headers.get('x-gateway-response-cost'))).to.be.greaterThan(0);
   });
 
+  it('answers a Claude request that is only a system message (OpenAI takes one; Claude refuses one without messages) with the message as the prompt', async () => {
+    upstream.reply((request) => {
+      if (!Array.isArray(request.body.messages) || request.body.messages.length === 0) {
+        return json({ type: 'error', error: { type: 'invalid_request_error', message: 'messages: at least one message is required' } }, 400);
+      }
+      return json(readFixture('anthropic', 'text.upstream-response.json'));
+    });
+    const data = await openai.chat.completions.create({ model: 'claude-vertex', messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    expect(upstream.last.body.messages).to.deep.equal([{ role: 'user', content: 'Write a haiku about the sea.' }]);
+    expect(upstream.last.body.system).to.equal(undefined);
+  });
+
   it('streams Claude through streamRawPredict: the openai SDK assembles the tool calls, the anthropic SDK the text', async () => {
     upstream.reply(() => sse(readFixture('anthropic', 'tool-use.upstream-stream.json')));
     const completion = await openai.chat.completions.stream({ model: 'claude-vertex', messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] }).finalChatCompletion();
