@@ -94,6 +94,9 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
     max_tokens: cap ?? DEFAULT_MAX_TOKENS + budget,
     messages,
   };
+  // a request that is only instructions (OpenAI takes one) is a prompt: Claude refuses one without
+  // messages ("at least one message is required"), so the instructions go as the user's turn
+  if (messages.length === 0 && systemBlocks.length > 0) messages.push({ role: 'user', content: systemBlocks.splice(0) });
   const system = systemField(systemBlocks);
   if (system !== undefined) body.system = system;
   // Recent Claude models refuse both at once ("`temperature` and `top_p` cannot both be specified"), and

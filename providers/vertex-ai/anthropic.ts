@@ -15,11 +15,5 @@ export function isAnthropicModel(model: string): boolean {
 
 export function vertexMessagesBody(request: ChatRequest, model: string): Omit<MessagesRequest, 'model'> & { anthropic_version: string } {
   const { model: _model, ...body } = messagesRequestFromChat(request, model);
-  // a request that is only instructions (OpenAI takes one) is a prompt: Claude refuses one without
-  // messages ("at least one message is required"), so the instructions go as the user's turn
-  if (body.messages.length === 0 && body.system !== undefined) {
-    const { system, ...rest } = body;
-    return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest, messages: [{ role: 'user', content: system }] };
-  }
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
 }

@@ -52,6 +52,13 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(response.headers.get('x-gateway-model-id')).to.equal('claude/sonnet');
   });
 
+  it('sends a request that is only a system message (OpenAI answers one) as the user turn, since Claude refuses a request without messages', async () => {
+    const data = await client.chat.completions.create({ model: 'claude-sonnet', messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] });
+    expect(upstream.last.body.messages).to.deep.equal([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku about the sea.' }] }]);
+    expect(upstream.last.body).to.not.have.property('system');
+    expect(data.choices[0].message).to.have.property('role', 'assistant');
+  });
+
   it('lifts system messages and prices cache reads and writes', async () => {
     upstream.reply({ json: readFixture('anthropic', 'cached-usage.upstream-response.json') });
     const request = readFixture('anthropic', 'system-blocks-cache.chat-request.json');

@@ -140,7 +140,7 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     });
     const data = await openai.chat.completions.create({ model: 'claude-vertex', messages: [{ role: 'system', content: 'Write a haiku about the sea.' }] });
     expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
-    expect(upstream.last.body.messages).to.deep.equal([{ role: 'user', content: 'Write a haiku about the sea.' }]);
+    expect(upstream.last.body.messages).to.deep.equal([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku about the sea.' }] }]);
     expect(upstream.last.body.system).to.equal(undefined);
   });
 
