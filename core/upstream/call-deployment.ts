@@ -3,6 +3,8 @@ import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
+import { chatAnswerFrames, chatAnswerStream } from '../formats/chat-answer-stream';
+import type { ChatResponse } from '../types/chat';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
@@ -68,7 +70,10 @@ export async function callDeployment(
   const native = deployment.provider.operations[exchange.format];
   if (native) {
     const withText = exchange.bodyText === undefined ? inbound : { ...inbound, bodyText: exchange.bodyText };
-    return invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
+    const result = await invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
+    // a chat client asked for a stream and the upstream answered JSON (chat-answer-stream.ts)
+    if (exchange.stream && !result.stream && exchange.format === 'chat') return { ...result, body: undefined, rawBody: undefined, stream: chatAnswerStream(readUpstream(() => chatAnswerFrames(result.body as ChatResponse))) };
+    return result;
   }
 
   const adapter = formatAdapter(exchange.format);
@@ -78,9 +83,11 @@ export async function callDeployment(
   }
   const chatRequest = adapter.toChat(exchange.body);
   const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective, traceHeaders);
-  if (result.stream) {
+  if (exchange.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
-    return { ...result, stream: readingUpstream(adapter.streamFromChat(result.stream, exchange.body)) };
+    // an upstream that ignored `stream: true` answered JSON: the client asked for a stream and gets one
+    const frames = result.stream ?? chatAnswerStream(readUpstream(() => chatAnswerFrames(result.body as ChatResponse)));
+    return { ...result, body: undefined, rawBody: undefined, stream: readingUpstream(adapter.streamFromChat(frames, exchange.body)) };
   }
   return { ...result, body: readUpstream(() => adapter.fromChat!(result.body as never, exchange.body)), rawBody: undefined };
 }

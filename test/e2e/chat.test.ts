@@ -110,6 +110,23 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     expect(upstream.last.body.stream_options).to.deep.equal({ include_usage: true });
   });
 
+  it('streams an answer the upstream sent as one JSON document though asked to stream, as chunks the SDK assembles, and prices it', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('Hello as JSON', { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
+    const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).to.equal('Hello as JSON');
+    expect(chunks.at(-1)!.choices[0].finish_reason).to.equal('stop');
+    // the client did not ask for the usage chunk
+    expect(chunks.every((c) => c.choices.length > 0 && !c.usage)).to.equal(true);
+    const helper = client.chat.completions.stream({ model: 'gpt-test', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const completion = await helper.finalChatCompletion();
+    expect(completion.choices[0].message.content).to.equal('Hello as JSON');
+    expect(completion.usage).to.deep.include({ prompt_tokens: 1000, completion_tokens: 500 });
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    expect(entry).to.deep.include({ promptTokens: 1000, completionTokens: 500, cost: 0.002 });
+  });
+
   it('gives the usage chunk to a client that asked for it, and prices the stream in a trailer and the log', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(['a', 'b'], { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) };
     const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });

@@ -308,6 +308,34 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(entry.details).to.not.have.property('usageEstimated');
   });
 
+  it('streams an answer whose chat upstream ignored stream: true and sent one JSON document, as the event sequence the SDK assembles, and prices it', async () => {
+    upstream.script = {
+      kind: 'json',
+      body: {
+        ...chatCompletion('Let me look.', { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Let me look.', tool_calls: [{ id: 'call_7', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+            logprobs: null,
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+    };
+    const stream = client.messages.stream({ model: 'gpt-test', max_tokens: 100, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Oslo?' }] });
+    const message = await stream.finalMessage();
+    expect(upstream.last.body.stream).to.equal(true);
+    expect(message.content).to.deep.equal([
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_use', id: 'call_7', name: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    expect({ stop: message.stop_reason, input: message.usage.input_tokens, output: message.usage.output_tokens }).to.deep.equal({ stop: 'tool_use', input: 1000, output: 500 });
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+    expect(entry).to.deep.include({ promptTokens: 1000, completionTokens: 500, cost: 0.002 });
+    expect(entry.details ?? {}).to.not.have.property('usageEstimated');
+  });
+
   it('charges a stream whose chat upstream reported no usage from an estimate, as a chat stream\u2019s, not at $0', async () => {
     // an upstream that ignores stream_options (or an Azure api-version older than it): no usage chunk
     upstream.script = { kind: 'sse', events: chatChunks(['x'.repeat(400)]) };
@@ -507,6 +535,10 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
         const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
         expect(answer.status, answer.text).to.equal(502);
         expect(JSON.parse(answer.text)).to.deep.equal({ type: 'error', error: { type: 'api_error', message: 'The upstream sent a response the gateway could not read.' } });
+        // asked to stream, answered with that JSON: the same error, before any event
+        const asStream = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+        expect(asStream.status, asStream.text).to.equal(502);
+        expect(JSON.parse(asStream.text)).to.deep.equal({ type: 'error', error: { type: 'api_error', message: 'The upstream sent a response the gateway could not read.' } });
       }
       upstream.script = { kind: 'sse', events: [{ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }, 'data: null\n\n'] };
       const streamed = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] });
