@@ -112,6 +112,34 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(second.stop_reason).to.equal('end_turn');
   });
 
+  it('tells the model which tool failed: a tool_result with is_error reaches it marked as an error, text or blocks, empty or not', async () => {
+    const call = (id: string) => ({ type: 'tool_use' as const, id, name: 'get_weather', input: { city: 'Paris' } });
+    await client.messages.create({
+      model: 'gpt-test',
+      max_tokens: 100,
+      tools: [WEATHER_TOOL],
+      messages: [
+        { role: 'user', content: 'Weather in Paris, three times?' },
+        { role: 'assistant', content: [call('call_a'), call('call_b'), call('call_c'), call('call_d')] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_a', content: '503 from the weather service', is_error: true },
+            { type: 'tool_result', tool_use_id: 'call_b', content: [{ type: 'text', text: 'no such city' }], is_error: true },
+            { type: 'tool_result', tool_use_id: 'call_c', is_error: true },
+            { type: 'tool_result', tool_use_id: 'call_d', content: '18C', is_error: false },
+          ],
+        },
+      ],
+    });
+    expect(upstream.last.body.messages.slice(2)).to.deep.equal([
+      { role: 'tool', tool_call_id: 'call_a', content: 'Error: 503 from the weather service' },
+      { role: 'tool', tool_call_id: 'call_b', content: 'Error: no such city' },
+      { role: 'tool', tool_call_id: 'call_c', content: 'Error' },
+      { role: 'tool', tool_call_id: 'call_d', content: '18C' },
+    ]);
+  });
+
   it('translates images (base64 and URL), stop sequences and metadata.user_id', async () => {
     const request = readFixture('messages', 'images.messages-request.json');
     await client.messages.create({ ...request, model: 'gpt-test', stop_sequences: ['END'], metadata: { user_id: 'user-42' } });

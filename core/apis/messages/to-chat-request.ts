@@ -5,7 +5,8 @@
  * - `system` (string or text blocks) becomes one leading system message; blocks are joined with a
  *   blank line because many OpenAI-compatible servers accept only a string there.
  * - `tool_result` blocks become `tool` messages placed BEFORE the rest of that user turn, as the chat
- *   format requires tool answers to follow the assistant's tool calls directly.
+ *   format requires tool answers to follow the assistant's tool calls directly; one with `is_error` has
+ *   its text prefixed `Error: ` (chat has no error flag).
  * - thinking blocks of earlier assistant turns travel as that message's `thinking_blocks` (signatures
  *   unchanged; providers without reasoning input leave them out); `thinking` -> `reasoning_effort`.
  * - `output_config.format` (structured output) -> `response_format` json_schema; what in `output_config`
@@ -131,7 +132,9 @@ function userMessages(blocks: MessagesContentBlock[], where: string): ChatMessag
     if (block.type === 'tool_result') {
       const result = block as MessagesToolResultBlock;
       const { text, files } = toolResultContent(result, at);
-      toolMessages.push({ role: 'tool', tool_call_id: result.tool_use_id, content: text });
+      // a chat tool message has no error flag: without the mark the model takes a failed call for a
+      // result whenever the tool's text does not say it failed
+      toolMessages.push({ role: 'tool', tool_call_id: result.tool_use_id, content: result.is_error === true ? errorText(text) : text });
       // a chat tool message holds text only: images and PDFs follow in the user message
       parts.push(...files);
     } else if (block.type === 'text') parts.push({ type: 'text', text: (block as MessagesTextBlock).text });
@@ -165,6 +168,11 @@ function toolResultContent(result: MessagesToolResultBlock, at: string): { text:
     } else unsupportedBlock(block, `${at}.content.${k}`);
   });
   return { text: texts.join('\n'), files };
+}
+
+/** A failed tool's answer, as the model reads it in a chat tool message. */
+function errorText(text: string): string {
+  return text === '' ? 'Error' : `Error: ${text}`;
 }
 
 function invalidToolResult(param: string, message: string): InvalidRequestError {
