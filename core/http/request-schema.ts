@@ -47,7 +47,9 @@ const ARTICLE: Record<string, string> = { string: 'a string', integer: 'an integ
  * last, so the last error is the one that failed at the outermost place.
  */
 function toRequestError(errors: ErrorObject[], style: ParamStyle): InvalidRequestError {
-  const error = errors[errors.length - 1];
+  let error = errors[errors.length - 1];
+  // an if/then reports what failed in `then` before itself ("must match then"): that is the answer
+  if (error.keyword === 'if' && errors.length > 1) error = errors[errors.length - 2];
   const segments = pointerSegments(error.instancePath);
   if (error.keyword === 'required') {
     segments.push((error.params as { missingProperty: string }).missingProperty);

@@ -512,6 +512,20 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a tool_choice of type tool without a name with a 400 naming tool_choice.name, before calling upstream', async () => {
+      for (const [tool_choice, message] of [
+        [{ type: 'tool' }, 'tool_choice.name: Field required'],
+        [{ type: 'tool', name: 5 }, 'tool_choice.name: expected a string'],
+      ] as const) {
+        const err = (await client.messages
+          .create({ model: 'gpt-test', max_tokens: 10, tools: [WEATHER_TOOL], tool_choice: tool_choice as never, messages: [{ role: 'user', content: 'hi' }] })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
       const answer = await rawPost(
         `${gw.url}/native/v1/messages`,

@@ -25,7 +25,13 @@ const promptFields = {
   messages: Type.Array(Message, { minItems: 1 }),
   system: Type.Optional(System),
   tools: Type.Optional(Type.Array(Tool)),
-  tool_choice: Type.Optional(Type.Object({ type: Type.String() })),
+  // a forced tool names it: without the name chat upstreams get `{function: {}}` and refuse it in their own words
+  tool_choice: Type.Optional(
+    Type.Object(
+      { type: Type.String() },
+      { if: { properties: { type: { const: 'tool' } } }, then: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+    ),
+  ),
   thinking: Type.Optional(Type.Object({ type: Type.String() })),
 };
 
