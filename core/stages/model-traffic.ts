@@ -95,53 +95,65 @@ export class ModelTraffic implements TrafficStrategy {
     // hold when it comes round again
     let failed: Map<string, { failure: AttemptFailure; at: number; retries: number }> | undefined;
 
-    for (let i = 0; i < plan.length; i++) {
-      const deployment = plan[i];
-      // Failures during this request may have put a planned deployment in cooldown: skip it while
-      // something healthier is still ahead.
-      if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
-      const before = failed?.get(deployment.id);
-      if (before) {
-        const delay = retryDelayMs(++before.retries, before.failure, this.routing.random);
-        if (delay === undefined) continue;
-        // counted from its failure: the time spent on other deployments since is part of the wait
-        await this.routing.sleep(Math.max(0, delay - (this.routing.now() - before.at)), ctx.signal);
-      }
-      if (ctx.clientSignal.aborted) throw new ClientAbortError();
+    // A retryable failure counts as "retried" only once another attempt starts: the plan may end, the
+    // steps left be skipped, or the client go away during the backoff, and then it was final ("failed").
+    let unreported: string | undefined;
+    try {
+      for (let i = 0; i < plan.length; i++) {
+        const deployment = plan[i];
+        // Failures during this request may have put a planned deployment in cooldown: skip it while
+        // something healthier is still ahead.
+        if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
+        const before = failed?.get(deployment.id);
+        if (before) {
+          const delay = retryDelayMs(++before.retries, before.failure, this.routing.random);
+          if (delay === undefined) continue;
+          // counted from its failure: the time spent on other deployments since is part of the wait
+          await this.routing.sleep(Math.max(0, delay - (this.routing.now() - before.at)), ctx.signal);
+        }
+        if (ctx.clientSignal.aborted) throw new ClientAbortError();
+        if (unreported !== undefined) this.reporter.attempt(unreported, 'retried');
+        unreported = undefined;
 
-      exchange.deployment = deployment;
-      const end = health.begin(deployment.id);
-      const startedAt = this.routing.now();
-      // traced: a client span per attempt, continued upstream by its traceparent
-      const span = ctx.trace?.client(`${exchange.format} ${deployment.config.model}`, attemptAttributes(deployment, exchange.attempts.length + 1));
-      try {
-        exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.clientSignal, timeouts, span?.headers());
-      } catch (err) {
-        end();
-        const failure = classifyFailure(err, this.routing.now());
-        const status = failure.upstreamStatus ?? failure.error.status;
-        exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
-        this.reporter.attempt(deployment.id, failure.retryable ? 'retried' : 'failed');
-        span?.end(failure.error.code, { 'http.response.status_code': status });
-        if (!failure.retryable) throw failure.error;
-        health.recordFailure(deployment.id, failure.error.code);
-        last = failure;
-        (failed ??= new Map()).set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
-        continue;
+        exchange.deployment = deployment;
+        const end = health.begin(deployment.id);
+        const startedAt = this.routing.now();
+        // traced: a client span per attempt, continued upstream by its traceparent
+        const span = ctx.trace?.client(`${exchange.format} ${deployment.config.model}`, attemptAttributes(deployment, exchange.attempts.length + 1));
+        try {
+          exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.clientSignal, timeouts, span?.headers());
+        } catch (err) {
+          end();
+          const failure = classifyFailure(err, this.routing.now());
+          const status = failure.upstreamStatus ?? failure.error.status;
+          exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
+          span?.end(failure.error.code, { 'http.response.status_code': status });
+          if (!failure.retryable) {
+            this.reporter.attempt(deployment.id, 'failed');
+            throw failure.error;
+          }
+          unreported = deployment.id;
+          health.recordFailure(deployment.id, failure.error.code);
+          last = failure;
+          (failed ??= new Map()).set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
+          continue;
+        }
+        const now = this.routing.now();
+        this.reporter.attempt(deployment.id, 'success');
+        span?.end(undefined, { 'http.response.status_code': exchange.result.status });
+        if (exchange.result.stream) this.reporter.firstFrame(ctx, now);
+        health.recordSuccess(deployment.id, now - startedAt);
+        // the serving deployment stays "in flight" (least-busy) until the response is finished: call's settle
+        ctx.endInFlight = end;
+        exchange.attempts.push({ deploymentId: deployment.id, status: exchange.result.status });
+        recordRouting(ctx, exchange, deployment);
+        return;
       }
-      const now = this.routing.now();
-      this.reporter.attempt(deployment.id, 'success');
-      span?.end(undefined, { 'http.response.status_code': exchange.result.status });
-      if (exchange.result.stream) this.reporter.firstFrame(ctx, now);
-      health.recordSuccess(deployment.id, now - startedAt);
-      // the serving deployment stays "in flight" (least-busy) until the response is finished: call's settle
-      ctx.endInFlight = end;
-      exchange.attempts.push({ deploymentId: deployment.id, status: exchange.result.status });
-      recordRouting(ctx, exchange, deployment);
-      return;
+      // the plan is never empty (route stage), and a skipped step always leaves a later one
+      throw last?.error ?? new ClientAbortError();
+    } finally {
+      if (unreported !== undefined) this.reporter.attempt(unreported, 'failed');
     }
-    // the plan is never empty (route stage), and a skipped step always leaves a later one
-    throw last?.error ?? new ClientAbortError();
   }
 
   checkOutput(ctx: AuthedContext): Promise<void> | void {

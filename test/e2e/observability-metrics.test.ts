@@ -128,6 +128,26 @@ describe('Prometheus metrics at GET /metrics', function () {
     for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'sk-nobody-knows-this', 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
   });
 
+  it('counts an upstream failure after which nothing is tried again as failed, not retried', async () => {
+    const attempts = async () => {
+      const text = await scrape();
+      const of = (outcome: string) => sample(text, 'gateway_upstream_attempts_total', { deployment: 'oai/upstream-model', outcome }) ?? 0;
+      return { retried: of('retried'), failed: of('failed') };
+    };
+    const before = await attempts();
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    // retries: 1, so two attempts: the first is tried again, the second is the last and reaches the client
+    upstream.script = { kind: 'json', status: 503, body: { error: { message: 'busy' } } };
+    try {
+      const err = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'busy' }] }).catch((e) => e);
+      expect(err.status).to.equal(502);
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    }
+    const after = await attempts();
+    expect({ retried: after.retried - before.retried, failed: after.failed - before.failed }).to.deep.equal({ retried: 1, failed: 1 });
+  });
+
   it('counts the model list and the management API refused for a missing or unknown key, as a chat one is', async () => {
     const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-nobody-knows-this', maxRetries: 0 });
     expect((await stranger.models.list().catch((e) => e)).status).to.equal(401);
