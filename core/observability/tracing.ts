@@ -36,11 +36,13 @@ export class Tracing {
 
   /**
    * The trace of one exchange: a child exchange continues its parent's current stage; a top-level
-   * request continues the client's W3C `traceparent`, if it sent one.
+   * request continues the client's W3C `traceparent`, if it sent one. A /mcp message is a child of its
+   * HTTP request, which has no span: its exchange is the request the client sees (a server span).
    */
   start(ctx: GatewayContext): RequestTrace {
-    const parent = ctx.parent?.trace?.current ?? propagator.extract(ROOT_CONTEXT, ctx.inbound.headers, headerGetter);
-    const span = this.tracer.startSpan(rootSpanName(ctx), { kind: ctx.parent ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: requestAttributes(ctx) }, parent);
+    const traced = ctx.parent?.trace?.current;
+    const parent = traced ?? propagator.extract(ROOT_CONTEXT, ctx.inbound.headers, headerGetter);
+    const span = this.tracer.startSpan(rootSpanName(ctx), { kind: traced ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: requestAttributes(ctx) }, parent);
     return new RequestTrace(this.tracer, span, trace.setSpan(parent, span));
   }
 

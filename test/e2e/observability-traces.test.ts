@@ -121,6 +121,23 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(parseTraceparent(toolPost.headers.traceparent)).to.deep.equal({ traceId: root.traceId, spanId: upstreamCall.spanId });
   });
 
+  it('makes a /mcp tool call a server span that continues the client traceparent, as a chat request is', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}`, traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'x' } } }),
+      });
+      expect(await res.text()).to.include('found it');
+    } finally {
+      await gw.close();
+    }
+    const root = await receiver.waitFor((s) => s.name === 'execute_tool docs-search');
+    // a collector's span metrics and service graph count a service's requests by its server spans
+    expect(root).to.deep.include({ traceId: CLIENT_TRACE, parentSpanId: CLIENT_SPAN, kind: 2 });
+  });
+
   it('nests a Responses request: its model rounds and tool calls are child exchanges under its call stage', async () => {
     const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/` });
     try {
