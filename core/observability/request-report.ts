@@ -119,7 +119,8 @@ function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknow
   if (ctx.usage.cacheReadTokens) line.cachedTokens = ctx.usage.cacheReadTokens;
   if (entry.errorCode) line.errorCode = entry.errorCode;
   if (entry.outcome && entry.outcome !== 'ok') line.outcome = entry.outcome;
-  if (ctx.parent) line.parentRequestId = ctx.parent.requestId;
+  // a /mcp message's exchange is a child of its HTTP request and shares its id: it has no parent request
+  if (ctx.parent && ctx.parent.requestId !== ctx.requestId) line.parentRequestId = ctx.parent.requestId;
   if (ctx.trace) line.traceId = ctx.trace.traceId;
   return line;
 }

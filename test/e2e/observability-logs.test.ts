@@ -179,6 +179,28 @@ describe('one log line per request from the model-gateway command', function () 
     for (const secret of Object.values(SECRETS)) expect(output).to.not.include(secret);
   });
 
+  it('gives a /mcp tool call\'s line no parentRequestId: only a Responses request\'s tool call has a parent', async () => {
+    const gw = await run(config());
+    let id: string;
+    try {
+      const mcp = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${SECRETS.LOGS_KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: {} } }),
+      });
+      expect(await mcp.text()).to.include('found it');
+      id = mcp.headers.get('x-gateway-request-id')!;
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    expect(await gw.exit).to.equal(0);
+    const lines = gw.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ requestId: id, endpoint: 'mcp', model: 'MCP: docs-search' });
+    // it named the call's own request id, so every /mcp call read as a tool call of some response
+    expect(lines[0]).to.not.have.property('parentRequestId');
+  });
+
   it('writes lines in batches yet never holds one back: the line of a lone request arrives while the gateway keeps running, every line of a burst arrives', async () => {
     upstream.script = () => ({ kind: 'json', body: chatCompletion('hello', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) });
     const gw = await run(config());
