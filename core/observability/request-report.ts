@@ -41,7 +41,15 @@ export class RequestReporter {
   /** A streamed answer's first frame arrived from the upstream. */
   firstFrame(ctx: AuthedContext, now: number): void {
     const model = ctx.model?.requestedModel;
-    if (model !== undefined) this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - ctx.startedAt) / 1000);
+    if (model === undefined) return;
+    // A Responses stream's rounds: its client waited from its request for the first round's frame. A
+    // later round's first frame is not the client's first token, and timing each made one request several.
+    const parent = ctx.parent;
+    if (parent) {
+      if (parent.firstFrameTimed) return;
+      parent.firstFrameTimed = true;
+    }
+    this.metrics?.timeToFirstToken.observe({ model: this.modelLabel(model) }, Math.max(0, now - (parent ?? ctx).startedAt) / 1000);
   }
 
   /**

@@ -99,6 +99,8 @@ export class GatewayContext {
   foldedAttempts = 0;
   /** the deployment of the first folded child (a Responses parent's entry names it) */
   firstDeploymentId?: string;
+  /** a child's first streamed frame was timed (gateway_time_to_first_token_seconds: once per request) */
+  firstFrameTimed = false;
 
   // --- pipeline bookkeeping (core/pipeline/run-pipeline.ts) ---
   /** how many stages' `run` started; settle walks them back */

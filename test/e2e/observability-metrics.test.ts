@@ -200,6 +200,37 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-test' })).to.equal(1);
   });
 
+  it('times the first token of a Responses stream once, however many model rounds its tool loop runs', async () => {
+    const echo = await testConfig()
+      .withKey(KEY)
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .withMcpServer('docs', docs.url)
+      .with({ metrics: { public: true }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    try {
+      const client = new OpenAI({ baseURL: `${echo.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      // two streamed model rounds: the tool call, then the answer
+      const stream = await client.responses.create({
+        model: 'echo',
+        stream: true,
+        input: 'call docs-search {"q": "x"}',
+        tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+      });
+      let text = '';
+      for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+      expect(text).to.equal('found');
+      // the request is counted when it settles, which may be just after the client has its last event
+      const metrics = await eventually(async () => {
+        const text = await (await fetch(`${echo.url}/metrics`)).text();
+        return sample(text, 'gateway_requests_total', { endpoint: 'responses', model: 'echo', status: '200' }) === 1 ? text : undefined;
+      });
+      expect(sample(metrics, 'gateway_time_to_first_token_seconds_count', { model: 'echo' })).to.equal(1);
+    } finally {
+      await echo.close();
+    }
+  });
+
   it('counts the cached tokens of a Responses request as it does those of a chat request', async () => {
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 6 } };
     upstream.script = { kind: 'json', body: chatCompletion('ok', usage) };
