@@ -85,9 +85,13 @@ function groupOf(e: SpendBucket, split: UsageSplit): string | undefined {
     case 'org':
     case 'model':
       return groupKey(e, split);
-    case 'tool':
-      // only MCP tool calls have a tool; model traffic is not part of this split
-      return e.model?.startsWith(MCP_PREFIX) ? e.model.slice(MCP_PREFIX.length) : undefined;
+    case 'tool': {
+      // only MCP tool calls have a tool; model traffic is not part of this split, nor are prompt gets and
+      // resource reads (`MCP: prompt <name>`, `MCP: resource <uri>`; MCP tool names have no spaces)
+      if (!e.model?.startsWith(MCP_PREFIX)) return undefined;
+      const tool = e.model.slice(MCP_PREFIX.length);
+      return tool.startsWith('prompt ') || tool.startsWith('resource ') ? undefined : tool;
+    }
   }
 }
 

@@ -272,3 +272,57 @@ describe('management API for the admin console', function () {
     }
   });
 });
+
+describe('management API: spend by day split by MCP tool', () => {
+  it('charts tool calls only, not prompt gets or resource reads (they showed as tools named "prompt ..." and "resource ...")', async () => {
+    const docs = await FakeMcpServer.start({
+      tools: { search: { description: 'Search', handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } },
+      prompts: { greet: { text: () => 'hello' } },
+      resources: { 'docs://readme': { name: 'Readme', text: 'read me' } },
+    });
+    const gw = await testConfig()
+      .withKey(ACME_DEV, { id: 'acme-dev' })
+      .withMcpServer('docs', docs.url, { pricePerCall: 0.01 })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    try {
+      const rpc = async (method: string, params: unknown) => {
+        const res = await fetch(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${ACME_DEV}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+        const body = (await res.json()) as { result?: unknown; error?: unknown };
+        expect(body.error, `${method}: ${JSON.stringify(body.error)}`).to.equal(undefined);
+      };
+      // one server: its tools and prompts go by their own names
+      await eventuallyListed(gw.url, ACME_DEV, 'search');
+      await rpc('tools/call', { name: 'search', arguments: {} });
+      await rpc('prompts/get', { name: 'greet', arguments: {} });
+      await rpc('resources/read', { uri: 'docs://readme' });
+      await gw.gateway.services.pipeline.whenSettled(5_000);
+      const res = await fetch(`${gw.url}/admin/v1/spend/daily?splitBy=tool`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      const daily = (await res.json()) as { series: { group: string; requests: number[] }[]; totals: { requests: number } };
+      expect(daily.totals.requests).to.equal(3);
+      expect(daily.series.map((s) => [s.group, s.requests.reduce((a, b) => a + b, 0)])).to.deep.equal([['search', 1]]);
+    } finally {
+      await gw.close();
+      await docs.close();
+    }
+  });
+});
+
+/** Waits until the key's tools/list names `tool` (the gateway discovers its servers just after it starts). */
+async function eventuallyListed(url: string, key: string, tool: string): Promise<void> {
+  for (const until = Date.now() + 5_000; ; ) {
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${key}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const names = (((await res.json()) as { result?: { tools?: { name: string }[] } }).result?.tools ?? []).map((t) => t.name);
+    if (names.includes(tool)) return;
+    if (Date.now() > until) expect.fail(`${tool} not listed: ${names.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
