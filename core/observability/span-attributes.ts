@@ -72,6 +72,10 @@ export function resultAttributes(ctx: GatewayContext, outcome: Outcome): Attribu
   if (deployment) {
     attributes['gateway.deployment.id'] = deployment.id;
     attributes[GEN_AI.responseModel] = deployment.config.model ?? deployment.name;
+  } else if (ctx.firstDeploymentId) {
+    // a Responses request (or a gateway_proxy tool call) calls no model itself: its rounds' deployment,
+    // as its log entry names it
+    attributes['gateway.deployment.id'] = ctx.firstDeploymentId;
   }
   if (ctx.mcp?.serverName) attributes['gateway.mcp.server'] = ctx.mcp.serverName;
   return attributes;

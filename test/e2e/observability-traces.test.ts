@@ -165,6 +165,19 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(parseTraceparent(toolPost.headers.traceparent)).to.deep.equal({ traceId: root.traceId, spanId: upstreamCall.spanId });
   });
 
+  it('names the deployment that served a Responses request on its span, as its log line and entry do', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      upstream.script = { kind: 'json', body: chatCompletion('answered', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY });
+      expect((await client.responses.create({ model: 'gpt-test', input: 'hi' })).output_text).to.equal('answered');
+    } finally {
+      await gw.close();
+    }
+    const root = await receiver.waitFor((s) => s.name === 'chat gpt-test' && s.parentSpanId === '');
+    expect(root.attributes).to.deep.include({ 'gateway.endpoint': 'responses', 'gen_ai.usage.input_tokens': 10, 'gateway.deployment.id': 'oai/upstream-model' });
+  });
+
   it('cuts a client\'s unknown model or tool name of a megabyte to its first 1,024 characters in the span name and attributes, as the log does', async () => {
     // every such 404 kept the whole name in its span until the batch went out: 2,048 queued spans could
     // hold gigabytes, and the batch was too big for a collector to take
