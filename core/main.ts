@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && workers > 1) return runPrimary(workers, (url) => process.stdout.write(`${startupLines(url, config.adminKey).join('\n')}\n`));
   const logger = createLogger({ format });
   const gateway = await createGateway(config, { logger });
+  // a scrape reaches one worker: it answers with every worker's counts, gathered by the primary
+  if (cluster.isWorker) gateway.services.metrics?.joinCluster();
   const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];
   // under --workers the first worker speaks for all of them
   if (!cluster.isWorker || cluster.worker?.id === 1) for (const id of unusedGuardrails(config.guardrails, keys)) gateway.services.logger.warn(unusedGuardrailWarning(id), { guardrail: id });

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors/gateway-error';
 import { isClusterEventMessage } from '../store/events/cluster-change-events';
+import { PrimaryMetrics } from '../observability/cluster-metrics';
 
 /** A worker tells the primary it listens, with its address, instead of printing the startup lines itself. */
 const LISTENING = 'model-gateway:listening';
@@ -37,12 +38,16 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
     const forkedAt = new Map<number, number>();
     let restartDelayMs = 0;
     const fork = () => forkedAt.set(cluster.fork().id, Date.now());
+    // a scrape of /metrics reaches one worker, which asks here for every worker's counts
+    const metrics = new PrimaryMetrics();
+    const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
 
     cluster.on('message', (from: Worker, message: unknown) => {
       if (isClusterEventMessage(message)) {
         for (const worker of Object.values(cluster.workers ?? {})) if (worker && worker !== from && worker.isConnected()) worker.send(message);
         return;
       }
+      if (metrics.onMessage(from, message, workers)) return;
       const url = typeof message === 'object' && message !== null ? (message as Record<string, unknown>)[LISTENING] : undefined;
       if (typeof url !== 'string' || started) return;
       listening.add(from.id);

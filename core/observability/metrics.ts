@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { TalliedCounter, TalliedHistogram } from './tallies';
+import { WorkerMetrics } from './cluster-metrics';
 
 /**
  * Readings taken at scrape time (prom-client `collect` callbacks) from parts of the gateway that keep
@@ -28,6 +29,8 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly lag: IntervalHistogram;
+  /** under `--workers N`: a scrape answers for every worker (cluster-metrics.ts) */
+  private worker: WorkerMetrics | undefined;
 
   readonly requests = new TalliedCounter({
     name: 'gateway_requests_total',
@@ -106,6 +109,8 @@ export class GatewayMetrics {
       help: 'Per deployment: 1 when it takes traffic, 0 while it is in cooldown after failures',
       labelNames: ['deployment'] as const,
       registers,
+      // each worker of --workers N has its own cooldowns: 0 when any of them has the deployment out
+      aggregator: 'min',
       collect() {
         this.reset();
         for (const d of sources.deployments()) this.set({ deployment: d.id }, d.healthy ? 1 : 0);
@@ -151,6 +156,8 @@ export class GatewayMetrics {
       help: 'Event-loop delay since the previous scrape: mean and p99 (label quantile), and the max',
       labelNames: ['quantile'] as const,
       registers,
+      // under --workers N: the most delayed worker's
+      aggregator: 'max',
       collect() {
         const ok = lag.count > 0;
         this.set({ quantile: 'mean' }, ok ? lag.mean / 1e9 : 0);
@@ -163,10 +170,16 @@ export class GatewayMetrics {
 
   /** The Prometheus text exposition. */
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: await (this.worker ?? this.registry).metrics() };
+  }
+
+  /** This gateway is a worker of `--workers N` (core/main.ts): its scrapes answer with every worker's counts. */
+  joinCluster(channel: NodeJS.Process = process): void {
+    this.worker ??= new WorkerMetrics(this.registry, channel);
   }
 
   close(): void {
     this.lag.disable();
+    this.worker?.close();
   }
 }

@@ -138,8 +138,17 @@ export class TalliedHistogram<L extends string> {
     series.value = added(series.value, value);
   }
 
-  /** What the registry reads at a scrape: prom-client's histogram shape, `le` before the series' labels. */
+  /**
+   * The series with each value's labels whole, as prom-client's own histogram gives them (getMetricsAsJSON):
+   * what the workers of `--workers N` send to be summed, which tells series apart by `labels` alone.
+   */
   async get() {
+    const data = await this.getForPromString();
+    return { ...data, values: data.values.map(({ labels, sharedLabels, ...value }) => ({ ...value, labels: { ...labels, ...sharedLabels } })) };
+  }
+
+  /** What the registry reads at a scrape: prom-client's histogram shape, `le` before the series' labels. */
+  async getForPromString() {
     const values: { labels: { le?: number | string }; sharedLabels: Labels<L>; value: number; metricName: string }[] = [];
     const bucket = `${this.name}_bucket`;
     for (const series of this.table.all) {

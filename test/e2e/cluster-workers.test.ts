@@ -150,6 +150,40 @@ describe('model-gateway --workers 2: two processes on one port and one store', f
     expect(refused.every((r) => r === '429 rate_limit_exceeded'), refused.join(', ')).to.equal(true);
   });
 
+  it('answers /metrics with the counts of every worker, whichever worker the scrape reaches', async () => {
+    const answered = await Promise.all(Array.from({ length: 6 }, () => chatOnNewConnection(gw.url, MEMBER)));
+    expect(answered.map((a) => a.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answered.map((a) => a.worker)).size, 'both workers answered').to.equal(2);
+    // a request is counted as its log entry is written, just after its answer
+    for (let logged = 0; logged < 6; ) {
+      const page = (await (await fetch(`${gw.url}/admin/v1/logs?key=member`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: unknown[] };
+      logged = page.data.length;
+    }
+    // each scrape on a connection of its own: the primary hands them to the workers in turn
+    const scrapes: { worker: string; requests: number | undefined; tokens: number | undefined }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { worker, text } = await new Promise<{ worker: string; text: string }>((resolve, reject) => {
+        http.get(`${gw.url}/metrics`, { agent: false, headers: { authorization: `Bearer ${ADMIN}` } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ worker: String(res.headers['x-gateway-worker']), text: body }));
+        }).on('error', reject);
+      });
+      const value = (pattern: RegExp) => {
+        const m = pattern.exec(text);
+        return m ? Number(m[1]) : undefined;
+      };
+      scrapes.push({
+        worker,
+        requests: value(/^gateway_requests_total\{endpoint="chat",model="priced",status="200"\} (\S+)$/m),
+        tokens: value(/^gateway_tokens_total\{model="priced",type="input"\} (\S+)$/m),
+      });
+    }
+    expect(new Set(scrapes.map((s) => s.worker)).size, 'both workers were scraped').to.equal(2);
+    // a counter that read each worker's own count went down and up between scrapes: Prometheus took it for restarts
+    for (const s of scrapes) expect(s, `scrape on worker ${s.worker}`).to.deep.include({ requests: 6, tokens: 60 });
+  });
+
   it('refuses a key revoked through one worker on every worker within a second, though both had it cached', async () => {
     const created = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ org: 'acme', name: 'leaving' }) });
     expect(created.status).to.equal(201);
