@@ -178,14 +178,18 @@ export class RedisBackend implements StoreBackend {
 
   async queryLogs(query: LogQuery, step: StoreStep = directStep): Promise<LogPage> {
     const key = `${this.prefix}logs`;
-    const before = query.cursor ? Number(query.cursor) : Infinity;
+    let before = query.cursor ? Number(query.cursor) : Infinity;
     const data: { seq: number; entry: LogEntry }[] = [];
     const pageSize = 500;
     for (let start = 0; ; start += pageSize) {
       const raws = await step(() => this.client.lRange(key, start, start + pageSize - 1));
       for (const raw of raws) {
         const row = JSON.parse(raw) as { seq: number; entry: LogEntry };
-        if (row.seq >= before || !matchesLogQuery(row.entry, query)) continue;
+        // The list is in falling numbers, and reads go by position: rows pushed at its head between two
+        // reads move the rows already read into the next one. Only a lower number is a row not seen yet.
+        if (row.seq >= before) continue;
+        before = row.seq;
+        if (!matchesLogQuery(row.entry, query)) continue;
         if (data.length === query.limit) return { data: data.map((r) => r.entry), nextCursor: String(data[data.length - 1].seq) };
         data.push(row);
       }

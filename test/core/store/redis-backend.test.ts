@@ -109,6 +109,28 @@ describe('Redis store shared by several instances: the log list', () => {
     }
   });
 
+  it('answers a log page without a row twice when another instance writes while the page is read', async () => {
+    const [a, b] = await Promise.all([openStore(redis.url), openStore(redis.url)]);
+    try {
+      const keyed = (id: string, keyId: string) => ({ ...row(id), keyId });
+      // newest first, the list holds 490 rows of another key, then the 20 of key "mine" across the end of
+      // the first 500-row read, then older rows
+      await a.appendLogs(Array.from({ length: 90 }, (_, i) => keyed(`old${i}`, 'other')));
+      await a.appendLogs(Array.from({ length: 20 }, (_, i) => keyed(`mine${i}`, 'mine')));
+      await a.appendLogs(Array.from({ length: 490 }, (_, i) => keyed(`new${i}`, 'other')));
+      let reads = 0;
+      const page = await a.queryLogs({ key: 'mine', limit: 100 }, async (read) => {
+        const result = await read();
+        // another instance logs 30 requests between this page's reads: they go to the head of the list
+        if (reads++ === 0) await b.appendLogs(Array.from({ length: 30 }, (_, i) => keyed(`during${i}`, 'other')));
+        return result;
+      });
+      expect(page.data.map((e) => e.id)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `mine${19 - i}`));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('two instances sweeping at the same moment remove the expired rows once, and no row still kept', async () => {
     const [a, b] = await Promise.all([openStore(redis.url), openStore(redis.url)]);
     try {
