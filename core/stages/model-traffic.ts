@@ -129,7 +129,8 @@ export class ModelTraffic implements TrafficStrategy {
           exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
           span?.end(failure.error.code, { 'http.response.status_code': status });
           if (!failure.retryable) {
-            this.reporter.attempt(deployment.id, 'failed');
+            // a client that went away is no failure of the deployment (its failed attempts are alerted on)
+            if (!(failure.error instanceof ClientAbortError)) this.reporter.attempt(deployment.id, 'failed');
             throw failure.error;
           }
           unreported = deployment.id;

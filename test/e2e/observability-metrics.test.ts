@@ -148,6 +148,27 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect({ retried: after.retried - before.retried, failed: after.failed - before.failed }).to.deep.equal({ retried: 1, failed: 1 });
   });
 
+  it('does not count an attempt the client gave up on as a failure of the deployment', async () => {
+    const failed = async () => sample(await scrape(), 'gateway_upstream_attempts_total', { deployment: 'oai/upstream-model', outcome: 'failed' }) ?? 0;
+    const before = await failed();
+    const seen = upstream.requests.length;
+    upstream.script = { kind: 'hang' };
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const abort = new AbortController();
+      const answer = client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'slow' }] }, { signal: abort.signal }).catch((e) => e);
+      // the attempt is under way at the upstream when the client hangs up
+      await eventually(() => upstream.requests.length > seen);
+      abort.abort();
+      expect(await answer).to.be.instanceOf(Error);
+      await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.status === 499);
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    }
+    // the deployment did not fail: alerts on its failed attempts fired whenever users pressed stop
+    expect(await failed()).to.equal(before);
+  });
+
   it('counts the model list and the management API refused for a missing or unknown key, as a chat one is', async () => {
     const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-nobody-knows-this', maxRetries: 0 });
     expect((await stranger.models.list().catch((e) => e)).status).to.equal(401);
