@@ -472,7 +472,7 @@ describe('admin console in a browser', function () {
 
     // the fallback request: its detail shows both attempts
     await page.selectOption('#log-form select[name=status]', '');
-    await page.selectOption('#log-form select[name=key]', 'acme-dev');
+    await page.selectOption('#log-form select[name=key]', { label: 'Acme dev (acme-dev)' });
     await page.fill('#log-form input[name=model]', 'gpt-test');
     await page.click('#log-form button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 1);
@@ -523,7 +523,7 @@ describe('admin console in a browser', function () {
     await openPage(page, 'logs');
     await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 50);
     // a filter picked, not yet applied: the rows on screen are still every key's
-    await page.selectOption('#log-form select[name=key]', 'acme-dev');
+    await page.selectOption('#log-form select[name=key]', { label: 'Acme dev (acme-dev)' });
     await page.click('#log-more');
     await page.waitForSelector('#log-more[hidden]', { state: 'attached' });
     const keys = await page.locator('#tab-logs tbody tr td[data-label=key]').allTextContents();
@@ -624,6 +624,45 @@ describe('admin console in a browser', function () {
       const gHeaders = await page.locator('#tab-guardrails th').allTextContents();
       const appliesTo = cells[gHeaders.indexOf('applies to')];
       expect(appliesTo).to.include('Acme bot (bot)').and.include('Globex bot (bot)');
+      await page.close();
+    } finally {
+      await gw2.close();
+    }
+  });
+
+  it('the logs page filters by one organisation\'s key when two organisations have a key of that id', async () => {
+    // a gateway of its own: this traffic would change the totals the other tests check
+    const gw2 = await testConfig()
+      .withOrg('acme', { name: 'Acme Corp' })
+      .withOrg('globex', { name: 'Globex' })
+      .withKey('sk-acme-bot-LOGS-11', { id: 'bot', name: 'Acme bot' })
+      .withKey('sk-globex-bot-LOGS-12', { org: 'globex', id: 'bot', name: 'Globex bot' })
+      .withOpenAI('oai', upstream, 'sk-provider-secret')
+      .withModel('gpt-backup', { model: 'backup-upstream' })
+      .with({ adminKey: ADMIN, routing: { retries: 0 } })
+      .start();
+    try {
+      for (const [key, times] of [['sk-acme-bot-LOGS-11', 1], ['sk-globex-bot-LOGS-12', 2]] as const) {
+        const client = new OpenAI({ apiKey: key, baseURL: `${gw2.url}/v1`, maxRetries: 0 });
+        for (let i = 0; i < times; i++) await client.chat.completions.create({ model: 'gpt-backup', messages: [{ role: 'user', content: 'hi' }] });
+      }
+      await gw2.gateway.services.pipeline.whenSettled(5_000);
+      const page = await context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${gw2.url}/ui`);
+      await page.fill('#signin-key', ADMIN);
+      await page.press('#signin-key', 'Enter');
+      await page.waitForSelector('#tabs:not([hidden])');
+      await openPage(page, 'logs');
+      await page.waitForFunction(() => document.querySelectorAll('#tab-logs tbody tr').length === 3);
+      await page.selectOption('#log-form select[name=key]', { label: 'Acme bot (bot)' });
+      const listed = page.waitForResponse((r) => r.url().includes('/admin/v1/logs?'));
+      await page.click('#log-form button[type=submit]');
+      await (await listed).finished();
+      // the rows are put on the page on the turn the answer is read
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+      // it listed globex's bot too: the filter sent the id alone
+      expect(await page.locator('#tab-logs tbody tr td[data-label=key]').allTextContents()).to.deep.equal(['Acme bot (bot)']);
       await page.close();
     } finally {
       await gw2.close();

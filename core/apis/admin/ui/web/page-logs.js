@@ -11,7 +11,8 @@
   function fillFilters() {
     var f = MG.$('log-form').elements;
     var keep = { key: f.key.value, org: f.org.value };
-    MG.fillSelect(f.key, MG.session.keys.map(function (k) { return [k.id, MG.keyLabel(k.id, k.org)]; }), true);
+    // by organisation and id: two organisations may each declare a key `bot` (filtered by id alone, both showed)
+    MG.fillSelect(f.key, MG.session.keys.map(function (k) { return [MG.keyNameId(k.id, k.org), MG.keyLabel(k.id, k.org)]; }), true);
     MG.fillSelect(f.org, MG.session.orgs.map(function (o) { return [o.id, MG.orgLabel(o.id)]; }), true);
     f.key.value = keep.key; f.org.value = keep.org;
     return MG.api(MG.ROUTES.listModels).then(function (r) {
@@ -39,7 +40,8 @@
 
   function load(more) {
     var v = MG.formValues(MG.$('log-form'));
-    var filters = more && shown ? shown : { key: v.key, org: v.org, model: v.model, status: v.status, since: localToIso(v.since), until: localToIso(v.until), limit: '50' };
+    var key = v.key ? JSON.parse(v.key) : null; // [org, id] (MG.keyNameId)
+    var filters = more && shown ? shown : { key: key ? key[1] : '', org: key && key[0] ? key[0] : v.org, model: v.model, status: v.status, since: localToIso(v.since), until: localToIso(v.until), limit: '50' };
     var query = Object.assign({}, filters, { cursor: more ? cursor : '' });
     return MG.api(MG.ROUTES.logs, null, undefined, query).then(function (r) {
       shown = filters;
