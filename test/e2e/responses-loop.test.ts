@@ -62,6 +62,34 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     expect(warnings.map((w) => w.name)).to.not.include('MaxListenersExceededWarning');
   });
 
+  it('starts no model round after the client went away during a tool call: the entry counts the one that ran', async () => {
+    upstream.script = neverStops;
+    const lookup = tools.tools.get('lookup')!;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    tools.tools.set('lookup', { ...lookup, handler: async () => (await released, { content: [{ type: 'text', text: 'late' }] }) });
+    const callsBefore = tools.requestsFor('tools/call').length;
+    try {
+      const abort = new AbortController();
+      const answer = client.responses.create({ model: 'gpt-test', input: 'look it up', tools: MCP_TOOL }, { signal: abort.signal }).catch((e) => e);
+      for (const until = Date.now() + 5_000; tools.requestsFor('tools/call').length === callsBefore; ) {
+        if (Date.now() > until) expect.fail('the tool was never called');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      abort.abort();
+      expect(await answer).to.be.instanceOf(Error);
+      // the tool never answers: the call ends when the gateway sees the client gone
+      await gw.gateway.services.pipeline.whenSettled(5_000);
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 10 })).data.find((e) => e.endpoint === 'responses' && e.model === 'gpt-test')!;
+      expect(entry).to.deep.include({ status: 499, outcome: 'client_abort' });
+      // a second round ran its stages (and took a request of the key's rate limit) for a client that had left
+      expect(entry.details).to.deep.include({ rounds: 1, toolCalls: 1 });
+    } finally {
+      release();
+      tools.tools.set('lookup', lookup);
+    }
+  });
+
   it('sends no tool_choice or parallel_tool_calls upstream when the round offers no tools (OpenAI rejects them)', async () => {
     upstream.script = { kind: 'json', body: chatCompletion('plain') };
     const data = await client.responses.create({ model: 'gpt-test', input: 'hi', tool_choice: 'auto', parallel_tool_calls: true });

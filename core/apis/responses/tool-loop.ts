@@ -15,6 +15,7 @@
 import type { Clock } from '../../plugins/contracts';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall } from '../../types/chat';
 import { emptyUsage, type TokenUsage } from '../../types/usage';
+import { ClientAbortError } from '../../upstream/upstream-client';
 import { newId } from './ids';
 import type { ApprovalAnswer, PendingApproval } from './input-to-messages';
 import { chatToolsOf, needsApproval, type McpToolSet, type OfferedTool } from './mcp-tool-set';
@@ -130,6 +131,10 @@ export class ToolLoop {
     let toolRounds = 0;
     while (true) {
       if (this.env.clock.now() >= this.limits.deadline) return { pending: [], incomplete: 'time_limit' };
+      // the client went away (during the tool calls, say): a round would run its stages, and be admitted
+      // against the key's rate limit and counted in the entry's rounds, for an answer no one reads
+      const stopped = this.env.round.signal;
+      if (stopped.aborted && !(stopped.reason instanceof TimeLimitReached)) throw new ClientAbortError();
       const left = outputLeft();
       if (left !== undefined && left <= 0) return { pending: [], incomplete: 'max_output_tokens' };
       const round = await this.modelRound({ ...roundTemplate, ...(left !== undefined ? { max_tokens: left } : {}), messages: [...input.instructions, ...messages] }, input.stream);
