@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
@@ -18,6 +19,14 @@ const SCAN_PAGE = 1000;
  * retries. Longer than any query the gateway makes (a spend view over a million log rows takes seconds).
  */
 export const QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * How long the digest of a written batch of log rows is kept (log_batches): a copy of the batch arriving
+ * within it is not written again. A write the driver gave up on may still be committed by the server
+ * (a statement waiting on a lock, a server thawing, a partition healing) long after the writer sent the
+ * batch again. One row per batch: under load that is hundreds a second, so an hour, not more.
+ */
+const BATCH_DIGEST_TTL_MS = 3_600_000;
 
 /**
  * PostgreSQL text cannot hold U+0000, and model or key names come from clients: in a column (not the
@@ -156,22 +165,35 @@ export class PostgresBackend implements StoreBackend {
    * The rows and their rollups in ONE statement (so one transaction and one round trip, whatever the
    * batch size): a multi-row insert into the log from arrays, and a multi-row upsert of the batch's
    * buckets. Buckets go in a fixed order, so two instances adding to the same ones never deadlock.
+   *
+   * The statement first records the batch's digest (log_batches) and writes nothing when it is there: the
+   * log writer sends a batch again once the driver gave up on a write (QUERY_TIMEOUT_MS), but the server
+   * may still commit that write (it waited on a lock, or the server was frozen), and both copies of every
+   * row and its spend were kept. A copy sent while the first is still running waits for it on the digest's
+   * unique index, and writes only if it was rolled back.
    */
   async appendLogs(entries: LogEntry[]): Promise<void> {
     if (!entries.length) return;
     const buckets = [...foldIntoBuckets(entries)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const col = <T>(rows: T[], f: (row: T) => unknown) => rows.map(f);
     const b = buckets.map(([, bucket]) => bucket);
+    const json = entries.map((e) => JSON.stringify(e));
+    const digest = createHash('sha256');
+    for (const row of json) digest.update(row).update('\n');
     await this.pool.query(
-      `WITH logged AS (
+      `WITH batch AS (
+         INSERT INTO log_batches (digest, expires_at) VALUES ($18, $19) ON CONFLICT (digest) DO NOTHING RETURNING digest
+       ), logged AS (
          INSERT INTO logs (id, time, key_id, org, model, status, entry)
          SELECT id, time, key_id, org, model, status, entry
          FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[]) WITH ORDINALITY
            AS e(id, time, key_id, org, model, status, entry, n)
+         WHERE EXISTS (SELECT 1 FROM batch)
          ORDER BY n
        )
        INSERT INTO spend_rollup AS s (bucket, hour, key_id, org, model, deployment_id, cost, requests, prompt_tokens, completion_tokens)
        SELECT * FROM unnest($8::text[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::float8[], $15::bigint[], $16::bigint[], $17::bigint[])
+       WHERE EXISTS (SELECT 1 FROM batch)
        ON CONFLICT (bucket) DO UPDATE SET
          cost = s.cost + excluded.cost,
          requests = s.requests + excluded.requests,
@@ -184,7 +206,7 @@ export class PostgresBackend implements StoreBackend {
         col(entries, (e) => text(e.org)),
         col(entries, (e) => text(e.model)),
         col(entries, (e) => e.status),
-        col(entries, (e) => JSON.stringify(e)),
+        json,
         buckets.map(([id]) => id),
         col(b, (r) => r.hour),
         col(b, (r) => text(r.keyId)),
@@ -195,6 +217,8 @@ export class PostgresBackend implements StoreBackend {
         col(b, (r) => r.requests),
         col(b, (r) => r.promptTokens),
         col(b, (r) => r.completionTokens),
+        digest.digest('base64url'),
+        this.now() + BATCH_DIGEST_TTL_MS,
       ],
     );
   }
@@ -297,6 +321,9 @@ export class PostgresBackend implements StoreBackend {
       const r = await this.pool.query(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2)`, [t, limit - removed]);
       removed += r.rowCount ?? 0;
     }
+    // the digests of log batches written an hour ago, all at once: a batch a turn under load outruns
+    // batches of 500 a minute, and these are small rows nobody reads
+    removed += (await this.pool.query('DELETE FROM log_batches WHERE expires_at <= $1', [t])).rowCount ?? 0;
     return removed;
   }
 

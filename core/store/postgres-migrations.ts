@@ -54,6 +54,15 @@ export const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX spend_rollup_hour ON spend_rollup (hour);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- postgres-backend.ts appendLogs: one row per batch of log rows written, so a batch sent again after
+      -- a write whose outcome the gateway never learned is written once
+      CREATE TABLE log_batches (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
+      CREATE INDEX log_batches_expires ON log_batches (expires_at);
+    `,
+  },
 ];
 
 /** Bring the database to the newest schema; returns the versions this call applied. */

@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { startPostgres } from '../support/postgres-server';
+import pg from 'pg';
+import { PostgresBackend } from '../../core/store/postgres-backend';
 import { RedisBackend } from '../../core/store/redis-backend';
+import { eventually } from '../support/eventually';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -123,6 +126,71 @@ frozenStoreScenario('PostgreSQL', async () => {
   const server = await startPostgres();
   // the run's shared server: only this test's database is dropped with it, the server stays up
   return { url: await server.createDatabase(), pause: server.pause, resume: server.resume };
+});
+
+/**
+ * A log write that PostgreSQL holds past the pool's query timeout (here an operator's `LOCK TABLE`, as a
+ * `CREATE INDEX` on the log takes; a VM pause or a partition that heals does the same): the driver gives
+ * up and closes the connection, but the server still runs the statement and commits it once the lock is
+ * gone. The writer sends the batch again, and that copy commits too.
+ */
+describe('store faults: PostgreSQL holds a log write past the query timeout', function () {
+  this.timeout(30_000);
+  let upstream: FakeOpenAI;
+  let backend: PostgresBackend;
+  let gw: TestGateway;
+  let url: string;
+
+  before(async () => {
+    url = await (await startPostgres()).createDatabase();
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    // the gateway's store with a 1 s query timeout instead of 30 s, so the test waits seconds, not minutes
+    backend = await PostgresBackend.connect(url, Date.now, undefined, 1000);
+    gw = await startGateway(
+      testConfig()
+        .withKey(CONFIG_KEY, { id: 'from-config' })
+        .withOpenAI('oai', upstream, 'sk-provider')
+        .withModel('gpt-test', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+        .with({ adminKey: ADMIN, store: { url, sweepIntervalSeconds: 0 } })
+        .build(),
+      { store: backend },
+    );
+  });
+  after(async () => {
+    await gw?.close();
+    await backend?.close();
+    await upstream?.stop();
+  });
+
+  it('writes the row and its spend once, though the first write timed out and was sent again', async () => {
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    let requestId: string;
+    try {
+      await db.query('BEGIN');
+      // inserts wait, reads go on
+      await db.query('LOCK TABLE logs IN EXCLUSIVE MODE');
+      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CONFIG_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).to.equal(200);
+      requestId = res.headers.get('x-gateway-request-id')!;
+      // the first write gives up after 1 s and the writer sends the batch again
+      await eventually(() => gw.gateway.services.requestLog.writer.failedWrites >= 2, 10_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      await db.query('COMMIT');
+      await eventually(() => gw.gateway.services.requestLog.writer.queued === 0, 10_000);
+      // a copy still on its way lands within a query timeout
+      await new Promise((r) => setTimeout(r, 1500));
+      const rows = (await db.query<{ n: string }>('SELECT count(*) AS n FROM logs WHERE id = $1', [requestId])).rows[0].n;
+      const spend = (await db.query<{ requests: string; cost: number }>('SELECT sum(requests) AS requests, sum(cost) AS cost FROM spend_rollup')).rows[0];
+      expect({ rows: Number(rows), requests: Number(spend.requests), cost: spend.cost }).to.deep.equal({ rows: 1, requests: 1, cost: 0.002 });
+    } finally {
+      await db.query('ROLLBACK').catch(() => undefined);
+      await db.end();
+    }
+    const view = (await (await fetch(`${gw.url}/admin/v1/spend?groupBy=key`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { total_cost: number; data: { requests: number }[] };
+    expect(view.data.map((r) => r.requests)).to.deep.equal([1]);
+  });
 });
 
 /**
