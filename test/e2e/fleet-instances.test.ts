@@ -244,3 +244,60 @@ describe('a fleet on PostgreSQL without Redis: changes travel by LISTEN/NOTIFY',
     expect(Date.now() - start, 'ms until instance b refused').to.be.below(1000);
   });
 });
+
+/**
+ * Two fleets on one redis-server, each in a database of its own (`redis://host:port/1` and `/2`, as
+ * staging and production often share a server): Redis pub/sub ignores the database, so a change event
+ * published on one was delivered to the other, and a deployment failing on staging was put in cooldown
+ * on production too, where it was healthy.
+ */
+describe('two fleets on one Redis server in different databases: events stay in their fleet', function () {
+  const MEMBER_KEY = 'sk-fleet-member-2';
+  let redis: RedisServer;
+  let failing: FakeOpenAI;
+  let healthy: FakeOpenAI;
+  let staging: TestGateway[] = [];
+  let production: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    failing = await new FakeOpenAI().start();
+    failing.script = { kind: 'json', status: 500, body: { error: { message: 'down', type: 'server_error' } } };
+    healthy = await new FakeOpenAI().start();
+    healthy.script = { kind: 'json', body: chatCompletion('ok') };
+    const fleet = (upstream: FakeOpenAI, db: number) =>
+      testConfig()
+        .withKey(MEMBER_KEY, { id: 'member' })
+        .withOpenAI('oai', upstream, 'sk-provider')
+        .withModel('gpt-test', { model: 'm' })
+        .with({ adminKey: ADMIN, routing: { retries: 0, cooldown: { failures: 1, cooldownSeconds: 60 } }, store: { url: `${redis.url}/${db}`, sweepIntervalSeconds: 0 } })
+        .build();
+    staging = [await startGateway(fleet(failing, 1)), await startGateway(fleet(failing, 1))];
+    production = await startGateway(fleet(healthy, 2));
+  });
+  after(async () => {
+    for (const gw of [...staging, production]) await gw?.close();
+    await failing?.stop();
+    await healthy?.stop();
+    await redis?.stop();
+  });
+
+  const state = async (gw: TestGateway) => {
+    const res = await fetch(`${gw.url}/admin/v1/deployments`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    return ((await res.json()) as { data: { id: string; state: string }[] }).data.map((d) => `${d.id} ${d.state}`);
+  };
+
+  it('a cooldown on staging reaches the other staging instance, and not production', async () => {
+    const res = await fetch(`${staging[0].url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MEMBER_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).to.equal(502);
+    expect(await state(staging[0])).to.deep.equal(['oai/m cooling_down']);
+    await eventually(async () => (await state(staging[1]))[0] === 'oai/m cooling_down', 2000);
+    // the event has reached every subscriber of the channel it was published on by now
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await state(production)).to.deep.equal(['oai/m healthy']);
+  });
+});

@@ -4,8 +4,24 @@ import { Subscribers } from './subscribers';
 
 type RedisClient = ReturnType<typeof createClient>;
 
-/** The channel every instance on one Redis database shares. */
+/** The channel every instance on one Redis database shares (database 0; see changeChannel). */
 export const CHANGE_CHANNEL = 'mg:changes';
+
+/**
+ * The channel of the database a store URL names (`redis://host:port/2`): Redis delivers a PUBLISH to every
+ * subscriber on the server, whatever database it selected, so two fleets sharing a server in databases of
+ * their own (staging and production) got each other's events, and a deployment failing in one was put in
+ * cooldown in the other. Database 0 keeps the plain name.
+ */
+export function changeChannel(url: string): string {
+  let db = 0;
+  try {
+    db = Number(new URL(url).pathname.slice(1)) || 0;
+  } catch {
+    /* not a URL the client could open either */
+  }
+  return db ? `${CHANGE_CHANNEL}:${db}` : CHANGE_CHANNEL;
+}
 
 /**
  * Redis pub/sub between gateway instances. A subscribed Redis connection can do nothing else, so this
@@ -19,6 +35,7 @@ export class RedisChangeEvents implements ChangeEvents {
   private constructor(
     private readonly pub: RedisClient,
     private readonly sub: RedisClient,
+    private readonly channel: string,
     private readonly timeoutMs: number,
     private readonly onHandlerError: (err: unknown) => void,
   ) {}
@@ -32,8 +49,9 @@ export class RedisChangeEvents implements ChangeEvents {
     await pub.connect();
     await sub.connect();
     connected = true;
-    const events = new RedisChangeEvents(pub as unknown as RedisClient, sub as unknown as RedisClient, options.timeoutMs ?? 250, options.onHandlerError ?? (() => undefined));
-    await sub.subscribe(CHANGE_CHANNEL, (message: string) => {
+    const channel = changeChannel(url);
+    const events = new RedisChangeEvents(pub as unknown as RedisClient, sub as unknown as RedisClient, channel, options.timeoutMs ?? 250, options.onHandlerError ?? (() => undefined));
+    await sub.subscribe(channel, (message: string) => {
       const event = parseChangeEvent(message);
       if (event) events.subscribers.deliver(event, events.onHandlerError);
     });
@@ -46,7 +64,7 @@ export class RedisChangeEvents implements ChangeEvents {
       timer = setTimeout(() => reject(new Error(`change event not published within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      await Promise.race([this.pub.publish(CHANGE_CHANNEL, JSON.stringify(event)), timeout]);
+      await Promise.race([this.pub.publish(this.channel, JSON.stringify(event)), timeout]);
     } finally {
       clearTimeout(timer);
     }
