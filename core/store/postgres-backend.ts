@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { LogEntry, LogPage, LogQuery } from './log-entry';
+import { closedWithin } from './faults/bounded-close';
 import { migrate } from './postgres-migrations';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
@@ -328,6 +329,7 @@ export class PostgresBackend implements StoreBackend {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    // the pool waits for its queries, which a frozen server leaves unanswered for QUERY_TIMEOUT_MS
+    await closedWithin(this.pool.end());
   }
 }

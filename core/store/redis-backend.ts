@@ -1,5 +1,6 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
+import { closedWithin } from './faults/bounded-close';
 import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
@@ -253,10 +254,14 @@ export class RedisBackend implements StoreBackend {
   }
 
   async close(): Promise<void> {
-    for (const kv of this.keyvs.values()) await kv.disconnect().catch(() => undefined);
-    // QUIT waits for a server that is not there: a client without a connection is just dropped
-    if (this.client.isReady) await this.client.quit().catch(() => undefined);
-    else if (this.client.isOpen) this.client.destroy();
+    const clean = (async () => {
+      for (const kv of this.keyvs.values()) await kv.disconnect().catch(() => undefined);
+      // QUIT waits for a server that is not there: a client without a connection is just dropped
+      if (this.client.isReady) await this.client.quit().catch(() => undefined);
+      else if (this.client.isOpen) this.client.destroy();
+    })();
+    // a frozen server answers neither QUIT nor the commands still waiting: drop the connection
+    if (!(await closedWithin(clean)) && this.client.isOpen) this.client.destroy();
   }
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { GatewayConfigInput } from '../../core/config/types';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
-import { startPostgres } from '../support/postgres-server';
+import { startPostgres, type PostgresServer } from '../support/postgres-server';
 import pg from 'pg';
 import { PostgresBackend } from '../../core/store/postgres-backend';
 import { RedisBackend } from '../../core/store/redis-backend';
@@ -126,6 +126,67 @@ frozenStoreScenario('PostgreSQL', async () => {
   const server = await startPostgres();
   // the run's shared server: only this test's database is dropped with it, the server stays up
   return { url: await server.createDatabase(), pause: server.pause, resume: server.resume };
+});
+
+/**
+ * SIGTERM while the store is frozen (the very moment an operator restarts things): the drain gives the
+ * log rows and limit corrections its window, then closes the store. Closing waited for Redis to answer
+ * QUIT, and for PostgreSQL to close its end of the connections, which a frozen server never does: the
+ * gateway kept refusing requests as "draining" and never exited until the store came back.
+ */
+function stopWhileFrozen(name: string, store: (redis: RedisServer, postgresUrl: string) => { url: string; redis?: string }, freeze: (redis: RedisServer, postgres: PostgresServer) => () => void) {
+  describe(`store faults: the gateway stops while ${name} is frozen`, function () {
+    this.timeout(30_000);
+    let redis: RedisServer;
+    let postgres: PostgresServer;
+    let upstream: FakeOpenAI;
+    let gw: TestGateway;
+    let thaw = () => undefined as void;
+
+    before(async () => {
+      redis = await startRedis();
+      postgres = await startPostgres();
+      upstream = await new FakeOpenAI().start();
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+      gw = await startGateway(
+        testConfig()
+          .withKey(CONFIG_KEY, { id: 'from-config' })
+          .withOpenAI('oai', upstream, 'sk-provider')
+          .withModel('gpt-test', { model: 'm' })
+          .with({ adminKey: ADMIN, server: { drainSeconds: 1 }, store: { ...store(redis, await postgres.createDatabase()), sweepIntervalSeconds: 0 } })
+          .build(),
+      );
+    });
+    after(async () => {
+      thaw();
+      await gw?.close();
+      await upstream?.stop();
+      await redis?.stop();
+    });
+
+    const chat = () =>
+      fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CONFIG_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }) });
+
+    it('finishes its drain while the store is still frozen', async () => {
+      expect((await chat()).status).to.equal(200);
+      thaw = freeze(redis, postgres);
+      // served from the config key; its log row waits for the store
+      expect((await chat()).status).to.equal(200);
+      const stopped = await Promise.race([gw.close().then(() => 'drained'), new Promise((r) => setTimeout(() => r('still draining 15 s into the freeze'), 15_000))]);
+      expect(stopped).to.equal('drained');
+    });
+  });
+}
+
+const freezeRedis = (redis: RedisServer) => {
+  redis.pause();
+  return () => redis.resume();
+};
+stopWhileFrozen('Redis', (redis) => ({ url: redis.url }), freezeRedis);
+stopWhileFrozen('the Redis beside PostgreSQL', (redis, url) => ({ url, redis: redis.url }), freezeRedis);
+stopWhileFrozen('PostgreSQL', (_redis, url) => ({ url }), (_redis, postgres) => {
+  postgres.pause();
+  return () => postgres.resume();
 });
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { closedWithin } from '../faults/bounded-close';
 import { parseChangeEvent, type ChangeEvent, type ChangeEvents } from './change-events';
 import { Subscribers } from './subscribers';
 
@@ -79,7 +80,7 @@ export class PostgresChangeEvents implements ChangeEvents {
     this.closed = true;
     this.subscribers.clear();
     if (this.retry) clearTimeout(this.retry);
-    await this.listener?.end().catch(() => undefined);
-    await this.pool.end().catch(() => undefined);
+    // a frozen server never closes its end: the connections are left to the process's exit
+    await closedWithin(Promise.all([this.listener?.end(), this.pool.end()]));
   }
 }

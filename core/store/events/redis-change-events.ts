@@ -1,4 +1,5 @@
 import { createClient } from '@keyv/redis';
+import { closedWithin } from '../faults/bounded-close';
 import { parseChangeEvent, type ChangeEvent, type ChangeEvents } from './change-events';
 import { Subscribers } from './subscribers';
 
@@ -76,9 +77,12 @@ export class RedisChangeEvents implements ChangeEvents {
 
   async close(): Promise<void> {
     this.subscribers.clear();
-    for (const c of [this.sub, this.pub]) {
-      if (c.isReady) await c.quit().catch(() => undefined);
-      else if (c.isOpen) c.destroy();
-    }
+    await Promise.all(
+      [this.sub, this.pub].map(async (c) => {
+        if (c.isReady && (await closedWithin(c.quit()))) return;
+        // not connected, or frozen (QUIT is never answered): drop the connection
+        if (c.isOpen) c.destroy();
+      }),
+    );
   }
 }
