@@ -9,6 +9,9 @@ import { foldIntoBuckets, type SpendBucket } from './spend-rollup';
 
 type RedisClient = ReturnType<typeof createClient>;
 
+/** How long a start waits for Redis to answer, as for PostgreSQL (connectionTimeoutMillis). */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * `redis://HOST:PORT`: shared state for several gateway instances. Collections are hashes, counters use
  * INCRBYFLOAT (atomic on the server), the log is a list (newest first) cut by the retention sweep, and
@@ -41,18 +44,25 @@ export class RedisBackend implements StoreBackend {
     client.on('error', () => {
       /* reconnects on its own; the failing command reports the error */
     });
-    await client.connect();
-    connected = true;
-    let box: SecretBox;
+    // A server that takes the connection and never answers (frozen, a hung host) hung the start without a
+    // word too: the client's handshake and the first commands have no timeout of their own.
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+    });
     try {
-      box = typeof secretBox === 'function' ? secretBox() : secretBox;
+      await Promise.race([client.connect(), silent]);
+      connected = true;
+      const box = typeof secretBox === 'function' ? secretBox() : secretBox;
+      const backend = new RedisBackend(client as unknown as RedisClient, url, now, box);
+      await Promise.race([backend.backfillRollups(), silent]);
+      return backend;
     } catch (err) {
-      await client.quit().catch(() => undefined);
+      if (client.isOpen) client.destroy();
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
-    const backend = new RedisBackend(client as unknown as RedisClient, url, now, box);
-    await backend.backfillRollups();
-    return backend;
   }
 
   keyv(namespace: string): Keyv {

@@ -54,6 +54,22 @@ describe('Redis store: a server that cannot be reached at boot', () => {
     expect(message).to.include('cannot connect to Redis');
     expect(message).to.not.include('review-redis-password');
   });
+
+  it('fails the start with a store.url error when the server takes the connection and never answers (frozen)', async () => {
+    const redis = await startRedis();
+    redis.pause();
+    try {
+      const err = await openStore(redis.url).then(
+        (store) => store.close().then(() => undefined),
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(ConfigError);
+      expect((err as Error).message).to.include('store.url').and.include('cannot connect to Redis');
+    } finally {
+      redis.resume();
+      await redis.stop();
+    }
+  });
 });
 
 describe('Redis store upgraded from a version without spend rollups', () => {
