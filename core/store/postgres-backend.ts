@@ -316,10 +316,13 @@ export class PostgresBackend implements StoreBackend {
   async sweepExpired(limit: number): Promise<number> {
     const t = this.now();
     let removed = 0;
-    // values first (responses, hosted images: the big ones), then recent lists and spent counters
+    // values first (responses, hosted images: the big ones), then recent lists and spent counters. The
+    // DELETE checks the expiry again on the row it reaches: one written again after the inner SELECT read
+    // it (a rate limit's next window starting on its counter, whose row lock the DELETE waited for) is
+    // live, and was deleted with its new count.
     for (const [table, key] of [['kv', 'key'], ['recent', 'list'], ['counters', 'key']]) {
       if (removed >= limit) break;
-      const r = await this.pool.query(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2)`, [t, limit - removed]);
+      const r = await this.pool.query(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2) AND expires_at <= $1`, [t, limit - removed]);
       removed += r.rowCount ?? 0;
     }
     // the digests of log batches written an hour ago, all at once: a batch a turn under load outruns

@@ -16,6 +16,7 @@ import { PostgresBackend } from '../../../core/store/postgres-backend';
 import type { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { MIGRATIONS } from '../../../core/store/postgres-migrations';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -305,6 +306,37 @@ describe('postgres store (real PostgreSQL server)', function () {
       await store.close();
       for (const socket of held) socket.destroy();
       relay.close();
+    }
+  });
+
+  it('never sweeps a counter that a request started again while the sweep ran', async () => {
+    const url = await server.createDatabase();
+    let now = Date.now();
+    const store = await PostgresBackend.connect(url, () => now);
+    const db = new pg.Client({ connectionString: url });
+    const watch = new pg.Client({ connectionString: url });
+    await Promise.all([db.connect(), watch.connect()]);
+    try {
+      // last minute's window, over: the sweep may take it
+      await store.incrByFloat('limits:rpm:key:k:0', 7, 60_000);
+      now += 90_000;
+      // the first request of the next window of the same parity starts it again, as incrByFloat does an
+      // expired row (the row locked first, so the sweep's DELETE comes to it after the request)
+      await db.query('BEGIN');
+      await db.query("SELECT 1 FROM counters WHERE key = 'limits:rpm:key:k:0' FOR UPDATE");
+      const swept = store.sweepExpired(500);
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await watch.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM counters%'");
+        if (rows[0].n === '1') break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await db.query("UPDATE counters SET value = 1, expires_at = $1 WHERE key = 'limits:rpm:key:k:0'", [now + 60_000]);
+      await db.query('COMMIT');
+      await swept;
+      expect(await store.getCounter('limits:rpm:key:k:0'), 'the new window keeps its first request').to.equal(1);
+    } finally {
+      await Promise.all([db.end(), watch.end()]);
+      await store.close();
     }
   });
 
