@@ -51,11 +51,15 @@ export class RedisBackend implements StoreBackend {
       timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
     });
     try {
-      await Promise.race([client.connect(), silent]);
+      // a PING: a connection without a password or database may be made without a word from the server
+      await Promise.race([client.connect().then(() => client.ping()), silent]);
+      clearTimeout(timer);
       connected = true;
       const box = typeof secretBox === 'function' ? secretBox() : secretBox;
       const backend = new RedisBackend(client as unknown as RedisClient, url, now, box);
-      await Promise.race([backend.backfillRollups(), silent]);
+      // not under the 5 s: the one-time backfill of a large log may take longer, and one cut short would
+      // never be done again (its flag is set first)
+      await backend.backfillRollups();
       return backend;
     } catch (err) {
       if (client.isOpen) client.destroy();
