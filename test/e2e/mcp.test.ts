@@ -435,3 +435,44 @@ describe('/mcp with two servers in one scope listing the same resource URI', () 
     expect(reread.body.result.contents).to.deep.equal([{ uri: 'shared://notes', text: 'from the public archive' }]);
   });
 });
+
+describe('/mcp: two organisations each with a key named bot', () => {
+  let slow: FakeMcpServer;
+  let gw: TestGateway;
+  let release: () => void = () => undefined;
+
+  before(async () => {
+    slow = await FakeMcpServer.start({
+      tools: { wait: { handler: () => new Promise((resolve) => (release = () => resolve({ content: [{ type: 'text', text: 'finished' }] }))) } },
+    });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_KEY, { id: 'bot' })
+      .withKey(GLOBEX_KEY, { org: 'globex', id: 'bot' })
+      .withMcpServer('slow', slow.url, { visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    release();
+    await gw.close();
+    await slow.close();
+  });
+
+  it("one organisation's notifications/cancelled does not stop the other's call of the same JSON-RPC id", async () => {
+    const pending = rpc(gw, GLOBEX_KEY, 'tools/call', { name: 'wait', arguments: {} }, {}, 7);
+    await eventually(() => slow.requestsFor('tools/call').at(-1));
+    // acme's bot guesses globex's request id (SDK clients count from 0)
+    const notified = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}` },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'not yours' } }),
+    });
+    expect(notified.status).to.equal(202);
+    release();
+    const answered = await pending;
+    expect(answered.status).to.equal(200);
+    expect(answered.body.result).to.deep.equal({ content: [{ type: 'text', text: 'finished' }] });
+  });
+});

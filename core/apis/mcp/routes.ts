@@ -37,6 +37,7 @@ import { onClientGone } from '../../http/client-gone';
 import { JSONRPC_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requestIdOf } from '../../http/request-id';
+import { orgKeyId } from '../../auth/org-key-id';
 
 type RpcId = string | number | null;
 interface RpcReply {
@@ -155,7 +156,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       // would otherwise pile them on the request's signal (MaxListenersExceededWarning)
       const step = childSignal(abort.signal);
       // server/discover may come without a key: nothing of it can be cancelled
-      const untrack = call.parent.principal ? inFlight.track(call.parent.principal.keyId, message, step) : undefined;
+      const untrack = call.parent.principal ? inFlight.track(callerOf(call.parent.principal), message, step) : undefined;
       let reply: RpcReply;
       try {
         reply = await handleMessage({ ...call, signal: step.signal }, message);
@@ -236,7 +237,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
   if (!hasId) {
     // a notification: accepted, no answer. A client on 2025-11-25 or older gives up a request by
     // sending notifications/cancelled in a POST of its own, leaving the request's POST open.
-    if (m.method === 'notifications/cancelled' && call.parent.principal) call.inFlight.cancel(call.parent.principal.keyId, (m.params as { requestId?: unknown } | undefined)?.requestId);
+    if (m.method === 'notifications/cancelled' && call.parent.principal) call.inFlight.cancel(callerOf(call.parent.principal), (m.params as { requestId?: unknown } | undefined)?.requestId);
     return {};
   }
   if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) {
@@ -371,10 +372,10 @@ async function relayOf(call: CallContext, method: McpCallMethod, called: string,
 class InFlightRequests {
   private readonly requests = new Map<string, ChildSignal[]>();
 
-  track(keyId: string, message: unknown, controller: ChildSignal): (() => void) | undefined {
+  track(caller: string, message: unknown, controller: ChildSignal): (() => void) | undefined {
     const id = (message as { id?: unknown } | null)?.id;
     if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-    const slot = slotOf(keyId, id);
+    const slot = slotOf(caller, id);
     const list = this.requests.get(slot) ?? [];
     list.push(controller);
     this.requests.set(slot, list);
@@ -385,15 +386,18 @@ class InFlightRequests {
     };
   }
 
-  cancel(keyId: string, id: unknown): void {
+  cancel(caller: string, id: unknown): void {
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    const list = this.requests.get(slotOf(keyId, id));
+    const list = this.requests.get(slotOf(caller, id));
     if (list?.length === 1) list[0].abort();
   }
 }
 
 /** `1` and `"1"` are different ids */
-const slotOf = (keyId: string, id: string | number) => JSON.stringify([keyId, id]);
+const slotOf = (caller: string, id: string | number) => JSON.stringify([caller, id]);
+
+/** A config key's id is its organisation's only: another organisation's `bot` must not cancel this one's calls. */
+const callerOf = (principal: { keyId: string; org: string | null }) => orgKeyId(principal.org, principal.keyId);
 
 /**
  * The response as an event stream, opened at the first progress notification of a client that reads
