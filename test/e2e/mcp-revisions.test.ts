@@ -546,3 +546,50 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     expect(events[0].params).to.deep.equal({ progressToken: 'tok-1', progress: 1, total: 3, message: 'step 1' });
   });
 });
+
+describe('/mcp 2026-07-28 input requests: two organisations each with a key named bot', () => {
+  const ACME_BOT = 'sk-revisions-acme-bot-CANARY-11';
+  const GLOBEX_BOT = 'sk-revisions-globex-bot-CANARY-12';
+  let modern: ModernMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    modern = await ModernMcpServer.start();
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_BOT, { id: 'bot' })
+      .withKey(GLOBEX_BOT, { org: 'globex', id: 'bot' })
+      .withMcpServer('modern', modern.url, { visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw?.close();
+    await modern?.close();
+  });
+
+  async function call(key: string, id: number, extra: Record<string, unknown> = {}) {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${key}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta: ENVELOPE, ...extra } }),
+    });
+    return (await res.json()) as any;
+  }
+
+  it("refuses one organisation's state when the other organisation's key of the same id echoes it", async () => {
+    const first = await call(GLOBEX_BOT, 1);
+    expect(first.result.resultType).to.equal('input_required');
+    const state = first.result.requestState as string;
+    const upstreamCalls = modern.requestsFor('tools/call').length;
+    const answers = { inputResponses: { colour: { action: 'accept', content: { colour: 'red' } } } };
+
+    const borrowed = await call(ACME_BOT, 2, { ...answers, requestState: state });
+    expect(borrowed.error?.message).to.equal('params.requestState was issued for another call, not tools/call ask with this key.');
+    expect(modern.requestsFor('tools/call').length).to.equal(upstreamCalls);
+
+    const own = await call(GLOBEX_BOT, 3, { ...answers, requestState: state });
+    expect(own.result).to.deep.include({ resultType: 'complete', content: [{ type: 'text', text: 'you chose red' }] });
+  });
+});

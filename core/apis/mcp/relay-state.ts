@@ -29,8 +29,9 @@ export interface RelayState {
   /** the method and name (tool or prompt; a URI for resources/read) as the client called it */
   method: string;
   name: string;
-  /** the virtual key that made the call */
+  /** the virtual key that made the call, and its organisation: a config key's id is unique only within it */
   keyId: string;
+  org: string | null;
   /** the upstream's own requestState, if it sent one */
   upstreamState?: string;
 }
@@ -53,7 +54,7 @@ export class RelayStateSigner {
   }
 
   /** The state a client echoed, checked against the call it came with; a clear error otherwise. */
-  async verify(wire: unknown, expected: { method: string; name: string; keyId: string }): Promise<RelayState> {
+  async verify(wire: unknown, expected: { method: string; name: string; keyId: string; org: string | null }): Promise<RelayState> {
     if (typeof wire !== 'string' || wire === '') throw invalidState('params.requestState must be the string the gateway returned.');
     let state: RelayState;
     try {
@@ -61,7 +62,7 @@ export class RelayStateSigner {
     } catch {
       throw invalidState('params.requestState was not issued by this gateway (or has expired): call the tool again without it.');
     }
-    if (state.keyId !== expected.keyId || state.method !== expected.method || state.name !== expected.name) {
+    if (state.keyId !== expected.keyId || state.org !== expected.org || state.method !== expected.method || state.name !== expected.name) {
       throw invalidState(`params.requestState was issued for another call, not ${expected.method} ${expected.name} with this key.`);
     }
     return state;

@@ -322,7 +322,7 @@ async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, 
       if (ex.inputRequired) {
         // the client answers the upstream through us: the state it echoes is ours, signed, and names the server
         const upstreamState = typeof result.requestState === 'string' ? result.requestState : undefined;
-        const state = await call.relayStates.mint({ serverId: ex.serverId ?? '', method, name: called, keyId: parent.principal.keyId, upstreamState });
+        const state = await call.relayStates.mint({ serverId: ex.serverId ?? '', method, name: called, keyId: parent.principal.keyId, org: parent.principal.org, upstreamState });
         result = { ...result, requestState: state };
       }
       body = { jsonrpc: '2.0', id, result: resultFor(client, method, result) };
@@ -355,7 +355,7 @@ async function relayOf(call: CallContext, method: McpCallMethod, called: string,
     throw new GatewayError(400, 'invalid_request_error', 'invalid_request_state', 'params.inputResponses needs the requestState the gateway returned with the input requests.', { param: 'requestState' });
   }
   if (requestState !== undefined) {
-    const state = await call.relayStates.verify(requestState, { method, name: called, keyId: call.parent.principal.keyId });
+    const state = await call.relayStates.verify(requestState, { method, name: called, keyId: call.parent.principal.keyId, org: call.parent.principal.org });
     relay.inputResponses = inputResponses as Record<string, unknown> | undefined;
     relay.upstreamState = state.upstreamState;
     relay.boundServerId = state.serverId;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { RelayStateSigner, relayStateKey } from '../../../../core/apis/mcp/relay-state';
 import { NoSecretBox, SecretBox } from '../../../../core/store/secrets/secret-box';
 
-const call = { method: 'tools/call', name: 'docs-ask', keyId: 'bot' };
+const call = { method: 'tools/call', name: 'docs-ask', keyId: 'bot', org: 'acme' };
 const state = { ...call, serverId: 'srv-1', upstreamState: 'upstream-opaque' };
 
 describe('core/apis/mcp/relay-state: the signed requestState of a relayed input request', () => {
@@ -26,10 +26,10 @@ describe('core/apis/mcp/relay-state: the signed requestState of a relayed input 
     expect((refused as Error).message).to.match(/not issued by this gateway/);
   });
 
-  it('refuses a state echoed with another call or key', async () => {
+  it("refuses a state echoed with another call or key (another organisation's key of the same id too)", async () => {
     const signer = new RelayStateSigner();
     const wire = await signer.mint(state);
-    for (const other of [{ ...call, keyId: 'someone-else' }, { ...call, name: 'docs-other' }, { ...call, method: 'prompts/get' }]) {
+    for (const other of [{ ...call, keyId: 'someone-else' }, { ...call, org: 'globex' }, { ...call, name: 'docs-other' }, { ...call, method: 'prompts/get' }]) {
       const refused = await signer.verify(wire, other).catch((e: Error) => e);
       expect((refused as Error).message).to.equal(`params.requestState was issued for another call, not ${other.method} ${other.name} with this key.`);
     }
