@@ -47,8 +47,23 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
         else resumes();
         return controller.close();
       }
-      // once answered, nothing is added whatever follows: the decoder has no more to tell
-      if (!answered) answered = decoder.push(read.value).some((frame) => answers(frame, id));
+      let frames: SseFrame[];
+      try {
+        frames = decoder.push(read.value);
+      } catch (err) {
+        // an event past the decoder's limit (64 MiB): the SDK would hold it whole waiting for its end, and
+        // the request its timeout; the upstream's connection is closed, not left blocked on a full socket
+        void reader.cancel(err).catch(() => undefined);
+        if (answered) return controller.close();
+        if (!adds()) {
+          resumes();
+          return controller.error(err);
+        }
+        controller.enqueue(unansweredFrame(id));
+        return controller.close();
+      }
+      // once answered, nothing is added whatever follows (the decoder still bounds its events)
+      if (!answered) answered = frames.some((frame) => answers(frame, id));
       controller.enqueue(read.value);
     },
     cancel(reason) {
@@ -123,5 +138,6 @@ export function unansweredResumption(id: string | number, signal: AbortSignal | 
 }
 
 function unansweredFrame(id: string | number): Uint8Array {
-  return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(unansweredMessage(id))}\n\n`);
+  // the blank line first ends an event the stream broke off in, which would otherwise swallow this one
+  return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(unansweredMessage(id))}\n\n`);
 }

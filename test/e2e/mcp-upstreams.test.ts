@@ -332,6 +332,42 @@ describe('/mcp with an upstream whose answer never ends', () => {
   });
 });
 
+/** Its tool answers with an event stream whose one event never ends (a data line of endless bytes), as fast as the gateway reads it. */
+async function startEndlessEventServer() {
+  const writer = new PacedWriter();
+  const chunk = Buffer.alloc(1024 * 1024, 'a');
+  let closed = false;
+  const server = await startHandWrittenServer('endless_event', 'flood', (res) => {
+    res.once('close', () => (closed = true));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('event: message\ndata: ');
+    writer.pump(res, () => chunk);
+  });
+  return { ...server, closed: () => closed, writer };
+}
+
+describe('/mcp with an upstream whose event stream answer never ends its event', () => {
+  let upstream: Awaited<ReturnType<typeof startEndlessEventServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await startEndlessEventServer();
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('endless_event', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 }, timeouts: { totalMs: 15_000 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('fails the call once the event passes 64 MiB and closes the upstream connection, rather than waiting out the timeout', async () => {
+    const res = await post(gw, call('flood').body, { accept: 'application/json, text/event-stream' });
+    expect(res.status).to.equal(200);
+    expect(res.body.error.data).to.deep.include({ code: 'mcp_upstream_unanswered' });
+    await eventually(async () => upstream.closed(), 5000);
+    expect(upstream.writer.written).to.be.below(128 * 1024 * 1024);
+  });
+});
+
 describe('/mcp with an upstream that streams 10 MB of comment lines before its result', () => {
   let upstream: Awaited<ReturnType<typeof startChattyStreamServer>>;
   let gw: TestGateway;
