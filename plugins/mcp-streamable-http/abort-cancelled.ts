@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { answerBeforeEnd, answerInJson, unansweredResumption } from './answer-before-end';
+import { answerBeforeEnd, answerInJson, boundedEvents, unansweredResumption } from './answer-before-end';
 
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
@@ -44,6 +44,10 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
     if (message?.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof id === 'string' || typeof id === 'number') open.get(id)?.abort(new Error('The gateway cancelled this request.'));
+    }
+    if (init.method === 'GET') {
+      const response = await inner(input, init);
+      return response.body && isEventStream(response) ? new Response(boundedEvents(response.body), initOf(response)) : response;
     }
     const id = message?.id;
     if (typeof id !== 'string' && typeof id !== 'number') return inner(input, init);

@@ -73,6 +73,32 @@ export function answerBeforeEnd(body: ReadableStream<Uint8Array>, id: string | n
 }
 
 /**
+ * An event stream that answers no request (the server's own stream, a GET), failed at an event past the
+ * decoder's limit (64 MiB) and its connection closed: the SDK reads such a stream without a limit, so a
+ * server that never ended an event had the gateway hold everything it sent until memory ran out.
+ */
+export function boundedEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new SseDecoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const read = await reader.read();
+      if (read.done) return controller.close();
+      try {
+        decoder.push(read.value);
+      } catch (err) {
+        void reader.cancel(err).catch(() => undefined);
+        return controller.error(err);
+      }
+      controller.enqueue(read.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
  * A JSON answer (not an event stream) to request `id`: unchanged when it carries the answer, else with the
  * same closing error added (as a batch), for the same reason. The SDK reads a JSON answer whole and takes
  * each message in it; one with another id only made it report an unknown id while the caller waited.

@@ -262,8 +262,11 @@ async function startHandWrittenServer(
   call: (res: ServerResponse, id: unknown) => Promise<void> | void,
   /** the tools/list result for a cursor (default: the one tool, one page) */
   listPage?: (cursor: string | undefined) => unknown,
+  /** answers the client's GET (its stream of the server's own messages); default 405, none offered */
+  get?: (res: ServerResponse) => void,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
+    if (req.method === 'GET') return get ? get(res) : void res.writeHead(405, { allow: 'POST' }).end();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const message = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
@@ -365,6 +368,46 @@ describe('/mcp with an upstream whose event stream answer never ends its event',
     expect(res.body.error.data).to.deep.include({ code: 'mcp_upstream_unanswered' });
     await eventually(async () => upstream.closed(), 5000);
     expect(upstream.writer.written).to.be.below(128 * 1024 * 1024);
+  });
+});
+
+/** Its GET stream (the server's own messages) holds one event that never ends: 192 MiB of one data line, then the end. */
+async function startEndlessNotificationServer() {
+  const chunk = Buffer.alloc(1024 * 1024, 'a');
+  const streams: { writer: PacedWriter; cut: boolean }[] = [];
+  const server = await startHandWrittenServer('endless_get', 'quiet', (res, id) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })), undefined, (res) => {
+    const stream = { writer: new PacedWriter(), cut: false };
+    streams.push(stream);
+    res.once('close', () => (stream.cut = !stream.writer.finished));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('event: message\ndata: ');
+    let left = 192;
+    stream.writer.pump(res, () => (left-- > 0 ? chunk : undefined));
+  });
+  return { ...server, streams };
+}
+
+describe('/mcp with an upstream whose own event stream (GET) never ends its event', () => {
+  let upstream: Awaited<ReturnType<typeof startEndlessNotificationServer>>;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await startEndlessNotificationServer();
+    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('endless_get', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('closes that stream once the event passes 64 MiB, rather than holding all the server sends', async () => {
+    const first = await eventually(() => upstream.streams[0], 5000);
+    await eventually(() => first.cut || first.writer.finished, 10_000);
+    expect(first.cut, 'the gateway closed the stream').to.equal(true);
+    expect(first.writer.written).to.be.below(128 * 1024 * 1024);
+    // the server's tools are still served
+    const res = await post(gw, call('quiet').body);
+    expect(res.body.result).to.deep.equal({ content: [] });
   });
 });
 
