@@ -6,9 +6,10 @@
  * - an invalid or missing API key (400 API_KEY_INVALID, 401, 403): the operator's credentials, a 502
  *   that says so without Google's text;
  * - a prompt over the model's context window: 400 `context_length_exceeded`, as OpenAI names it;
+ * - 504 / DEADLINE_EXCEEDED: Google gave up waiting for the model, the gateway's 504 `upstream_timeout`;
  * - other 4xx keep their status; 5xx is a 502 (503 UNAVAILABLE stays a retryable 503).
  */
-import { GatewayError, InvalidRequestError, RateLimitError, ServiceUnavailableError, UpstreamError, scrubMessage } from '../../core/plugins/sdk';
+import { GatewayError, InvalidRequestError, RateLimitError, ServiceUnavailableError, UpstreamError, UpstreamTimeoutError, scrubMessage } from '../../core/plugins/sdk';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -36,6 +37,7 @@ export function googleError(label: string, status: number, body: unknown, header
   if (status === 400 && CONTEXT_LENGTH.test(message)) return new InvalidRequestError(message, 'context_length_exceeded', { param: 'messages' });
   if (status === 404) return new GatewayError(404, 'not_found_error', 'upstream_not_found', `The ${label} upstream does not know this model${suffix(message)}`);
   if (status === 503) return new ServiceUnavailableError(`The ${label} upstream is unavailable${suffix(message)}`, 'upstream_unavailable');
+  if (status === 504 || googleStatus === 'DEADLINE_EXCEEDED') return new UpstreamTimeoutError(`The ${label} model did not answer in time${suffix(message)}`, 'upstream_timeout');
   // inside a stream the code says so: the core reads a plain `upstream_error` there as a broken connection
   if (status >= 500) return new UpstreamError(`The ${label} upstream failed (HTTP ${status})${suffix(message)}`, inStream ? 'upstream_stream_error' : 'upstream_error');
   return new GatewayError(status, 'invalid_request_error', 'upstream_invalid_request', message || `The ${label} upstream refused the request (HTTP ${status}).`);

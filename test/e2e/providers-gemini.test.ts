@@ -309,6 +309,31 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       }
     });
 
+    it('a deadline Google gives up on (504 DEADLINE_EXCEEDED) is the gateway\u2019s 504 upstream_timeout, retried as a timeout', async () => {
+      const deadline = googleError(504, 'Deadline expired before operation could complete.', 'DEADLINE_EXCEEDED');
+      upstream.reply(() => json(deadline, 504));
+      const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'hi' }] }));
+      expect({ status: err.status, code: err.error.code, type: err.error.type }).to.deep.equal({ status: 504, code: 'upstream_timeout', type: 'timeout_error' });
+
+      const retrying = await testConfig()
+        .withKey(CLIENT_KEY)
+        .withProvider({ id: 'google', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_KEY })
+        .withModel('gemini-flash', { model: 'gemini-2.5-flash' })
+        .with({ routing: { retries: 1 } })
+        .start();
+      try {
+        let calls = 0;
+        upstream.reply(() => (++calls === 1 ? json(deadline, 504) : json(readFixture('gemini', 'text-usage.upstream-response.json'))));
+        const client = new OpenAI({ baseURL: `${retrying.url}/v1`, apiKey: CLIENT_KEY, maxRetries: 0 });
+        const { response } = await client.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+        const requestId = response.headers.get('x-gateway-request-id');
+        const entry: any = await eventually(async () => (await retrying.gateway.services.requestLog.query({ limit: 10 })).data.find((e) => e.requestId === requestId));
+        expect(entry.details.attempts[0]).to.deep.equal({ deploymentId: 'google/gemini-2.5-flash', status: 504, error: 'upstream_timeout' });
+      } finally {
+        await retrying.close();
+      }
+    });
+
     it('a key Google refuses is the gateway\u2019s 502, and the key appears nowhere', async () => {
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-misconfigured', messages: [{ role: 'user', content: 'hi' }] }));
       expect(err.status).to.equal(502);

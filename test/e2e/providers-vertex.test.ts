@@ -224,6 +224,23 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(data.usage.prompt_tokens).to.equal(25_000);
   });
 
+  it('a deadline Vertex gives up on (504 DEADLINE_EXCEEDED) is the gateway\u2019s 504 upstream_timeout, for Gemini and Claude, JSON and streamed', async () => {
+    upstream.reply(() => json(googleError(504, 'Deadline expired before operation could complete.', 'DEADLINE_EXCEEDED'), 504));
+    const seen: unknown[] = [];
+    for (const model of ['gemini-pro', 'claude-vertex']) {
+      for (const stream of [false, true]) {
+        const err = await rejection(openai.chat.completions.create({ model, stream, messages: [{ role: 'user', content: 'hi' }] }));
+        seen.push({ model, stream, status: err.status, code: err.error.code });
+      }
+    }
+    expect(seen).to.deep.equal([
+      { model: 'gemini-pro', stream: false, status: 504, code: 'upstream_timeout' },
+      { model: 'gemini-pro', stream: true, status: 504, code: 'upstream_timeout' },
+      { model: 'claude-vertex', stream: false, status: 504, code: 'upstream_timeout' },
+      { model: 'claude-vertex', stream: true, status: 504, code: 'upstream_timeout' },
+    ]);
+  });
+
   it('drops a cached token Vertex refuses (401, revoked long before it expires): the next request fetches a new one and is served', async () => {
     upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
     await openai.chat.completions.create({ model: 'gemini-pro', messages: [{ role: 'user', content: 'one' }] });
