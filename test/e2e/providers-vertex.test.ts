@@ -144,6 +144,32 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(upstream.last.body.system).to.equal(undefined);
   });
 
+  it('refuses an image link for Claude, which takes images on Vertex only as base64, with a 400 naming the part; an inline image goes as base64', async () => {
+    // Google-managed Claude reads no URL image sources (Anthropic\u2019s vision guide: base64 only): the fake refuses them
+    upstream.reply((request) => {
+      const blocks = (request.body.messages as { content: { type: string; source?: { type: string } }[] }[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      if (blocks.some((b) => b.type === 'image' && b.source?.type !== 'base64')) return json({ type: 'error', error: { type: 'invalid_request_error', message: 'messages.0.content.1.image.source: Input tag \'url\' found using \'type\' does not match any of the expected tags: \'base64\'' } }, 400);
+      return json(readFixture('anthropic', 'text.upstream-response.json'));
+    });
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const err = await rejection(
+      openai.chat.completions.create({
+        model: 'claude-vertex',
+        messages: [
+          { role: 'system', content: 'Describe images.' },
+          { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
+        ],
+      }),
+    );
+    expect({ status: err.status, code: err.error.code, param: err.error.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[1].content[2].image_url.url' });
+    expect(err.error.message).to.include('base64');
+    expect(upstream.requests).to.have.length(0);
+
+    const data = await openai.chat.completions.create({ model: 'claude-vertex', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }] });
+    expect(data.choices[0].message.content).to.be.a('string');
+    expect(upstream.last.body.messages[0].content[1]).to.deep.equal({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } });
+  });
+
   it('streams Claude through streamRawPredict: the openai SDK assembles the tool calls, the anthropic SDK the text', async () => {
     upstream.reply(() => sse(readFixture('anthropic', 'tool-use.upstream-stream.json')));
     const completion = await openai.chat.completions.stream({ model: 'claude-vertex', messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] }).finalChatCompletion();
