@@ -163,10 +163,15 @@ function imagePart(url: unknown, at: string): GeminiPart {
   if (typeof url !== 'string') throw new InvalidRequestError(`${at}.image_url.url: field required`, 'invalid_request', { param: `${at}.image_url.url` });
   const data = DATA_URL.exec(url);
   if (data) return { inlineData: { mimeType: inlineType(data[1], data[2]), data: data[2] } };
-  if (/^(https?|gs):\/\//i.test(url)) {
+  if (/^https?:\/\//i.test(url)) {
     return { fileData: { mimeType: IMAGE_TYPES.get(extensionOf(url)) ?? 'image/jpeg', fileUri: url } };
   }
-  throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) or gs:// URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
+  // Vertex reads a gs:// link with the gateway's own service account: a client of one organisation could
+  // have it read the operator's (or another organisation's) buckets and the model describe what is there
+  if (/^gs:\/\//i.test(url)) {
+    throw new InvalidRequestError(`${at}.image_url.url: gs:// links are not taken from clients (Google would read them with the gateway's credentials); send the image as a base64 data: URL or an http(s) link`, 'invalid_request', { param: `${at}.image_url.url` });
+  }
+  throw new InvalidRequestError(`${at}.image_url.url: must be an http(s) URL or a base64 data: URL`, 'invalid_request', { param: `${at}.image_url.url` });
 }
 
 /**

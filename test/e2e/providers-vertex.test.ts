@@ -144,6 +144,19 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(upstream.last.body.system).to.equal(undefined);
   });
 
+  it('refuses a gs:// image link, which Vertex would read with the gateway\u2019s own service account, with a 400 naming the part', async () => {
+    // a client of one organisation must not have the operator's credentials read the operator's buckets for it
+    const err = await rejection(
+      openai.chat.completions.create({
+        model: 'gemini-pro',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'gs://operator-private/scan.png' } }] }],
+      }),
+    );
+    expect({ status: err.status, code: err.error.code, param: err.error.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].content[1].image_url.url' });
+    expect(err.error.message).to.include('gs://');
+    expect(upstream.requests).to.have.length(0);
+  });
+
   it('refuses an image link for Claude, which takes images on Vertex only as base64, with a 400 naming the part; an inline image goes as base64', async () => {
     // Google-managed Claude reads no URL image sources (Anthropic\u2019s vision guide: base64 only): the fake refuses them
     upstream.reply((request) => {
