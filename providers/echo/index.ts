@@ -42,7 +42,7 @@ function createEchoProvider(options: EchoOptions): Provider {
   const embeddings: LocalOperation<EmbeddingsRequest, EmbeddingsResponse> = {
     local: true,
     async invoke(request, target) {
-      const inputs = Array.isArray(request.input) ? request.input : [request.input];
+      const inputs = embeddingInputs(request.input);
       const dims = request.dimensions ?? options.dimensions ?? 8;
       // The openai SDK asks for base64 unless told otherwise and decodes it as little-endian float32.
       const asBase64 = request.encoding_format === 'base64';
@@ -50,7 +50,7 @@ function createEchoProvider(options: EchoOptions): Provider {
         const vector = pseudoEmbedding(JSON.stringify(input), dims);
         return { object: 'embedding' as const, index, embedding: asBase64 ? float32Base64(vector) : vector };
       });
-      const tokens = inputs.reduce<number>((n, input) => n + approxTokens(typeof input === 'string' ? input : JSON.stringify(input)), 0);
+      const tokens = inputs.reduce<number>((n, input) => n + (typeof input === 'string' ? approxTokens(input) : Array.isArray(input) ? input.length : 1), 0);
       return { body: { object: 'list', data, model: target.model.model, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
     },
   };
@@ -79,6 +79,16 @@ async function* echoStream(id: string, created: number, model: string, text: str
   }
   yield SseFrame.fromJson({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   yield SseFrame.fromRaw('[DONE]');
+}
+
+/**
+ * The inputs of an embeddings request: a list of token ids (`[9906, 1917]`) is one input, as OpenAI reads
+ * it, not one input per id; a list of strings or of token-id lists is one input each.
+ */
+function embeddingInputs(input: EmbeddingsRequest['input']): (string | number | number[])[] {
+  if (!Array.isArray(input)) return [input];
+  if (input.length > 0 && input.every((item) => typeof item === 'number')) return [input as number[]];
+  return input as (string | number | number[])[];
 }
 
 function float32Base64(vector: number[]): string {

@@ -51,4 +51,14 @@ describe('echo demo provider (openai SDK)', () => {
     expect(asFloats.data[0].embedding).to.not.deep.equal(asFloats.data[1].embedding);
     expect(Math.hypot(...asFloats.data[0].embedding)).to.be.closeTo(1, 1e-5);
   });
+
+  it('embeds one token-id array as one input, and counts token ids as tokens', async () => {
+    const one = await client.embeddings.create({ model: 'echo-embed', input: [9906, 1917, 0], encoding_format: 'float' });
+    expect(one.data.map((d) => d.index)).to.deep.equal([0]);
+    expect(one.usage).to.deep.equal({ prompt_tokens: 3, total_tokens: 3 });
+    const two = await client.embeddings.create({ model: 'echo-embed', input: [[9906, 1917, 0], [4]], encoding_format: 'float' });
+    expect(two.data.map((d) => d.index)).to.deep.equal([0, 1]);
+    expect(two.usage).to.deep.equal({ prompt_tokens: 4, total_tokens: 4 });
+    expect(two.data[0].embedding).to.deep.equal(one.data[0].embedding);
+  });
 });
