@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { definePlugin, GatewayError, SseFrame, type LocalOperation, type Provider, type ChatChunk, type ChatRequest, type ChatResponse, type ToolCall, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
+import { definePlugin, GatewayError, InvalidRequestError, SseFrame, type LocalOperation, type Provider, type ChatChunk, type ChatRequest, type ChatResponse, type ToolCall, type EmbeddingsRequest, type EmbeddingsResponse } from '../../core/plugins/sdk';
 import { approxTokens, lastUserText, promptText, streamPieces } from './reply';
 import { echoImageOperations } from './images';
 import { requestedToolCall, trailingToolResult } from './tool-call';
@@ -10,6 +10,9 @@ interface EchoOptions {
   /** embedding vector length */
   dimensions?: number;
 }
+
+/** The longest vector the demo embeds (the most text-embedding-3-large makes is 3,072). */
+const MAX_DIMENSIONS = 4096;
 
 /**
  * A local demo model: answers with the last user message, streams it word by word and reports usage.
@@ -44,6 +47,8 @@ function createEchoProvider(options: EchoOptions): Provider {
     async invoke(request, target) {
       const inputs = embeddingInputs(request.input);
       const dims = request.dimensions ?? options.dimensions ?? 8;
+      // a vector is built in memory: a client's dimensions of millions held the process (and failed as a 500)
+      if (dims > MAX_DIMENSIONS) throw new InvalidRequestError(`Invalid value for 'dimensions': this model makes at most ${MAX_DIMENSIONS}.`, 'invalid_value', { param: 'dimensions' });
       // The openai SDK asks for base64 unless told otherwise and decodes it as little-endian float32.
       const asBase64 = request.encoding_format === 'base64';
       const data = inputs.map((input, index) => {
@@ -110,7 +115,7 @@ export default definePlugin<'provider', EchoOptions, Provider>({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { prefix: { type: 'string', nullable: true }, dimensions: { type: 'integer', minimum: 1, maximum: 4096, nullable: true } },
+    properties: { prefix: { type: 'string', nullable: true }, dimensions: { type: 'integer', minimum: 1, maximum: MAX_DIMENSIONS, nullable: true } },
   } as never,
   create: (options) => createEchoProvider(options),
 });

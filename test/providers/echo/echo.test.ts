@@ -61,4 +61,12 @@ describe('echo demo provider (openai SDK)', () => {
     expect(two.usage).to.deep.equal({ prompt_tokens: 4, total_tokens: 4 });
     expect(two.data[0].embedding).to.deep.equal(one.data[0].embedding);
   });
+
+  it('refuses more dimensions than it makes with a 400 naming dimensions, and still embeds after it', async () => {
+    const err = await client.embeddings.create({ model: 'echo-embed', input: 'hello', dimensions: 200_000 }).catch((e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.error).to.include({ type: 'invalid_request_error', code: 'invalid_value', param: 'dimensions' });
+    const most = await client.embeddings.create({ model: 'echo-embed', input: 'hello', dimensions: 4096, encoding_format: 'float' });
+    expect(most.data[0].embedding).to.have.length(4096);
+  });
 });
