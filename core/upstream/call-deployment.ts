@@ -142,8 +142,12 @@ async function invoke(
     if (parts && parts.length > 1) return invokeParts(client, deployment, op, parts, body, format, inbound, signal, timeouts, traceHeaders);
   }
   const request = upstreamRequest(op, body, target, inbound, traceHeaders);
+  // An edit's `stream` field may come after its files (the SDKs send keys in the order the client wrote
+  // them), when the pipeline has long started without it: the upstream then streams, so an edit's answer
+  // is read as whichever it turns out to be, a stream or one JSON document.
+  const mayStream = stream || format === 'images.edits';
   try {
-    return await send(client, deployment, op, request, body, stream, format, signal, timeouts);
+    return await send(client, deployment, op, request, body, mayStream, format, signal, timeouts);
   } catch (err) {
     // a request body streamed from the client (an image edit's files) was used up by this attempt
     if (request.body !== undefined && typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) throw AttemptError.final(err);

@@ -234,6 +234,24 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(Buffer.from(await res.arrayBuffer()).equals(TINY_PNG)).to.equal(true);
     });
 
+    it('streams an edit whose stream field comes after its image (the SDK sends keys in the order written), priced from the completed event', async () => {
+      const usage = { input_tokens: 30, output_tokens: 300, total_tokens: 330, input_tokens_details: { text_tokens: 10, image_tokens: 20 } };
+      upstream.answer = () => ({
+        status: 200,
+        events: [
+          { type: 'image_edit.partial_image', b64_json: 'AAAA', partial_image_index: 0, created_at: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' },
+          { type: 'image_edit.completed', b64_json: TINY_PNG.toString('base64'), created_at: 2, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png', usage },
+        ],
+      });
+      const stream = await client.images.edit({ model: 'painter', image: await toFile(fakePng(2000, 10), 'sea.png', { type: 'image/png' }), prompt: 'add a boat', stream: true, partial_images: 1 });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).to.deep.equal(['image_edit.partial_image', 'image_edit.completed']);
+      expect(upstream.last.fields).to.deep.include(['stream', 'true']);
+      const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+      expect(page.data[0]).to.include({ endpoint: 'images', status: 200, outcome: 'ok', promptTokens: 30, completionTokens: 300, cost: 0.04 });
+    });
+
     it('passes an upstream error through in the OpenAI shape', async () => {
       upstream.answer = () => ({ status: 400, body: { error: { message: 'Invalid mask: size differs from the image.', type: 'invalid_request_error', code: 'invalid_mask', param: 'mask' } } });
       const err = await client.images
