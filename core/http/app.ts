@@ -28,10 +28,9 @@ export function buildApp(services: GatewayServices): express.Express {
     assignRequestId(res);
     next();
   });
-  app.use(jsonBodies(services));
-
   const router = express.Router();
   for (const install of ROUTE_INSTALLERS) install(router, services);
+  app.use(jsonBodies(services, router));
   app.use(router);
 
   app.use((req: Request, res: Response) => {
@@ -53,7 +52,7 @@ export function buildApp(services: GatewayServices): express.Express {
  * UTF-8, a depth limit, the body limit); a body of another type, or a compressed one, is refused with 415
  * before any route sees it. `req.body` stays undefined when there is no body.
  */
-function jsonBodies(services: GatewayServices) {
+function jsonBodies(services: GatewayServices, router: express.Router) {
   const limit = services.config.server.bodyLimitBytes;
   // a body that cannot be read waits behind the key: a caller without a valid one learns nothing of it
   const refuse = (req: Request, next: NextFunction) => (error: unknown) => {
@@ -64,6 +63,9 @@ function jsonBodies(services: GatewayServices) {
     const refusal = bodyRefusal(req);
     if (refusal) {
       req.resume();
+      // a path nothing serves is a 404 whatever its body: the openai SDK's images.createVariation (a
+      // multipart form) was told to send JSON, as if the gateway served it
+      if (!routed(router, req.path)) return next();
       return refuse(req, next)(refusal);
     }
     readJsonBody(req, limit).then((body) => {
@@ -71,6 +73,19 @@ function jsonBodies(services: GatewayServices) {
       next();
     }, refuse(req, next));
   };
+}
+
+/** Whether some route of `router` serves `path`, by any method. */
+function routed(router: express.Router, path: string): boolean {
+  // the router's layers match as they dispatch (their `match` is not in express's published types)
+  return (router.stack as unknown as { match(path: string): unknown }[]).some((layer) => {
+    try {
+      return Boolean(layer.match(path));
+    } catch {
+      // a malformed %-escape in a parameter: the route's own decoding answers it
+      return true;
+    }
+  });
 }
 
 /** The 401/403 a caller of a keyed path gets (the model APIs, the management API), or undefined. */

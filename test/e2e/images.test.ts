@@ -252,6 +252,13 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(page.data[0]).to.include({ endpoint: 'images', status: 200, outcome: 'ok', promptTokens: 30, completionTokens: 300, cost: 0.04 });
     });
 
+    it('answers images.createVariation, an endpoint it does not serve, with a 404 unknown_endpoint, not a 415 asking for JSON', async () => {
+      const err = await client.images.createVariation({ model: 'painter', image: await toFile(fakePng(1000, 11), 'fox.png', { type: 'image/png' }) }).catch((e) => e);
+      expect(err).to.be.instanceOf(OpenAI.NotFoundError);
+      expect(err.error).to.deep.equal({ message: 'Unknown endpoint: POST /v1/images/variations', type: 'not_found_error', param: null, code: 'unknown_endpoint' });
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('passes an upstream error through in the OpenAI shape', async () => {
       upstream.answer = () => ({ status: 400, body: { error: { message: 'Invalid mask: size differs from the image.', type: 'invalid_request_error', code: 'invalid_mask', param: 'mask' } } });
       const err = await client.images
