@@ -4,6 +4,7 @@ import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { chatAnswerFrames, chatAnswerStream } from '../formats/chat-answer-stream';
+import { imagesAnswerFrames } from '../apis/images/images-answer-stream';
 import type { ChatResponse } from '../types/chat';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
@@ -73,6 +74,11 @@ export async function callDeployment(
     const result = await invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
     // a chat client asked for a stream and the upstream answered JSON (chat-answer-stream.ts)
     if (exchange.stream && !result.stream && exchange.format === 'chat') return { ...result, body: undefined, rawBody: undefined, stream: chatAnswerStream(readUpstream(() => chatAnswerFrames(result.body as ChatResponse))) };
+    // ... or an images client did (images-answer-stream.ts)
+    if (exchange.stream && !result.stream && (exchange.format === 'images.generations' || exchange.format === 'images.edits')) {
+      const format = exchange.format;
+      return { ...result, body: undefined, rawBody: undefined, stream: chatAnswerStream(readUpstream(() => imagesAnswerFrames(result.body, format))) };
+    }
     return result;
   }
 

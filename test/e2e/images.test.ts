@@ -162,6 +162,24 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(page.data[0]).to.include({ endpoint: 'images', status: 200, promptTokens: 10, completionTokens: 200, cost: 0.04 });
     });
 
+    it('streams a generation whose upstream ignored stream: true and answered JSON, one completed event per image', async () => {
+      const usage = { input_tokens: 12, output_tokens: 544, total_tokens: 556, input_tokens_details: { text_tokens: 12, image_tokens: 0 } };
+      const image = (i: number) => ({ b64_json: fakePng(100, i).toString('base64'), revised_prompt: `a fox ${i}` });
+      upstream.answer = () => ({ status: 200, body: { created: 1700000000, data: [image(1), image(2)], size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png', usage } });
+      const stream = await client.images.generate({ model: 'painter', prompt: 'two foxes', n: 2, stream: true });
+      const events = [];
+      for await (const event of stream) events.push(event);
+      expect(events.map((e) => [e.type, e.b64_json])).to.deep.equal([
+        ['image_generation.completed', image(1).b64_json],
+        ['image_generation.completed', image(2).b64_json],
+      ]);
+      expect(events[1]).to.include({ created_at: 1700000000, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' });
+      expect((events[1] as { usage?: unknown }).usage).to.deep.equal(usage);
+      const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+      expect(page.data[0]).to.include({ endpoint: 'images', status: 200, outcome: 'ok', promptTokens: 12, completionTokens: 544, cost: 0.08 });
+      expect(page.data[0].details).to.deep.include({ images: 2 });
+    });
+
     it('answers a bad size, a missing prompt and a chat model with OpenAI errors', async () => {
       const bad = await client.images.generate({ model: 'painter', prompt: 'x', size: 'big' as never }).catch((e) => e);
       expect(bad.status).to.equal(400);
