@@ -33,7 +33,3 @@ export function chatAnswerFrames(response: ChatResponse): SseFrame[] {
   frames.push(SseFrame.fromRaw('[DONE]'));
   return frames;
 }
-
-export async function* chatAnswerStream(frames: SseFrame[]): AsyncGenerator<SseFrame> {
-  yield* frames;
-}

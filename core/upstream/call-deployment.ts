@@ -3,7 +3,8 @@ import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
 import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
-import { chatAnswerFrames, chatAnswerStream } from '../formats/chat-answer-stream';
+import { chatAnswerFrames } from '../formats/chat-answer-stream';
+import { streamOfFrames } from '../streaming/frames-stream';
 import { imagesAnswerFrames } from '../apis/images/images-answer-stream';
 import type { ChatResponse } from '../types/chat';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
@@ -73,11 +74,11 @@ export async function callDeployment(
     const withText = exchange.bodyText === undefined ? inbound : { ...inbound, bodyText: exchange.bodyText };
     const result = await invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
     // a chat client asked for a stream and the upstream answered JSON (chat-answer-stream.ts)
-    if (exchange.stream && !result.stream && exchange.format === 'chat') return { ...result, body: undefined, rawBody: undefined, stream: chatAnswerStream(readUpstream(() => chatAnswerFrames(result.body as ChatResponse))) };
+    if (exchange.stream && !result.stream && exchange.format === 'chat') return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => chatAnswerFrames(result.body as ChatResponse))) };
     // ... or an images client did (images-answer-stream.ts)
     if (exchange.stream && !result.stream && (exchange.format === 'images.generations' || exchange.format === 'images.edits')) {
       const format = exchange.format;
-      return { ...result, body: undefined, rawBody: undefined, stream: chatAnswerStream(readUpstream(() => imagesAnswerFrames(result.body, format))) };
+      return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => imagesAnswerFrames(result.body, format))) };
     }
     return result;
   }
@@ -92,7 +93,7 @@ export async function callDeployment(
   if (exchange.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');
     // an upstream that ignored `stream: true` answered JSON: the client asked for a stream and gets one
-    const frames = result.stream ?? chatAnswerStream(readUpstream(() => chatAnswerFrames(result.body as ChatResponse)));
+    const frames = result.stream ?? streamOfFrames(readUpstream(() => chatAnswerFrames(result.body as ChatResponse)));
     return { ...result, body: undefined, rawBody: undefined, stream: readingUpstream(adapter.streamFromChat(frames, exchange.body)) };
   }
   return { ...result, body: readUpstream(() => adapter.fromChat!(result.body as never, exchange.body)), rawBody: undefined };
