@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
@@ -548,5 +551,46 @@ describe('/mcp with an upstream whose tool list has more pages than discovery re
     expect(names[99]).to.equal('tool_99');
     const warning = gw.logLines.map((line) => JSON.parse(line)).find((entry) => /page/.test(entry.msg ?? entry.message ?? ''));
     expect(warning, gw.logLines.join('\n')).to.deep.include({ level: 'warn', server: 'pager', org: 'acme', list: 'tools/list', pages: 100 });
+  });
+});
+
+describe('/mcp right after a restart on a persistent store, while the first discovery still runs', () => {
+  let upstream: FakeMcpServer;
+  let dir: string;
+  before(async () => {
+    upstream = await FakeMcpServer.start({ tools: { lookup: {} } });
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-mcp-restart-'));
+  });
+  after(async () => {
+    await upstream.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a tools/call waits for the discovery in progress instead of answering Unknown tool (the stored record already said healthy)', async () => {
+    const config = () =>
+      testConfig()
+        .withKey(KEY, { id: 'bot' })
+        .withMcpServer('crm', upstream.url, { org: 'acme' })
+        .with({ store: { url: `sqlite://${path.join(dir, 'gateway.db')}`, sweepIntervalSeconds: 0 }, mcp: { healthCheckIntervalSeconds: 0 } });
+    const first = await config().start();
+    try {
+      expect((await post(first, call('lookup', { q: 0 }).body)).body.result).to.deep.equal({ content: [{ type: 'text', text: '{"q":0}' }] });
+    } finally {
+      await first.close();
+    }
+    // the restarted gateway's discovery is held: its record, read back from the store, says healthy
+    upstream.holdRpc = 'tools/list';
+    const gw = await config().start();
+    try {
+      const pending = post(gw, call('lookup', { q: 1 }).body);
+      const release = setTimeout(() => upstream.releaseHeld(), 500);
+      const answer = await pending;
+      clearTimeout(release);
+      upstream.releaseHeld();
+      expect(answer.body).to.deep.equal({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '{"q":1}' }] } });
+    } finally {
+      upstream.releaseHeld();
+      await gw.close();
+    }
   });
 });

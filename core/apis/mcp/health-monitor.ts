@@ -48,6 +48,12 @@ export class McpHealthMonitor {
   private handle: unknown;
   /** servers with a check to run once the running one ends (a list changed while it ran) */
   private readonly recheck = new Set<string>();
+  /**
+   * servers this process has checked at least once: the health in a record loaded from a shared or
+   * persistent store says how an earlier process or another instance found it, not whether this
+   * process's discovery cache holds its catalog yet
+   */
+  private readonly checkedHere = new Set<string>();
   /** per server, the lists its last good check found cut at the page limit (what was last warned of) */
   private readonly capped = new Map<string, string>();
 
@@ -85,6 +91,7 @@ export class McpHealthMonitor {
       upstream,
       abort,
       promise: this.run(id, abort.signal).finally(() => {
+        if (!abort.signal.aborted) this.checkedHere.add(id);
         if (this.inflight.get(id) === entry) this.inflight.delete(id);
       }),
     };
@@ -110,6 +117,11 @@ export class McpHealthMonitor {
       if (this.recheck.delete(id) && this.registry.get(id)) void this.check(id);
     };
     running.promise.then(again, again);
+  }
+
+  /** Whether a check of this server has ended in this process (its catalog, if any, is in the cache). */
+  checked(id: string): boolean {
+    return this.checkedHere.has(id);
   }
 
   /** The check running for a server now, if any. */

@@ -151,12 +151,14 @@ export class McpGateway {
 
   /**
    * Boot does not wait for discovery (a hung upstream would hold it for the discovery cap); instead the
-   * first request that needs a server still in its first check waits for that check, once.
+   * first request that needs a server still in its first check waits for that check, once. The first
+   * check in this process, not the record's health: a record read from a persistent store (a restart) or
+   * one shared with other instances says `healthy` while this process has no tools for it yet.
    */
   async ensureDiscovered(scope: McpScope): Promise<boolean> {
     let waited = false;
     for (const scoped of scope.servers) {
-      if (scoped.record.health.status !== 'unknown') continue;
+      if (this.health.checked(scoped.record.id)) continue;
       const running = this.health.running(scoped.record.id);
       if (running) {
         await running;
