@@ -92,7 +92,9 @@ export class RequestReporter {
     if (mcp?.method === 'tools/call') {
       // only a name the route stage resolved to a registered server's tool is a label value
       const routed = mcp.serverName !== undefined && mcp.upstreamTool !== undefined;
-      const status = outcome.error ? 'error' : ctx.logDetails.toolError ? 'tool_error' : 'ok';
+      // a call the client gave up on (it went away, or cancelled it) says nothing about the server:
+      // counted as an error, alerts on failing tools fired whenever a user pressed stop
+      const status = outcome.reason === 'client_abort' ? 'client_abort' : outcome.error ? 'error' : ctx.logDetails.toolError ? 'tool_error' : 'ok';
       metrics.mcpToolCalls.inc({ server: routed ? mcp.serverName! : OTHER, tool: routed ? mcp.upstreamTool! : OTHER, status });
     }
   }

@@ -169,6 +169,39 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await failed()).to.equal(before);
   });
 
+  it('counts a tool call the client gave up on apart from the calls that failed', async () => {
+    const calls = async () => {
+      const text = await scrape();
+      const of = (status: string) => sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status }) ?? 0;
+      return { error: of('error'), clientAbort: of('client_abort') };
+    };
+    const before = await calls();
+    const seen = docs.requestsFor('tools/call').length;
+    docs.holdRpc = 'tools/call';
+    try {
+      const abort = new AbortController();
+      const answer = fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'slow' } } }),
+        signal: abort.signal,
+      }).catch((e) => e);
+      // the call is under way at the upstream when the client hangs up
+      await eventually(() => docs.requestsFor('tools/call').length > seen);
+      abort.abort();
+      expect(await answer).to.be.instanceOf(Error);
+      await eventually(async () => {
+        const last = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+        return last?.model?.startsWith('MCP: ') && last.status === 499;
+      });
+    } finally {
+      docs.releaseHeld();
+    }
+    // the server did not fail: alerts on failed tool calls fired whenever a user pressed stop
+    const after = await calls();
+    expect({ error: after.error - before.error, clientAbort: after.clientAbort - before.clientAbort }).to.deep.equal({ error: 0, clientAbort: 1 });
+  });
+
   it('counts the model list and the management API refused for a missing or unknown key, as a chat one is', async () => {
     const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-nobody-knows-this', maxRetries: 0 });
     expect((await stranger.models.list().catch((e) => e)).status).to.equal(401);
