@@ -129,7 +129,8 @@ function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknow
   if (ctx.usage.cacheReadTokens) line.cachedTokens = ctx.usage.cacheReadTokens;
   if (entry.errorCode) line.errorCode = entry.errorCode;
   if (entry.outcome && entry.outcome !== 'ok') line.outcome = entry.outcome;
-  // a /mcp message's exchange is a child of its HTTP request and shares its id: it has no parent request
+  // a /mcp message's exchange shares its HTTP request's id (no parent request), unless it is one of a
+  // batch's exchanges, each with an id of its own
   if (ctx.parent && ctx.parent.requestId !== ctx.requestId) line.parentRequestId = ctx.parent.requestId;
   if (ctx.trace) line.traceId = ctx.trace.traceId;
   return line;

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
+import { eventually } from '../support/eventually';
 import { REPO_ROOT } from '../support/fixtures';
 
 const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
@@ -199,6 +200,41 @@ describe('one log line per request from the model-gateway command', function () 
     expect(lines[0]).to.include({ requestId: id, endpoint: 'mcp', model: 'MCP: docs-search' });
     // it named the call's own request id, so every /mcp call read as a tool call of some response
     expect(lines[0]).to.not.have.property('parentRequestId');
+  });
+
+  it('gives each tool call of a /mcp batch its own request id and log entry, the HTTP request\'s id as its parentRequestId', async () => {
+    const gw = await run(config());
+    let httpId: string;
+    let entries: { id: string }[];
+    let lines: Record<string, unknown>[];
+    try {
+      const mcp = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${SECRETS.LOGS_KEY}` },
+        body: JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'one' } } },
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'docs-search', arguments: { q: 'two' } } },
+        ]),
+      });
+      expect(((await mcp.json()) as unknown[]).length).to.equal(2);
+      httpId = mcp.headers.get('x-gateway-request-id')!;
+      const requestLines = () => gw.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+      await eventually(() => requestLines().length === 2);
+      lines = requestLines();
+      // each line's id finds that call's own entry, as the console's Details asks for it
+      entries = [];
+      for (const line of lines) {
+        const res = await fetch(`${gw.url}/admin/v1/logs/${line.requestId}`, { headers: { authorization: `Bearer ${SECRETS.LOGS_ADMIN}` } });
+        expect(res.status).to.equal(200);
+        entries.push((await res.json()) as { id: string });
+      }
+    } finally {
+      gw.child.kill('SIGTERM');
+    }
+    expect(await gw.exit).to.equal(0);
+    expect(lines.map((l) => l.parentRequestId)).to.deep.equal([httpId, httpId]);
+    expect(new Set([httpId, ...lines.map((l) => l.requestId)]).size).to.equal(3);
+    expect(entries.map((e) => e.id)).to.deep.equal(lines.map((l) => l.requestId));
   });
 
   it('writes lines in batches yet never holds one back: the line of a lone request arrives while the gateway keeps running, every line of a burst arrives', async () => {

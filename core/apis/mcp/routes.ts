@@ -15,6 +15,7 @@
  * notifications only; everything else is 200 with a JSON-RPC result or error. Every error on /mcp and
  * below it, whatever the method, is a JSON-RPC error body (error-shapes.ts JSONRPC_ERRORS).
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Router } from 'express';
 import { AuthenticationError, GatewayError, PermissionError, toGatewayError } from '../../errors/gateway-error';
@@ -149,6 +150,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       relayStates,
       stream,
       inFlight,
+      ownIds: messages.filter(isExchange).length > 1,
     };
     const replies: RpcReply[] = [];
     for (const message of messages) {
@@ -220,6 +222,11 @@ interface CallContext {
   relayStates: RelayStateSigner;
   stream: ProgressStream;
   inFlight: InFlightRequests;
+  /**
+   * a batch with several exchanges: each gets a request id of its own (the HTTP request's is their
+   * parent), else their log entries share one id and the log shows one of them under it
+   */
+  ownIds: boolean;
 }
 
 async function handleMessage(call: CallContext, message: unknown): Promise<RpcReply> {
@@ -247,7 +254,7 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
   try {
     const client = clientRevision(m.method, params, call.revisionHeaders);
     if (m.method === 'server/discover') return { body: { jsonrpc: '2.0', id, result: resultFor({ modern: true, capabilities: {} }, m.method, discoverResult()) } };
-    if (m.method === 'tools/call' || m.method === 'prompts/get' || m.method === 'resources/read') return await runExchange(call, id, m.method, params, client);
+    if (isExchange(m)) return await runExchange(call, id, m.method as McpCallMethod, params, client);
     const result = await answer(call, m.method, params, client);
     if (result === undefined) return { body: rpcErrorRaw(id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`) };
     return { body: { jsonrpc: '2.0', id, result: resultFor(client, m.method, result) } };
@@ -279,6 +286,12 @@ async function answer(call: CallContext, method: string, params: Record<string, 
   }
 }
 
+/** a message that runs every stage and writes a log entry of its own */
+function isExchange(message: unknown): boolean {
+  const method = (message as { method?: unknown } | null)?.method;
+  return method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
+}
+
 function scopeOf(call: CallContext) {
   return call.traffic.scopeOf(call.parent, call.mcpHeaders);
 }
@@ -290,7 +303,7 @@ function scopeOf(call: CallContext) {
  */
 async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, params: Record<string, unknown>, client: ClientRevision): Promise<RpcReply> {
   const { services, parent } = call;
-  const ctx = parent.child('mcp', 'own', services.clock.now(), call.signal, parent.requestId);
+  const ctx = parent.child('mcp', 'own', services.clock.now(), call.signal, call.ownIds ? randomUUID() : parent.requestId);
   const args = params.arguments;
   const name = typeof params.name === 'string' ? params.name : '';
   ctx.mcp = {
