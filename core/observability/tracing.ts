@@ -43,7 +43,7 @@ export class Tracing {
     const traced = ctx.parent?.trace?.current;
     const parent = traced ?? propagator.extract(ROOT_CONTEXT, ctx.inbound.headers, headerGetter);
     const span = this.tracer.startSpan(rootSpanName(ctx), { kind: traced ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: requestAttributes(ctx) }, parent);
-    return new RequestTrace(this.tracer, span, trace.setSpan(parent, span));
+    return new RequestTrace(this.tracer, span, trace.setSpan(parent, span), !traced);
   }
 
   /** Export what is still buffered and stop (gateway close). */
@@ -99,6 +99,8 @@ export class RequestTrace {
     private readonly tracer: Tracer,
     private readonly root: Span,
     private readonly rootContext: Context,
+    /** the root is a server span (the request the client sees), not a child exchange's */
+    private readonly server = false,
   ) {}
 
   /** the context new spans go under: the running stage's, else the request's */
@@ -142,7 +144,10 @@ export class RequestTrace {
     this.root.setAttributes(resultAttributes(ctx, outcome));
     if (outcome.error || outcome.status >= 500) {
       this.root.setAttribute('error.type', outcome.error?.code ?? String(outcome.status));
-      this.root.setStatus({ code: SpanStatusCode.ERROR });
+      // OpenTelemetry's HTTP conventions leave a server span's status unset for a 4xx: the client's
+      // fault (a bad body, an unknown model, a spent budget, a client gone) is no failure of the gateway,
+      // and error-rate views built on span status would page for it
+      if (!this.server || outcome.status >= 500) this.root.setStatus({ code: SpanStatusCode.ERROR });
     }
     this.root.end();
   }

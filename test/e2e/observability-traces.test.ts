@@ -208,6 +208,28 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(toolRoot.attributes['gen_ai.tool.name']).to.equal(cut);
   });
 
+  it('leaves the status of a request answered 4xx unset (the client\'s fault) and marks one answered 5xx an error, as OpenTelemetry\'s HTTP server conventions say', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      expect((await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).status).to.equal(404);
+      upstream.script = { kind: 'json', status: 500, body: { error: { message: 'upstream broke' } } };
+      try {
+        expect((await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).status).to.equal(502);
+      } finally {
+        upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) };
+      }
+    } finally {
+      await gw.close();
+    }
+    const refused = await receiver.waitFor((s) => s.name === 'chat no-such-model');
+    expect(refused).to.deep.include({ kind: 2, statusCode: 0 });
+    expect(refused.attributes).to.deep.include({ 'http.response.status_code': 404 });
+    const failed = await receiver.waitFor((s) => s.name === 'chat gpt-test');
+    expect(failed).to.deep.include({ kind: 2, statusCode: 2 });
+    expect(failed.attributes).to.deep.include({ 'http.response.status_code': 502 });
+  });
+
   it('cuts a client\'s resource URI of a megabyte in the span of the upstream call it routes to, as in the request\'s span', async () => {
     const files = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'files:///{name}.{ext}', name: 'File', read: () => 'contents' }] });
     const uri = `files:///${'a'.repeat(1_000_000)}.txt`;
