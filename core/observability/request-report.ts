@@ -81,10 +81,14 @@ export class RequestReporter {
     metrics.requests.inc({ endpoint: entry.endpoint, model, status: String(entry.status) });
     metrics.duration.observe({ endpoint: entry.endpoint }, entry.latencyMs / 1000);
     const { usage } = ctx;
-    if (usage.inputTokens) metrics.tokens.inc({ model, type: 'input' }, usage.inputTokens);
-    if (usage.outputTokens) metrics.tokens.inc({ model, type: 'output' }, usage.outputTokens);
-    if (usage.cacheReadTokens) metrics.tokens.inc({ model, type: 'cached' }, usage.cacheReadTokens);
-    if (entry.cost > 0) metrics.cost.inc({ model }, entry.cost);
+    // a gateway_proxy call's tokens and cost are its model's (folded in from the model call it ran): under
+    // the empty label a model's spend on the dashboards missed every call made through the tool
+    const proxied = ctx.mcp?.target?.kind === 'model' ? ctx.mcp.target.tool.model : undefined;
+    const spentOn = proxied === undefined ? model : this.modelLabel(proxied);
+    if (usage.inputTokens) metrics.tokens.inc({ model: spentOn, type: 'input' }, usage.inputTokens);
+    if (usage.outputTokens) metrics.tokens.inc({ model: spentOn, type: 'output' }, usage.outputTokens);
+    if (usage.cacheReadTokens) metrics.tokens.inc({ model: spentOn, type: 'cached' }, usage.cacheReadTokens);
+    if (entry.cost > 0) metrics.cost.inc({ model: spentOn }, entry.cost);
     for (const g of ctx.guardrails) metrics.guardrailVerdicts.inc({ guardrail: g.id, verdict: g.verdict });
     const reason = outcome.error ? LIMIT_REASONS.get(outcome.error.code) : undefined;
     if (reason) metrics.limitRefusals.inc({ reason });

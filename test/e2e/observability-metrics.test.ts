@@ -302,6 +302,40 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await cached()).to.equal(before + 12);
   });
 
+  it('counts the tokens and cost of a gateway_proxy tool call under the model it ran, not under an empty model', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('second opinion', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    const counts = async () => {
+      const text = await scrape();
+      const of = (name: string, labels: Record<string, string>) => sample(text, name, labels) ?? 0;
+      return {
+        input: of('gateway_tokens_total', { model: 'gpt-test', type: 'input' }),
+        output: of('gateway_tokens_total', { model: 'gpt-test', type: 'output' }),
+        cost: of('gateway_cost_usd_total', { model: 'gpt-test' }),
+        unnamedInput: of('gateway_tokens_total', { model: '', type: 'input' }),
+        unnamedCost: of('gateway_cost_usd_total', { model: '' }),
+        mcpRequests: of('gateway_requests_total', { endpoint: 'mcp', model: '', status: '200' }),
+      };
+    };
+    const before = await counts();
+    const tool = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gateway_proxy-gpt_test', arguments: { prompt: 'what do you think?' } } }),
+    });
+    expect(await tool.text()).to.include('second opinion');
+    await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0]?.model === 'MCP: gateway_proxy-gpt_test');
+    const after = await counts();
+    // (10 x 1000 + 5 x 2000) / 1e6: a model call's spend reads under its model on a dashboard
+    expect({
+      input: after.input - before.input,
+      output: after.output - before.output,
+      cost: Number((after.cost - before.cost).toFixed(9)),
+      unnamedInput: after.unnamedInput - before.unnamedInput,
+      unnamedCost: after.unnamedCost - before.unnamedCost,
+      mcpRequests: after.mcpRequests - before.mcpRequests,
+    }).to.deep.equal({ input: 10, output: 5, cost: 0.02, unnamedInput: 0, unnamedCost: 0, mcpRequests: 1 });
+  });
+
   it('lets the admin key and the metrics token scrape, and refuses anyone else in the OpenAI error shape', async () => {
     expect(sample(await scrape(`Bearer ${TOKEN}`), 'gateway_limit_refusals_total', { reason: 'budget' })).to.equal(1);
     const none = await fetch(`${gw.url}/metrics`);
