@@ -78,8 +78,12 @@ export class RequestReporter {
     const metrics = this.metrics;
     if (!metrics) return;
     const model = ctx.traffic === 'mcp' ? '' : this.modelLabel(requestedModel(ctx) ?? '');
-    metrics.requests.inc({ endpoint: entry.endpoint, model, status: String(entry.status) });
-    metrics.duration.observe({ endpoint: entry.endpoint }, entry.latencyMs / 1000);
+    // a Responses request's tool call has an entry of its own, but the client asked for the response only:
+    // counting each call made one request several (under model=""), and timed it as a response
+    if (ctx.parent?.traffic !== 'responses') {
+      metrics.requests.inc({ endpoint: entry.endpoint, model, status: String(entry.status) });
+      metrics.duration.observe({ endpoint: entry.endpoint }, entry.latencyMs / 1000);
+    }
     const { usage } = ctx;
     // a gateway_proxy call's tokens and cost are its model's (folded in from the model call it ran): under
     // the empty label a model's spend on the dashboards missed every call made through the tool

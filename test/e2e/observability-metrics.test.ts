@@ -285,6 +285,38 @@ describe('Prometheus metrics at GET /metrics', function () {
     }
   });
 
+  it('counts a Responses request once, not once more for each tool call its loop runs', async () => {
+    const echo = await testConfig()
+      .withKey(KEY)
+      .withProvider({ id: 'local', type: 'echo' })
+      .withModel('echo')
+      .withMcpServer('docs', docs.url)
+      .with({ metrics: { public: true }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    try {
+      const client = new OpenAI({ baseURL: `${echo.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const { data: response, response: raw } = await client.responses
+        .create({
+          model: 'echo',
+          input: 'call docs-search {"q": "x"}',
+          tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+        })
+        .withResponse();
+      expect(response.output.filter((item) => item.type === 'mcp_call')).to.have.length(1);
+      expect(response.output_text).to.equal('found');
+      const requestId = raw.headers.get('x-gateway-request-id');
+      await eventually(async () => (await echo.gateway.services.requestLog.query({ limit: 5 })).data.some((e) => e.requestId === requestId));
+      const text = await (await fetch(`${echo.url}/metrics`)).text();
+      // one client request: its tool call is a tool call (gateway_mcp_tool_calls_total), not a second request
+      expect(sample(text, 'gateway_requests_total', { endpoint: 'responses', model: 'echo', status: '200' })).to.equal(1);
+      expect(sample(text, 'gateway_requests_total', { endpoint: 'responses', model: '' })).to.equal(undefined);
+      expect(sample(text, 'gateway_request_duration_seconds_count', { endpoint: 'responses' })).to.equal(1);
+      expect(sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'ok' })).to.equal(1);
+    } finally {
+      await echo.close();
+    }
+  });
+
   it('counts the cached tokens of a Responses request as it does those of a chat request', async () => {
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 6 } };
     upstream.script = { kind: 'json', body: chatCompletion('ok', usage) };
