@@ -21,9 +21,12 @@ const URL_PATTERN = /[a-z][a-z0-9+.-]{0,63}:\/\/[^\s"'<>]+/gi;
 /**
  * Credentials the gateway obtains at run time are not in the known values (a Vertex OAuth token, an
  * Entra token from a command, AWS keys from the default chain): their shapes are here too, temporary AWS
- * key ids (ASIA) beside long-term ones (AKIA), and Google access tokens (ya29.).
+ * key ids (ASIA) beside long-term ones (AKIA), Google access tokens (ya29.) and JWTs (an Entra token or
+ * a Google id token is one, and an upstream may quote it without its "Bearer "). A JWT's header is JSON,
+ * so it starts "eyJ"; it is only looked for where a run of base64url characters starts, so a failed try
+ * rescans no more than the next two dot-separated parts and the scan stays linear.
  */
-const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ASIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}|\bya29\.[A-Za-z0-9._-]{8,}/g;
+const KEY_PATTERN = /\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ASIA|ghp_|gho_|xox[abprs]-)[A-Za-z0-9_-]{8,}|\bya29\.[A-Za-z0-9._-]{8,}|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)+/g;
 
 /** Shorter values are not scrubbed: "admin" or "true" would blank out ordinary words everywhere. */
 export const MIN_SECRET_LENGTH = 8;

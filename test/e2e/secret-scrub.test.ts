@@ -1,4 +1,6 @@
-import path from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path, { join } from 'node:path';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -6,6 +8,7 @@ import { FakeMcpServer } from '../support/fake-mcp-server';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { API_VERSION, FakeAzure } from '../providers/azure-openai/fake-azure-upstream';
 
 /**
  * Canary values in every configured and registered credential. None of them is shaped like an API key,
@@ -255,4 +258,60 @@ describe('basic-auth credentials of MCP servers are scrubbed in the form they ar
     expect(everything).to.include('upstream got');
     for (const [name, value] of Object.entries({ config: basic(CONFIG), registered: basic(REGISTERED) })) expect(everything, name).to.not.include(value);
   });
+});
+
+describe('credentials the gateway was not told about are scrubbed by their shape', () => {
+  const b64url = (v: string) => Buffer.from(v).toString('base64url');
+  // an Entra access token as `az account get-access-token` prints it: a bare JWT, obtained at run time
+  const ENTRA_JWT = [
+    b64url(JSON.stringify({ typ: 'JWT', alg: 'RS256', kid: 'kid-1' })),
+    b64url(JSON.stringify({ aud: 'https://cognitiveservices.azure.com', exp: Math.floor(Date.now() / 1000) + 3600, oid: 'user-1' })),
+    b64url('a-signature-of-256-bytes-in-real-life'),
+  ].join('.');
+  let azure: FakeAzure;
+  let gw: TestGateway;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-entra-'));
+    writeFileSync(join(dir, 'token'), `${ENTRA_JWT}\n`);
+    azure = await new FakeAzure().start();
+    azure.bearers = [ENTRA_JWT];
+    gw = await testConfig()
+      .withKey('sk-member-shapes', { id: 'member' })
+      .withProvider({ id: 'azure-entra', type: 'azure-openai', baseUrl: azure.url, entraTokenCommand: `cat '${join(dir, 'token')}'`, apiVersion: API_VERSION })
+      .withModel('m', { model: 'gpt-4o-mini' })
+      .with({ routing: { retries: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await azure.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function everything(texts: string[]) {
+    const requestLog = await gw.gateway.services.requestLog.query({ limit: 100 });
+    return [...texts, JSON.stringify(requestLog), gw.logLines.join('')].join('\n');
+  }
+
+  it('keeps a bare JWT an upstream echoes (an Entra token from a command) out of the error, the logs and the request log', async () => {
+    const seen: string[] = [];
+    for (const status of [400, 500]) {
+      // the upstream quotes the token without its "Bearer "
+      azure.reply = (req) => ({ kind: 'json', status, body: { error: { message: `token ${String(req.headers.authorization).slice('Bearer '.length)} lacks the role for this deployment`, type: 'invalid_request_error' } } });
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-member-shapes' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      seen.push(await res.text());
+      expect(res.status).to.equal(status === 400 ? 400 : 502);
+    }
+    // the token did go out, so the echo carried it
+    expect(azure.last.headers.authorization).to.equal(`Bearer ${ENTRA_JWT}`);
+    expect(seen[0]).to.include('token [redacted] lacks the role');
+    expect(await everything(seen)).to.not.include(ENTRA_JWT.split('.')[1]);
+  });
+
 });
