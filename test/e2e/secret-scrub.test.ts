@@ -268,6 +268,13 @@ describe('credentials the gateway was not told about are scrubbed by their shape
     b64url(JSON.stringify({ aud: 'https://cognitiveservices.azure.com', exp: Math.floor(Date.now() / 1000) + 3600, oid: 'user-1' })),
     b64url('a-signature-of-256-bytes-in-real-life'),
   ].join('.');
+  const OTHER = {
+    googleApiKey: 'AIzaSyD4x9Qw7_kL2mN8pR5tV1bC3eF6gH0jK-z',
+    githubPat: 'github_pat_11ABCDEFG0abcdefghijKL_mnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUV',
+    githubServerToken: 'ghs_16C7e42F292c6912E7710c838347Ae178B4a',
+    awsSecretBesideId: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    awsSecretLabelled: 'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+  };
   let azure: FakeAzure;
   let gw: TestGateway;
   let dir: string;
@@ -314,4 +321,24 @@ describe('credentials the gateway was not told about are scrubbed by their shape
     expect(await everything(seen)).to.not.include(ENTRA_JWT.split('.')[1]);
   });
 
+  it('keeps Google API keys, GitHub tokens and AWS secret keys out of an upstream error, and leaves dotted versions and file names alone', async () => {
+    const message = [
+      `key ${OTHER.googleApiKey} is not valid;`,
+      `fetching with ${OTHER.githubPat} and ${OTHER.githubServerToken} failed;`,
+      `credentials AKIAIOSFODNN7EXAMPLE ${OTHER.awsSecretBesideId} and aws_secret_access_key=${OTHER.awsSecretLabelled} rejected;`,
+      'see release v2.14.3-rc.1 and config.prod.yaml',
+    ].join(' ');
+    azure.reply = () => ({ kind: 'json', status: 400, body: { error: { message, type: 'invalid_request_error' } } });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-member-shapes' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await res.text();
+    expect(res.status).to.equal(400);
+    const said = JSON.parse(text).error.message as string;
+    expect(said).to.include('key [redacted] is not valid;').and.to.include('see release v2.14.3-rc.1 and config.prod.yaml');
+    const all = await everything([text]);
+    for (const [name, value] of Object.entries(OTHER)) expect(all, name).to.not.include(value);
+  });
 });
