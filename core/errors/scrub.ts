@@ -106,6 +106,14 @@ export function scrubSecrets(text: string): string {
   return knownSecrets.scrub(text);
 }
 
+/**
+ * Words an upstream chose that are passed on whole (an MCP server's JSON-RPC error): known secrets and
+ * key-shaped text, as in any upstream error, but URLs and length are the upstream's to keep.
+ */
+export function scrubCredentials(text: string): string {
+  return knownSecrets.scrub(text).replace(KEY_PATTERN, REDACTED);
+}
+
 /** An upstream's error message: known secrets, plus URLs and key-shaped text; capped at 1000 characters. */
 export function scrubMessage(message: string, secrets: readonly string[] = []): string {
   let out = knownSecrets.scrub(message);

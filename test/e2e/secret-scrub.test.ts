@@ -342,3 +342,52 @@ describe('credentials the gateway was not told about are scrubbed by their shape
     for (const [name, value] of Object.entries(OTHER)) expect(all, name).to.not.include(value);
   });
 });
+
+describe('a per-user token an MCP server quotes in its error is scrubbed by its shape', () => {
+  const b64url = (v: string) => Buffer.from(v).toString('base64url');
+  // the user's own id token, forwarded as x-mcp-crm-authorization: the gateway never had it configured
+  const USER_JWT = [b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' })), b64url(JSON.stringify({ sub: 'user-7', exp: 4102444800 })), b64url('signature-bytes-of-the-idp')].join('.');
+  const MEMBER = 'sk-member-mcp-shapes';
+  let mcp: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    mcp = await FakeMcpServer.start({
+      tools: {
+        lookup: {
+          description: 'Look up',
+          handler: (_args, headers) => {
+            throw new McpError(ErrorCode.InternalError, `token ${String(headers.authorization).replace(/^Bearer /, '')} has expired`);
+          },
+        },
+      },
+    });
+    gw = await testConfig()
+      .withKey(MEMBER, { id: 'member' })
+      .withMcpServer('crm', mcp.url, { org: 'acme', forwardHeaders: ['authorization'] })
+      .with({ mcp: { healthCheckIntervalSeconds: 0, discoveryTimeoutSeconds: 2 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await mcp.close();
+  });
+
+  it('keeps the token out of the tool error, the logs and the request log', async () => {
+    const rpc = async (method: string, params?: unknown) => {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${MEMBER}`, 'x-mcp-crm-authorization': `Bearer ${USER_JWT}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return res.text();
+    };
+    const name = (JSON.parse(await rpc('tools/list')).result.tools as { name: string }[]).map((t) => t.name).find((n) => n.endsWith('lookup'))!;
+    const text = await rpc('tools/call', { name, arguments: {} });
+    // the server was sent the token, so its error did quote it
+    expect(mcp.requests.some((r) => r.headers.authorization === `Bearer ${USER_JWT}`)).to.equal(true);
+    expect(text).to.include('token [redacted] has expired');
+    const requestLog = await gw.gateway.services.requestLog.query({ limit: 100 });
+    expect([text, JSON.stringify(requestLog), gw.logLines.join('')].join('\n')).to.not.include(USER_JWT.split('.')[1]);
+  });
+});

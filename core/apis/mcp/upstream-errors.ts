@@ -3,7 +3,7 @@
  * carry credentials) and never a header value.
  */
 import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
-import { scrubSecrets } from '../../errors/scrub';
+import { scrubCredentials } from '../../errors/scrub';
 import { MCP_UNANSWERED_REASON } from '../../plugins/contracts';
 import { legacyStreamableHttp, legacyTypes, modernClient } from './sdk';
 
@@ -20,11 +20,14 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** The upstream answered with a JSON-RPC error: it is alive, it refused this request. */
 export class UpstreamRpcError extends UpstreamError {
-  /** the upstream's own words, scrubbed of configured secrets (an upstream may echo our headers) */
+  /**
+   * the upstream's own words, scrubbed of configured secrets (an upstream may echo our headers) and of
+   * credentials by shape: a per-user token forwarded to it was never configured
+   */
   readonly rpcMessage: string;
   constructor(readonly server: string, readonly rpcCode: number, rpcMessage: string, readonly rpcData?: unknown) {
-    super(`MCP server ${server} returned an error: ${rpcMessage}`, 'mcp_upstream_rpc_error');
-    this.rpcMessage = scrubSecrets(rpcMessage);
+    super(`MCP server ${server} returned an error: ${scrubCredentials(rpcMessage)}`, 'mcp_upstream_rpc_error');
+    this.rpcMessage = scrubCredentials(rpcMessage);
   }
 }
 
