@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TimeoutsConfig } from '../config/types';
 import { InvalidRequestError, UpstreamError } from '../errors/gateway-error';
-import { scrubMessage } from '../errors/scrub';
 import { formatAdapter } from '../formats/registry';
 import { chatAnswerFrames } from '../formats/chat-answer-stream';
 import { streamOfFrames } from '../streaming/frames-stream';
@@ -289,11 +288,8 @@ function fromJsonText(text: string, deployment: Deployment, op: HttpOperation, b
  * before its first frame) fails the attempt while nothing has been sent to the client yet.
  */
 async function peekFirstFrame(batches: AsyncIterator<SseFrame[]>): Promise<FrameBatches> {
+  // an error event among the first frames is thrown by the stream itself (translated-stream.ts)
   const first = await batches.next();
-  if (!first.done && isErrorFrame(first.value[0])) {
-    await batches.return?.();
-    throw new UpstreamError(`The upstream reported an error before sending any output${errorMessageOf(first.value[0])}.`, 'upstream_stream_error');
-  }
   return new FrameBatches(replayFirst(first, batches));
 }
 
@@ -321,24 +317,3 @@ function replayFirst(first: IteratorResult<SseFrame[]>, rest: AsyncIterator<SseF
   };
 }
 
-/** An `event: error` frame (Anthropic style) or a data object carrying `error` (OpenAI style). */
-function isErrorFrame(frame: SseFrame): boolean {
-  if (frame.event === 'error') return true;
-  // asked of the first frame only: search that frame, not the whole read it came in
-  if (frame.isDone || !frame.mentionsInFrame('"error"')) return false;
-  try {
-    const json = frame.json;
-    return typeof json === 'object' && json !== null && (json.type === 'error' || (typeof json.error === 'object' && json.error !== null));
-  } catch {
-    return false;
-  }
-}
-
-function errorMessageOf(frame: SseFrame): string {
-  try {
-    const message = frame.json?.error?.message;
-    return typeof message === 'string' && message ? `: ${scrubMessage(message).slice(0, 300)}` : '';
-  } catch {
-    return '';
-  }
-}

@@ -5,6 +5,7 @@ import type { ModelExchange } from '../pipeline/context';
 import type { ClientSignal } from '../pipeline/client-signal';
 import type { SseFrame } from '../streaming/sse-frame';
 import { unreadableAnswer } from './unreadable-answer';
+import { isErrorFrame, upstreamStreamError } from './stream-error-frame';
 import { translateTransportError } from './upstream-client';
 
 type Batch = IteratorResult<SseFrame[]>;
@@ -30,6 +31,8 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
   private tail: { batches: SseFrame[][]; error?: unknown } | undefined;
   /** a translator failed part way through a read: thrown once the frames before it went out */
   private failure: { err: unknown } | undefined;
+  /** frames have been handed on (an upstream error is then one in the middle of the answer) */
+  private started = false;
 
   constructor(
     body: AsyncIterable<Uint8Array>,
@@ -146,6 +149,17 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
     } catch (err) {
       this.failure = { err };
     }
+    // An error event the upstream sends after its answer started (OpenAI's `data: {"error": ...}`, an
+    // image stream's `event: error`) ends the stream as a failure, not as an answer that ran to its end:
+    // the frames before it go out, then the gateway's one error event, and the request is logged failed.
+    if (!this.failure) {
+      const at = batch.findIndex(isErrorFrame);
+      if (at !== -1) {
+        this.failure = { err: upstreamStreamError(batch[at], this.started || at > 0) };
+        batch = batch.slice(0, at);
+      }
+    }
+    if (batch.length > 0) this.started = true;
     this.noteTerminal(batch);
     return batch;
   }

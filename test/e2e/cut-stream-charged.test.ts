@@ -88,6 +88,67 @@ describe('a cut stream is charged by estimate', () => {
     expect(entry).to.deep.include({ endpoint: 'responses', outcome: 'upstream_cut', errorCode: 'upstream_stream_cut' });
   });
 
+  /** The pieces, then OpenAI's mid-stream error frame: `data: {"error": {...}}` and no [DONE]. */
+  const failingChat = () => [
+    ...chatChunks(PIECES).slice(0, 1 + PIECES.length),
+    { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } },
+  ];
+
+  it('chat completions (OpenAI SDK): an error event mid-stream is logged as the stream\'s error, and what was streamed is charged', async () => {
+    upstream.script = { kind: 'sse', events: failingChat(), done: false };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Tell me the plan for the launch.' }] });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().then(() => undefined, (e) => e);
+    expect(text).to.equal(PIECES.join(''));
+    // the client reads the upstream's own error
+    expect(err).to.be.instanceOf(OpenAI.APIError);
+    expect(err.message).to.include('The server had an error while processing your request.');
+    const entry = await lastEntry();
+    expect(entry).to.deep.include({ model: 'gpt-test', outcome: 'stream_error', errorCode: 'upstream_stream_error', status: 502 });
+    expect(entry.completionTokens).to.be.within(100, 120);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+
+  it('chat completions (raw stream): one error frame ends the stream, with the upstream\'s message and no [DONE] after it', async () => {
+    upstream.script = { kind: 'sse', events: failingChat() };
+    const res = await request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Tell me the plan for the launch.' }] }),
+    });
+    const frames = (await res.body.text()).split('\n\n').filter(Boolean);
+    const last = JSON.parse(frames[frames.length - 1].replace(/^data: /, ''));
+    expect(last.error).to.include({ code: 'upstream_stream_error' });
+    expect(last.error.message).to.include('The server had an error while processing your request.');
+    expect(frames.filter((f) => f.includes('"error"'))).to.have.length(1);
+    const entry = await lastEntry();
+    expect(entry).to.deep.include({ outcome: 'stream_error', errorCode: 'upstream_stream_error' });
+    expect(res.trailers['x-gateway-response-cost']).to.equal(String(entry.cost));
+    expect(entry.cost).to.be.greaterThan(0);
+  });
+
+  it('Responses (OpenAI SDK): a round whose upstream sends an error event mid-stream fails the response, logged and charged', async () => {
+    // some servers send [DONE] after their error frame: the answer is still not complete
+    upstream.script = { kind: 'sse', events: failingChat() };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gpt-test', stream: true, input: 'Tell me the plan for the launch.' });
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().then(() => undefined, (e) => e);
+    expect(types).to.not.include('response.completed');
+    expect(types.includes('response.failed') || err !== undefined).to.equal(true);
+    const entry = await lastEntry();
+    expect(entry).to.deep.include({ endpoint: 'responses', model: 'gpt-test', outcome: 'stream_error', errorCode: 'upstream_stream_error' });
+    expect(entry.completionTokens).to.be.within(100, 120);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(entry.details).to.deep.include({ usageEstimated: true });
+  });
+
   it('Messages translated from chat (Anthropic SDK): the same, from the translated events', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(PIECES, { prompt_tokens: 50, completion_tokens: 120, total_tokens: 170 }), cutAfter: 1 + PIECES.length };
     const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, maxRetries: 0 });
