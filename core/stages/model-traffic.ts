@@ -21,7 +21,8 @@ import { formatCost, priceUsage } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf, FrameBatches } from '../streaming/frame-batches';
 import type { TokenUsage } from '../types/usage';
-import { answerTextChars, estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS } from '../spend/usage-estimate';
+import { answerTextChars, estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS, tokensOfChars } from '../spend/usage-estimate';
+import { isPartialImageFrame } from '../apis/images/images-format';
 import { COST_HEADER } from './spend';
 import { GEN_AI } from '../observability/span-attributes';
 
@@ -233,6 +234,9 @@ function meterStream(
   const streamed = new StreamedText(format);
   let finished = false;
   let reported = false;
+  // an image stream: previews sent of the image in the making (since the last finished one)
+  const images = KIND_OF_FORMAT[format] === 'image';
+  let previews = 0;
   // once, however the stream ends: run to its end, failed, or left by the consumer (return). A stream
   // that ran to its end without a usage report (an upstream that ignores `stream_options`, an Azure
   // api-version older than it) is estimated too, rather than priced at nothing.
@@ -240,6 +244,14 @@ function meterStream(
     if (finished) return;
     finished = true;
     if ((!complete || !reported) && TEXT_FORMATS.has(format) && fillUnreportedUsage(ctx.usage, ctx.model?.body, streamed.chars())) ctx.logDetails.usageEstimated = true;
+    // an image stream that failed after previews of an image reached the client: the upstream made that
+    // image (and is paid for it) though it never sent the finished one with its usage
+    if (!complete && previews > 0) {
+      ctx.usage.images += 1;
+      const prompt = (ctx.model?.body as { prompt?: unknown } | undefined)?.prompt;
+      if (ctx.usage.inputTokens === 0 && typeof prompt === 'string') ctx.usage.inputTokens = tokensOfChars(prompt.length);
+      ctx.logDetails.usageEstimated = true;
+    }
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(ctx.model?.body));
   };
   const meterBatch = (r: IteratorResult<SseFrame[]>): IteratorResult<SseFrame[]> => {
@@ -253,7 +265,8 @@ function meterStream(
         if (usage) {
           mergeUsage(ctx.usage, usage);
           reported = true;
-        }
+          if (usage.images) previews = 0;
+        } else if (images && isPartialImageFrame(frame)) previews++;
         streamed.add(frame);
       }
     } catch (err) {

@@ -162,6 +162,30 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(page.data[0]).to.include({ endpoint: 'images', status: 200, promptTokens: 10, completionTokens: 200, cost: 0.04 });
     });
 
+    it('a streamed generation the upstream fails after a partial image is logged as failed and charged for the image it sent', async () => {
+      const error = { type: 'server_error', code: 'image_generation_failed', message: 'Image generation failed.', param: null };
+      upstream.answer = () => ({
+        status: 200,
+        events: [
+          { type: 'image_generation.partial_image', b64_json: 'AAAA', partial_image_index: 0, created_at: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' },
+          { type: 'error', error },
+        ],
+      });
+      const stream = await client.images.generate({ model: 'painter', prompt: 'a streamed fox', stream: true, partial_images: 2 });
+      const types: string[] = [];
+      const err = await (async () => {
+        for await (const event of stream) types.push(event.type);
+      })().then(() => undefined, (e) => e);
+      expect(types).to.deep.equal(['image_generation.partial_image']);
+      expect(err).to.be.instanceOf(OpenAI.APIError);
+      expect(err.message).to.include('Image generation failed.');
+      await gw.gateway.services.pipeline.whenSettled(5_000);
+      await gw.gateway.services.requestLog.writer.settled();
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 1 })).data[0];
+      expect(entry).to.deep.include({ endpoint: 'images', outcome: 'stream_error', errorCode: 'upstream_stream_error', status: 502, cost: 0.04 });
+      expect(entry.details).to.deep.include({ images: 1, usageEstimated: true });
+    });
+
     it('streams a generation whose upstream ignored stream: true and answered JSON, one completed event per image', async () => {
       const usage = { input_tokens: 12, output_tokens: 544, total_tokens: 556, input_tokens_details: { text_tokens: 12, image_tokens: 0 } };
       const image = (i: number) => ({ b64_json: fakePng(100, i).toString('base64'), revised_prompt: `a fox ${i}` });

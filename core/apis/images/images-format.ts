@@ -36,6 +36,13 @@ function usageOfFrame(frame: SseFrame): Partial<TokenUsage> | undefined {
   return { ...tokensOf(event.usage), images: 1 };
 }
 
+/** A preview of an image still in the making (`partial_images`): the client has it, the image is not finished. */
+export function isPartialImageFrame(frame: SseFrame): boolean {
+  if (frame.isDone || !frame.mentions('.partial_image"')) return false;
+  const type = (frame.json as { type?: unknown } | null)?.type;
+  return type === 'image_generation.partial_image' || type === 'image_edit.partial_image';
+}
+
 function imagesFormat(format: ApiFormat): FormatAdapter {
   // No toChat: a model that only speaks chat cannot make images, and the call stage says so.
   return { format, usageOf: imagesUsageOf, usageOfFrame };
