@@ -95,6 +95,17 @@ export class SseFrame {
     return keyWithValue(text, key, 0, text.length);
   }
 
+  /**
+   * The code of the data's character at `i` (its byte, on an upstream's frame not yet decoded: compare
+   * ASCII only), NaN past its end: a look at a frame's first bytes without a search or a string.
+   */
+  dataCodeAt(i: number): number {
+    const src = this.undecoded;
+    if (!src) return this.data.charCodeAt(i);
+    const at = this.dataStart + i;
+    return at < this.end - 2 ? src[at] : NaN;
+  }
+
   /** The upstream's bytes while the text is not decoded yet (searched as bytes; once decoded, the text is). */
   private get undecoded(): Buffer | undefined {
     return this.rawData === undefined ? this.src : undefined;

@@ -153,7 +153,7 @@ export class TranslatedStream implements AsyncIterator<SseFrame[]> {
     // image stream's `event: error`) ends the stream as a failure, not as an answer that ran to its end:
     // the frames before it go out, then the gateway's one error event, and the request is logged failed.
     if (!this.failure) {
-      const at = batch.findIndex(isErrorFrame);
+      const at = batch.findIndex((frame, i) => isErrorFrame(frame, !this.started && i === 0));
       if (at !== -1) {
         this.failure = { err: upstreamStreamError(batch[at], this.started || at > 0) };
         batch = batch.slice(0, at);
