@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
+import { anthropicContextLengthMessage } from '../apis/messages/context-length';
 import { anthropicErrorBody, jsonRpcErrorBody, openAiErrorBody } from '../errors/render';
 
 /** How an endpoint family writes errors: as a JSON answer, and as a frame after a stream started. */
@@ -14,9 +15,16 @@ export const OPENAI_ERRORS: ErrorShape = {
   streamFrame: (err) => `data: ${JSON.stringify(openAiErrorBody(err))}\n\n`,
 };
 
+/** A prompt over the context window in Anthropic's words, whichever provider refused it (Claude Code acts on them). */
+function anthropicBody(err: GatewayError) {
+  const body = anthropicErrorBody(err);
+  if (err.code === 'context_length_exceeded') body.error.message = anthropicContextLengthMessage(body.error.message);
+  return body;
+}
+
 export const ANTHROPIC_ERRORS: ErrorShape = {
-  body: anthropicErrorBody,
-  streamFrame: (err) => `event: error\ndata: ${JSON.stringify(anthropicErrorBody(err))}\n\n`,
+  body: anthropicBody,
+  streamFrame: (err) => `event: error\ndata: ${JSON.stringify(anthropicBody(err))}\n\n`,
 };
 
 /**

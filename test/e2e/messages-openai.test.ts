@@ -589,6 +589,42 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(streamed.text).to.match(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The upstream sent a response the gateway could not read\."\}\}/);
     });
 
+    it('answers a prompt over the model\u2019s context window as Anthropic words it, so Claude Code compacts its history, JSON and streamed', async () => {
+      const cases: [upstreamMessage: string, clientMessage: string][] = [
+        [
+          'This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.',
+          'prompt is too long: 130532 tokens > 128000 maximum',
+        ],
+        [
+          'This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens (129000 in the messages, 1532 in the functions). Please reduce the length of the messages or functions.',
+          'prompt is too long: 130532 tokens > 128000 maximum',
+        ],
+        [
+          'Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 300123 tokens. Please reduce the length of the messages.',
+          'prompt is too long: 300123 tokens > 272000 maximum',
+        ],
+        // the prompt fits, but not with the room max_tokens asks for: Anthropic's wording for that, on which Claude Code lowers max_tokens
+        [
+          'This model\'s maximum context length is 8192 tokens. However, you requested 9024 tokens (5000 in the messages, 4024 in the completion). Please reduce the length of the messages or completion.',
+          'input length and `max_tokens` exceed context limit: 5000 + 4024 > 8192, decrease input length or `max_tokens` and try again',
+        ],
+        // no numbers (Groq): still the words Claude Code acts on, with the upstream's own
+        ['Please reduce the length of the messages or completion.', 'prompt is too long for the model\'s context window: Please reduce the length of the messages or completion.'],
+      ];
+      for (const [upstreamMessage, clientMessage] of cases) {
+        upstream.script = { kind: 'json', status: 400, body: { error: { message: upstreamMessage, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } };
+        for (const stream of [false, true]) {
+          try {
+            await client.messages.create({ model: 'gpt-test', max_tokens: 1024, stream, messages: [{ role: 'user', content: 'a very long history' }] });
+            expect.fail('expected a context length error');
+          } catch (err) {
+            expect(err, upstreamMessage).to.be.instanceOf(Anthropic.BadRequestError);
+            expect((err as InstanceType<typeof Anthropic.APIError>).error, `${upstreamMessage} stream=${stream}`).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: clientMessage } });
+          }
+        }
+      }
+    });
+
     it('turns an upstream OpenAI 429 into a rate_limit_error', async () => {
       upstream.script = { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
       try {

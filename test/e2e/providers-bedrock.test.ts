@@ -325,6 +325,19 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
       const err = await rejection(openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'user', content: 'long' }] }));
       expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 400, code: 'context_length_exceeded' });
     });
+
+    it('a prompt over the context window reaches a Messages client (Claude Code) in Anthropic\u2019s words, so it compacts', async () => {
+      const cases: [bedrockMessage: string, clientMessage: string][] = [
+        ['Input is too long for requested model.', 'prompt is too long for the model\'s context window: Input is too long for requested model.'],
+        // Claude's own words behind Bedrock's preface: as Claude says them
+        ['The model returned the following errors: prompt is too long: 208310 tokens > 200000 maximum', 'prompt is too long: 208310 tokens > 200000 maximum'],
+      ];
+      for (const [bedrockMessage, clientMessage] of cases) {
+        bedrock.reply(() => json({ message: bedrockMessage }, 400, { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }));
+        const err = await rejection(anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'long' }] }));
+        expect({ status: err.status, error: err.error }).to.deep.equal({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: clientMessage } } });
+      }
+    });
   });
 
   describe('credentials from the standard AWS environment variables', () => {

@@ -407,5 +407,11 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: 'long' }] }));
       expect({ status: err.status, code: err.error.code }).to.deep.equal({ status: 400, code: 'context_length_exceeded' });
     });
+
+    it('a prompt over the context window reaches a Messages client (Claude Code) in Anthropic\u2019s words, with Google\u2019s numbers', async () => {
+      upstream.reply(() => json(googleError(400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 'INVALID_ARGUMENT'), 400));
+      const err = await rejection(anthropic.messages.create({ model: 'gemini-flash', max_tokens: 100, messages: [{ role: 'user', content: 'long' }] }));
+      expect({ status: err.status, error: err.error }).to.deep.equal({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 1200000 tokens > 1048576 maximum' } } });
+    });
   });
 });
