@@ -1,5 +1,7 @@
 import { GatewayError, InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError, scrubMessage } from '../../core/plugins/sdk';
 
+const CONTEXT_LENGTH = /maximum context length is \d+/i;
+
 /**
  * An OpenAI-compatible upstream's error answer -> GatewayError. The client's own mistakes (400/422) keep
  * the upstream's message; the upstream's authentication failures are the operator's problem and become a
@@ -9,7 +11,12 @@ export function openAiUpstreamError(status: number, body: unknown, headers: Reco
   const upstream = (body as { error?: { message?: unknown; code?: unknown; param?: unknown } } | undefined)?.error;
   const message = typeof upstream?.message === 'string' ? scrubMessage(upstream.message) : typeof body === 'string' && body ? scrubMessage(body.slice(0, 300)) : '';
   const param = typeof upstream?.param === 'string' ? upstream.param : null;
-  if (status === 400 || status === 422) return new InvalidRequestError(message || 'The upstream rejected the request.', typeof upstream?.code === 'string' ? upstream.code : 'upstream_invalid_request', { param });
+  if (status === 400 || status === 422) {
+    if (typeof upstream?.code === 'string') return new InvalidRequestError(message || 'The upstream rejected the request.', upstream.code, { param });
+    // vLLM words a prompt over the context window as OpenAI does but sends its HTTP status as the code
+    if (CONTEXT_LENGTH.test(message)) return new InvalidRequestError(message, 'context_length_exceeded', { param: param ?? 'messages' });
+    return new InvalidRequestError(message || 'The upstream rejected the request.', 'upstream_invalid_request', { param });
+  }
   if (status === 413) return new GatewayError(413, 'invalid_request_error', 'payload_too_large', message || 'The upstream says the request is too large.');
   if (status === 429) {
     const retryAfter = headers['retry-after'];

@@ -625,6 +625,27 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       }
     });
 
+    it('answers a vLLM server\u2019s context-window error, which carries no OpenAI code, as Anthropic words it', async () => {
+      // vLLM: OpenAI's wording, its own type, and the HTTP status as the code
+      const cases: [upstreamMessage: string, clientMessage: string][] = [
+        ['This model\'s maximum context length is 32768 tokens. However, your request has 40112 input tokens. Please reduce the length of the input messages. None', 'prompt is too long: 40112 tokens > 32768 maximum'],
+        [
+          '\'max_tokens\' or \'max_completion_tokens\' is too large: 8000. This model\'s maximum context length is 4096 tokens and your request has 2778 input tokens (8000 > 4096 - 2778). None',
+          'input length and `max_tokens` exceed context limit: 2778 + 8000 > 4096, decrease input length or `max_tokens` and try again',
+        ],
+      ];
+      for (const [upstreamMessage, clientMessage] of cases) {
+        upstream.script = { kind: 'json', status: 400, body: { error: { message: upstreamMessage, type: 'BadRequestError', param: null, code: 400 } } };
+        try {
+          await client.messages.create({ model: 'gpt-test', max_tokens: 8000, messages: [{ role: 'user', content: 'a very long history' }] });
+          expect.fail('expected a context length error');
+        } catch (err) {
+          expect(err, upstreamMessage).to.be.instanceOf(Anthropic.BadRequestError);
+          expect((err as InstanceType<typeof Anthropic.APIError>).error, upstreamMessage).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: clientMessage } });
+        }
+      }
+    });
+
     it('turns an upstream OpenAI 429 into a rate_limit_error', async () => {
       upstream.script = { kind: 'json', status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
       try {
