@@ -279,6 +279,52 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(message.stop_reason).to.equal('tool_use');
   });
 
+  it('streams a tool call whole when the upstream sends reasoning while its arguments are still coming', async () => {
+    // reasoning servers (interleaved thinking, vLLM's reasoning parsers) may send reasoning in the middle of a call
+    const base = { id: 'chatcmpl-r1', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const delta = (d: object) => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: null }] });
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        delta({ role: 'assistant', reasoning_content: 'Paris, then Rome.' }),
+        delta({ tool_calls: [{ index: 0, id: 'call_r1', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+        delta({ reasoning_content: ' Paris first.', thinking_blocks: [{ type: 'thinking', thinking: ' Paris first.', signature: 'sig-r1' }] }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        delta({ tool_calls: [{ index: 1, id: 'call_r2', type: 'function', function: { name: 'get_weather', arguments: '{"ci' } }] }),
+        delta({ reasoning: ' Now Rome.', tool_calls: [{ index: 1, function: { arguments: 'ty":"Rome"}' } }] }),
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } },
+      ],
+    };
+    const request = { model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user' as const, content: 'Weather in Paris and Rome?' }] };
+    const message = await client.messages.stream(request).finalMessage();
+    expect(message.content).to.deep.equal([
+      { type: 'thinking', thinking: 'Paris, then Rome.', signature: '' },
+      { type: 'tool_use', id: 'call_r1', name: 'get_weather', input: { city: 'Paris' } },
+      // the reasoning held while call_r1's block was open follows it, ahead of the call held with it
+      { type: 'thinking', thinking: ' Paris first.', signature: 'sig-r1' },
+      { type: 'thinking', thinking: ' Now Rome.', signature: '' },
+      { type: 'tool_use', id: 'call_r2', name: 'get_weather', input: { city: 'Rome' } },
+    ]);
+    expect(message.stop_reason).to.equal('tool_use');
+
+    // on the wire: every block starts, takes its deltas and stops before the next one starts
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY, 'anthropic-version': '2023-06-01' }, { ...request, stream: true });
+    let open: number | undefined;
+    let next = 0;
+    for (const { data } of await sseEvents(answer.text)) {
+      if (data.type === 'content_block_start') {
+        expect(open, `block ${data.index} starts inside block ${open}`).to.equal(undefined);
+        expect(data.index).to.equal(next++);
+        open = data.index;
+      } else if (data.type === 'content_block_delta') expect(data.index).to.equal(open);
+      else if (data.type === 'content_block_stop') {
+        expect(data.index).to.equal(open);
+        open = undefined;
+      }
+    }
+    expect(next).to.equal(5);
+  });
+
   it('answers from content given as a list of chunks (Mistral\u2019s reasoning models: thinking, then text), JSON and streamed', async () => {
     // magistral-* answer content as chunks: `thinking` ones holding text parts, then `text` ones
     const thinking = { type: 'thinking', thinking: [{ type: 'text', text: '17 * 23 = 391.' }] };

@@ -54,6 +54,12 @@ export class MessagesStreamTranslator {
    * as a block of its own, once the call's block ends.
    */
   private heldText = '';
+  /**
+   * Reasoning that came while a call's block was open (interleaved thinking between a call's argument
+   * deltas): closing the call's block for it would lose the arguments still to come. The blocks follow,
+   * in order, once the call's block ends, ahead of the held calls and text.
+   */
+  private readonly heldThinking: ThinkingBlock[] = [];
   private stopReason: MessagesStopReason | undefined;
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
@@ -130,6 +136,13 @@ export class MessagesStreamTranslator {
   }
 
   private thinking(text: string, out: SseFrame[]): void {
+    if (this.open?.kind === 'tool') {
+      const last = this.heldThinking.at(-1);
+      // a signed block is finished: more reasoning is a block of its own
+      if (last?.type === 'thinking' && !last.signature) last.thinking += text;
+      else this.heldThinking.push({ type: 'thinking', thinking: text });
+      return;
+    }
     if (this.open?.kind !== 'thinking') {
       this.closeBlock(out);
       this.open = { kind: 'thinking', index: this.nextBlockIndex++ };
@@ -141,6 +154,14 @@ export class MessagesStreamTranslator {
 
   /** A signature closes the thinking block it signs; a redacted block is a block of its own. */
   private thinkingBlock(block: ThinkingBlock, out: SseFrame[]): void {
+    if (this.open?.kind === 'tool') {
+      const last = this.heldThinking.at(-1);
+      if (block?.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
+        if (last?.type === 'thinking' && !last.signature) last.signature = block.signature;
+        else this.heldThinking.push({ type: 'thinking', thinking: '', signature: block.signature });
+      } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string') this.heldThinking.push({ type: 'redacted_thinking', data: block.data });
+      return;
+    }
     if (block?.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
       if (this.open?.kind !== 'thinking') this.thinking('', out);
       out.push(event({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'signature_delta', signature: block.signature } }));
@@ -219,6 +240,21 @@ export class MessagesStreamTranslator {
     if (!this.open) return;
     out.push(event({ type: 'content_block_stop', index: this.open.index }));
     this.open = undefined;
+    const thinking = this.heldThinking.splice(0);
+    for (const block of thinking) {
+      const index = this.nextBlockIndex++;
+      if (block.type === 'redacted_thinking') {
+        out.push(event({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: block.data } }), event({ type: 'content_block_stop', index }));
+        continue;
+      }
+      out.push(event({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      if (block.thinking) {
+        this.generatedChars += block.thinking.length;
+        out.push(event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } }));
+      }
+      if (block.signature) out.push(event({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } }));
+      out.push(event({ type: 'content_block_stop', index }));
+    }
     // the calls held back while this block was open follow it, each as a whole block
     for (const call of this.heldCalls) {
       const index = this.nextBlockIndex++;
