@@ -89,7 +89,9 @@ export class MemoryBackend implements StoreBackend {
       counter = { value: 0, expiresAt: ttlMs ? now + ttlMs : undefined };
       this.counters.set(key, counter);
     }
-    counter.value += amount;
+    // floored at 0 like Redis: a refund larger than the count (it reached a counter that started again, or
+    // came twice) would otherwise leave credit that lets the period spend past its limit
+    counter.value = Math.max(0, counter.value + amount);
     return counter.value;
   }
 

@@ -139,13 +139,18 @@ export class PostgresBackend implements StoreBackend {
     };
   }
 
-  /** One upsert: the row lock makes it atomic across instances; an expired counter starts again from 0. */
+  /**
+   * One upsert: the row lock makes it atomic across instances; an expired counter starts again from 0.
+   * Floored at 0 like Redis, in the same statement: a refund larger than the count (it reached a counter
+   * that started again, or came twice) would otherwise leave credit that lets the period spend past its
+   * limit. The addition reads $2, not excluded.value, which is already floored.
+   */
   async incrByFloat(key: string, amount: number, ttlMs?: number): Promise<number> {
     const t = this.now();
     const { rows } = await this.pool.query<{ value: number }>(
-      `INSERT INTO counters AS c (key, value, expires_at) VALUES ($1, $2, $3)
+      `INSERT INTO counters AS c (key, value, expires_at) VALUES ($1, GREATEST($2::double precision, 0), $3)
        ON CONFLICT (key) DO UPDATE SET
-         value = CASE WHEN c.expires_at IS NULL OR c.expires_at > $4 THEN c.value + excluded.value ELSE excluded.value END,
+         value = CASE WHEN c.expires_at IS NULL OR c.expires_at > $4 THEN GREATEST(c.value + $2::double precision, 0) ELSE excluded.value END,
          expires_at = CASE WHEN c.expires_at IS NULL OR c.expires_at > $4 THEN c.expires_at ELSE excluded.expires_at END
        RETURNING value`,
       [key, amount, ttlMs ? t + ttlMs : null, t],

@@ -147,7 +147,9 @@ export class SqliteBackend implements StoreBackend {
       for (const add of adds) {
         const row = this.stmt.counterGet.get(add.key) as { value: number; expires_at: number | null } | undefined;
         const live = row && (row.expires_at === null || row.expires_at > t);
-        add.total = (live ? row.value : 0) + add.amount;
+        // floored at 0 like Redis: a refund larger than the count (it reached a counter that started again,
+        // or came twice) would otherwise leave credit that lets the period spend past its limit
+        add.total = Math.max(0, (live ? row.value : 0) + add.amount);
         const expiresAt = live ? row.expires_at : add.ttlMs ? t + add.ttlMs : null;
         this.stmt.counterSet.run(add.key, add.total, expiresAt);
       }

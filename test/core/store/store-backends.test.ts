@@ -206,6 +206,35 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => store.pushRecent(`${list}-c`, `c${i}`, 5, 60_000)));
       expect(concurrent.flat()).to.have.length(15);
     });
+
+    it('floors a counter at 0, so a refund larger than what it holds gives a budget no extra requests', async () => {
+      // what the budget check does with each answer: refused once what was spent before the request reaches the budget
+      const admitted = async (key: string, budget: number, cost: number): Promise<number> => {
+        let through = 0;
+        while (through < 10 && (await store.incrByFloat(key, cost, 60_000)) - cost < budget) through++;
+        return through;
+      };
+      // a reservation taken back after its period rolled over lands on the new period's counter
+      const fresh = `budget-fresh-${name}-${Date.now()}`;
+      await store.incrByFloat(fresh, -3, 60_000);
+      expect(await admitted(fresh, 1, 1)).to.equal(1);
+      expect(await store.getCounter(fresh)).to.equal(2);
+      // a correction applied twice to a live counter
+      const live = `budget-live-${name}-${Date.now()}`;
+      await store.incrByFloat(live, 0.5, 60_000);
+      await store.incrByFloat(live, -2, 60_000);
+      expect(await admitted(live, 1, 1)).to.equal(1);
+      // a refund that reaches a counter whose row expired (not swept yet): the counter starts again
+      const rolled = `budget-rolled-${name}-${Date.now()}`;
+      await store.incrByFloat(rolled, 2, 1000);
+      offset += 2000;
+      await store.incrByFloat(rolled, -2, 60_000);
+      expect(await admitted(rolled, 1, 1)).to.equal(1);
+      // and a counter without a period (a budget that never resets)
+      const forever = `budget-forever-${name}-${Date.now()}`;
+      expect(await store.incrByFloat(forever, -4)).to.equal(0);
+      expect(await store.incrByFloat(forever, 1)).to.equal(1);
+    });
   });
 }
 
