@@ -7,12 +7,25 @@ import type { GatewayServices } from './gateway-services';
 import { ROUTE_INSTALLERS } from '../apis';
 import { assignRequestId } from './request-id';
 import { bodyRefusal, readJsonBody } from './json-body';
+import { refuseBody, type ModelEndpointSpec } from './model-endpoint';
+import { RESPONSES_CALLER } from '../apis/responses/responses-handler';
+import { GENERATIONS_CALLER } from '../apis/images/routes';
 
 export { REQUEST_ID_HEADER } from './request-id';
 export { errorShapeFor } from './error-shapes';
 
 /** The one endpoint whose body is not JSON: it reads its own multipart form. */
 const NON_JSON_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/images/edits']);
+
+/**
+ * The model endpoints served here, whose bodies this reads: a body they cannot read is refused through the
+ * pipeline, as the fast routes refuse theirs (refuseBody), so the 401 or the 400/413/415 is counted, and
+ * a caller with a valid key gets its log entry and access line. Answered beside it, neither showed anywhere.
+ */
+const MODEL_BODY_PATHS: ReadonlyMap<string, ModelEndpointSpec> = new Map([
+  ['/v1/responses', RESPONSES_CALLER],
+  ['/v1/images/generations', GENERATIONS_CALLER],
+]);
 
 export function buildApp(services: GatewayServices): express.Express {
   const app = express();
@@ -55,10 +68,12 @@ export function buildApp(services: GatewayServices): express.Express {
 function jsonBodies(services: GatewayServices, router: express.Router) {
   const limit = services.config.server.bodyLimitBytes;
   // a body that cannot be read waits behind the key: a caller without a valid one learns nothing of it
-  const refuse = (req: Request, next: NextFunction) => (error: unknown) => {
+  const refuse = (req: Request, res: Response, next: NextFunction) => (error: unknown) => {
+    const spec = req.method === 'POST' ? MODEL_BODY_PATHS.get(req.path) : undefined;
+    if (spec) return void refuseBody(services, spec, req, res, error).catch(next);
     callerRefusal(services, req).then((refused) => next(refused ?? error), next);
   };
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     if (NON_JSON_BODY_PATHS.has(req.path)) return next();
     const refusal = bodyRefusal(req);
     if (refusal) {
@@ -66,12 +81,12 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
       // a path nothing serves is a 404 whatever its body: the openai SDK's images.createVariation (a
       // multipart form) was told to send JSON, as if the gateway served it
       if (!routed(router, req.path)) return next();
-      return refuse(req, next)(refusal);
+      return refuse(req, res, next)(refusal);
     }
     readJsonBody(req, limit).then((body) => {
       req.body = body.value;
       next();
-    }, refuse(req, next));
+    }, refuse(req, res, next));
   };
 }
 

@@ -245,6 +245,43 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await scrape()).to.not.include('sk-nobody-knows-this');
   });
 
+  it('counts a body refused on the Responses and images endpoints, as a chat one is (with or without a valid key)', async () => {
+    const counts = async () => {
+      const text = await scrape();
+      // no model was read: the label is "other", as for a chat body that could not be read
+      const of = (endpoint: string, status: string) => sample(text, 'gateway_requests_total', { endpoint, model: 'other', status }) ?? 0;
+      return { responses401: of('responses', '401'), responses415: of('responses', '415'), images401: of('images', '401'), images400: of('images', '400'), chat415: of('chat', '415') };
+    };
+    const before = await counts();
+    const post = (path: string, key: string, type: string, body: string) =>
+      fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body });
+    // a body the endpoint cannot read waits behind the key: the stranger gets the 401, counted
+    expect((await post('/v1/responses', 'sk-nobody-knows-this', 'text/plain', 'hello')).status).to.equal(401);
+    expect((await post('/v1/images/generations', 'sk-nobody-knows-this', 'application/json', '{"prompt": ')).status).to.equal(401);
+    // a caller with a valid key gets the refusal, counted as chat counts its own
+    expect((await post('/v1/chat/completions', KEY, 'text/plain', 'hello')).status).to.equal(415);
+    const unsupported = await post('/v1/responses', KEY, 'text/plain', 'hello');
+    expect(unsupported.status).to.equal(415);
+    const broken = await post('/v1/images/generations', KEY, 'application/json', '{"prompt": ');
+    expect(broken.status).to.equal(400);
+    // and each has its log entry, under the request id it was answered with
+    for (const [res, endpoint] of [[unsupported, 'responses'], [broken, 'images']] as const) {
+      const requestId = res.headers.get('x-gateway-request-id');
+      expect(requestId).to.be.a('string');
+      await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 5 })).data.some((e) => e.requestId === requestId && e.endpoint === endpoint && e.status === res.status && e.keyId === 'metered'));
+    }
+
+    const after = await counts();
+    expect({
+      responses401: after.responses401 - before.responses401,
+      responses415: after.responses415 - before.responses415,
+      images401: after.images401 - before.images401,
+      images400: after.images400 - before.images400,
+      chat415: after.chat415 - before.chat415,
+    }).to.deep.equal({ responses401: 1, responses415: 1, images401: 1, images400: 1, chat415: 1 });
+    expect(await scrape()).to.not.include('sk-nobody-knows-this');
+  });
+
   it('counts the time to the first token of a stream', async () => {
     upstream.script = { kind: 'sse', events: [{ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-model', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] }] };
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

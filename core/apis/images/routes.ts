@@ -18,6 +18,9 @@ function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
   return settings.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
 }
 
+/** Where an image generation's key is and how its errors are written, for a refused body (app.ts too). */
+export const GENERATIONS_CALLER: ModelEndpointSpec = { endpoint: 'images', format: 'images.generations', errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
+
 export function installImagesRoutes(router: Router, services: GatewayServices): void {
   const settings = resolveImagesSettings(services.config.images);
   const hosted = new HostedImages(services.store, services.clock, settings.urlTtlMs);
@@ -28,8 +31,8 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     if (await hostInlineImages(result.body, exchange.body.response_format, hosted, baseUrlOf(req, settings))) result.rawBody = undefined;
   }
 
-  const credential = (req: Request) => bearerToken(req.headers.authorization);
-  const GENERATIONS: ModelEndpointSpec = { endpoint: 'images', format: 'images.generations', errors: OPENAI_ERRORS, credential, finishResult };
+  const GENERATIONS: ModelEndpointSpec = { ...GENERATIONS_CALLER, finishResult };
+  const credential = GENERATIONS_CALLER.credential;
   const EDITS: ModelEndpointSpec = { endpoint: 'images', format: 'images.edits', errors: OPENAI_ERRORS, credential, finishResult };
 
   router.post('/v1/images/generations', async (req, res) => {

@@ -37,7 +37,7 @@ import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
  * Where a Responses request's key is and how its errors are written, for a refused body: logged as the
  * endpoint's request (the format only matters once a model is called).
  */
-const RESPONSES_CALLER: ModelEndpointSpec = { endpoint: 'responses', format: 'chat', errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
+export const RESPONSES_CALLER: ModelEndpointSpec = { endpoint: 'responses', format: 'chat', errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
 
 export class ResponsesHandler {
   private readonly states: ResponseStateStore;
