@@ -222,6 +222,22 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(text).to.not.include('no-such-model');
   });
 
+  it('counts the model list refused to the admin key (403), as a chat one is', async () => {
+    const counts = async () => {
+      const text = await scrape();
+      return { models: sample(text, 'gateway_requests_total', { endpoint: 'models', model: '', status: '403' }) ?? 0, chat: sample(text, 'gateway_requests_total', { endpoint: 'chat', model: 'gpt-test', status: '403' }) ?? 0 };
+    };
+    const before = await counts();
+    const admin = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: ADMIN, maxRetries: 0 });
+    const chat = await admin.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    expect(chat.status).to.equal(403);
+    const list = await admin.models.list().catch((e) => e);
+    expect(list.status).to.equal(403);
+    expect(list.error.code).to.equal('admin_key_not_allowed');
+    const after = await counts();
+    expect({ models: after.models - before.models, chat: after.chat - before.chat }).to.deep.equal({ models: 1, chat: 1 });
+  });
+
   it('counts /mcp refused for a missing or unknown key, as a chat one is', async () => {
     const counts = async () => {
       const text = await scrape();
