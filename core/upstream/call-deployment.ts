@@ -72,13 +72,9 @@ export async function callDeployment(
   if (native) {
     const withText = exchange.bodyText === undefined ? inbound : { ...inbound, bodyText: exchange.bodyText };
     const result = await invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
-    // a chat client asked for a stream and the upstream answered JSON (chat-answer-stream.ts)
-    if (exchange.stream && !result.stream && exchange.format === 'chat') return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => chatAnswerFrames(result.body as ChatResponse))) };
-    // ... or an images client did (images-answer-stream.ts)
-    if (exchange.stream && !result.stream && (exchange.format === 'images.generations' || exchange.format === 'images.edits')) {
-      const format = exchange.format;
-      return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => imagesAnswerFrames(result.body, format))) };
-    }
+    // the client asked for a stream and the upstream answered JSON: streamed, for the formats that can be
+    const asFrames = exchange.stream && !result.stream ? WHOLE_ANSWER_FRAMES.get(exchange.format) : undefined;
+    if (asFrames) return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => asFrames(result.body))) };
     return result;
   }
 
@@ -115,6 +111,17 @@ async function* readingUpstream(frames: AsyncIterable<SseFrame>): AsyncGenerator
     throw badResponse(err);
   }
 }
+
+/**
+ * A whole answer as the frames of the stream it would have been, per format that has one: the client
+ * asked for a stream and the upstream answered one JSON document (chat-answer-stream.ts,
+ * images-answer-stream.ts). A format not here passes the JSON on.
+ */
+const WHOLE_ANSWER_FRAMES: ReadonlyMap<string, (body: unknown) => SseFrame[]> = new Map([
+  ['chat', (body: unknown) => chatAnswerFrames(body as ChatResponse)],
+  ['images.generations', (body: unknown) => imagesAnswerFrames(body, 'images.generations')],
+  ['images.edits', (body: unknown) => imagesAnswerFrames(body, 'images.edits')],
+]);
 
 /** What a translator's throw means (unreadable-answer.ts); an attempt's own error passes as it is. */
 export function badResponse(err: unknown): unknown {
