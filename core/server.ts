@@ -8,6 +8,7 @@ import { JSONRPC } from './errors/render';
 import { errorShapeFor, sendError } from './http/error-shapes';
 import { assignRequestId } from './http/request-id';
 import { urlPath } from './http/url-path';
+import { settleWithin } from './time/settle-within';
 
 export interface RunningServer {
   readonly server: http.Server;
@@ -67,7 +68,7 @@ export async function listen(gateway: Gateway, host: string, port: number): Prom
       // close`, instead of racing a socket the server just closed.
       lifecycle.draining = true;
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+        await settleWithin(new Promise<void>((resolve) => idleWaiters.push(resolve)), timeoutMs, () => undefined);
       }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -1,4 +1,5 @@
 import { GuardrailBlockedError } from '../errors/gateway-error';
+import { settleWithin } from '../time/settle-within';
 import type { GuardrailVerdict, Logger, TextSegment } from '../plugins/contracts';
 import type { GuardrailRecord } from './guardrail-record';
 import type { ActiveGuardrail, GuardrailPhase, GuardrailTraffic } from './guardrail-set';
@@ -53,17 +54,11 @@ function withinTime<T>(g: ActiveGuardrail, request: AbortSignal, check: (signal:
     request.removeEventListener('abort', onAbort);
     return answer;
   }
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort(new EngineTimeout());
-      reject(new EngineTimeout(`no verdict within ${g.timeoutMs} ms`));
-    }, g.timeoutMs);
-  });
-  return Promise.race([Promise.resolve(answer), timeUp]).finally(() => {
-    clearTimeout(timer);
-    request.removeEventListener('abort', onAbort);
-  });
+  const timeUp = () => {
+    controller.abort(new EngineTimeout());
+    throw new EngineTimeout(`no verdict within ${g.timeoutMs} ms`);
+  };
+  return settleWithin(answer as Promise<T>, g.timeoutMs, timeUp).finally(() => request.removeEventListener('abort', onAbort));
 }
 
 function isVerdict(v: unknown): v is GuardrailVerdict {

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { settleWithin } from '../time/settle-within';
 
 /**
  * `/metrics` under `--workers N`. Each worker counts in its own registry, and node:cluster hands each
@@ -51,14 +52,11 @@ export class WorkerMetrics {
   async metrics(): Promise<string> {
     if (!this.channel.connected || !this.channel.send) return this.registry.metrics();
     const id = this.next++;
-    const text = await new Promise<string | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), ASK_MS);
-      this.waiting.set(id, (answer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      });
+    const answered = new Promise<string>((resolve) => {
+      this.waiting.set(id, resolve);
       this.channel.send!({ [ASK]: id });
     });
+    const text = await settleWithin(answered, ASK_MS, () => undefined);
     this.waiting.delete(id);
     return text ?? this.registry.metrics();
   }
@@ -97,12 +95,13 @@ export class PrimaryMetrics {
     const id = this.next++;
     const parts: unknown[][] = [];
     const connected = workers.filter((w) => w.isConnected());
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, GATHER_MS);
-      this.gathering.set(id, { parts, pending: connected.length, done: () => (clearTimeout(timer), resolve()) });
+    // a worker that does not answer in time is left out of this scrape
+    const answered = new Promise<void>((resolve) => {
+      this.gathering.set(id, { parts, pending: connected.length, done: resolve });
       if (connected.length === 0) resolve();
       for (const worker of connected) worker.send({ [COLLECT]: id });
     });
+    await settleWithin(answered, GATHER_MS, () => undefined);
     this.gathering.delete(id);
     return AggregatorRegistry.aggregate(parts as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
   }

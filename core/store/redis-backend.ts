@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { closedWithin } from './faults/bounded-close';
+import { settleWithin } from '../time/settle-within';
 import { directStep, type Collection, type StoreBackend, type StoreStep } from './store-backend';
 import { NoSecretBox, type SecretBox } from './secrets/secret-box';
 import { keyvExpiry, stampExpiry } from './keyv-expiry';
@@ -46,14 +47,15 @@ export class RedisBackend implements StoreBackend {
     });
     // A server that takes the connection and never answers (frozen, a hung host) hung the start without a
     // word too: the client's handshake and the first commands have no timeout of their own.
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
-    });
     try {
       // a PING: a connection without a password or database may be made without a word from the server
-      await Promise.race([client.connect().then(() => client.ping()), silent]);
-      clearTimeout(timer);
+      await settleWithin(
+        client.connect().then(() => client.ping()),
+        CONNECT_TIMEOUT_MS,
+        () => {
+          throw new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
+        },
+      );
       connected = true;
       const box = typeof secretBox === 'function' ? secretBox() : secretBox;
       const backend = new RedisBackend(client as unknown as RedisClient, url, now, box);
@@ -64,8 +66,6 @@ export class RedisBackend implements StoreBackend {
     } catch (err) {
       if (client.isOpen) client.destroy();
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

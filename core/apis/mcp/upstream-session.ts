@@ -11,6 +11,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient, DiscoverResult } from '@modelcontextprotocol/client';
 import { legacyClient, legacyTypes, modernClient } from './sdk';
+import { settleWithin } from '../../time/settle-within';
 
 /** The revision a legacy upstream negotiated at `initialize` is whatever it said; modern ones say this. */
 export const MODERN_REVISION = '2026-07-28';
@@ -86,23 +87,13 @@ export class LegacySession implements UpstreamSession {
     // connection we drop (a per-user call's own, one replaced after a record change) stays behind there.
     // A plugin's transport may have no sessions; an upstream that does not answer only delays the close.
     const transport = this.client.transport as { sessionId?: string; terminateSession?: () => Promise<void> } | undefined;
-    if (transport?.sessionId && typeof transport.terminateSession === 'function') await within(transport.terminateSession(), END_SESSION_WAIT_MS);
+    if (transport?.sessionId && typeof transport.terminateSession === 'function') await settleWithin(transport.terminateSession().catch(() => undefined), END_SESSION_WAIT_MS, () => undefined);
     return this.client.close();
   }
 }
 
 /** how long closing a connection waits for the upstream to acknowledge the end of its session */
 const END_SESSION_WAIT_MS = 2000;
-
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref?.();
-  });
-  await Promise.race([work.catch(() => undefined), timeout]);
-  clearTimeout(timer);
-}
 
 export class ModernSession implements UpstreamSession {
   readonly revision = MODERN_REVISION;

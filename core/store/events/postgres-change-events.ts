@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { closedWithin } from '../faults/bounded-close';
+import { settleWithin } from '../../time/settle-within';
 import { parseChangeEvent, type ChangeEvent, type ChangeEvents } from './change-events';
 import { Subscribers } from './subscribers';
 
@@ -56,17 +57,9 @@ export class PostgresChangeEvents implements ChangeEvents {
   private readonly beat = (): void => {
     const client = this.listener;
     if (!client) return;
-    let timer: NodeJS.Timeout | undefined;
-    const unanswered = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer')), this.heartbeatMs);
-    });
-    Promise.race([client.query('SELECT 1'), unanswered]).then(
-      () => clearTimeout(timer),
-      () => {
-        clearTimeout(timer);
-        this.reconnect(client);
-      },
-    );
+    settleWithin(client.query('SELECT 1'), this.heartbeatMs, () => {
+      throw new Error('no answer');
+    }).catch(() => this.reconnect(client));
   };
 
   private async listen(): Promise<void> {

@@ -1,5 +1,6 @@
 import { createClient } from '@keyv/redis';
 import { closedWithin } from '../faults/bounded-close';
+import { settleWithin } from '../../time/settle-within';
 import { parseChangeEvent, type ChangeEvent, type ChangeEvents } from './change-events';
 import { Subscribers } from './subscribers';
 
@@ -60,15 +61,9 @@ export class RedisChangeEvents implements ChangeEvents {
   }
 
   async publish(event: ChangeEvent): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`change event not published within ${this.timeoutMs} ms`)), this.timeoutMs);
+    await settleWithin(this.pub.publish(this.channel, JSON.stringify(event)), this.timeoutMs, () => {
+      throw new Error(`change event not published within ${this.timeoutMs} ms`);
     });
-    try {
-      await Promise.race([this.pub.publish(this.channel, JSON.stringify(event)), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   subscribe(handler: (event: ChangeEvent) => void): () => void {

@@ -1,3 +1,5 @@
+import { settleWithin } from '../../time/settle-within';
+
 /** How long a network store's connections get to close cleanly when the gateway stops. */
 export const CLOSE_TIMEOUT_MS = 1000;
 
@@ -7,14 +9,13 @@ export const CLOSE_TIMEOUT_MS = 1000;
  * waited on it for good: SIGTERM left the process refusing requests until the store came back or it was
  * killed. What had to be written was flushed before (log rows, limit corrections), within the drain window.
  */
-export async function closedWithin(closing: Promise<unknown>, ms = CLOSE_TIMEOUT_MS): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([closing.then(() => true, () => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function closedWithin(closing: Promise<unknown>, ms = CLOSE_TIMEOUT_MS): Promise<boolean> {
+  return settleWithin(
+    closing.then(
+      () => true,
+      () => true,
+    ),
+    ms,
+    () => false,
+  );
 }

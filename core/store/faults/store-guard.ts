@@ -1,5 +1,6 @@
 import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll, IsolatedCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
 import { StoreUnavailableError } from '../../errors/gateway-error';
+import { settleWithin } from '../../time/settle-within';
 
 export interface StoreGuardOptions {
   /** longest wait for one store command (default 250 ms) */
@@ -43,7 +44,11 @@ export class StoreGuard {
   async run<T>(command: () => Promise<T>): Promise<T> {
     let sent: Promise<T> | undefined;
     try {
-      return await this.policy.execute(() => withDeadline((sent = command()), this.timeoutMs));
+      return await this.policy.execute(() =>
+        settleWithin((sent = command()), this.timeoutMs, () => {
+          throw new StoreTimeoutError(this.timeoutMs);
+        }),
+      );
     } catch (err) {
       const timedOut = err instanceof StoreTimeoutError;
       if (timedOut) this.timeouts += 1;
@@ -61,31 +66,6 @@ class StoreTimeoutError extends Error {
   constructor(ms: number) {
     super(`store command timed out after ${ms} ms`);
   }
-}
-
-/**
- * The command's result, or a StoreTimeoutError `ms` after it was sent; the command itself goes on. When
- * the timer fires, the answer may be waiting unread behind a busy event loop (timers run before I/O in a
- * loop turn): one setImmediate lets this turn's I/O in first, so only a store that really has not
- * answered counts as a timeout, not a busy gateway.
- */
-function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const timer = setTimeout(() => setImmediate(() => settled || reject(new StoreTimeoutError(ms))), ms);
-    command.then(
-      (value) => {
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        settled = true;
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }
 
 /** How a command that timed out ended after all: written (`done`), failed, or still running (`pending`). */
