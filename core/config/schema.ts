@@ -240,6 +240,12 @@ export const McpSettingsSchema = Strict(
     /** seconds between periodic health checks; 0 turns them off */
     healthCheckIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
     discoveryTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30 })),
+    /**
+     * the longest one upstream call (tools/call, prompts/get, resources/read) may run in all: progress
+     * restarts the `timeouts.totalMs` wait, so without it an upstream that keeps reporting holds the call forever.
+     * At most a week: a timer past 24.8 days fires at once
+     */
+    maxCallSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 604_800, default: 3600 })),
     /** let organisation admins register servers on loopback/private addresses */
     allowPrivateUpstreams: Type.Optional(Type.Boolean({ default: false })),
   },

@@ -9,5 +9,5 @@ export default defineConfig({
       allowedTools: ['search', 'fetch'], pricePerCall: 0.001, toolPrices: { search: 0.002 } },
     { name: 'weather', url: 'https://weather.example/mcp', visibility: 'public' },
   ],
-  mcp: { healthCheckIntervalSeconds: 60, discoveryTimeoutSeconds: 30, allowPrivateUpstreams: false },
+  mcp: { healthCheckIntervalSeconds: 60, discoveryTimeoutSeconds: 30, maxCallSeconds: 3600, allowPrivateUpstreams: false },
 });

@@ -476,6 +476,42 @@ describe('/mcp with server-everything killed in the middle of a call', function 
   });
 });
 
+describe('/mcp with an upstream that reports progress without end', function () {
+  this.timeout(30_000);
+  let everything: EverythingServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    everything = await startEverythingServer();
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('everything', everything.url, { alias: 'ev', visibility: 'public' })
+      // each progress (every 200 ms) restarts the 1 s wait; only the 2 s bound on the whole call ends it
+      .with({ mcp: { healthCheckIntervalSeconds: 0, maxCallSeconds: 2 }, timeouts: { totalMs: 1000 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await everything.stop();
+  });
+
+  it('answers the timeout error once the call has run mcp.maxCallSeconds in all (SDK 1.x client)', async () => {
+    const client = new Client({ name: 'e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));
+    try {
+      const outcome = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 8, steps: 40 } }).catch((e) => e);
+      expect(outcome).to.be.instanceOf(Error);
+      expect({ code: outcome.code, message: outcome.message, data: outcome.data }).to.deep.equal({
+        code: -32002,
+        message: 'MCP error -32002: MCP server everything did not finish within 2 s.',
+        data: { code: 'mcp_upstream_timeout' },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 /** A stateless upstream that lists one tool the way the spec asks and one without its required inputSchema. */
 async function startSloppyListingServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (req, res) => {

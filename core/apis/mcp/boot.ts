@@ -34,6 +34,7 @@ export const mcpExtension: BootExtension = async (boot) => {
     transports,
     settings: boot.config.mcp,
     callTimeoutMs: boot.config.timeouts.totalMs,
+    callMaxTotalMs: boot.config.mcp.maxCallSeconds * 1000,
     logger,
     events: boot.container.isRegistered(CHANGE_EVENTS) ? boot.container.resolve<InstanceEvents>(CHANGE_EVENTS) : undefined,
     orgExists: async (org) => configOrgs.has(org) || (await storedOrgs.get(org)) !== undefined,

@@ -35,6 +35,8 @@ export interface McpGatewayOptions {
   settings: { healthCheckIntervalSeconds: number; discoveryTimeoutSeconds: number; allowPrivateUpstreams: boolean };
   /** cap on one upstream call (tools/call, prompts/get, resources/read); tools follow the upstream's latency */
   callTimeoutMs: number;
+  /** cap on the whole of one upstream call, however often its progress restarts `callTimeoutMs` */
+  callMaxTotalMs?: number;
   logger?: Logger;
   timer?: Timer;
   lookup?: HostLookup;
@@ -254,6 +256,7 @@ export class McpGateway {
     if (relay?.upstreamState !== undefined) params.requestState = relay.upstreamState;
     return this.pool.request(this.health.target(server), method, params, {
       timeoutMs: this.options.callTimeoutMs,
+      maxTotalMs: this.options.callMaxTotalMs,
       signal: call.signal,
       forwarded: forwardedHeaders(server, call.inbound),
       onprogress: relay?.onProgress,

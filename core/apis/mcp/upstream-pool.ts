@@ -17,7 +17,7 @@
  * user's credential must never ride on a connection another request can reuse.
  */
 import type { DiscoverResult } from '@modelcontextprotocol/client';
-import { GatewayError, UpstreamError } from '../../errors/gateway-error';
+import { GatewayError, UpstreamError, UpstreamTimeoutError } from '../../errors/gateway-error';
 import { ClientAbortError } from '../../upstream/upstream-client';
 import { scrubMessage } from '../../errors/scrub';
 import type { Logger } from '../../plugins/contracts';
@@ -45,6 +45,8 @@ export interface UpstreamTarget {
 
 export interface UpstreamCallOptions {
   timeoutMs: number;
+  /** `request`: the whole call, however often progress restarts `timeoutMs` */
+  maxTotalMs?: number;
   signal?: AbortSignal;
   /** per-user headers for this request only */
   forwarded?: Record<string, string>;
@@ -91,11 +93,21 @@ export class McpUpstreamPool {
 
   /** Send one JSON-RPC request upstream; resolves with the upstream's result object as it was sent. */
   async request(target: UpstreamTarget, method: string, params: Record<string, unknown> | undefined, options: UpstreamCallOptions): Promise<Record<string, unknown>> {
-    return this.withClient(target, options, (client) =>
-      // Asking for progress (a no-op handler) lets an upstream that reports it run past the timeout: a long
-      // tool call follows the upstream's own pace as long as it shows it is working.
-      client.request(method, params, { timeout: options.timeoutMs, signal: options.signal, onprogress: options.onprogress ?? (() => undefined), resetTimeoutOnProgress: true, clientCapabilities: options.clientCapabilities, tool: options.tool }),
-    );
+    // Progress restarts the timeout (below), so only this bounds an upstream that keeps reporting. An abort
+    // rather than the SDK's maxTotalTimeout: that one checks only as progress arrives, and never tells
+    // the upstream to stop.
+    const whole = options.maxTotalMs === undefined ? undefined : new AbortController();
+    const timer = whole && setTimeout(() => whole.abort(new UpstreamTimeoutError(`MCP server ${target.name} did not finish within ${options.maxTotalMs! / 1000} s.`, 'mcp_upstream_timeout')), options.maxTotalMs);
+    const signal = whole ? (options.signal ? AbortSignal.any([options.signal, whole.signal]) : whole.signal) : options.signal;
+    try {
+      return await this.withClient(target, { ...options, signal }, (client) =>
+        // Asking for progress (a no-op handler) lets an upstream that reports it run past the timeout: a long
+        // tool call follows the upstream's own pace as long as it shows it is working.
+        client.request(method, params, { timeout: options.timeoutMs, signal, onprogress: options.onprogress ?? (() => undefined), resetTimeoutOnProgress: true, clientCapabilities: options.clientCapabilities, tool: options.tool }),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
