@@ -150,6 +150,25 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
       expect(unknown.body).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: tools/destroy' } });
     });
 
+    it('answers an invalid message, an unreadable body and an empty batch as an event stream to a client that accepts only one', async () => {
+      const send = (body: string) =>
+        fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-gateway-api-key': `Bearer ${ACME_KEY}` }, body });
+      const cases: [string, unknown][] = [
+        [JSON.stringify({ jsonrpc: '1.0', id: 3, method: 'tools/list' }), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0".' } }],
+        ['{"jsonrpc":"2.0",', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'The request body is not valid JSON.', data: { code: 'invalid_json' } } }],
+        ['[]', { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch.' } }],
+        ['', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is empty.' } }],
+      ];
+      for (const [body, expected] of cases) {
+        const res = await send(body);
+        const text = await res.text();
+        expect([res.status, res.headers.get('content-type')], `${body}: ${text}`).to.deep.equal([400, 'text/event-stream; charset=utf-8']);
+        const data = /^event: message\ndata: (.*)\n\n$/.exec(text);
+        expect(data, text).to.not.equal(null);
+        expect(JSON.parse(data![1])).to.deep.equal(expected);
+      }
+    });
+
     it('answers GET with 405', async () => {
       const res = await fetch(`${gw.url}/mcp`, { headers: { accept: 'text/event-stream', 'x-gateway-api-key': `Bearer ${ACME_KEY}` } });
       expect(res.status).to.equal(405);

@@ -126,12 +126,12 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       return;
     }
     if (body === undefined) {
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } });
+      writeAccepted(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } }, accept);
       return;
     }
     if (messages.length === 0 || messages.length > MAX_BATCH) {
       const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
-      writeJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } });
+      writeAccepted(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } }, accept);
       return;
     }
 
@@ -182,10 +182,10 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else if (bodies.length === 0) {
       res.writeHead(202).end();
     } else if (!Array.isArray(body) && bodies.length === 1 && isInvalid(bodies[0])) {
-      writeJson(res, 400, bodies[0]); // a single message that was not JSON-RPC at all, or in a revision we do not serve
+      writeAccepted(res, 400, bodies[0], accept); // a single message that was not JSON-RPC at all, or in a revision we do not serve
     } else if (accept === 'sse') {
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-      for (const b of bodies) res.write(`event: message\ndata: ${JSON.stringify(b)}\n\n`);
+      res.writeHead(200, SSE_HEADERS);
+      for (const b of bodies) res.write(sseFrame(b));
       res.end();
     } else {
       writeJson(res, 200, Array.isArray(body) ? bodies : bodies[0]);
@@ -197,7 +197,13 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     const startedAt = services.clock.now();
     const credential = mcpKey(req.headers);
     const known = await services.auth.principalOf(credential).catch(() => undefined);
-    sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
+    if (known && negotiate(req.headers.accept) === 'sse' && !res.headersSent) {
+      // a client that reads only event streams gets the refusal of its body as one
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      res.writeHead(error.status === 499 ? 400 : error.status, SSE_HEADERS).end(JSONRPC_ERRORS.streamFrame(error));
+    } else {
+      sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
+    }
     if (!known) services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
   }
 }
@@ -433,10 +439,10 @@ class ProgressStream {
 
   write(message: unknown): void {
     if (!this.opened) {
-      this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      this.res.writeHead(200, SSE_HEADERS);
       this.opened = true;
     }
-    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.res.write(sseFrame(message));
   }
 }
 
@@ -517,6 +523,16 @@ function paramHeadersOf(headers: IncomingHttpHeaders): Map<string, string> {
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+const sseFrame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/** A refusal of how the message is put, in the form the client reads: a client that accepts only SSE gets an event. */
+function writeAccepted(res: ServerResponse, status: number, payload: unknown, accept: 'json' | 'sse'): void {
+  if (accept === 'json') return writeJson(res, status, payload);
+  res.writeHead(status, SSE_HEADERS).end(sseFrame(payload));
 }
 
 function writeJson(res: ServerResponse, status: number, payload: unknown): void {
