@@ -455,6 +455,55 @@ describe('/mcp with two servers in one scope listing the same resource URI', () 
   });
 });
 
+describe('/mcp with two servers whose different resource templates match one URI', () => {
+  let archive: FakeMcpServer;
+  let notes: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    // acme's own server is tried first; its broad template also matches the archive's report URIs
+    notes = await FakeMcpServer.start({
+      resourceTemplates: [{ uriTemplate: 'kb://{section}/{id}', name: 'acme kb', read: (uri) => (uri.startsWith('kb://notes/') ? `acme's ${uri}` : undefined) }],
+    });
+    archive = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'kb://reports/{id}', name: 'report', read: (uri) => `archived ${uri}` }] });
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'acme-bot' })
+      .withMcpServer('archive', archive.url, { visibility: 'public', pricePerCall: 0.02 })
+      .withMcpServer('notes', notes.url, { org: 'acme', visibility: 'private', pricePerCall: 0.01 })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await Promise.all([archive.close(), notes.close()]);
+  });
+
+  it('reads a URI from the server that has it, whichever listed template it was made from (SDK 1.x client)', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${ACME_KEY}` } } }));
+    try {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates).to.deep.equal([
+        { uriTemplate: 'kb://{section}/{id}', name: 'acme kb' },
+        { uriTemplate: 'kb://reports/{id}', name: 'report' },
+      ]);
+      expect((await client.readResource({ uri: 'kb://notes/7' })).contents).to.deep.equal([{ uri: 'kb://notes/7', text: "acme's kb://notes/7" }]);
+      expect((await client.readResource({ uri: 'kb://reports/q3' })).contents).to.deep.equal([{ uri: 'kb://reports/q3', text: 'archived kb://reports/q3' }]);
+      const gone = await client.readResource({ uri: 'kb://drafts/1' }).catch((e) => e);
+      expect(gone.message).to.equal('MCP error -32002: MCP server notes returned an error: MCP error -32602: Resource kb://drafts/1 not found');
+    } finally {
+      await client.close();
+    }
+    // charged and logged as the server that answered
+    const logs = await fetch(`${gw.url}/admin/v1/logs?key=acme-bot&limit=3`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.json() as Promise<any>);
+    expect(logs.data.map((e: any) => [e.model, e.cost, e.details?.server])).to.deep.equal([
+      ['MCP: resource kb://drafts/1', 0, 'notes'],
+      ['MCP: resource kb://reports/q3', 0.02, 'archive'],
+      ['MCP: resource kb://notes/7', 0.01, 'notes'],
+    ]);
+  });
+});
+
 describe('/mcp: two organisations each with a key named bot', () => {
   let slow: FakeMcpServer;
   let gw: TestGateway;

@@ -73,7 +73,8 @@ export interface FakeMcpServerOptions {
   tools?: Record<string, FakeTool>;
   prompts?: Record<string, FakePrompt>;
   resources?: Record<string, FakeResource>;
-  resourceTemplates?: { uriTemplate: string; name: string; read: (uri: string) => string }[];
+  /** `read` answers undefined for a URI the template matches but the server does not have: "not found" */
+  resourceTemplates?: { uriTemplate: string; name: string; read: (uri: string) => string | undefined }[];
   /** leave out the prompts and resources capabilities */
   toolsOnly?: boolean;
   /** record received requests (default true; the benchmark turns it off) */
@@ -285,7 +286,8 @@ export class FakeMcpServer {
       if (resource) return { contents: [{ uri, mimeType: resource.mimeType, text: resource.text }] };
       for (const template of this.resourceTemplates) {
         const prefix = template.uriTemplate.split('{')[0];
-        if (uri.startsWith(prefix)) return { contents: [{ uri, text: template.read(uri) }] };
+        const text = uri.startsWith(prefix) ? template.read(uri) : undefined;
+        if (text !== undefined) return { contents: [{ uri, text }] };
       }
       throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
     });

@@ -84,22 +84,21 @@ export class McpCatalogView {
   }
 
   /**
-   * The server that listed this URI, else the first whose resource template matches it. Servers are tried
-   * in the order listing uses (the organisation's own first), listed ones before those whose last check
-   * failed, so a URI two servers list is read from the one whose entry the client was shown.
+   * The servers a read of this URI goes to, in the order it tries them: the server that listed it (that
+   * one only), else every server whose resource template matches it. Servers come in the order listing
+   * uses (the organisation's own first), listed ones before those whose last check failed, so a URI two
+   * servers list is read from the one whose entry the client was shown. Templates of different text may
+   * match one URI, and each is listed: the read tries them all, so a URI made from any reaches its server.
    */
-  routeResource(scope: McpScope, uri: string): McpServerRecord | undefined {
+  routeResource(scope: McpScope, uri: string): McpServerRecord[] {
     const shown = listable(scope);
     const servers = [...shown, ...scope.servers.filter((s) => !shown.includes(s))];
     for (const scoped of servers) {
-      if (this.cache.get(scoped.record.id)?.resources.some((r) => r.uri === uri)) return scoped.record;
+      if (this.cache.get(scoped.record.id)?.resources.some((r) => r.uri === uri)) return [scoped.record];
     }
-    for (const scoped of servers) {
-      for (const template of this.cache.get(scoped.record.id)?.resourceTemplates ?? []) {
-        if (this.template(template.uriTemplate)?.(uri)) return scoped.record;
-      }
-    }
-    return undefined;
+    return servers
+      .filter((scoped) => (this.cache.get(scoped.record.id)?.resourceTemplates ?? []).some((template) => this.template(template.uriTemplate)?.(uri)))
+      .map((scoped) => scoped.record);
   }
 
   private routeName(scope: McpScope, name: string): { scoped: ScopedServer; upstreamName: string } | undefined {

@@ -70,7 +70,8 @@ export interface McpRelay {
 export type McpTarget =
   | { kind: 'tool'; routed: RoutedName }
   | { kind: 'prompt'; routed: RoutedName }
-  | { kind: 'resource'; server: McpServerRecord }
+  /** `then`: servers whose resource templates match the URI too, asked in turn while each says it has no such resource */
+  | { kind: 'resource'; server: McpServerRecord; then: McpServerRecord[] }
   /** a gateway_proxy tool: the call stage runs a child model exchange */
   | { kind: 'model'; routed: RoutedName; tool: ProxyTool };
 

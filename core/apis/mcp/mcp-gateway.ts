@@ -239,9 +239,14 @@ export class McpGateway {
   }
 
   routeResource(scope: McpScope, uri: string): McpServerRecord {
-    const server = this.view.routeResource(scope, uri);
-    if (!server) throw new NotFoundError(`Unknown resource: ${uri}`, 'mcp_resource_not_found', { param: 'uri' });
-    return server;
+    return this.resourceServers(scope, uri)[0];
+  }
+
+  /** The servers a read of the URI tries, in order (catalog-view.ts); never empty. */
+  resourceServers(scope: McpScope, uri: string): McpServerRecord[] {
+    const servers = this.view.routeResource(scope, uri);
+    if (servers.length === 0) throw new NotFoundError(`Unknown resource: ${uri}`, 'mcp_resource_not_found', { param: 'uri' });
+    return servers;
   }
 
   async readResource(server: McpServerRecord, uri: string, call: UpstreamCallContext): Promise<Record<string, unknown>> {

@@ -26,6 +26,9 @@ import { GEN_AI } from '../../observability/span-attributes';
 import { withTraceHeaders } from '../../observability/trace-headers';
 import { loggedName } from '../../observability/logged-name';
 
+/** what a server answers a read of a URI it does not have: the spec's code, and the SDK servers' */
+const RESOURCE_NOT_FOUND = new Set([-32002, -32602]);
+
 export class McpTraffic implements TrafficStrategy {
   /** the platform admin key may use MCP (it may not call models) */
   readonly adminKeyAllowed = true;
@@ -72,7 +75,12 @@ export class McpTraffic implements TrafficStrategy {
   }
 
   private targetOf(ex: McpExchange, scope: McpScope): McpTarget {
-    if (ex.method === 'resources/read') return { kind: 'resource', server: this.gateway.routeResource(scope, ex.uri ?? '') };
+    if (ex.method === 'resources/read') {
+      const servers = this.gateway.resourceServers(scope, ex.uri ?? '');
+      // a retry with the client's input goes back to the server that asked for it
+      const asked = servers.find((s) => s.id === ex.relay?.boundServerId);
+      return asked ? { kind: 'resource', server: asked, then: [] } : { kind: 'resource', server: servers[0], then: servers.slice(1) };
+    }
     if (ex.method === 'prompts/get') return { kind: 'prompt', routed: this.gateway.routePrompt(scope, ex.toolName ?? '') };
     const routed = this.gateway.routeTool(scope, ex.toolName ?? '', ex.relay?.modern === false);
     // gateway_proxy is an ordinary server up to here; its call runs a model instead of an upstream
@@ -166,7 +174,7 @@ export class McpTraffic implements TrafficStrategy {
   private async askUpstream(ctx: AuthedContext, ex: McpExchange, target: Exclude<McpTarget, { kind: 'model' }>, upstream: UpstreamCallContext): Promise<void> {
     switch (target.kind) {
       case 'resource':
-        ex.result = await this.gateway.readResource(target.server, ex.uri ?? '', upstream);
+        ex.result = await this.readResource(ex, target, upstream);
         break;
       case 'prompt':
         ex.result = await this.gateway.getPrompt(target.routed, ex.arguments, upstream);
@@ -176,6 +184,25 @@ export class McpTraffic implements TrafficStrategy {
         if ((ex.result as { isError?: unknown }).isError === true) ctx.logDetails.toolError = true;
     }
     if ((ex.result as { resultType?: unknown }).resultType === 'input_required') await this.inputRequired(ctx, ex);
+  }
+
+  /**
+   * A URI the templates of several servers match: each server in turn until one has the resource. The one
+   * that answers is the one logged and charged.
+   */
+  private async readResource(ex: McpExchange, target: Extract<McpTarget, { kind: 'resource' }>, upstream: UpstreamCallContext): Promise<Record<string, unknown>> {
+    const servers = [target.server, ...target.then];
+    for (let i = 0; ; i++) {
+      try {
+        return await this.gateway.readResource(servers[i], ex.uri ?? '', upstream);
+      } catch (err) {
+        const next = servers[i + 1];
+        if (!next || !(err instanceof UpstreamRpcError) || !RESOURCE_NOT_FOUND.has(err.rpcCode)) throw err;
+        ex.serverId = next.id;
+        ex.serverName = next.name;
+        ex.fee = next.pricePerCall ?? 0;
+      }
+    }
   }
 
   /**
