@@ -54,8 +54,6 @@ export class McpHealthMonitor {
    * process's discovery cache holds its catalog yet
    */
   private readonly checkedHere = new Set<string>();
-  /** per server, the lists its last good check found cut at the page limit (what was last warned of) */
-  private readonly capped = new Map<string, string>();
 
   constructor(
     private readonly registry: McpServerRegistry,
@@ -178,40 +176,37 @@ export class McpHealthMonitor {
     }
   }
 
-  /**
-   * Warns of lists cut at the page limit when that changes: every periodic check of such a server finds
-   * the same, and repeating it each time would bury it (and every other warning) in the log.
-   */
-  private warnCapped(record: McpServerRecord, lists: string[]): void {
-    const key = lists.join(',');
-    if ((this.capped.get(record.id) ?? '') === key) return;
-    if (key === '') this.capped.delete(record.id);
-    else this.capped.set(record.id, key);
-    for (const list of lists) {
-      this.logger?.warn('mcp discovery stopped at the page limit: later items of this list are not served', { server: record.name, org: record.org, list, pages: MAX_PAGES });
-    }
-  }
-
   private async run(id: string, signal: AbortSignal): Promise<McpServerRecord | undefined> {
     const record = this.registry.get(id);
-    if (!record) {
-      this.capped.delete(id);
-      return undefined;
-    }
+    if (!record) return undefined;
     const nowIso = () => new Date(this.clock.now()).toISOString();
     try {
       const catalog = await discoverCatalog(this.pool, this.target(record), this.settings.discoveryTimeoutMs, signal);
       if (signal.aborted) return this.registry.get(id);
       const at = nowIso();
+      const capped = catalog.capped ?? [];
+      let newlyCapped: string[] = [];
       // applied to the record as stored now: an operator may have changed it while the discovery ran,
       // here or through another instance sharing the store (see amend)
       const latest = await this.registry.amend(id, (stored) => {
         reconcileTools(stored, catalog.tools, at);
-        stored.health = { status: 'healthy', checkedAt: at, lastHealthyAt: at, consecutiveFailures: 0, ...(catalog.protocolVersion ? { protocolVersion: catalog.protocolVersion } : {}) };
+        // Lists cut at the page limit are warned of when that changes, not at every check (which would bury
+        // it in the log), and by the one instance or worker whose write records the change in the shared record
+        newlyCapped = (stored.health.cappedLists ?? []).join(',') === capped.join(',') ? [] : capped;
+        stored.health = {
+          status: 'healthy',
+          checkedAt: at,
+          lastHealthyAt: at,
+          consecutiveFailures: 0,
+          ...(catalog.protocolVersion ? { protocolVersion: catalog.protocolVersion } : {}),
+          ...(capped.length > 0 ? { cappedLists: capped } : {}),
+        };
       });
       if (!latest) return undefined;
       this.cache.set(id, catalog);
-      this.warnCapped(latest, catalog.capped ?? []);
+      for (const list of newlyCapped) {
+        this.logger?.warn('mcp discovery stopped at the page limit: later items of this list are not served', { server: latest.name, org: latest.org, list, pages: MAX_PAGES });
+      }
       return latest;
     } catch (err) {
       if (signal.aborted) return this.registry.get(id);
@@ -225,6 +220,7 @@ export class McpHealthMonitor {
           lastError: message,
           consecutiveFailures: stored.health.consecutiveFailures + 1,
           ...(stored.health.protocolVersion ? { protocolVersion: stored.health.protocolVersion } : {}),
+          ...(stored.health.cappedLists ? { cappedLists: stored.health.cappedLists } : {}),
         };
       });
       if (!latest) return undefined;

@@ -43,6 +43,8 @@ export interface HealthRecord {
   consecutiveFailures: number;
   /** the MCP revision the last successful check spoke to the server in (2026-07-28, or 2025-11-25 and earlier) */
   protocolVersion?: string;
+  /** the lists the last successful check found cut at the page limit (discovery.ts MAX_PAGES): their later items are not served */
+  cappedLists?: string[];
 }
 
 export type McpAuthType = McpAuthConfig['type'];

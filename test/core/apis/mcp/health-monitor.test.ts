@@ -65,6 +65,24 @@ describe('core/apis/mcp/health-monitor', () => {
     expect(warnings).to.have.length(2);
   });
 
+  it('warns once of a list cut at the page limit between two instances on one store, not once by each', async () => {
+    const tools = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`t${i}`, {}]));
+    upstream = await FakeMcpServer.start({ tools, toolsPerPage: 1 });
+    const warnings: Record<string, unknown>[] = [];
+    const noop = () => undefined;
+    const logger = { debug: noop, info: noop, error: noop, warn: (msg: string, fields?: Record<string, unknown>) => void (msg.includes('page limit') && warnings.push(fields ?? {})) };
+    const record = await start({ logger });
+    const other = await startMcpHarness({ store: h.store, logger, servers: [{ name: 'docs', url: upstream.url, org: 'acme', visibility: 'private' }] });
+    try {
+      // the second instance (a worker, or another gateway on the shared store) checked the server too
+      expect(other.gateway.health.checked(record.id)).to.equal(true);
+      expect(other.gateway.view.listTools(other.gateway.scope(caller, {}))).to.have.length(100);
+      expect(warnings).to.deep.equal([{ server: 'docs', org: 'acme', list: 'tools/list', pages: 100 }]);
+    } finally {
+      await other.gateway.stop();
+    }
+  });
+
   it('turns the periodic check off with an interval of 0', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     await start({ settings: { healthCheckIntervalSeconds: 0 } });
