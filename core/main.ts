@@ -87,6 +87,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const worker = cluster.worker;
+  worker?.on('disconnect', () => {
+    if (worker.exitedAfterDisconnect) return;
+    // The primary is gone (killed, crashed) and no SIGTERM will come. node:cluster would exit this worker
+    // right after this event, cutting its streams and losing the log rows of its in-flight requests; the
+    // flag tells it the disconnect is handled, and the worker drains as on SIGTERM. Without the primary
+    // the shared port takes no new connections here.
+    worker.exitedAfterDisconnect = true;
+    stop('primary exited');
+  });
   // printed last: whoever waits for this line (a supervisor, a test) may send SIGTERM at once, and the
   // handlers above must already be in place to drain rather than die. A worker leaves it to the primary.
   logger.flushSync();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
+import { SqliteBackend } from '../../core/store/sqlite-backend';
 import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { REPO_ROOT } from '../support/fixtures';
 
@@ -62,6 +63,15 @@ function chatOnNewConnection(url: string, key: string): Promise<{ status: number
 /** the worker processes of a primary (Linux /proc) */
 function workerPids(primary: number): number[] {
   return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** a process that has exited (gone, or a zombie its new parent has not reaped yet) */
+function exited(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 
 describe('model-gateway --workers 2: two processes on one port and one store', function () {
@@ -257,6 +267,53 @@ describe('model-gateway --workers 2: two processes on one port and one store', f
     expect(workerPids(gw.child.pid!)).to.include(survivor);
     const { status } = await chatOnNewConnection(gw.url, MEMBER);
     expect(status).to.equal(200);
+  });
+
+  it('when the primary is SIGKILLed, every worker finishes its open streams, writes their log rows, then exits', async () => {
+    upstream.script = { kind: 'sse', events: chatChunks(Array.from({ length: 20 }, (_, i) => `w${i} `)), eventDelayMs: 100 };
+    const workers = workerPids(gw.child.pid!);
+    expect(workers).to.have.length(2);
+    try {
+      const streams: { worker: string; id: string; reader: ReadableStreamDefaultReader<Uint8Array> }[] = [];
+      for (let i = 0; i < 12 && new Set(streams.map((s) => s.worker)).size < 2; i++) {
+        const res = await chat(MEMBER, { stream: true });
+        expect(res.status).to.equal(200);
+        const reader = res.body!.getReader();
+        await reader.read();
+        streams.push({ worker: res.headers.get('x-gateway-worker')!, id: res.headers.get('x-gateway-request-id')!, reader });
+      }
+      expect(new Set(streams.map((s) => s.worker)).size, 'streams open on both workers').to.equal(2);
+
+      // no SIGTERM reaches the workers: they only lose their IPC channel to the primary
+      gw.child.kill('SIGKILL');
+      const texts = await Promise.all(
+        streams.map(async ({ reader }) => {
+          let text = '';
+          try {
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) return text;
+              text += new TextDecoder().decode(value);
+            }
+          } catch (err) {
+            return `${text}[cut: ${(err as Error).message}]`;
+          }
+        }),
+      );
+      for (const text of texts) expect(text).to.match(/w19 [\s\S]*data: \[DONE\]\n\n$/);
+      for (let i = 0; i < 300 && !workers.every(exited); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(workers.filter((pid) => !exited(pid)), 'workers still running without their primary').to.deep.equal([]);
+
+      const store = new SqliteBackend(path.join(dir, 'gateway.db'));
+      try {
+        const ids = (store.db.prepare('SELECT entry FROM logs').all() as { entry: string }[]).map((r) => (JSON.parse(r.entry) as { id: string }).id);
+        expect(streams.map((s) => s.id).filter((id) => !ids.includes(id)), 'streams without a log row').to.deep.equal([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      for (const pid of workers) if (!exited(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('on SIGTERM every worker finishes its open streams, then the gateway exits 0', async () => {
