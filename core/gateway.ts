@@ -53,6 +53,8 @@ export interface GatewayOptions {
   store?: StoreBackend;
   /** where GATEWAY_SECRET_KEY, GATEWAY_SECRET_KEY_FILE and the OTEL_* variables are read; default process.env */
   env?: NodeJS.ProcessEnv;
+  /** how many gateway processes share `store.maxConnections` (`--workers N`); default 1 */
+  processes?: number;
 }
 
 export interface Gateway {
@@ -81,7 +83,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // the sources are filled in once what they read exists; they are only read at scrape time
   const sources: MetricSources = { deployments: () => [], logWriter: () => ({ queued: 0, dropped: 0, failedWrites: 0, written: 0 }) };
   const metrics = config.metrics.enabled ? new GatewayMetrics(sources) : undefined;
-  const opened = await openGatewayStore(config.store, () => clock.now(), { env: options.env, logger, shared: options.store }).catch((err) => {
+  const opened = await openGatewayStore(config.store, () => clock.now(), { env: options.env, logger, shared: options.store, processes: options.processes }).catch((err) => {
     configSecrets.release();
     metrics?.close();
     throw err;

@@ -17,6 +17,7 @@ import { USAGE } from './cli/usage';
 import { createLogger, formatFrom } from './observability/logger';
 import { WorkerStartError, reportListening, resolveWorkers, runPrimary } from './cli/cluster';
 import { youngGeneration } from './cli/young-generation';
+import { postgresConnections } from './store/postgres-pool-size';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
@@ -53,9 +54,11 @@ async function main(): Promise<void> {
   // `--workers N`: this process becomes the primary of N gateway processes (core/cli/cluster.ts); each
   // worker runs this same function again and continues below
   const workers = values.workers !== undefined ? resolveWorkers(values.workers, '--workers') : resolveWorkers(config.server.workers, 'server.workers');
+  // checked before forking: every worker would fail alike
+  if (cluster.isPrimary && workers > 1) postgresConnections(config.store, workers);
   if (cluster.isPrimary && workers > 1) return runPrimary(workers, (url) => process.stdout.write(`${startupLines(url, config.adminKey).join('\n')}\n`));
   const logger = createLogger({ format });
-  const gateway = await createGateway(config, { logger });
+  const gateway = await createGateway(config, { logger, processes: workers });
   // a scrape reaches one worker: it answers with every worker's counts, gathered by the primary
   if (cluster.isWorker) gateway.services.metrics?.joinCluster();
   const keys = [...gateway.services.keys.configKeys(), ...(await gateway.services.keys.collection.all())];

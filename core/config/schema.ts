@@ -231,6 +231,8 @@ export const StoreSettingsSchema = Strict(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 250 })),
     /** how long a key seen before keeps working from cache while the store is unreachable */
     graceSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+    /** the most PostgreSQL connections one gateway opens, all its `--workers` together (postgres-pool-size.ts) */
+    maxConnections: Type.Optional(Type.Integer({ minimum: 1, default: 50 })),
   },
   { default: {} },
 );

@@ -7,6 +7,7 @@ import { ClusterChangeEvents } from './events/cluster-change-events';
 import { guardBackend } from './faults/guarded-backend';
 import { StoreGuard } from './faults/store-guard';
 import { openStore, type OpenStoreOptions } from './open-store';
+import { connectionLimitHint, postgresConnections } from './postgres-pool-size';
 import { splitBackend } from './split-backend';
 import type { StoreBackend } from './store-backend';
 
@@ -27,11 +28,14 @@ const localEvents = new WeakMap<StoreBackend, LocalChangeEvents>();
  * `store.redis` names one, a fault guard over each, and the events between instances (Redis pub/sub
  * when there is a Redis, PostgreSQL LISTEN/NOTIFY on a PostgreSQL store without one, else in-process). `shared`: a backend opened by the caller (tests), not closed here.
  */
-export async function openGatewayStore(settings: ResolvedConfig['store'], now: () => number, options: OpenStoreOptions & { shared?: StoreBackend } = {}): Promise<GatewayStore> {
+export async function openGatewayStore(settings: ResolvedConfig['store'], now: () => number, options: OpenStoreOptions & { shared?: StoreBackend; processes?: number } = {}): Promise<GatewayStore> {
   const opened: StoreBackend[] = [];
   let events: ChangeEvents | undefined;
   try {
-    const records = options.shared ?? (await openStore(settings.url, now, options));
+    const processes = options.processes ?? 1;
+    const connections = options.shared ? undefined : postgresConnections(settings, processes);
+    const limitHint = connections && connectionLimitHint(connections, settings.maxConnections, processes);
+    const records = options.shared ?? (await openStore(settings.url, now, { ...options, poolSize: connections?.pool, connectionLimitHint: limitHint }));
     if (!options.shared) opened.push(records);
     const guard = new StoreGuard({ timeoutMs: settings.timeoutMs });
     let backend: StoreBackend = guardBackend(records, guard);
@@ -56,7 +60,7 @@ export async function openGatewayStore(settings: ResolvedConfig['store'], now: (
       // no Redis: PostgreSQL's own LISTEN/NOTIFY carries the events
       const { PostgresChangeEvents } = require('./events/postgres-change-events') as typeof import('./events/postgres-change-events');
       events = await PostgresChangeEvents.connect(postgresUrl, { timeoutMs: settings.timeoutMs, onHandlerError }).catch((err) => {
-        throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}`);
+        throw new ConfigError('store.url', `cannot listen for change events: ${(err as Error).message}${limitHint?.(err) ?? ''}`);
       });
     } else if (!options.shared && cluster.isWorker && process.send) {
       // a `--workers N` worker on SQLite or memory: the primary relays its events to its siblings (core/cli/cluster.ts)

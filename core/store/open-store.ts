@@ -14,6 +14,10 @@ export interface OpenStoreOptions {
   logger?: Logger;
   /** this key ring instead of the one the environment names (key rotation) */
   secretBox?: SecretBox;
+  /** PostgreSQL: the most connections the query pool opens (postgres-pool-size.ts); default 10 */
+  poolSize?: number;
+  /** PostgreSQL: what to add to the error of a connection the server refused for its connection limit */
+  connectionLimitHint?: (err: unknown) => string | undefined;
 }
 
 /**
@@ -51,10 +55,10 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     try {
-      return await postgresBackend().connect(url, now, secretsOnceConnected);
+      return await postgresBackend().connect(url, now, secretsOnceConnected, undefined, options.poolSize);
     } catch (err) {
       if (keyProblem) throw keyProblem.err;
-      throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}`);
+      throw new ConfigError('store.url', `cannot open PostgreSQL: ${withoutCredentials((err as Error).message, url)}${options.connectionLimitHint?.(err) ?? ''}`);
     }
   }
   throw new ConfigError('store.url', unsupported(url));

@@ -52,11 +52,11 @@ export class PostgresBackend implements StoreBackend {
   ) {}
 
   /** `secretBox` may be given as a function: it is then called once the server answers (see openStore). */
-  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox | (() => SecretBox) = new NoSecretBox(), queryTimeoutMs = QUERY_TIMEOUT_MS): Promise<PostgresBackend> {
+  static async connect(url: string, now: () => number = Date.now, secretBox: SecretBox | (() => SecretBox) = new NoSecretBox(), queryTimeoutMs = QUERY_TIMEOUT_MS, poolSize = 10): Promise<PostgresBackend> {
     // a server that cannot be reached fails the boot within seconds instead of hanging it; a query that
     // goes unanswered fails after queryTimeoutMs, and the pool closes its connection (pg-pool drops a
     // client released with an error); TCP keep-alive lets the OS notice a peer gone while idle
-    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 10, query_timeout: queryTimeoutMs, keepAlive: true });
+    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: poolSize, query_timeout: queryTimeoutMs, keepAlive: true });
     pool.on('error', () => {
       /* an idle connection lost: the pool replaces it, the next query reports a real failure */
     });

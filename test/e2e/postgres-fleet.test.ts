@@ -21,8 +21,8 @@ interface Instance {
 }
 
 /** The gateway command as its own process; resolves with its URL once it listens. */
-function startInstance(configFile: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Instance> {
-  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0'], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startInstance(configFile: string, cwd: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<Instance> {
+  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0', ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
   return new Promise((resolve, reject) => {
@@ -103,5 +103,112 @@ describe('two gateway processes sharing one PostgreSQL database', function () {
       expect(spend.data.map((r) => r.requests).sort()).to.deep.equal([10, 10]);
     }
     for (const instance of instances) expect(instance.stderr.join('')).to.not.match(/error/i);
+  });
+});
+
+/** The gateway command that is expected to fail at start: its exit code and stderr. */
+function failedStart(configFile: string, cwd: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, '--config', configFile, '--port', '0', ...args], { cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdout!.resume();
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+}
+
+describe('--workers on PostgreSQL: connections within store.maxConnections', function () {
+  this.timeout(120_000);
+  let instance: Instance | undefined;
+  let roles = 0;
+  afterEach(async () => {
+    await stop(instance);
+    instance = undefined;
+  });
+
+  /** a database owned by a role of its own that the server lets open `limit` connections at most; its URL */
+  async function limitedDatabase(limit: number): Promise<{ url: string; role: string }> {
+    const url = await (await startPostgres()).createDatabase();
+    const role = `gw_${process.pid}_${++roles}`;
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      await db.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT ${limit}`);
+      await db.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} OWNER TO ${role}`);
+    } finally {
+      await db.end();
+    }
+    return { url: url.replace('//postgres@', `//${role}@`), role };
+  }
+
+  function configFor(url: string, store: object = {}): { dir: string; file: string } {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-fleet-pool-'));
+    const file = path.join(dir, 'gateway.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        // a long store timeout: a query waiting for a pooled connection is not refused by the guard
+        store: { url, sweepIntervalSeconds: 0, timeoutMs: 20_000, ...store },
+        adminKey: ADMIN,
+        providers: [{ id: 'e', type: 'echo' }],
+        models: [{ name: 'echo', provider: 'e' }],
+      }),
+    );
+    return { dir, file };
+  }
+  const env = { GATEWAY_SECRET_KEY: randomBytes(32).toString('hex') };
+
+  it('6 workers under load stay within the default 50 connections, so a server allowing 50 refuses none', async () => {
+    const { url, role } = await limitedDatabase(50);
+    const { dir, file } = configFor(url);
+    instance = await startInstance(file, dir, env, ['--workers', '6']);
+    // the watcher is the superuser: its own connection is not the role's
+    const watcher = new pg.Client({ connectionString: url.replace(`//${role}@`, '//postgres@') });
+    await watcher.connect();
+    let most = 0;
+    let loading = true;
+    const watching = (async () => {
+      while (loading) {
+        const { rows } = await watcher.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1', [role]);
+        most = Math.max(most, Number(rows[0].n));
+      }
+    })();
+    try {
+      const statuses: number[] = [];
+      // each on a connection of its own: the primary spreads them over the workers, whose pools grow
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 120 }, () =>
+            fetch(`${instance!.url}/admin/v1/logs?limit=1`, { headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' } }).then(async (res) => {
+              await res.arrayBuffer();
+              return res.status;
+            }),
+          ),
+        );
+        statuses.push(...answers);
+      }
+      expect(statuses.filter((s) => s !== 200), instance.stderr.join('')).to.deep.equal([]);
+    } finally {
+      loading = false;
+      await watching;
+      await watcher.end();
+    }
+    expect(most).to.be.within(1, 50);
+  });
+
+  it('a server that refuses a connection for its limit fails the start with an error naming store.maxConnections', async () => {
+    const { url } = await limitedDatabase(1);
+    const { dir, file } = configFor(url);
+    const { code, stderr } = await failedStart(file, dir, env);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/too many connections/);
+    expect(stderr).to.match(/store\.maxConnections is 50/);
+  });
+
+  it('more workers than store.maxConnections can serve fail the start before any is forked', async () => {
+    const { url } = await limitedDatabase(50);
+    const { dir, file } = configFor(url, { maxConnections: 8 });
+    const { code, stderr } = await failedStart(file, dir, env, ['--workers', '4']);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/store\.maxConnections: 8 PostgreSQL connections cannot serve 4 gateway processes: each needs at least 3 .*set it to 12 or more/);
+    expect(stderr, 'no worker was started').to.not.match(/exited/);
   });
 });

@@ -36,7 +36,7 @@ export class PostgresChangeEvents implements ChangeEvents {
     private readonly onHandlerError: (err: unknown) => void,
     private readonly heartbeatMs: number,
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    this.pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
     this.pool.on('error', () => undefined); // an idle connection that drops is replaced on the next publish
     this.heartbeat = setInterval(this.beat, heartbeatMs);
     this.heartbeat.unref();
