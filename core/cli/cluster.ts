@@ -33,7 +33,10 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
   return new Promise((resolve, reject) => {
     let stopping = false;
     let started = false;
+    let exitCode = 0;
     const listening = new Set<number>();
+    /** replacements in a row that exited before they listened */
+    let failedBoots = 0;
     /** when each worker was started, for how long it lived */
     const forkedAt = new Map<number, number>();
     let restartDelayMs = 0;
@@ -49,8 +52,12 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
       }
       if (metrics.onMessage(from, message, workers)) return;
       const url = typeof message === 'object' && message !== null ? (message as Record<string, unknown>)[LISTENING] : undefined;
-      if (typeof url !== 'string' || started) return;
+      if (typeof url !== 'string') return;
       listening.add(from.id);
+      if (started) {
+        failedBoots = 0;
+        return;
+      }
       if (listening.size < count) return;
       started = true;
       // printed once, after every worker listens and the handlers below are in place (see core/main.ts)
@@ -59,8 +66,9 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
     });
 
     cluster.on('exit', (worker, code, signal) => {
+      const listened = listening.delete(worker.id);
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
         return;
       }
       if (!started) {
@@ -72,6 +80,18 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
       }
       const lived = Date.now() - (forkedAt.get(worker.id) ?? 0);
       forkedAt.delete(worker.id);
+      failedBoots = listened ? 0 : failedBoots + 1;
+      if (failedBoots >= MAX_FAILED_BOOTS) {
+        // the cause outlives the backoff (a config that no longer reads, a store that stays unreachable):
+        // replacing them for ever only printed the same error every 30 s while capacity stayed down, and
+        // the primary looked alive to its supervisor, which alone can bring the whole gateway back
+        process.stderr.write(
+          `model-gateway: ${failedBoots} workers in a row exited before listening (the last: ${signal ?? `code ${code}`}; its error is above); stopping the gateway\n`,
+        );
+        exitCode = 1;
+        stop();
+        return;
+      }
       restartDelayMs = nextRestartDelay(restartDelayMs, lived);
       const when = restartDelayMs === 0 ? 'now' : `in ${restartDelayMs / 1000} s`;
       process.stderr.write(`model-gateway: worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}) after ${(lived / 1000).toFixed(1)} s; starting another ${when}\n`);
@@ -82,7 +102,7 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
       if (stopping) return;
       stopping = true;
       const workers = Object.values(cluster.workers ?? {});
-      if (workers.length === 0) process.exit(0);
+      if (workers.length === 0) process.exit(exitCode);
       // each worker drains on its own: refuses new work, finishes its streams, writes its log, exits
       for (const worker of workers) worker?.process.kill('SIGTERM');
     };
@@ -92,6 +112,9 @@ export function runPrimary(count: number, printStartup: (url: string) => void): 
     for (let i = 0; i < count; i++) fork();
   });
 }
+
+/** Replacements in a row that exit before they listen stop the gateway (exit 1) instead of being replaced again. */
+export const MAX_FAILED_BOOTS = 5;
 
 /** A worker that ran this long was not failing at its start: the next one starts at once. */
 export const STABLE_WORKER_MS = 10_000;

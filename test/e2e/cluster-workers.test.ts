@@ -269,6 +269,17 @@ describe('model-gateway --workers 2: two processes on one port and one store', f
     expect(status).to.equal(200);
   });
 
+  it('stops with exit 1, saying why, when replacements keep failing to start, instead of replacing them for ever', async () => {
+    // the config no longer reads: every replacement fails at its start, as it would on a store that stays down
+    writeFileSync(path.join(dir, 'gateway.json'), '{ not json');
+    process.kill(workerPids(gw.child.pid!)[0], 'SIGKILL');
+    const code = await Promise.race([gw.exit, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 45 s'), 45_000))]);
+    const stderr = gw.stderr.join('\n');
+    expect(code, stderr).to.equal(1);
+    expect(stderr).to.match(/config error/);
+    expect(stderr).to.match(/5 workers in a row exited before listening \(the last: code 1; its error is above\); stopping the gateway/);
+  });
+
   it('when the primary is SIGKILLed, every worker finishes its open streams, writes their log rows, then exits', async () => {
     upstream.script = { kind: 'sse', events: chatChunks(Array.from({ length: 20 }, (_, i) => `w${i} `)), eventDelayMs: 100 };
     const workers = workerPids(gw.child.pid!);
