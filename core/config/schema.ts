@@ -93,6 +93,8 @@ const priceSchema = Strict({
   outputPerMTok: Type.Optional(NonNegative),
   cacheReadPerMTok: Type.Optional(NonNegative),
   cacheWritePerMTok: Type.Optional(NonNegative),
+  /** Anthropic's 1-hour cache writes (2x input, where 5-minute writes are 1.25x); default: cacheWritePerMTok */
+  cacheWrite1hPerMTok: Type.Optional(NonNegative),
   perImage: Type.Optional(NonNegative),
   /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
   perImageBySize: Type.Optional(Type.Record(Type.String(), NonNegative)),

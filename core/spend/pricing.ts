@@ -4,7 +4,8 @@ import type { TokenUsage } from '../types/usage';
 
 /**
  * USD cost of a model request. Cached prompt tokens are part of inputTokens and are billed at the cache
- * prices when the model has them, otherwise at the input price.
+ * prices when the model has them, otherwise at the input price; 1-hour cache writes at their own price,
+ * otherwise at the (5-minute) write price.
  */
 export function priceUsage(price: ModelPrice | undefined, usage: TokenUsage, imageSize?: string): number {
   if (!price) return 0;
@@ -15,10 +16,14 @@ function rawPrice(price: ModelPrice, usage: TokenUsage, imageSize?: string): num
   const input = price.inputPerMTok ?? 0;
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
   const perImage = (imageSize ? ownValue(price.perImageBySize, imageSize) : undefined) ?? price.perImage ?? 0;
+  const write = price.cacheWritePerMTok ?? input;
+  // 1-hour writes are a part of the cache writes the upstream counted, never more than all of them
+  const write1h = Math.min(usage.cacheWrite1hTokens, usage.cacheWriteTokens);
   return (
     (uncached * input +
       usage.cacheReadTokens * (price.cacheReadPerMTok ?? input) +
-      usage.cacheWriteTokens * (price.cacheWritePerMTok ?? input) +
+      (usage.cacheWriteTokens - write1h) * write +
+      write1h * (price.cacheWrite1hPerMTok ?? write) +
       usage.outputTokens * (price.outputPerMTok ?? 0)) /
       1_000_000 +
     usage.images * perImage

@@ -61,7 +61,7 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [extra: string]: unknown } | null;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; cache_write_1h_tokens?: number; [extra: string]: unknown } | null;
   completion_tokens_details?: Record<string, unknown> | null;
   [extra: string]: unknown;
 }

@@ -6,10 +6,12 @@ export interface TokenUsage {
   cacheReadTokens: number;
   /** prompt tokens written to a provider's prompt cache (a subset of inputTokens) */
   cacheWriteTokens: number;
+  /** of cacheWriteTokens, those written to Anthropic's 1-hour cache (`ttl: "1h"`), billed above 5-minute writes */
+  cacheWrite1hTokens: number;
   /** images produced, for image models */
   images: number;
 }
 
 export function emptyUsage(): TokenUsage {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, images: 0 };
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, images: 0 };
 }

@@ -11,7 +11,15 @@ export function chatUsageFromConverse(usage: ConverseUsage | undefined): Usage {
     output_tokens: usage?.outputTokens ?? 0,
     cache_read_input_tokens: usage?.cacheReadInputTokens ?? 0,
     cache_creation_input_tokens: usage?.cacheWriteInputTokens ?? 0,
+    // 1-hour cache writes are billed above 5-minute ones: Anthropic's own split, from Converse's
+    cache_creation: { ephemeral_1h_input_tokens: cacheWrite1h(usage?.cacheDetails) },
   });
+}
+
+function cacheWrite1h(details: ConverseUsage['cacheDetails']): number {
+  let tokens = 0;
+  if (Array.isArray(details)) for (const d of details) if (d?.ttl === '1h' && typeof d.inputTokens === 'number' && Number.isFinite(d.inputTokens)) tokens += d.inputTokens;
+  return tokens;
 }
 
 /** Converse stopReason -> chat finish_reason. */

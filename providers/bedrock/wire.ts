@@ -35,6 +35,8 @@ export interface ConverseUsage {
   totalTokens?: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** the cache writes by TTL, e.g. [{ ttl: '1h', inputTokens: 2000 }, { ttl: '5m', inputTokens: 1000 }] */
+  cacheDetails?: { ttl?: string; inputTokens?: number }[];
 }
 
 export interface ConverseResponse {

@@ -22,6 +22,8 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
       .withKey(CLIENT_KEY, { id: 'agent' })
       .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
       .withModel('claude-test', { model: UPSTREAM_MODEL, id: 'claude/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 } })
+      // priced from the bundled table
+      .withModel('claude-listed', { model: UPSTREAM_MODEL, id: 'claude/listed' })
       .with({
         // error mapping is under test here, not the router's retries
         routing: { retries: 0 },
@@ -162,6 +164,43 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.status).to.equal(200);
     // 40 input x $3 + 2000 cache reads x $0.30 + 100 cache writes x $3.75 + 61 output x $15, per million
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.00201');
+  });
+
+  it('prices 1-hour cache writes at their own price (2x input), not the 5-minute one, JSON and streamed', async () => {
+    // `cache_control: { ttl: "1h" }`: Anthropic splits the writes by TTL in usage.cache_creation
+    const usage = {
+      input_tokens: 100,
+      cache_creation_input_tokens: 3000,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 },
+      output_tokens: 50,
+    };
+    const message = { id: 'msg_1h', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, stop_sequence: null };
+    upstream.reply({ json: { ...message, content: [{ type: 'text', text: 'Noted.' }], stop_reason: 'end_turn', usage } });
+    const request = {
+      model: 'claude-listed',
+      max_tokens: 100,
+      system: [{ type: 'text', text: '<handbook>...</handbook>', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      messages: [{ role: 'user', content: 'Summarise chapter 1.' }],
+    };
+    const { data, response } = await client.messages.create(request as any).withResponse();
+    expect(data.usage.cache_creation).to.deep.equal({ ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 });
+    // 100 input x $3 + 1000 5-minute writes x $3.75 + 2000 1-hour writes x $6 + 50 output x $15, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0168');
+
+    upstream.reply({
+      events: [
+        { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Noted.' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 50 } } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    });
+    const streamed = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { ...request, stream: true });
+    expect(streamed.status).to.equal(200);
+    expect(streamed.trailers['x-gateway-response-cost']).to.equal('0.0168');
   });
 
   it('charges the prompt a message_delta restates without cache counts (a server tool\u2019s results grow it; counters that do not apply are left out)', async () => {

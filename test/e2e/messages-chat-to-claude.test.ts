@@ -4,6 +4,7 @@ import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-a
 import { readFixture } from '../support/fixtures';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { rawPost } from './messages-support';
 
 const PROVIDER_KEY = 'sk-ant-provider-CANARY-a1b2';
 const CLIENT_KEY = 'sk-client-CANARY-c3d4';
@@ -23,6 +24,8 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
       .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_KEY })
       .withProvider({ id: 'claude-bad-key', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-ant-revoked' })
       .withModel('claude-sonnet', { provider: 'claude', model: UPSTREAM_MODEL, id: 'claude/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 } })
+      // priced from the bundled table
+      .withModel('claude-listed', { provider: 'claude', model: UPSTREAM_MODEL, id: 'claude/listed' })
       .withModel('claude-misconfigured', { model: UPSTREAM_MODEL })
       .with({
         // error mapping is under test here, not the router's retries
@@ -67,6 +70,31 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     expect(data).to.deep.equal(readFixture('anthropic', 'cached-usage.chat-response.json'));
     // 21 input x $3 + 1200 cache reads x $0.30 + 300 cache writes x $3.75 + 512 output x $15, per million
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.009228');
+  });
+
+  it('prices 1-hour cache writes at their own price (2x input), not the 5-minute one, JSON and streamed', async () => {
+    // Anthropic splits the writes of `cache_control: { ttl: "1h" }` by TTL in usage.cache_creation
+    const usage = { input_tokens: 100, cache_creation_input_tokens: 3000, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 }, output_tokens: 50 };
+    const message = { id: 'msg_1h', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, stop_sequence: null };
+    upstream.reply({ json: { ...message, content: [{ type: 'text', text: 'Noted.' }], stop_reason: 'end_turn', usage } });
+    const { data, response } = await client.chat.completions.create({ model: 'claude-listed', messages: [{ role: 'user', content: 'Summarise chapter 1.' }] }).withResponse();
+    expect(data.usage).to.include({ prompt_tokens: 3100, completion_tokens: 50 });
+    // 100 input x $3 + 1000 5-minute writes x $3.75 + 2000 1-hour writes x $6 + 50 output x $15, per million
+    expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0168');
+
+    upstream.reply({
+      events: [
+        { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Noted.' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 50 } } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    });
+    const streamed = await rawPost(`${gw.url}/v1/chat/completions`, { authorization: `Bearer ${CLIENT_KEY}` }, { model: 'claude-listed', stream: true, messages: [{ role: 'user', content: 'Summarise chapter 1.' }] });
+    expect(streamed.status).to.equal(200);
+    expect(streamed.trailers['x-gateway-response-cost']).to.equal('0.0168');
   });
 
   it('streams text back as chat.completion.chunk, with usage including cached tokens when asked', async () => {

@@ -31,6 +31,8 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
       .withKey(CLIENT_KEY, { id: 'app' })
       .withProvider({ id: 'aws', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', ...KEYS })
       .withModel('claude-on-aws', { model: MODEL, price: PRICE })
+      // priced from the bundled table
+      .withModel('claude-listed-on-aws', { model: MODEL })
       .withModel('llama-on-aws', { model: 'meta.llama3-3-70b-instruct-v1:0', price: PRICE })
       .withProvider({ id: 'aws-wrong-secret', type: 'bedrock', baseUrl: bedrock.server.url, region: 'eu-west-1', accessKeyId: KEYS.accessKeyId, secretAccessKey: 'wrong-secret-CANARY-zzzzzzzzzzzz' })
       .withModel('claude-wrong-secret', { model: MODEL })
@@ -94,6 +96,20 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(data.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['A cat on a sofa.']);
     expect({ input: data.usage.input_tokens, read: data.usage.cache_read_input_tokens, write: data.usage.cache_creation_input_tokens, output: data.usage.output_tokens }).to.deep.equal({ input: 20, read: 2000, write: 100, output: 7 });
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
+  });
+
+  it('prices 1-hour cache writes (Converse cacheDetails) at their own price, for an openai and an anthropic SDK client', async () => {
+    const usage = { inputTokens: 100, outputTokens: 50, totalTokens: 3150, cacheReadInputTokens: 0, cacheWriteInputTokens: 3000, cacheDetails: [{ ttl: '1h', inputTokens: 2000 }, { ttl: '5m', inputTokens: 1000 }] };
+    const answer = { output: { message: { role: 'assistant', content: [{ text: 'Noted.' }] } }, stopReason: 'end_turn', usage };
+    bedrock.reply(() => json(answer));
+    const chat = await openai.chat.completions.create({ model: 'claude-listed-on-aws', messages: [{ role: 'user', content: 'Summarise chapter 1.' }] }).withResponse();
+    // 100 input x $3 + 1000 5-minute writes x $3.75 + 2000 1-hour writes x $6 + 50 output x $15, per million
+    expect(chat.response.headers.get('x-gateway-response-cost')).to.equal('0.0168');
+
+    bedrock.reply(() => json(answer));
+    const messages = await anthropic.messages.create({ model: 'claude-listed-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'Summarise chapter 1.' }] }).withResponse();
+    expect(messages.data.usage).to.include({ input_tokens: 100, cache_creation_input_tokens: 3000, output_tokens: 50 });
+    expect(messages.response.headers.get('x-gateway-response-cost')).to.equal('0.0168');
   });
 
   it('streams a call of a tool without arguments (Converse sends no input delta for it) with "{}" as its arguments, as a JSON answer has', async () => {

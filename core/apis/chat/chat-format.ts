@@ -12,6 +12,8 @@ export function tokenUsageFromChat(usage: Usage | null | undefined): TokenUsage 
     outputTokens: usage.completion_tokens ?? 0,
     cacheReadTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+    // a Claude model's 1-hour cache writes (a part of cache_write_tokens), from its Messages usage
+    cacheWrite1hTokens: usage.prompt_tokens_details?.cache_write_1h_tokens ?? 0,
   };
 }
 

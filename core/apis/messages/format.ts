@@ -9,7 +9,7 @@ import type { TokenUsage } from '../../types/usage';
 import { chatRequestFromMessages } from './to-chat-request';
 import { messagesResponseFromChat } from './from-chat-response';
 import { MessagesStreamTranslator } from './from-chat-stream';
-import { compactionTokens, readMessagesResponseUsage } from './usage';
+import { cacheWrite1hTokens, compactionTokens, readMessagesResponseUsage } from './usage';
 import { estimatePromptTokens } from '../../spend/usage-estimate';
 
 async function* streamFromChat(frames: AsyncIterable<SseFrame>, request: unknown): AsyncIterable<SseFrame> {
@@ -49,10 +49,12 @@ export function usageOfMessagesFrame(frame: SseFrame): Partial<TokenUsage> | und
   const input = plus(count(u.input_tokens), compaction.input);
   const cacheRead = plus(count(u.cache_read_input_tokens), compaction.cacheRead);
   const cacheWrite = plus(count(u.cache_creation_input_tokens), compaction.cacheWrite);
+  const cacheWrite1h = plus(cacheWrite1hTokens(u), compaction.cacheWrite1h);
   const output = plus(count(u.output_tokens), compaction.output);
   if (output !== undefined) out.outputTokens = output;
   if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
   if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;
+  if (cacheWrite1h !== undefined) out.cacheWrite1hTokens = cacheWrite1h;
   // TokenUsage counts the whole prompt; Anthropic's input_tokens leave the cached part out. A message_delta
   // names only the counters that apply (the SDK overwrites each one it names): one that restates the prompt
   // without cache counts is at least that prompt, and the meter keeps the larger of it and message_start's

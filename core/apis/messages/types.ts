@@ -86,6 +86,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** the cache writes split by TTL */
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
   [extra: string]: unknown;
 }
 
