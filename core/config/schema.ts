@@ -95,6 +95,8 @@ const priceSchema = Strict({
   cacheWritePerMTok: Type.Optional(NonNegative),
   /** Anthropic's 1-hour cache writes (2x input, where 5-minute writes are 1.25x); default: cacheWritePerMTok */
   cacheWrite1hPerMTok: Type.Optional(NonNegative),
+  /** image input tokens (a gpt-image edit's pictures: $10 where its text is $5); default: inputPerMTok */
+  imageInputPerMTok: Type.Optional(NonNegative),
   perImage: Type.Optional(NonNegative),
   /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
   perImageBySize: Type.Optional(Type.Record(Type.String(), NonNegative)),

@@ -19,8 +19,11 @@ function rawPrice(price: ModelPrice, usage: TokenUsage, imageSize?: string): num
   const write = price.cacheWritePerMTok ?? input;
   // 1-hour writes are a part of the cache writes the upstream counted, never more than all of them
   const write1h = Math.min(usage.cacheWrite1hTokens, usage.cacheWriteTokens);
+  // image input tokens are a part of the uncached prompt (an edit's pictures), priced apart from its text
+  const imageInput = Math.min(usage.imageInputTokens, uncached);
   return (
-    (uncached * input +
+    ((uncached - imageInput) * input +
+      imageInput * (price.imageInputPerMTok ?? input) +
       usage.cacheReadTokens * (price.cacheReadPerMTok ?? input) +
       (usage.cacheWriteTokens - write1h) * write +
       write1h * (price.cacheWrite1hPerMTok ?? write) +

@@ -313,7 +313,7 @@ function recordRouting(ctx: AuthedContext, exchange: ModelExchange, served: Depl
  * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
  * largest. Images are counted per frame (one `completed` event per image): add them up.
  */
-const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'images']);
+const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'imageInputTokens', 'images']);
 
 function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
   for (const k of Object.keys(add) as (keyof TokenUsage)[]) {

@@ -8,10 +8,12 @@ export interface TokenUsage {
   cacheWriteTokens: number;
   /** of cacheWriteTokens, those written to Anthropic's 1-hour cache (`ttl: "1h"`), billed above 5-minute writes */
   cacheWrite1hTokens: number;
+  /** of inputTokens, image tokens (a gpt-image edit's uploaded pictures), billed above text tokens */
+  imageInputTokens: number;
   /** images produced, for image models */
   images: number;
 }
 
 export function emptyUsage(): TokenUsage {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, images: 0 };
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, imageInputTokens: 0, images: 0 };
 }

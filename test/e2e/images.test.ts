@@ -294,6 +294,26 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(page.data[0]).to.include({ endpoint: 'images', status: 200, outcome: 'ok', promptTokens: 30, completionTokens: 300, cost: 0.04 });
     });
 
+    it('prices an edit’s input image tokens at the image input price ($10 for gpt-image-1), not the text one, JSON and streamed', async () => {
+      // the uploaded picture is read as image tokens, which OpenAI reports apart from the prompt's text tokens
+      const usage = { input_tokens: 1250, output_tokens: 1056, total_tokens: 2306, input_tokens_details: { text_tokens: 50, image_tokens: 1200 } };
+      upstream.answer = () => ({ status: 200, body: { created: 1700000000, data: [{ b64_json: TINY_PNG.toString('base64') }], usage } });
+      const { response } = await client.images
+        .edit({ model: 'painter-listed', prompt: 'add a hat', image: await toFile(fakePng(2000, 11), 'fox.png', { type: 'image/png' }), response_format: 'b64_json' })
+        .withResponse();
+      // 50 text tokens x $5 + 1,200 image tokens x $10 + 1,056 output tokens x $40, per million
+      expect(response.headers.get('x-gateway-response-cost')).to.equal('0.05449');
+
+      upstream.answer = () => ({
+        status: 200,
+        events: [{ type: 'image_edit.completed', b64_json: TINY_PNG.toString('base64'), created_at: 2, size: '1024x1024', quality: 'medium', background: 'opaque', output_format: 'png', usage }],
+      });
+      const stream = await client.images.edit({ model: 'painter-listed', prompt: 'add a hat', image: await toFile(fakePng(2000, 12), 'fox.png', { type: 'image/png' }), stream: true });
+      for await (const event of stream) expect(event.type).to.equal('image_edit.completed');
+      const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+      expect(page.data[0]).to.include({ endpoint: 'images', status: 200, promptTokens: 1250, completionTokens: 1056, cost: 0.05449 });
+    });
+
     it('answers images.createVariation, an endpoint it does not serve, with a 404 unknown_endpoint, not a 415 asking for JSON', async () => {
       const err = await client.images.createVariation({ model: 'painter', image: await toFile(fakePng(1000, 11), 'fox.png', { type: 'image/png' }) }).catch((e) => e);
       expect(err).to.be.instanceOf(OpenAI.NotFoundError);

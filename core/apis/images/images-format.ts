@@ -7,7 +7,7 @@ import type { FormatAdapter } from '../../formats/format-adapter';
 interface ImagesUsage {
   input_tokens?: number;
   output_tokens?: number;
-  input_tokens_details?: { cached_tokens?: number };
+  input_tokens_details?: { cached_tokens?: number; image_tokens?: number; text_tokens?: number };
 }
 
 /** An images response: one image per `data` item, plus token counts when the upstream reports them. */
@@ -22,6 +22,8 @@ function tokensOf(usage: ImagesUsage | undefined): TokenUsage {
     inputTokens: usage?.input_tokens ?? 0,
     outputTokens: usage?.output_tokens ?? 0,
     cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
+    // an edit's pictures: image input is billed at twice gpt-image's text input
+    imageInputTokens: usage?.input_tokens_details?.image_tokens ?? 0,
   };
 }
 

@@ -34,7 +34,7 @@ const claude = {
 } satisfies Record<string, ModelPrice>;
 
 export const BUNDLED_PRICES: PriceTable = {
-  version: '2026.11.2',
+  version: '2026.11.3',
   date: '2026-11-28',
   families: {
     openai: {
@@ -57,8 +57,8 @@ export const BUNDLED_PRICES: PriceTable = {
       'dall-e-2': { perImage: 0.02, perImageBySize: { '256x256': 0.016, '512x512': 0.018, '1024x1024': 0.02 } },
       // Billed by tokens, which every answer reports: the image's output tokens follow its size and quality
       // (1024x1024: 272 low, 1,056 medium, 4,160 high), so a per-image price would charge every quality
-      // alike. Input at the text price (a generation's prompt); an edit's input image tokens list at $10.
-      'gpt-image-1': { inputPerMTok: 5, outputPerMTok: 40, cacheReadPerMTok: 1.25 },
+      // alike. Input at the text price (a generation's prompt), an edit's input image tokens at the image one.
+      'gpt-image-1': { inputPerMTok: 5, imageInputPerMTok: 10, outputPerMTok: 40, cacheReadPerMTok: 1.25 },
     },
     anthropic: claude,
     gemini: {

@@ -12,6 +12,7 @@ describe('Messages usage readers (for the spend stage)', () => {
       cacheReadTokens: 1200,
       cacheWriteTokens: 300,
       cacheWrite1hTokens: 0,
+      imageInputTokens: 0,
       images: 0,
     });
   });
@@ -23,17 +24,18 @@ describe('Messages usage readers (for the spend stage)', () => {
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
       cacheWrite1hTokens: 0,
+      imageInputTokens: 0,
       images: 0,
     });
   });
 
   it('folds an Anthropic stream: message_start gives the prompt, message_delta the final output', () => {
     const usage = framesFromFixture('anthropic', 'tool-use.upstream-stream.json').reduce((u, f) => foldMessagesStreamUsage(f, u), emptyUsage());
-    expect(usage).to.deep.equal({ inputTokens: 2140, outputTokens: 61, cacheReadTokens: 2000, cacheWriteTokens: 100, cacheWrite1hTokens: 0, images: 0 });
+    expect(usage).to.deep.equal({ inputTokens: 2140, outputTokens: 61, cacheReadTokens: 2000, cacheWriteTokens: 100, cacheWrite1hTokens: 0, imageInputTokens: 0, images: 0 });
   });
 
   it('folds a translated stream whose message_delta restates the prompt', () => {
     const usage = framesFromFixture('messages', 'tool-calls.messages-stream.json').reduce((u, f) => foldMessagesStreamUsage(f, u), emptyUsage());
-    expect(usage).to.deep.equal({ inputTokens: 2000, outputTokens: 40, cacheReadTokens: 1536, cacheWriteTokens: 0, cacheWrite1hTokens: 0, images: 0 });
+    expect(usage).to.deep.equal({ inputTokens: 2000, outputTokens: 40, cacheReadTokens: 1536, cacheWriteTokens: 0, cacheWrite1hTokens: 0, imageInputTokens: 0, images: 0 });
   });
 });
