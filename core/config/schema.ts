@@ -88,6 +88,21 @@ export const KeyConfigSchema = Strict({
   ...keyRestrictionFields,
 });
 
+/**
+ * The rates of a request whose prompt (cached tokens included) is over `aboveInputTokens`: all its tokens,
+ * output too, are billed at them (Claude Sonnet 4/4.5 and Gemini 2.5 Pro above 200K). A rate left out is
+ * the model's own.
+ */
+const longContextSchema = Strict({
+  aboveInputTokens: PositiveInt,
+  inputPerMTok: Type.Optional(NonNegative),
+  outputPerMTok: Type.Optional(NonNegative),
+  cacheReadPerMTok: Type.Optional(NonNegative),
+  cacheWritePerMTok: Type.Optional(NonNegative),
+  cacheWrite1hPerMTok: Type.Optional(NonNegative),
+  imageInputPerMTok: Type.Optional(NonNegative),
+});
+
 const priceSchema = Strict({
   inputPerMTok: Type.Optional(NonNegative),
   outputPerMTok: Type.Optional(NonNegative),
@@ -100,6 +115,7 @@ const priceSchema = Strict({
   perImage: Type.Optional(NonNegative),
   /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
   perImageBySize: Type.Optional(Type.Record(Type.String(), NonNegative)),
+  longContext: Type.Optional(longContextSchema),
 });
 
 export const TimeoutsSchema = Strict({

@@ -9,7 +9,9 @@ import type { TokenUsage } from '../types/usage';
  */
 export function priceUsage(price: ModelPrice | undefined, usage: TokenUsage, imageSize?: string): number {
   if (!price) return 0;
-  return roundCost(rawPrice(price, usage, imageSize));
+  const tier = price.longContext;
+  // a prompt over the threshold puts the whole request at the tier's rates, its output too
+  return roundCost(rawPrice(tier !== undefined && usage.inputTokens > tier.aboveInputTokens ? { ...price, ...tier } : price, usage, imageSize));
 }
 
 function rawPrice(price: ModelPrice, usage: TokenUsage, imageSize?: string): number {

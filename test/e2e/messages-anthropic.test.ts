@@ -203,6 +203,29 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(streamed.trailers['x-gateway-response-cost']).to.equal('0.0168');
   });
 
+  it('prices a prompt over 200K tokens at Claude Sonnet’s long-context rates, input and output alike, and one of 200K at the standard rates', async () => {
+    // the 1M-token context (beta context-1m-2025-08-07): the prompt is input + cache reads + cache writes
+    const long = {
+      input_tokens: 100000,
+      cache_read_input_tokens: 60000,
+      cache_creation_input_tokens: 50000,
+      cache_creation: { ephemeral_5m_input_tokens: 20000, ephemeral_1h_input_tokens: 30000 },
+      output_tokens: 1000,
+    };
+    const message = { id: 'msg_long', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [{ type: 'text', text: 'Read it all.' }], stop_reason: 'end_turn', stop_sequence: null };
+    const request = { model: 'claude-listed', max_tokens: 1000, messages: [{ role: 'user', content: 'Summarise the codebase.' }] };
+    const headers = { 'anthropic-beta': 'context-1m-2025-08-07' };
+    upstream.reply({ json: { ...message, usage: long } });
+    const over = await client.messages.create(request as any, { headers }).withResponse();
+    // 100K input x $6 + 60K cache reads x $0.60 + 20K 5-minute writes x $7.50 + 30K 1-hour writes x $12 + 1K output x $22.50, per million
+    expect(over.response.headers.get('x-gateway-response-cost')).to.equal('1.1685');
+
+    upstream.reply({ json: { ...message, usage: { ...long, input_tokens: 90000 } } });
+    const at = await client.messages.create(request as any, { headers }).withResponse();
+    // 90K input x $3 + 60K cache reads x $0.30 + 20K x $3.75 + 30K x $6 + 1K output x $15, per million
+    expect(at.response.headers.get('x-gateway-response-cost')).to.equal('0.558');
+  });
+
   it('charges the prompt a message_delta restates without cache counts (a server tool\u2019s results grow it; counters that do not apply are left out)', async () => {
     // the web search results are read as input: the final count is in message_delta, which names only the
     // counters that apply (the SDK overwrites each one present)

@@ -30,6 +30,8 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding' })
       .withModel('gemini-3-pro', { model: 'gemini-3-pro-preview' })
       .withModel('gemini-2.5-pro', { model: 'gemini-2.5-pro', price: PRICE })
+      // priced from the bundled table
+      .withModel('gemini-pro-listed', { model: 'gemini-2.5-pro' })
       .withProvider({ id: 'google-wrong-key', type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: 'AIzaSy-revoked-key-000000000000' })
       .withModel('gemini-misconfigured', { model: 'gemini-2.5-flash' })
       .with({ routing: { retries: 0 } })
@@ -174,6 +176,28 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       ['gemini-flash', 'minimal', 0],
       ['gemini-flash', 'none', 0],
     ]);
+  });
+
+  it('prices a Gemini 2.5 Pro prompt over 200K tokens at the long-context rates, input and output alike, JSON and streamed', async () => {
+    const answer = (promptTokenCount: number) => ({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Read it all.' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount, cachedContentTokenCount: 100000, candidatesTokenCount: 1000, thoughtsTokenCount: 1000, totalTokenCount: promptTokenCount + 2000 },
+      modelVersion: 'gemini-2.5-pro',
+    });
+    const request = { model: 'gemini-pro-listed', messages: [{ role: 'user' as const, content: 'Summarise the codebase.' }] };
+    upstream.reply(() => json(answer(250000)));
+    const over = await openai.chat.completions.create(request).withResponse();
+    // 150K uncached x $2.50 + 100K cached x $0.25 + 2K output (answer and thinking) x $15, per million
+    expect(over.response.headers.get('x-gateway-response-cost')).to.equal('0.43');
+
+    upstream.reply(() => sse([{ data: answer(250000) }]));
+    const streamed = await streamTrailers(gw.url, '/v1/chat/completions', { ...request, stream: true }, CLIENT_KEY);
+    expect(streamed.trailers['x-gateway-response-cost']).to.equal('0.43');
+
+    upstream.reply(() => json(answer(200000)));
+    const at = await openai.chat.completions.create(request).withResponse();
+    // 100K uncached x $1.25 + 100K cached x $0.125 + 2K output x $10, per million
+    expect(at.response.headers.get('x-gateway-response-cost')).to.equal('0.1575');
   });
 
   it('thinks its most for the efforts above high (xhigh, max) that OpenAI and Anthropic clients send, rather than refusing them', async () => {

@@ -19,13 +19,17 @@ export interface PriceTable {
 
 export type PriceFamily = 'openai' | 'anthropic' | 'gemini' | 'bedrock';
 
+// Sonnet 4 and 4.5 with the 1M-token context: a prompt over 200K tokens doubles input and its cache rates,
+// and output is 1.5x
+const sonnetLongContext = { aboveInputTokens: 200_000, inputPerMTok: 6, outputPerMTok: 22.5, cacheReadPerMTok: 0.6, cacheWritePerMTok: 7.5, cacheWrite1hPerMTok: 12 };
+
 // Cache writes: 1.25x input for the 5-minute cache, 2x input for the 1-hour one (`ttl: "1h"`).
 const claude = {
   'claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cacheReadPerMTok: 0.5, cacheWritePerMTok: 6.25, cacheWrite1hPerMTok: 10 },
   'claude-opus-4-1': { inputPerMTok: 15, outputPerMTok: 75, cacheReadPerMTok: 1.5, cacheWritePerMTok: 18.75, cacheWrite1hPerMTok: 30 },
   'claude-opus-4': { inputPerMTok: 15, outputPerMTok: 75, cacheReadPerMTok: 1.5, cacheWritePerMTok: 18.75, cacheWrite1hPerMTok: 30 },
-  'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 },
-  'claude-sonnet-4': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 },
+  'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6, longContext: sonnetLongContext },
+  'claude-sonnet-4': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6, longContext: sonnetLongContext },
   'claude-3-7-sonnet': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 },
   'claude-3-5-sonnet': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 },
   'claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cacheReadPerMTok: 0.1, cacheWritePerMTok: 1.25, cacheWrite1hPerMTok: 2 },
@@ -34,7 +38,7 @@ const claude = {
 } satisfies Record<string, ModelPrice>;
 
 export const BUNDLED_PRICES: PriceTable = {
-  version: '2026.11.3',
+  version: '2026.11.4',
   date: '2026-11-28',
   families: {
     openai: {
@@ -62,7 +66,8 @@ export const BUNDLED_PRICES: PriceTable = {
     },
     anthropic: claude,
     gemini: {
-      'gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadPerMTok: 0.125 },
+      // a prompt over 200K tokens: $2.50 input, $15 output, $0.25 cached
+      'gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadPerMTok: 0.125, longContext: { aboveInputTokens: 200_000, inputPerMTok: 2.5, outputPerMTok: 15, cacheReadPerMTok: 0.25 } },
       'gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5, cacheReadPerMTok: 0.03 },
       'gemini-2.5-flash-lite': { inputPerMTok: 0.1, outputPerMTok: 0.4, cacheReadPerMTok: 0.01 },
       'gemini-2.0-flash': { inputPerMTok: 0.1, outputPerMTok: 0.4, cacheReadPerMTok: 0.025 },

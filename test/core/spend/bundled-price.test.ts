@@ -14,7 +14,14 @@ describe('bundled price table', () => {
 
   it('finds models under the vendors\' decorated ids (dates, Bedrock region/vendor/version, Vertex @version, models/ prefix)', () => {
     expect(candidateNames('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).to.include('claude-sonnet-4-5');
-    expect(bundledPrice('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).to.deep.equal({ inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 });
+    expect(bundledPrice('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).to.deep.equal({
+      inputPerMTok: 3,
+      outputPerMTok: 15,
+      cacheReadPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      cacheWrite1hPerMTok: 6,
+      longContext: { aboveInputTokens: 200000, inputPerMTok: 6, outputPerMTok: 22.5, cacheReadPerMTok: 0.6, cacheWritePerMTok: 7.5, cacheWrite1hPerMTok: 12 },
+    });
     expect(bundledPrice('bedrock', 'amazon.titan-embed-text-v2:0')).to.deep.equal({ inputPerMTok: 0.02 });
     expect(bundledPrice('openai', 'gpt-4o-2024-08-06')?.inputPerMTok).to.equal(2.5);
     expect(bundledPrice('azure-openai', 'gpt-4o-mini')?.outputPerMTok).to.equal(0.6);
