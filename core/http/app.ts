@@ -71,7 +71,7 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
   const refuse = (req: Request, res: Response, next: NextFunction) => (error: unknown) => {
     const spec = req.method === 'POST' ? MODEL_BODY_PATHS.get(req.path) : undefined;
     if (spec) return void refuseBody(services, spec, req, res, error).catch(next);
-    callerRefusal(services, req).then((refused) => next(refused ?? error), next);
+    callerRefusal(services, req, res).then((refused) => next(refused ?? error), next);
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (NON_JSON_BODY_PATHS.has(req.path)) return next();
@@ -104,9 +104,9 @@ function routed(router: express.Router, path: string): boolean {
 }
 
 /** The 401/403 a caller of a keyed path gets (the model APIs, the management API), or undefined. */
-async function callerRefusal(services: GatewayServices, req: Request): Promise<GatewayError | undefined> {
+async function callerRefusal(services: GatewayServices, req: Request, res: Response): Promise<GatewayError | undefined> {
   try {
-    if (req.path.startsWith('/admin/')) await adminPrincipal(services, req);
+    if (req.path.startsWith('/admin/')) await adminPrincipal(services, req, res);
     else if (req.path.startsWith('/v1/')) await services.auth.check(bearerToken(req.headers.authorization), false);
     return undefined;
   } catch (err) {

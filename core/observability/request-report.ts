@@ -1,3 +1,5 @@
+import type { Principal } from '../auth/principal';
+import type { GatewayError } from '../errors/gateway-error';
 import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 import type { Logger } from '../plugins/contracts';
@@ -70,6 +72,32 @@ export class RequestReporter {
     if (!metrics) return;
     metrics.requests.inc({ endpoint, model: model === undefined ? '' : this.modelLabel(model), status: String(status) });
     metrics.duration.observe({ endpoint }, Math.max(0, now - startedAt) / 1000);
+  }
+
+  /**
+   * A caller with a valid key refused beside the pipeline (a member key on the management API: 403
+   * not_admin): counted as refusedBeside, and given the access line a refused chat request of that key
+   * gets, so whose key is knocking shows. It has no request-log entry: nothing was served or charged.
+   */
+  refusedKnown(endpoint: string, principal: Principal, error: GatewayError, requestId: string, startedAt: number, now: number): void {
+    const latencyMs = Math.max(0, now - startedAt);
+    this.lines.add({
+      requestId,
+      keyId: principal.keyId,
+      org: principal.org,
+      endpoint,
+      model: null,
+      deployment: null,
+      status: error.status,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+      latencyMs,
+      attempts: 0,
+      errorCode: error.code,
+      outcome: 'error',
+    });
+    this.refusedBeside(endpoint, undefined, error.status, startedAt, now);
   }
 
   /** The request's log entry is written: its access-log line (with the others of its moment: access-lines.ts) and its counts. */

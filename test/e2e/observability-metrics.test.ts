@@ -222,6 +222,25 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(text).to.not.include('no-such-model');
   });
 
+  it('counts and logs the management API refused to a member key (403 not_admin), as a chat refusal is', async () => {
+    const refused = async () => sample(await scrape(), 'gateway_requests_total', { endpoint: 'admin', model: '', status: '403' }) ?? 0;
+    const before = await refused();
+    const get = await fetch(`${gw.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(get.status).to.equal(403);
+    expect(((await get.json()) as { error: { code: string } }).error.code).to.equal('not_admin');
+    // a body the management API cannot read waits behind the key: the same refusal
+    const unread = await fetch(`${gw.url}/admin/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"org": ' });
+    expect(unread.status).to.equal(403);
+    expect(((await unread.json()) as { error: { code: string } }).error.code).to.equal('not_admin');
+    expect((await refused()) - before).to.equal(2);
+    const ids = [get.headers.get('x-gateway-request-id'), unread.headers.get('x-gateway-request-id')];
+    const lines = await eventually(() => {
+      const found = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && ids.includes(l.requestId as string));
+      return found.length === 2 ? found : undefined;
+    });
+    for (const line of lines) expect(line).to.include({ keyId: 'metered', org: 'acme', endpoint: 'admin', status: 403, errorCode: 'not_admin', outcome: 'error', cost: 0 });
+  });
+
   it('counts the model list refused to the admin key (403), as a chat one is', async () => {
     const counts = async () => {
       const text = await scrape();

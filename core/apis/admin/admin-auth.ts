@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { PermissionError, toGatewayError } from '../../errors/gateway-error';
 import type { Principal } from '../../auth/principal';
@@ -6,6 +6,7 @@ import { bearerToken } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { checkKeyBeside } from '../../http/key-check';
+import { requestIdOf } from '../../http/request-id';
 import { optionalString } from './query-params';
 
 /**
@@ -15,7 +16,7 @@ import { optionalString } from './query-params';
 export function adminAuth(services: GatewayServices) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      res.locals.admin = await adminPrincipal(services, req);
+      res.locals.admin = await adminPrincipal(services, req, res);
       next();
     } catch (err) {
       sendError(res, toGatewayError(err), OPENAI_ERRORS);
@@ -23,11 +24,19 @@ export function adminAuth(services: GatewayServices) {
   };
 }
 
-/** The management API's caller, or the 401/403 to answer. */
-export async function adminPrincipal(services: GatewayServices, req: IncomingMessage): Promise<Principal> {
+/**
+ * The management API's caller, or the 401/403 to answer (the one check of every admin route, and of a body
+ * they cannot read). The 403 of a valid key that is not an admin's is counted and gets its access line.
+ */
+export async function adminPrincipal(services: GatewayServices, req: IncomingMessage, res: ServerResponse): Promise<Principal> {
+  const startedAt = services.clock.now();
   // the auth stage's own check, then the management API's role
   const principal = await checkKeyBeside(services, 'admin', bearerToken(req.headers.authorization), true);
-  if (principal.role !== 'platform_admin' && principal.role !== 'admin') throw new PermissionError('This key may not use the management API.', 'not_admin');
+  if (principal.role !== 'platform_admin' && principal.role !== 'admin') {
+    const error = new PermissionError('This key may not use the management API.', 'not_admin');
+    services.reporter.refusedKnown('admin', principal, error, requestIdOf(res), startedAt, services.clock.now());
+    throw error;
+  }
   return principal;
 }
 
