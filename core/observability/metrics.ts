@@ -17,6 +17,9 @@ export interface MetricSources {
 /** Label value for a name outside the configured set: the label's values stay a bounded set. */
 export const OTHER = 'other';
 
+/** How often the event loop's lag is sampled. */
+const LAG_SAMPLE_MS = 20;
+
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
 
@@ -148,9 +151,12 @@ export class GatewayMetrics {
     copied('gateway_log_writes_total', 'Request-log entries written to the store', () => sources.logWriter().written);
     copied('gateway_log_write_failures_total', 'Request-log write attempts that failed', () => sources.logWriter().failedWrites);
     copied('gateway_log_writes_dropped_total', 'Request-log entries given up on (the queue for a failing store was full)', () => sources.logWriter().dropped);
-    // sampled by libuv's timer every 20 ms: reset at each scrape, so each reading covers one interval
-    const lag = (this.lag = monitorEventLoopDelay({ resolution: 20 }));
+    // sampled by libuv's timer every LAG_SAMPLE_MS: reset at each scrape, so each reading covers one interval
+    const lag = (this.lag = monitorEventLoopDelay({ resolution: LAG_SAMPLE_MS }));
     lag.enable();
+    // the histogram holds the time between the timer's runs, the interval included: an idle loop read
+    // 0.02 s. The lag is how late the timer ran.
+    const late = (ns: number) => Math.max(0, ns / 1e9 - LAG_SAMPLE_MS / 1000);
     new Gauge({
       name: 'gateway_event_loop_lag_seconds',
       help: 'Event-loop delay since the previous scrape: mean and p99 (label quantile), and the max',
@@ -160,9 +166,9 @@ export class GatewayMetrics {
       aggregator: 'max',
       collect() {
         const ok = lag.count > 0;
-        this.set({ quantile: 'mean' }, ok ? lag.mean / 1e9 : 0);
-        this.set({ quantile: '0.99' }, ok ? lag.percentile(99) / 1e9 : 0);
-        this.set({ quantile: 'max' }, ok ? lag.max / 1e9 : 0);
+        this.set({ quantile: 'mean' }, ok ? late(lag.mean) : 0);
+        this.set({ quantile: '0.99' }, ok ? late(lag.percentile(99)) : 0);
+        this.set({ quantile: 'max' }, ok ? late(lag.max) : 0);
         lag.reset();
       },
     });

@@ -128,6 +128,26 @@ describe('Prometheus metrics at GET /metrics', function () {
     for (const secret of [KEY, BROKE, ADMIN, TOKEN, 'sk-nobody-knows-this', 'metered', 'no-such-model', 'falcon']) expect(text).to.not.include(secret);
   });
 
+  it('reads the event loop\'s lag without its 20 ms sampling interval: well under it when idle, at least a stall\'s length when blocked', async () => {
+    const lag = async (quantile: string) => sample(await scrape(), 'gateway_event_loop_lag_seconds', { quantile })!;
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // an idle loop runs its timers on time: the reading was never under about 0.02 s, the sampling interval
+    // itself. Each reading covers the time since the previous scrape; on a busy machine the process may
+    // really wait for a core now and then, so some quiet stretch is enough.
+    await scrape();
+    await eventually(async () => {
+      await pause(300);
+      return (await lag('mean')) < 0.01;
+    }, 6000);
+    await pause(100);
+    const until = Date.now() + 250;
+    while (Date.now() < until); // the gateway runs in this process: its loop stalls for 250 ms
+    await pause(100);
+    // the stall may begin anywhere in a sampling interval: the timer due in it fires at most 250 ms late,
+    // and at least 250 ms less one interval
+    expect(await lag('max')).to.be.at.least(0.23);
+  });
+
   it('counts an upstream failure after which nothing is tried again as failed, not retried', async () => {
     const attempts = async () => {
       const text = await scrape();
