@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { GatewayError, InvalidRequestError, NotFoundError, PayloadTooLargeError, toGatewayError } from '../errors/gateway-error';
 import { adminPrincipal } from '../apis/admin/admin-auth';
 import { bearerToken } from './credentials';
+import { checkKeyBeside } from './key-check';
 import { errorShapeFor, sendError } from './error-shapes';
 import type { GatewayServices } from './gateway-services';
 import { ROUTE_INSTALLERS } from '../apis';
@@ -103,14 +104,29 @@ function routed(router: express.Router, path: string): boolean {
   });
 }
 
-/** The 401/403 a caller of a keyed path gets (the model APIs, the management API), or undefined. */
+/**
+ * The 401/403 a caller of a keyed path gets (the model APIs, the management API), or undefined. The
+ * model list's and the management API's are counted by the check their routes make (checkKeyBeside):
+ * refused here instead, a body on the request kept a flood of bad keys out of the metrics.
+ */
 async function callerRefusal(services: GatewayServices, req: Request, res: Response): Promise<GatewayError | undefined> {
   try {
     if (req.path.startsWith('/admin/')) await adminPrincipal(services, req, res);
+    else if (req.path === '/v1/models' || req.path.startsWith('/v1/models/')) await checkKeyBeside(services, 'models', bearerToken(req.headers.authorization), false, askedModel(req.path));
     else if (req.path.startsWith('/v1/')) await services.auth.check(bearerToken(req.headers.authorization), false);
     return undefined;
   } catch (err) {
     return toGatewayError(err);
+  }
+}
+
+/** The model `/v1/models/{id}` asks about (as its route reads it), for the metrics' label. */
+function askedModel(path: string): string | undefined {
+  if (!path.startsWith('/v1/models/')) return undefined;
+  try {
+    return decodeURIComponent(path.slice('/v1/models/'.length));
+  } catch {
+    return '';
   }
 }
 

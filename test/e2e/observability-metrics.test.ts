@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import { request } from 'undici';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { eventually } from '../support/eventually';
@@ -259,6 +260,29 @@ describe('Prometheus metrics at GET /metrics', function () {
       return found.length === 2 ? found : undefined;
     });
     for (const line of lines) expect(line).to.include({ keyId: 'metered', org: 'acme', endpoint: 'admin', status: 403, errorCode: 'not_admin', outcome: 'error', cost: 0 });
+  });
+
+  it('counts the model list refused with a body it cannot read, as without one', async () => {
+    const refused = async () => {
+      const text = await scrape();
+      const of = (model: string, status: string) => sample(text, 'gateway_requests_total', { endpoint: 'models', model, status }) ?? 0;
+      return { list: of('', '401'), model: of('gpt-test', '401'), admin: of('', '403') };
+    };
+    const before = await refused();
+    // a GET with a body (undici sends one; fetch will not): the body is read, and refused, before the route
+    const get = (path: string, key: string) => request(`${gw.url}${path}`, { method: 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"broken": ' });
+    const stranger = await get('/v1/models', 'sk-nobody-knows-this');
+    expect(stranger.statusCode).to.equal(401);
+    await stranger.body.dump();
+    const one = await get('/v1/models/gpt-test', 'sk-nobody-knows-this');
+    expect(one.statusCode).to.equal(401);
+    await one.body.dump();
+    const admin = await get('/v1/models', ADMIN);
+    expect(admin.statusCode).to.equal(403);
+    expect(((await admin.body.json()) as { error: { code: string } }).error.code).to.equal('admin_key_not_allowed');
+    const after = await refused();
+    // answered beside the route, these were in no count: a flood of bad keys with a body went unseen
+    expect({ list: after.list - before.list, model: after.model - before.model, admin: after.admin - before.admin }).to.deep.equal({ list: 1, model: 1, admin: 1 });
   });
 
   it('counts the model list refused to the admin key (403), as a chat one is', async () => {
