@@ -76,8 +76,9 @@ export class RequestReporter {
 
   /**
    * A caller with a valid key refused beside the pipeline (a member key on the management API: 403
-   * not_admin): counted as refusedBeside, and given the access line a refused chat request of that key
-   * gets, so whose key is knocking shows. It has no request-log entry: nothing was served or charged.
+   * not_admin; a body /mcp cannot read): counted as refusedBeside, and given the access line a refused
+   * chat request of that key gets, so whose key it is shows. It has no request-log entry: nothing was
+   * served or charged.
    */
   refusedKnown(endpoint: string, principal: Principal, error: GatewayError, requestId: string, startedAt: number, now: number): void {
     const latencyMs = Math.max(0, now - startedAt);

@@ -324,6 +324,29 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await scrape()).to.not.include('sk-nobody-knows-this');
   });
 
+  it('counts and logs a body /mcp cannot read from a valid key, as a chat one is', async () => {
+    const refused = async () => {
+      const text = await scrape();
+      return { bad: sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '400' }) ?? 0, type: sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '415' }) ?? 0 };
+    };
+    const before = await refused();
+    const post = (type: string, body: string) => fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': type, accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` }, body });
+    const broken = await post('application/json', '{"jsonrpc": ');
+    expect(broken.status).to.equal(400);
+    expect(((await broken.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+    const form = await post('application/x-www-form-urlencoded', 'a=1');
+    expect(form.status).to.equal(415);
+    await form.text();
+    const after = await refused();
+    expect({ bad: after.bad - before.bad, type: after.type - before.type }).to.deep.equal({ bad: 1, type: 1 });
+    const ids = [broken.headers.get('x-gateway-request-id'), form.headers.get('x-gateway-request-id')];
+    const lines = await eventually(() => {
+      const found = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && ids.includes(l.requestId as string));
+      return found.length === 2 ? found : undefined;
+    });
+    expect(lines.map((l) => [l.keyId, l.endpoint, l.status])).to.deep.equal([['metered', 'mcp', 400], ['metered', 'mcp', 415]]);
+  });
+
   it('counts a body refused on the Responses and images endpoints, as a chat one is (with or without a valid key)', async () => {
     const counts = async () => {
       const text = await scrape();

@@ -204,7 +204,9 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else {
       sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
     }
-    if (!known) services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
+    // a valid key's 400/413/415 is counted and gets its access line, as on the model endpoints
+    if (known) services.reporter.refusedKnown('mcp', known, error, requestIdOf(res), startedAt, services.clock.now());
+    else services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
   }
 }
 
