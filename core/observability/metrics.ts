@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { createHistogram, performance } from 'node:perf_hooks';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { TalliedCounter, TalliedHistogram } from './tallies';
 import { WorkerMetrics } from './cluster-metrics';
@@ -24,6 +24,27 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
 
 /**
+ * How late the event loop runs a timer due every LAG_SAMPLE_MS, in nanoseconds. perf_hooks'
+ * monitorEventLoopDelay holds the time between its timer's runs instead (the interval included: an idle
+ * loop read 0.02 s), and its reset at a scrape dropped the run after it: a stall that began as a scrape
+ * was answered showed in no scrape at all. Here the previous run's time outlives the reset.
+ */
+class LoopLag {
+  readonly histogram = createHistogram();
+  private last = performance.now();
+  private readonly timer = setInterval(() => {
+    const now = performance.now();
+    // a histogram takes no 0: an on-time run is 1 ns late
+    this.histogram.record(Math.max(1, Math.round((now - this.last - LAG_SAMPLE_MS) * 1e6)));
+    this.last = now;
+  }, LAG_SAMPLE_MS).unref();
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
  * Every Prometheus metric of one gateway instance, in its own registry (several gateways may share a
  * process: tests, embedders). Names and labels are public (issue 17): extend, never rename. Label values
  * are never key values or free text: model names are the configured ones (else "other"), servers and
@@ -31,7 +52,7 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly lag: IntervalHistogram;
+  private readonly lag: LoopLag;
   /** under `--workers N`: a scrape answers for every worker (cluster-metrics.ts) */
   private worker: WorkerMetrics | undefined;
 
@@ -151,12 +172,9 @@ export class GatewayMetrics {
     copied('gateway_log_writes_total', 'Request-log entries written to the store', () => sources.logWriter().written);
     copied('gateway_log_write_failures_total', 'Request-log write attempts that failed', () => sources.logWriter().failedWrites);
     copied('gateway_log_writes_dropped_total', 'Request-log entries given up on (the queue for a failing store was full)', () => sources.logWriter().dropped);
-    // sampled by libuv's timer every LAG_SAMPLE_MS: reset at each scrape, so each reading covers one interval
-    const lag = (this.lag = monitorEventLoopDelay({ resolution: LAG_SAMPLE_MS }));
-    lag.enable();
-    // the histogram holds the time between the timer's runs, the interval included: an idle loop read
-    // 0.02 s. The lag is how late the timer ran.
-    const late = (ns: number) => Math.max(0, ns / 1e9 - LAG_SAMPLE_MS / 1000);
+    // reset at each scrape, so each reading covers one interval
+    const lag = (this.lag = new LoopLag()).histogram;
+    const seconds = (ns: number) => ns / 1e9;
     new Gauge({
       name: 'gateway_event_loop_lag_seconds',
       help: 'Event-loop delay since the previous scrape: mean and p99 (label quantile), and the max',
@@ -166,9 +184,9 @@ export class GatewayMetrics {
       aggregator: 'max',
       collect() {
         const ok = lag.count > 0;
-        this.set({ quantile: 'mean' }, ok ? late(lag.mean) : 0);
-        this.set({ quantile: '0.99' }, ok ? late(lag.percentile(99)) : 0);
-        this.set({ quantile: 'max' }, ok ? late(lag.max) : 0);
+        this.set({ quantile: 'mean' }, ok ? seconds(lag.mean) : 0);
+        this.set({ quantile: '0.99' }, ok ? seconds(lag.percentile(99)) : 0);
+        this.set({ quantile: 'max' }, ok ? seconds(lag.max) : 0);
         lag.reset();
       },
     });
@@ -185,7 +203,7 @@ export class GatewayMetrics {
   }
 
   close(): void {
-    this.lag.disable();
+    this.lag.close();
     this.worker?.close();
   }
 }

@@ -149,6 +149,21 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await lag('max')).to.be.at.least(0.23);
   });
 
+  it('reads a stall of the event loop that begins as a scrape is answered, in the next scrape', async () => {
+    const maxLag = (text: string) => sample(text, 'gateway_event_loop_lag_seconds', { quantile: 'max' })!;
+    for (let i = 0; i < 3; i++) {
+      const scraped = await request(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect(scraped.statusCode).to.equal(200);
+      // the gateway runs in this process: its loop stalls for 150 ms from the moment the scrape's answer arrives
+      const until = Date.now() + 150;
+      while (Date.now() < until);
+      await scraped.body.text();
+      await new Promise((r) => setTimeout(r, 60));
+      // at least the stall less one 20 ms sampling interval; the scrape's reset dropped the sample after it
+      expect(maxLag(await scrape())).to.be.at.least(0.13);
+    }
+  });
+
   it('counts an upstream failure after which nothing is tried again as failed, not retried', async () => {
     const attempts = async () => {
       const text = await scrape();
