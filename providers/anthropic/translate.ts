@@ -85,10 +85,10 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   // Anthropic refuses thinking with a forced tool ("Thinking may not be enabled when tool_choice forces
   // tool use"): the effort, a hint, gives way to the client's explicit choice of tool
   const forcesTool = request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null);
-  const thinking = request.thinking === undefined && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap) : undefined;
+  const thinking = request.thinking === undefined && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap, upstreamModel) : undefined;
   // the default cap leaves the answer its room beside the budget, the client's own thinking's too (Anthropic
-  // refuses a budget not below max_tokens)
-  const budget = thinking?.budget_tokens ?? ownBudget(request.thinking);
+  // refuses a budget not below max_tokens); adaptive thinking counts in max_tokens as well
+  const budget = thinking?.room ?? ownBudget(request.thinking);
   const body: MessagesRequest = {
     model: upstreamModel,
     max_tokens: cap ?? DEFAULT_MAX_TOKENS + budget,
@@ -115,7 +115,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
   for (const name of NATIVE_PASSTHROUGH) if (request[name] !== undefined) (body as Record<string, unknown>)[name] = request[name];
   if (thinking) {
-    body.thinking = thinking;
+    body.thinking = thinking.thinking;
     // Anthropic refuses, while thinking, a temperature other than 1, any top_k and a top_p below 0.95 (400).
     // The thinking is the gateway's reading of reasoning_effort: the client asked to reason, and chat
     // clients send sampling settings by habit, so the settings give way rather than the request failing
@@ -124,7 +124,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
     if (body.top_p !== undefined && body.top_p < 0.95) delete body.top_p;
   }
   const format = outputFormatOfResponseFormat(request.response_format);
-  if (format) body.output_config = { format };
+  if (format || thinking?.effort) body.output_config = { ...(thinking?.effort ? { effort: thinking.effort } : {}), ...(format ? { format } : {}) };
   if (request.stream === true) body.stream = true;
   return body;
 }
@@ -257,17 +257,46 @@ function ownBudget(thinking: unknown): number {
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024;
 
+/** What a chat effort turns on upstream, and the room it needs beside the answer under the default cap. */
+interface EffortThinking {
+  thinking: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive'; display: 'summarized' };
+  /** `output_config.effort`, for adaptive thinking */
+  effort?: string;
+  room: number;
+}
+
 /**
- * `reasoning_effort` -> a thinking budget; `none` (or an effort Anthropic has no budget for) leaves thinking
- * off. A client's own cap counts the reasoning in it (OpenAI's max_completion_tokens does), and Anthropic
- * refuses a budget that is not below max_tokens: the budget shrinks to fit, and a cap too small for the
- * smallest budget leaves thinking off.
+ * `reasoning_effort` -> thinking; `none` (or an effort Anthropic has no budget for) leaves thinking off.
+ * A model that takes only adaptive thinking gets it with the effort (`minimal`, which Anthropic lacks, as
+ * `low`) and `display: "summarized"`, since those models omit the thinking text by default and the client
+ * asked to see it as `reasoning_content`. Otherwise a budget: a client's own cap counts the reasoning in
+ * it (OpenAI's max_completion_tokens does), and Anthropic refuses a budget that is not below max_tokens:
+ * the budget shrinks to fit, and a cap too small for the smallest budget leaves thinking off.
  */
-function thinkingOfEffort(effort: unknown, cap: number | undefined): { type: 'enabled'; budget_tokens: number } | undefined {
+function thinkingOfEffort(effort: unknown, cap: number | undefined, upstreamModel: string): EffortThinking | undefined {
   const wanted = typeof effort === 'string' ? BUDGET_OF_EFFORT.get(effort) : undefined;
   if (wanted === undefined) return undefined;
+  if (takesOnlyAdaptiveThinking(upstreamModel)) {
+    return { thinking: { type: 'adaptive', display: 'summarized' }, effort: effort === 'minimal' ? 'low' : (effort as string), room: wanted };
+  }
   const budget = cap === undefined ? wanted : Math.min(wanted, cap - 1);
-  return budget < MIN_THINKING_BUDGET ? undefined : { type: 'enabled', budget_tokens: budget };
+  return budget < MIN_THINKING_BUDGET ? undefined : { thinking: { type: 'enabled', budget_tokens: budget }, room: budget };
+}
+
+/**
+ * Does this Claude model refuse `thinking: {type: "enabled", budget_tokens}` ("thinking.type.enabled is not
+ * supported for this model")? Those Anthropic documents so (Claude Opus 4.7, the Mythos and Fable
+ * families) and the ones after them (later Opus 4 releases, every Claude 5 model and on), which all take
+ * adaptive thinking, so it is the safe choice for them. The id may carry a cloud's decorations: Bedrock's
+ * `us.anthropic.` prefix and `-v1:0` suffix, Vertex AI's `@date`.
+ */
+export function takesOnlyAdaptiveThinking(model: string): boolean {
+  const id = /(?:^|\.)claude-([a-z]+)(?:-(\d+)(?:-(\d{1,2})(?!\d))?)?/.exec(model.toLowerCase());
+  if (!id) return false;
+  const [, family, major, minor] = id;
+  if (family === 'mythos' || family === 'fable') return true;
+  if (major === undefined) return false;
+  return Number(major) >= 5 || (family === 'opus' && Number(major) === 4 && Number(minor ?? 0) >= 7);
 }
 
 function assistantContent(message: ChatMessage, where: string): string | MessagesContentBlock[] {

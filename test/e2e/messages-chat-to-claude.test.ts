@@ -27,6 +27,7 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
       // priced from the bundled table
       .withModel('claude-listed', { provider: 'claude', model: UPSTREAM_MODEL, id: 'claude/listed' })
       .withModel('claude-misconfigured', { model: UPSTREAM_MODEL })
+      .withModel('claude-opus-new', { provider: 'claude', model: 'claude-opus-4-7' })
       .with({
         // error mapping is under test here, not the router's retries
         routing: { retries: 0 },
@@ -173,6 +174,51 @@ describe('chat completions to an Anthropic model (openai SDK, fake Anthropic ups
     }
     expect(budgets[1]).to.be.above(budgets[0]);
     expect(budgets[2]).to.be.above(budgets[1]);
+  });
+
+  it('turns reasoning_effort into adaptive thinking with that effort for Claude models that refuse a thinking budget (Opus 4.7 and later)', async () => {
+    upstream.reply((req) => {
+      // what api.anthropic.com answers for these models
+      if (req.body.model === 'claude-opus-4-7' && req.body.thinking?.type === 'enabled') {
+        return { error: { status: 400, type: 'invalid_request_error', message: '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.' } };
+      }
+      return {
+        json: {
+          id: 'msg_adaptive',
+          type: 'message',
+          role: 'assistant',
+          model: req.body.model,
+          content: [
+            { type: 'thinking', thinking: req.body.thinking?.display === 'summarized' ? '17 * 23 = 391.' : '', signature: 'sig-1' },
+            { type: 'text', text: '391' },
+          ],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 12, output_tokens: 30 },
+        },
+      };
+    });
+    const data = await client.chat.completions.create({ model: 'claude-opus-new', reasoning_effort: 'high', messages: [{ role: 'user', content: '17 * 23?' }] });
+    expect(data.choices[0].message.content).to.equal('391');
+    // those models leave the thinking text out unless asked; the client asked to see it
+    expect((data.choices[0].message as any).reasoning_content).to.equal('17 * 23 = 391.');
+    expect(upstream.last.body).to.deep.include({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'high' } });
+    expect(upstream.last.body.max_tokens).to.be.above(4096);
+
+    // Anthropic has no "minimal" effort; a schema format travels beside the effort
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+    await client.chat.completions.create({
+      model: 'claude-opus-new',
+      reasoning_effort: 'minimal',
+      response_format: { type: 'json_schema', json_schema: { name: 'n', schema } },
+      messages: [{ role: 'user', content: '17 * 23?' }],
+    });
+    expect(upstream.last.body.output_config).to.deep.equal({ effort: 'low', format: { type: 'json_schema', schema } });
+    expect(upstream.last.body.thinking).to.deep.equal({ type: 'adaptive', display: 'summarized' });
+
+    // models that still take a budget keep getting one
+    await client.chat.completions.create({ model: 'claude-sonnet', reasoning_effort: 'high', messages: [{ role: 'user', content: '17 * 23?' }] });
+    expect(upstream.last.body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 16384 });
   });
 
   it('raises the default max_tokens by the budget of a thinking setting the client sends itself, as for reasoning_effort', async () => {
