@@ -248,7 +248,7 @@ function continuesUnthoughtToolRound(messages: MessagesMessage[]): boolean {
 }
 
 /** The budget of a `thinking` setting a client sends itself (0 when it sets none). */
-function ownBudget(thinking: unknown): number {
+export function ownBudget(thinking: unknown): number {
   const own = thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
   const budget = own?.budget_tokens;
   return own?.type === 'enabled' && typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : 0;
@@ -258,7 +258,7 @@ function ownBudget(thinking: unknown): number {
 const MIN_THINKING_BUDGET = 1024;
 
 /** What a chat effort turns on upstream, and the room it needs beside the answer under the default cap. */
-interface EffortThinking {
+export interface EffortThinking {
   thinking: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive'; display: 'summarized' };
   /** `output_config.effort`, for adaptive thinking */
   effort?: string;
@@ -273,7 +273,7 @@ interface EffortThinking {
  * it (OpenAI's max_completion_tokens does), and Anthropic refuses a budget that is not below max_tokens:
  * the budget shrinks to fit, and a cap too small for the smallest budget leaves thinking off.
  */
-function thinkingOfEffort(effort: unknown, cap: number | undefined, upstreamModel: string): EffortThinking | undefined {
+export function thinkingOfEffort(effort: unknown, cap: number | undefined, upstreamModel: string): EffortThinking | undefined {
   const wanted = typeof effort === 'string' ? BUDGET_OF_EFFORT.get(effort) : undefined;
   if (wanted === undefined) return undefined;
   if (takesOnlyAdaptiveThinking(upstreamModel)) {

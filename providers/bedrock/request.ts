@@ -13,17 +13,23 @@
  * - a conversation that starts with the assistant (a chat UI's greeting) gets a minimal user turn,
  *   OPENING_TURN, before it: Converse refuses one that does not start with the user, where Claude's own
  *   API takes it as it is;
- * - `top_k` and `reasoning_effort` have no Converse field: `top_k` goes in additionalModelRequestFields
- *   (the model's native name), `reasoning_effort` is refused rather than silently dropped.
+ * - `top_k` has no Converse field: it goes in additionalModelRequestFields (the model's native name);
+ * - Claude's thinking has none either: a chat client's `thinking` (Anthropic's own field), or the thinking
+ *   `reasoning_effort` turns on as for the anthropic provider (what a Messages client's `thinking` arrives
+ *   as), goes in additionalModelRequestFields; thinking blocks passed back become `reasoningContent`
+ *   blocks leading their turn, as Claude requires them in a tool round. Other models refuse
+ *   `reasoning_effort` rather than have it silently dropped.
  */
 import { createHash } from 'node:crypto';
-import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
+import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart, type ThinkingBlock } from '../../core/plugins/sdk';
+import { DEFAULT_MAX_TOKENS, ownBudget, thinkingOfEffort } from '../anthropic/translate';
 import type { ConverseBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './wire';
 
 export function converseRequestFromChat(request: ChatRequest, upstreamModel?: string): ConverseRequest {
   if (!Array.isArray(request?.messages)) throw new InvalidRequestError('messages: field required', 'invalid_request', { param: 'messages' });
   if (typeof request.n === 'number' && request.n > 1) throw new InvalidRequestError('n: Bedrock models return a single choice', 'unsupported_parameter', { param: 'n' });
-  if (request.reasoning_effort !== undefined) throw new InvalidRequestError('reasoning_effort: not supported for Bedrock models; send the model\u2019s own field (for Claude: thinking) instead', 'unsupported_parameter', { param: 'reasoning_effort' });
+  const claude = upstreamModel !== undefined && CLAUDE.test(upstreamModel);
+  if (request.reasoning_effort != null && !claude) throw new InvalidRequestError('reasoning_effort: not supported for this Bedrock model', 'unsupported_parameter', { param: 'reasoning_effort' });
 
   const system: NonNullable<ConverseRequest['system']> = [];
   const messages: ConverseMessage[] = [];
@@ -38,7 +44,7 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
         push(messages, 'user', contentBlocks(message.content, where));
         break;
       case 'assistant':
-        push(messages, 'assistant', assistantBlocks(message, where));
+        push(messages, 'assistant', assistantBlocks(message, where, claude));
         break;
       case 'tool':
         push(messages, 'user', [toolResult(message, where)]);
@@ -60,19 +66,59 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
   if (typeof maxTokens === 'number') inference.maxTokens = maxTokens;
   if (typeof request.temperature === 'number') inference.temperature = request.temperature;
   if (typeof request.top_p === 'number') inference.topP = request.top_p;
-  if (upstreamModel !== undefined && CLAUDE.test(upstreamModel)) leaveOutSamplingDefault(inference);
+  if (claude) leaveOutSamplingDefault(inference);
   if (request.stop != null) {
     const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
     if (stops.length > 0) inference.stopSequences = stops;
   }
-  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
   const toolConfig = toolConfigOf(request, messages);
   if (toolConfig) body.toolConfig = toolConfig;
   if (request.response_format != null && (request.response_format as { type?: unknown }).type !== 'text') {
     throw new InvalidRequestError('response_format: Bedrock Converse has no JSON output mode; describe the JSON in the prompt or use a tool', 'unsupported_parameter', { param: 'response_format' });
   }
-  if (typeof request.top_k === 'number') body.additionalModelRequestFields = { top_k: request.top_k };
+  const extra: Record<string, unknown> = {};
+  if (typeof request.top_k === 'number') extra.top_k = request.top_k;
+  if (claude) claudeThinking(request, body, inference, extra, upstreamModel!);
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+  if (Object.keys(extra).length > 0) body.additionalModelRequestFields = extra;
   return body;
+}
+
+/**
+ * Claude's thinking, in the fields Claude on Bedrock reads it from (additionalModelRequestFields, its own
+ * Messages names). The effort gives way where Anthropic refuses thinking: a forced tool, a tool round
+ * passed back without the thinking that began it. While thinking from an effort, the sampling settings
+ * Claude refuses beside it (temperature other than 1, top_k, top_p below 0.95) are left out, as the
+ * anthropic provider does.
+ */
+function claudeThinking(request: ChatRequest, body: ConverseRequest, inference: NonNullable<ConverseRequest['inferenceConfig']>, extra: Record<string, unknown>, model: string): void {
+  if (request.thinking != null) {
+    extra.thinking = request.thinking;
+    // Claude refuses a budget not below max_tokens: the default cap leaves the answer its room
+    const budget = ownBudget(request.thinking);
+    if (inference.maxTokens === undefined && budget > 0) inference.maxTokens = DEFAULT_MAX_TOKENS + budget;
+    return;
+  }
+  const forcesTool = body.toolConfig?.toolChoice !== undefined && !('auto' in body.toolConfig.toolChoice);
+  if (forcesTool || continuesUnthoughtToolRound(body.messages)) return;
+  const thinking = thinkingOfEffort(request.reasoning_effort, inference.maxTokens, model);
+  if (!thinking) return;
+  extra.thinking = thinking.thinking;
+  if (thinking.effort) extra.output_config = { effort: thinking.effort };
+  if (inference.maxTokens === undefined) inference.maxTokens = DEFAULT_MAX_TOKENS + thinking.room;
+  if (inference.temperature !== undefined && inference.temperature !== 1) delete inference.temperature;
+  if (inference.topP !== undefined && inference.topP < 0.95) delete inference.topP;
+  delete extra.top_k;
+}
+
+/** Does the request continue a tool round whose assistant turn does not start with reasoning? */
+function continuesUnthoughtToolRound(messages: ConverseMessage[]): boolean {
+  let at = messages.length - 1;
+  let toolResults = false;
+  for (; at >= 0 && messages[at].role === 'user'; at--) if (messages[at].content.some((b) => 'toolResult' in b)) toolResults = true;
+  const turn = messages[at]?.content;
+  if (!toolResults || !turn?.some((b) => 'toolUse' in b)) return false;
+  return !('reasoningContent' in turn[0]);
 }
 
 /** Claude's Bedrock ids, inference profiles (`us.anthropic.claude-...`) and ARNs naming one. */
@@ -165,13 +211,24 @@ function contentBlock(part: ContentPart, at: string): ConverseBlock {
   throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Bedrock models`, 'unsupported_content', { param: at });
 }
 
-function assistantBlocks(message: ChatMessage, where: string): ConverseBlock[] {
-  const blocks = contentBlocks(message.content, where);
+function assistantBlocks(message: ChatMessage, where: string, claude: boolean): ConverseBlock[] {
+  // Claude's reasoning passed back leads the turn, signatures unchanged; reasoning without a signature
+  // (another model's) cannot be checked by Claude and is left out, as are blocks for other models
+  const reasoning = claude && Array.isArray(message.thinking_blocks) ? message.thinking_blocks.flatMap(reasoningBlock) : [];
+  const blocks = [...reasoning, ...contentBlocks(message.content, where)];
   (message.tool_calls ?? []).forEach((call, j) => {
     const at = `${where}.tool_calls[${j}].function.arguments`;
     blocks.push({ toolUse: { toolUseId: converseToolId(call.id), name: call.function?.name, input: objectArgs(call.function?.arguments, at) } });
   });
   return blocks;
+}
+
+function reasoningBlock(block: ThinkingBlock): ConverseBlock[] {
+  if (block?.type === 'redacted_thinking' && typeof block.data === 'string') return [{ reasoningContent: { redactedContent: block.data } }];
+  if (block?.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
+    return [{ reasoningContent: { reasoningText: { text: String(block.thinking ?? ''), signature: block.signature } } }];
+  }
+  return [];
 }
 
 function objectArgs(args: unknown, at: string): unknown {

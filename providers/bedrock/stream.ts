@@ -10,7 +10,9 @@
  *   metadata                      -> the usage chunk, then `[DONE]`
  *   an exception message          -> throws the matching GatewayError (errors.ts)
  *   contentBlockStop              -> `{}` as the arguments of a tool call that streamed no input
- *   reasoning                     -> nothing
+ *   contentBlockDelta reasoning   -> text: reasoning_content; signature: a thinking_blocks entry with the
+ *                                    block's whole text (as the anthropic provider streams Claude's);
+ *                                    redactedContent: a thinking_blocks entry with the redacted block
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { bedrockError } from './errors';
@@ -28,11 +30,13 @@ interface ConverseStreamState {
   done: boolean;
   /** whether any text or tool call was sent */
   said: boolean;
+  /** the reasoning text so far, by Converse content block index */
+  reasoningByBlock: Map<number, string>;
 }
 
 export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamState, model: string, id: string, created: number): SseFrame[] {
   const state = scratch as unknown as ConverseStreamState;
-  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), blocksWithInput: new Set(), stopped: false, done: false, said: false });
+  if (state.id === undefined) Object.assign(state, { id, model, created, toolIndexByBlock: new Map(), blocksWithInput: new Set(), stopped: false, done: false, said: false, reasoningByBlock: new Map() });
   const event = frame.json as Record<string, any>;
   switch (frame.event) {
     case 'messageStart':
@@ -51,6 +55,7 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
         if (delta.text.trim() !== '') state.said = true;
         return delta.text ? [chunk(state, { content: delta.text })] : [];
       }
+      if (delta.reasoningContent) return reasoningChunks(state, event.contentBlockIndex, delta.reasoningContent);
       if (delta.toolUse) {
         const index = state.toolIndexByBlock.get(event.contentBlockIndex);
         if (index === undefined || !delta.toolUse.input) return [];
@@ -80,6 +85,21 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       if (frame.event?.endsWith('Exception')) throw bedrockError(undefined, event, {}, frame.event);
       return [];
   }
+}
+
+function reasoningChunks(state: ConverseStreamState, block: number, delta: { text?: unknown; signature?: unknown; redactedContent?: unknown }): SseFrame[] {
+  if (typeof delta.text === 'string') {
+    if (delta.text === '') return [];
+    state.reasoningByBlock.set(block, (state.reasoningByBlock.get(block) ?? '') + delta.text);
+    return [chunk(state, { reasoning_content: delta.text })];
+  }
+  // the whole block: the openai SDK's stream helpers keep only the last delta of a field they do not know,
+  // and Claude checks the signature against the text
+  if (typeof delta.signature === 'string' && delta.signature !== '') {
+    return [chunk(state, { thinking_blocks: [{ type: 'thinking', thinking: state.reasoningByBlock.get(block) ?? '', signature: delta.signature }] })];
+  }
+  if (typeof delta.redactedContent === 'string') return [chunk(state, { thinking_blocks: [{ type: 'redacted_thinking', data: delta.redactedContent }] })];
+  return [];
 }
 
 /** A stream that stopped but sent no metadata event still ends properly; one that never stopped stays cut. */

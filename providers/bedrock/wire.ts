@@ -8,7 +8,7 @@ export type ConverseBlock =
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[]; status?: 'success' | 'error' } }
   | { cachePoint: { type: 'default' } }
-  | { reasoningContent: unknown };
+  | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: string } };
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';

@@ -93,7 +93,7 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
 
     bedrock.reply(() => json(readFixture('bedrock', 'text-cache-usage.upstream-response.json')));
     const { data, response } = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'Picture?' }] }).withResponse();
-    expect(data.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['A cat on a sofa.']);
+    expect(data.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['thinking', 'A cat on a sofa.']);
     expect({ input: data.usage.input_tokens, read: data.usage.cache_read_input_tokens, write: data.usage.cache_creation_input_tokens, output: data.usage.output_tokens }).to.deep.equal({ input: 20, read: 2000, write: 100, output: 7 });
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
   });
@@ -110,6 +110,67 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     const messages = await anthropic.messages.create({ model: 'claude-listed-on-aws', max_tokens: 100, messages: [{ role: 'user', content: 'Summarise chapter 1.' }] }).withResponse();
     expect(messages.data.usage).to.include({ input_tokens: 100, cache_creation_input_tokens: 3000, output_tokens: 50 });
     expect(messages.response.headers.get('x-gateway-response-cost')).to.equal('0.0168');
+  });
+
+  it('passes a Messages client\u2019s thinking to Claude on Bedrock and brings the reasoning back as signed thinking blocks, JSON and streamed', async () => {
+    const reasoning = [
+      { reasoningContent: { reasoningText: { text: '17 * 23: 17 * 20 + 17 * 3.', signature: 'sig-bedrock-1' } } },
+      { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } },
+      { text: '391' },
+    ];
+    bedrock.reply(() => json({ output: { message: { role: 'assistant', content: reasoning } }, stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 40, totalTokens: 52 } }));
+    const question = { role: 'user' as const, content: '17 * 23?' };
+    const data = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 8000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [question] });
+    // Converse has no thinking field: Claude's own goes in additionalModelRequestFields
+    expect(bedrock.server.last.body.additionalModelRequestFields).to.deep.equal({ thinking: { type: 'enabled', budget_tokens: 4096 } });
+    expect(bedrock.server.last.body.inferenceConfig).to.deep.equal({ maxTokens: 8000 });
+    expect(data.content).to.deep.equal([
+      { type: 'thinking', thinking: '17 * 23: 17 * 20 + 17 * 3.', signature: 'sig-bedrock-1' },
+      { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+      { type: 'text', text: '391' },
+    ]);
+
+    // the next turn passes the blocks back, signatures unchanged, ahead of the assistant's text
+    bedrock.reply(() => json({ output: { message: { role: 'assistant', content: [{ text: 'Yes.' }] } }, stopReason: 'end_turn', usage: { inputTokens: 60, outputTokens: 2, totalTokens: 62 } }));
+    await anthropic.messages.create({
+      model: 'claude-on-aws',
+      max_tokens: 8000,
+      thinking: { type: 'enabled', budget_tokens: 4000 },
+      messages: [question, { role: 'assistant', content: data.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: 'Sure?' }],
+    });
+    expect(bedrock.server.last.body.messages[1]).to.deep.equal({ role: 'assistant', content: reasoning });
+
+    // a chat client's reasoning_effort turns it on as on Anthropic's own API; other models still refuse it
+    bedrock.reply(() => json({ output: { message: { role: 'assistant', content: reasoning } }, stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 40, totalTokens: 52 } }));
+    const chat = await openai.chat.completions.create({ model: 'claude-on-aws', reasoning_effort: 'low', messages: [question] });
+    expect(bedrock.server.last.body.additionalModelRequestFields).to.deep.equal({ thinking: { type: 'enabled', budget_tokens: 1024 } });
+    expect(bedrock.server.last.body.inferenceConfig).to.deep.equal({ maxTokens: 4096 + 1024 });
+    expect(chat.choices[0].message).to.deep.include({ content: '391', reasoning_content: '17 * 23: 17 * 20 + 17 * 3.' });
+    const refused = await rejection(openai.chat.completions.create({ model: 'llama-on-aws', reasoning_effort: 'low', messages: [question] }));
+    expect(refused).to.include({ status: 400 });
+
+    bedrock.reply(() =>
+      eventStream([
+        eventMessage('messageStart', { role: 'assistant' }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: '17 * 23: ' } } }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: '17 * 20 + 17 * 3.' } } }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'sig-bedrock-2' } } }),
+        eventMessage('contentBlockStop', { contentBlockIndex: 0 }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } } }),
+        eventMessage('contentBlockStop', { contentBlockIndex: 1 }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 2, delta: { text: '391' } }),
+        eventMessage('contentBlockStop', { contentBlockIndex: 2 }),
+        eventMessage('messageStop', { stopReason: 'end_turn' }),
+        eventMessage('metadata', { usage: { inputTokens: 12, outputTokens: 40, totalTokens: 52 }, metrics: { latencyMs: 300 } }),
+      ]),
+    );
+    const streamed = await anthropic.messages.stream({ model: 'claude-on-aws', max_tokens: 8000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [question] }).finalMessage();
+    expect(bedrock.server.last.body.additionalModelRequestFields).to.deep.equal({ thinking: { type: 'enabled', budget_tokens: 4096 } });
+    expect(streamed.content).to.deep.equal([
+      { type: 'thinking', thinking: '17 * 23: 17 * 20 + 17 * 3.', signature: 'sig-bedrock-2' },
+      { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+      { type: 'text', text: '391' },
+    ]);
   });
 
   it('streams a call of a tool without arguments (Converse sends no input delta for it) with "{}" as its arguments, as a JSON answer has', async () => {
@@ -245,7 +306,7 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(sent[0].content[0].text).to.be.a('string').and.match(/\S/);
     // the same history from an Anthropic client (which Claude's own API takes as it is)
     const message = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, messages: history });
-    expect(message.content).to.deep.equal([{ type: 'text', text: 'A cat on a sofa.' }]);
+    expect(message.content.filter((b) => b.type === 'text')).to.deep.equal([{ type: 'text', text: 'A cat on a sofa.' }]);
   });
 
   it('continues a conversation whose tool call ids another model made (Kimi, Gemini with a thought signature): ids Bedrock refuses are mapped, calls and results still matched', async () => {
