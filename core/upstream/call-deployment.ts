@@ -5,6 +5,7 @@ import { formatAdapter } from '../formats/registry';
 import { chatAnswerFrames } from '../formats/chat-answer-stream';
 import { streamOfFrames } from '../streaming/frames-stream';
 import { imagesAnswerFrames } from '../apis/images/images-answer-stream';
+import { messagesAnswerFrames } from '../apis/messages/messages-answer-stream';
 import type { ChatResponse } from '../types/chat';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
@@ -115,10 +116,11 @@ async function* readingUpstream(frames: AsyncIterable<SseFrame>): AsyncGenerator
 /**
  * A whole answer as the frames of the stream it would have been, per format that has one: the client
  * asked for a stream and the upstream answered one JSON document (chat-answer-stream.ts,
- * images-answer-stream.ts). A format not here passes the JSON on.
+ * images-answer-stream.ts, messages-answer-stream.ts). A format not here passes the JSON on.
  */
 const WHOLE_ANSWER_FRAMES: ReadonlyMap<string, (body: unknown) => SseFrame[]> = new Map([
   ['chat', (body: unknown) => chatAnswerFrames(body as ChatResponse)],
+  ['messages', messagesAnswerFrames],
   ['images.generations', (body: unknown) => imagesAnswerFrames(body, 'images.generations')],
   ['images.edits', (body: unknown) => imagesAnswerFrames(body, 'images.edits')],
 ]);

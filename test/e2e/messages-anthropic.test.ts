@@ -158,6 +158,35 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.006');
   });
 
+  it('streams a JSON answer (an upstream or proxy that ignores stream: true) to a client that asked for a stream, as Anthropic\u2019s event sequence, charged once', async () => {
+    const content = [
+      { type: 'thinking', thinking: 'Two lookups needed.', signature: 'EqQBCgIYAhIM' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'toolu_02', name: 'get_time', input: {} },
+    ];
+    const usage = { input_tokens: 21, output_tokens: 512, cache_creation_input_tokens: 300, cache_read_input_tokens: 1200 };
+    upstream.reply({ json: { id: 'msg_j', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content, stop_reason: 'tool_use', stop_sequence: null, usage } });
+    const message = await client.messages.stream({ model: 'claude-test', max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris, and the time?' }] }).finalMessage();
+    expect(upstream.last.body.stream).to.equal(true);
+    expect(message).to.deep.include({ id: 'msg_j', model: UPSTREAM_MODEL, content, stop_reason: 'tool_use', stop_sequence: null });
+    expect(message.usage).to.include(usage);
+
+    const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.status).to.equal(200);
+    expect(answer.headers['content-type']).to.match(/^text\/event-stream/);
+    const events = await sseEvents(answer.text);
+    expect(events.map((e) => e.event)).to.deep.equal([
+      'message_start',
+      ...content.flatMap((b) => ['content_block_start', ...(b.type === 'redacted_thinking' || (b.type === 'tool_use' && Object.keys(b.input ?? {}).length === 0) ? [] : b.type === 'thinking' ? ['content_block_delta', 'content_block_delta'] : ['content_block_delta']), 'content_block_stop']),
+      'message_delta',
+      'message_stop',
+    ]);
+    // 21 input x $3 + 1200 cache reads x $0.30 + 300 cache writes x $3.75 + 512 output x $15, per million: as the JSON answer
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.009228');
+  });
+
   it('prices a stream’s prompt-cache reads and writes in the cost trailer', async () => {
     upstream.reply({ events: readFixture('anthropic', 'tool-use.upstream-stream.json') });
     const answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, { model: 'claude-test', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
