@@ -16,8 +16,13 @@ export interface FormatAdapter {
   streamFromChat?(frames: AsyncIterable<SseFrame>, requestBody: any): AsyncIterable<SseFrame>;
   /** Token usage of a JSON response of this format. */
   usageOf(body: any): TokenUsage | undefined;
-  /** Token usage carried by one stream frame, if any (cheap when the frame has none). */
-  usageOfFrame?(frame: SseFrame): Partial<TokenUsage> | undefined;
+  /**
+   * Token usage carried by one stream frame, if any (cheap when the frame has none). `scratch` is one
+   * object per stream, for a format whose frames must be read together. The meter keeps each counter's
+   * largest reading, or, with `usageOfFrameIsTotal`, its latest (each reading is the stream's usage so far).
+   */
+  usageOfFrame?(frame: SseFrame, scratch?: Record<string, unknown>): Partial<TokenUsage> | undefined;
+  usageOfFrameIsTotal?: boolean;
   /** Does this frame properly end a stream of this format? A stream that ends without one was cut. */
   isTerminalFrame?(frame: SseFrame): boolean;
 }

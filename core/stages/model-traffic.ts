@@ -172,7 +172,7 @@ export class ModelTraffic implements TrafficStrategy {
     const adapter = formatAdapter(exchange.format);
     const price = exchange.deployment?.config.price;
     if (result.stream) {
-      if (adapter.usageOfFrame) result.stream = meterStream(ctx, exchange.format, result.stream, adapter.usageOfFrame, price);
+      if (adapter.usageOfFrame) result.stream = meterStream(ctx, exchange.format, result.stream, adapter.usageOfFrame, adapter.usageOfFrameIsTotal === true, price);
       return;
     }
     const usage = adapter.usageOf(result.body);
@@ -227,9 +227,11 @@ function meterStream(
   ctx: AuthedContext,
   format: ApiFormat,
   stream: AsyncIterable<SseFrame>,
-  usageOfFrame: (f: SseFrame) => Partial<TokenUsage> | undefined,
+  usageOfFrame: (f: SseFrame, scratch: Record<string, unknown>) => Partial<TokenUsage> | undefined,
+  readingsAreTotals: boolean,
   price: Parameters<typeof priceUsage>[0],
 ): FrameBatches {
+  const scratch: Record<string, unknown> = Object.create(null);
   const batches = batchesOf(stream)[Symbol.asyncIterator]();
   const streamed = new StreamedText(format);
   let finished = false;
@@ -261,9 +263,9 @@ function meterStream(
     }
     try {
       for (const frame of r.value) {
-        const usage = usageOfFrame(frame);
+        const usage = usageOfFrame(frame, scratch);
         if (usage) {
-          mergeUsage(ctx.usage, usage);
+          mergeUsage(ctx.usage, usage, readingsAreTotals);
           reported = true;
           if (usage.images) previews = 0;
         } else if (images && isPartialImageFrame(frame)) previews++;
@@ -311,17 +313,18 @@ function recordRouting(ctx: AuthedContext, exchange: ModelExchange, served: Depl
 
 /**
  * Token counts in later frames repeat or extend earlier ones (a stream's usage is cumulative): keep the
- * largest. Images are counted per frame (one `completed` event per image): add them up.
+ * largest, or the latest when each reading is the stream's whole usage so far (`latest`: a final count
+ * may be below an early estimate). Images are counted per frame (one `completed` event per image): add them up.
  */
 const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'imageInputTokens', 'images']);
 
-function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>): void {
+function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>, latest = false): void {
   for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
     const v = add[k];
     // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged
     if (typeof v !== 'number' || !USAGE_COUNTERS.has(k)) continue;
     if (k === 'images') into.images += v;
-    else if (v > into[k]) into[k] = v;
+    else if (latest || v > into[k]) into[k] = v;
   }
 }
 

@@ -277,6 +277,33 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(answer.trailers['x-gateway-response-cost']).to.equal('0.0405');
   });
 
+  it('charges the final usage message_delta reports, not a larger estimate message_start gave, and keeps the cache counts it leaves out', async () => {
+    // message_delta's counts are cumulative totals (Anthropic's streaming docs): an upstream that estimates
+    // the prompt in message_start (a Messages-compatible server, a proxy) reports the real count there
+    const message = { id: 'msg_e', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null };
+    const events = (start: object, final: object) => [
+      { event: 'message_start', data: { type: 'message_start', message: { ...message, usage: start } } },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Done.' } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: final } },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ];
+    const request = { model: 'claude-test', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'Go.' }] };
+    upstream.reply({ events: events({ input_tokens: 5000, output_tokens: 1 }, { input_tokens: 1200, output_tokens: 300 }) });
+    const final = await client.messages.stream(request as any).finalMessage();
+    expect(final.usage).to.include({ input_tokens: 1200, output_tokens: 300 });
+    let answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, request);
+    // 1200 x $3 + 300 x $15, per million: what the client's SDK reports
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.0081');
+
+    // a counter message_delta leaves out keeps message_start's value, as the SDK keeps it
+    upstream.reply({ events: events({ input_tokens: 10, cache_read_input_tokens: 2000, output_tokens: 1 }, { input_tokens: 12000, output_tokens: 300 }) });
+    answer = await rawPost(`${gw.url}/native/v1/messages`, { 'x-api-key': CLIENT_KEY }, request);
+    // 12000 x $3 + 2000 cache reads x $0.30 + 300 x $15, per million
+    expect(answer.trailers['x-gateway-response-cost']).to.equal('0.0411');
+  });
+
   it('charges the server-side compaction Anthropic bills outside the top-level usage, JSON and streamed', async () => {
     // compact_20260112 (beta): summarising the old context is a sampling step of its own, reported only as a
     // `compaction` entry of usage.iterations; the top-level counts are the answer's step alone
