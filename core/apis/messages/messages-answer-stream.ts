@@ -4,8 +4,9 @@
  * Messages-compatible server), the Anthropic SDK reads no event ("request ended without sending any
  * chunks"). The gateway streams the answer instead, as chat-answer-stream.ts does for chat: Anthropic's
  * sequence, each block whole in one delta. `message_start` carries the prompt's counts and
- * `message_delta` the answer's whole usage, as Anthropic's own streams do: the meter keeps the larger of
- * each counter, so the answer is charged once, and the SDK's final usage is the answer's.
+ * `message_delta` the answer's whole usage, as Anthropic's own streams do: the meter takes each counter
+ * message_delta names as the stream's total (format.ts), so the answer is charged once, and the SDK's
+ * final usage is the answer's.
  */
 import { SseFrame } from '../../streaming/sse-frame';
 
