@@ -1,4 +1,4 @@
-import { bodyWithModel, type ChatRequest, type EmbeddingsRequest, type HttpOperation, type ProviderTarget } from '../../core/plugins/sdk';
+import { bodyWithModel, type ChatRequest, type EmbeddingsRequest, type EmbeddingsResponse, type HttpOperation, type ProviderTarget } from '../../core/plugins/sdk';
 import { openAiImageOperations } from './images';
 
 export interface OpenAiWire {
@@ -26,6 +26,19 @@ function withoutThinkingBlocks(messages: ChatRequest['messages']): ChatRequest['
     const { thinking_blocks: _dropped, ...rest } = m;
     return rest;
   });
+}
+
+/**
+ * Some OpenAI-compatible servers (LM Studio, LocalAI, older Ollama) ignore `encoding_format` and answer
+ * floats. The openai SDKs ask for base64 unless told otherwise and read whatever comes as base64 float32
+ * bytes: a list of floats came out as a vector a quarter of its length, of meaningless values, with no
+ * error. Such vectors are packed as OpenAI packs them (little-endian float32); a base64 answer is untouched.
+ */
+function withBase64Vectors(body: EmbeddingsResponse): EmbeddingsResponse {
+  const data = body?.data;
+  if (!Array.isArray(data) || !data.some((item) => Array.isArray(item?.embedding))) return body;
+  const packed = (vector: number[]) => Buffer.from(new Float32Array(vector).buffer).toString('base64');
+  return { ...body, data: data.map((item) => (Array.isArray(item?.embedding) ? { ...item, embedding: packed(item.embedding) } : item)) };
 }
 
 /**
@@ -67,7 +80,7 @@ export function openAiOperations(wire: OpenAiWire): Record<'chat' | 'embeddings'
   };
   const embeddings: HttpOperation<EmbeddingsRequest> = {
     toUpstream: (request, target, inbound) => ({ path: '/embeddings', headers: wire.headersFor(target), body: bodyWithModel(request, target.model.model, inbound) }),
-    fromUpstream: (body) => body,
+    fromUpstream: (body, _target, request) => (request?.encoding_format === 'base64' ? withBase64Vectors(body) : body),
   };
   const images = openAiImageOperations(wire.headersFor);
   return { chat, embeddings, 'images.generations': images.generations, 'images.edits': images.edits };

@@ -241,6 +241,23 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     expect(chatModel.code).to.equal('model_kind_mismatch');
   });
 
+  it('gives the openai SDK the vectors an upstream that ignores encoding_format answers as floats (LM Studio, LocalAI)', async () => {
+    upstream.script = {
+      kind: 'json',
+      body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25, 1.5, 2] }, { object: 'embedding', index: 1, embedding: [-1, 0.125, 3, 0] }], model: 'upstream-model', usage: { prompt_tokens: 2, total_tokens: 2 } },
+    };
+    // no encoding_format: the SDK asks for base64 and decodes what it gets as float32 bytes
+    const res = await client.embeddings.create({ model: 'embed-test', input: ['a', 'b'] });
+    expect(upstream.last.body.encoding_format).to.equal('base64');
+    expect(res.data.map((d) => d.embedding)).to.deep.equal([
+      [0.5, -0.25, 1.5, 2],
+      [-1, 0.125, 3, 0],
+    ]);
+    // a client that asked for floats gets them as the upstream sent them
+    const floats = await client.embeddings.create({ model: 'embed-test', input: ['a', 'b'], encoding_format: 'float' });
+    expect(floats.data[0].embedding).to.deep.equal([0.5, -0.25, 1.5, 2]);
+  });
+
   it('lists only the models the key may use, and reads one', async () => {
     const list = await client.models.list();
     expect(list.data.map((m) => m.id)).to.deep.equal(['gpt-test', 'gpt-4o-mini', 'slow-model', 'embed-test']);
