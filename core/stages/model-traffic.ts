@@ -196,6 +196,10 @@ export class ModelTraffic implements TrafficStrategy {
     if (exchange.format === 'embeddings' && result.status === 200 && ctx.usage.inputTokens === 0) {
       ctx.usage.inputTokens = estimateEmbeddingTokens(exchange.body?.input);
       if (ctx.usage.inputTokens > 0) ctx.logDetails.usageEstimated = true;
+      // the zeros are the gateway's translation's, not the upstream's: the client is told what it is
+      // charged for, as a translated Messages answer is (an answer passed on as bytes is left as is)
+      const usage = (result.body as { usage?: Record<string, unknown> } | null)?.usage;
+      if (result.rawBody === undefined && usage && typeof usage === 'object') usage.prompt_tokens = usage.total_tokens = ctx.usage.inputTokens;
     }
     ctx.cost = priceUsage(price, ctx.usage, imageSizeOf(exchange.body));
     ctx.responseHeaders[COST_HEADER] = formatCost(ctx.cost);

@@ -297,6 +297,8 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     upstream.reply(() => json({ embeddings: [{ values: [0.5, -1] }, { values: [0.25, 2] }] }));
     const { data, response } = await openai.embeddings.create({ model: 'gemini-embed', input: ['a'.repeat(400), 'b'.repeat(200)] }).withResponse();
     expect(data.data).to.have.length(2);
+    // the answer is the gateway's own translation: it tells the client the tokens it is charged for, not 0
+    expect(data.usage).to.deep.equal({ prompt_tokens: 150, total_tokens: 150 });
     // 100 + 50 tokens (about four characters each) at the bundled $0.15 per million
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.0000225');
     const requestId = response.headers.get('x-gateway-request-id');
