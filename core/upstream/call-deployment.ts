@@ -73,8 +73,12 @@ export async function callDeployment(
   if (native) {
     const withText = exchange.bodyText === undefined ? inbound : { ...inbound, bodyText: exchange.bodyText };
     const result = await invoke(client, deployment, native, exchange.body, exchange.stream, exchange.format, withText, signal, effective, traceHeaders);
-    // the client asked for a stream and the upstream answered JSON: streamed, for the formats that can be
-    const asFrames = exchange.stream && !result.stream ? WHOLE_ANSWER_FRAMES.get(exchange.format) : undefined;
+    // the client asked for a stream and the upstream answered JSON: streamed, for the formats that can be.
+    // An edit's `stream` that came after its files was read only as the body went upstream (a form's
+    // text, in the body the stages see): the client asked all the same, and the JSON would reach its SDK
+    // as a stream with no events, the images lost.
+    const asked = exchange.stream || (exchange.format === 'images.edits' && exchange.body?.stream === 'true');
+    const asFrames = asked && !result.stream ? WHOLE_ANSWER_FRAMES.get(exchange.format) : undefined;
     if (asFrames) return { ...result, body: undefined, rawBody: undefined, stream: streamOfFrames(readUpstream(() => asFrames(result.body))) };
     return result;
   }

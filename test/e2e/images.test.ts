@@ -314,6 +314,19 @@ describe('images through the gateway (openai SDK, fake images upstream)', () => 
       expect(page.data[0]).to.include({ endpoint: 'images', status: 200, promptTokens: 1250, completionTokens: 1056, cost: 0.05449 });
     });
 
+    it('streams an edit whose stream field comes after its image when the upstream ignored stream and answered JSON', async () => {
+      const usage = { input_tokens: 30, output_tokens: 300, total_tokens: 330, input_tokens_details: { text_tokens: 10, image_tokens: 20 } };
+      const image = fakePng(100, 12).toString('base64');
+      upstream.answer = () => ({ status: 200, body: { created: 1700000000, data: [{ b64_json: image }], usage } });
+      const stream = await client.images.edit({ model: 'painter', image: await toFile(fakePng(2000, 13), 'sea.png', { type: 'image/png' }), prompt: 'add a boat', stream: true });
+      const events = [];
+      for await (const event of stream) events.push(event);
+      expect(upstream.last.fields).to.deep.include(['stream', 'true']);
+      expect(events.map((e) => [e.type, e.b64_json])).to.deep.equal([['image_edit.completed', image]]);
+      const page = await gw.gateway.services.requestLog.query({ limit: 1 });
+      expect(page.data[0]).to.include({ endpoint: 'images', status: 200, outcome: 'ok', promptTokens: 30, completionTokens: 300, cost: 0.04 });
+    });
+
     it('answers images.createVariation, an endpoint it does not serve, with a 404 unknown_endpoint, not a 415 asking for JSON', async () => {
       const err = await client.images.createVariation({ model: 'painter', image: await toFile(fakePng(1000, 11), 'fox.png', { type: 'image/png' }) }).catch((e) => e);
       expect(err).to.be.instanceOf(OpenAI.NotFoundError);
