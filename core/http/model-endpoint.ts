@@ -65,13 +65,21 @@ export function addModelRoute(services: GatewayServices, path: string, spec: Mod
  * body, if any.
  */
 export async function refuseBody(services: GatewayServices, spec: ModelEndpointSpec, req: IncomingMessage, res: ServerResponse, invalid: unknown, raw?: unknown): Promise<void> {
-  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, ClientSignal.create(), requestIdOf(res));
+  // a client that went away mid-body is a client abort (499), as on any other request: logged as the
+  // 400 `request_aborted` it was never sent, it showed as a client error in the log and the metrics
+  const client = ClientSignal.create();
+  const stopWatching = onClientGone(res, () => client.abort());
+  const ctx = new GatewayContext('model', spec.endpoint, services.clock.now(), { headers: providerVisibleHeaders(req.headers) }, client, requestIdOf(res));
   ctx.credential = spec.credential(req);
   const model = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'model') ? (raw as { model: unknown }).model : undefined;
   ctx.model = { format: spec.format, body: undefined, requestedModel: typeof model === 'string' ? model : '', stream: false, candidates: [], attempts: [] };
   ctx.refusal = toGatewayError(invalid);
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) res.setHeader(k, v);
-  await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
+  try {
+    await services.pipeline.execute(ctx, new HttpModelDelivery(spec, req, res));
+  } finally {
+    stopWatching();
+  }
 }
 
 /**

@@ -5,8 +5,10 @@
  * library would refuse to send the bytes.
  */
 import { expect } from 'chai';
+import http from 'node:http';
 import net from 'node:net';
 import { FakeAnthropicUpstream } from '../providers/anthropic/fake-anthropic-upstream';
+import { eventually } from '../support/eventually';
 import { chatCompletion, FakeOpenAI } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -118,6 +120,17 @@ function rawExchange(gw: TestGateway, request: string): Promise<Answer> {
 
 function hugeHeaders(path: string, extra: string): (gw: TestGateway) => Promise<Answer> {
   return (gw) => rawExchange(gw, `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}content-type: application/json\r\nx-padding: ${'a'.repeat(300 * 1024)}\r\ncontent-length: 2\r\n\r\n{}`);
+}
+
+/** Send the headers and half of a good body (with the whole body's Content-Length), then go away. */
+function leaveMidBody(gw: TestGateway, family: Family): Promise<void> {
+  const body = Buffer.from(JSON.stringify(GOOD[family]));
+  return new Promise((resolve) => {
+    const req = http.request(`${gw.url}${PATHS[family]}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...HEADERS[family] } });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.write(body.subarray(0, body.length >> 1), () => setImmediate(() => req.destroy()));
+  });
 }
 
 /** An image edit form with a model and a prompt and no image part. */
@@ -383,5 +396,19 @@ describe('malformed input: each answered with its status in its API error shape,
     const served = await post('messages', body)(gw);
     expect(served.status, JSON.stringify(served.body)).to.equal(200);
     expect(claude.last.body).to.deep.include({ top_k: -1, top_p: -1 });
+  });
+
+  it('logs a client that goes away halfway through its body as a client abort (499), not as a 400 it was never sent', async () => {
+    const log = gw.gateway.services.requestLog;
+    for (const family of ['chat', 'messages', 'responses', 'images'] as const) {
+      const before = (await log.query({ limit: 1 })).data[0]?.id;
+      await leaveMidBody(gw, family);
+      const entry = await eventually(async () => {
+        const newest = (await log.query({ limit: 1 })).data[0];
+        return newest && newest.id !== before ? newest : undefined;
+      });
+      expect(entry, family).to.include({ endpoint: family, status: 499, outcome: 'client_abort' });
+      expect(entry.keyId, family).to.be.a('string');
+    }
   });
 });
