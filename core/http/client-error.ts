@@ -18,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
 import { errorShapeFor, sendError } from './error-shapes';
+import { failBodyRead } from './json-body';
 import { REQUEST_ID_HEADER, assignRequestId } from './request-id';
 import { urlPath } from './url-path';
 
@@ -50,13 +51,28 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   // socket closed with the client's bytes still arriving is reset, and a reset makes the client's system
   // throw away the answer it has not read yet (web servers' "lingering close").
   if (answered.has(socket)) return;
-  // a response already under way on this connection cannot be followed by another one
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const [status, reason, code, message] = ANSWERS[err.code ?? ''] ?? BAD_REQUEST;
   const error = new GatewayError(status, 'invalid_request_error', code, message);
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight) {
+    // The parser gave up on the body of a request a route already has (a broken chunk, a body still
+    // unfinished at the request timeout): the route reading it answers, in its shape and through its log,
+    // as any unreadable body (closed without a word, the client saw a reset where Node itself answers).
+    // A response already under way on this connection cannot be followed by another one; a client that
+    // ended its side mid-body has gone (nothing tells it from one that only half-closed): a client abort.
+    if (err.code === 'HPE_INVALID_EOF_STATE' || inFlight.headersSent || !failBodyRead(inFlight.req, error)) {
+      socket.destroy();
+      return;
+    }
+    inFlight.setHeader('connection', 'close');
+    answered.add(socket);
+    inFlight.once('finish', () => setTimeout(() => socket.destroy(), LINGER_MS).unref());
+    return;
+  }
   const body = JSON.stringify(errorShapeFor(requestPath(err.rawPacket) ?? '/').body(error));
   const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${randomUUID()}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);

@@ -75,6 +75,21 @@ export function parseJsonBytes(bytes: Buffer): JsonBody {
   }
 }
 
+/** The bodies being read, each with what refuses it (see failBodyRead). */
+const reading = new WeakMap<IncomingMessage, (error: GatewayError) => void>();
+
+/**
+ * Refuse the body `req` is reading with `error`, when the HTTP parser has given up on it (a broken chunk,
+ * the request timeout): the route answers it in its own shape, as any other unreadable body. False when
+ * no body of `req` is being read.
+ */
+export function failBodyRead(req: IncomingMessage, error: GatewayError): boolean {
+  const fail = reading.get(req);
+  if (!fail) return false;
+  fail(error);
+  return true;
+}
+
 /**
  * Read the whole body within `limit` bytes and parse it. The declared length is checked first, so an
  * oversize upload is refused before it is read.
@@ -86,6 +101,12 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonB
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    reading.set(req, (error) => {
+      reading.delete(req);
+      if (failed) return;
+      failed = true;
+      reject(error);
+    });
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
@@ -97,6 +118,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonB
       chunks.push(chunk);
     });
     req.on('end', () => {
+      reading.delete(req);
       if (failed) return;
       try {
         resolve(parseJsonBytes(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
@@ -105,6 +127,8 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<JsonB
       }
     });
     req.on('error', () => {
+      reading.delete(req);
+      if (failed) return;
       failed = true;
       reject(new InvalidRequestError('The request body was not received completely.', 'request_aborted'));
     });

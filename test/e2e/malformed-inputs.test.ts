@@ -122,6 +122,18 @@ function hugeHeaders(path: string, extra: string): (gw: TestGateway) => Promise<
   return (gw) => rawExchange(gw, `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}content-type: application/json\r\nx-padding: ${'a'.repeat(300 * 1024)}\r\ncontent-length: 2\r\n\r\n{}`);
 }
 
+/** The family's key headers as raw header lines. */
+function headerLines(family: Family): string {
+  return Object.entries(HEADERS[family]).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+}
+
+/** A chunked body whose second chunk size is not hex, after the first half of a good body. */
+function brokenChunk(family: Family): (gw: TestGateway) => Promise<Answer> {
+  const body = JSON.stringify(GOOD[family]);
+  const half = body.slice(0, body.length >> 1);
+  return (gw) => rawExchange(gw, `POST ${PATHS[family]} HTTP/1.1\r\nHost: x\r\n${headerLines(family)}content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${half.length.toString(16)}\r\n${half}\r\nzz\r\n`);
+}
+
 /** Send the headers and half of a good body (with the whole body's Content-Length), then go away. */
 function leaveMidBody(gw: TestGateway, family: Family): Promise<void> {
   const body = Buffer.from(JSON.stringify(GOOD[family]));
@@ -159,6 +171,8 @@ const OWN_TO_STRING = JSON.parse('{"toString":1}');
 const NOT_UTF8 = 'The request body is not valid UTF-8.';
 const TOO_DEEP = 'The request body nests JSON more than 128 levels deep.';
 const TEXT_PLAIN = 'Unsupported content type "text/plain": send the body as \'application/json\'.';
+
+const MALFORMED_HTTP = 'The request could not be read as HTTP.';
 
 const CASES: Case[] = [
   // chat completions (fast JSON route, OpenAI shape)
@@ -224,6 +238,13 @@ const CASES: Case[] = [
   { name: 'mcp: a path below /mcp', family: 'mcp', send: post('mcp', GOOD.mcp, {}, '/mcp/tools'), status: 404, body: jsonRpc(-32602, 'unknown_endpoint') },
   { name: 'mcp: headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp', `x-gateway-api-key: Bearer ${KEY}\r\n`), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
   { name: 'mcp (a query string on the path): headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp?session=1', ''), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
+  // bodies the HTTP parser refuses once the route has the request: answered by the route, in its shape
+  { name: 'chat: a chunked body with a chunk size that is not hex', family: 'chat', send: brokenChunk('chat'), status: 400, exact: true, body: openAi(MALFORMED_HTTP, 'malformed_request') },
+  { name: 'messages: a chunked body with a chunk size that is not hex', family: 'messages', send: brokenChunk('messages'), status: 400, exact: true, body: anthropic(MALFORMED_HTTP) },
+  { name: 'responses: a chunked body with a chunk size that is not hex', family: 'responses', send: brokenChunk('responses'), status: 400, exact: true, body: openAi(MALFORMED_HTTP, 'malformed_request') },
+  { name: 'images: a chunked body with a chunk size that is not hex', family: 'images', send: brokenChunk('images'), status: 400, exact: true, body: openAi(MALFORMED_HTTP, 'malformed_request') },
+  { name: 'admin: a chunked body with a chunk size that is not hex', family: 'admin', send: brokenChunk('admin'), status: 400, exact: true, body: openAi(MALFORMED_HTTP, 'malformed_request') },
+  { name: 'mcp: a chunked body with a chunk size that is not hex', family: 'mcp', send: brokenChunk('mcp'), status: 400, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32602, message: MALFORMED_HTTP, data: { code: 'malformed_request' } } } },
 ];
 
 describe('malformed input: each answered with its status in its API error shape, and the gateway serves on', () => {
@@ -409,6 +430,20 @@ describe('malformed input: each answered with its status in its API error shape,
       });
       expect(entry, family).to.include({ endpoint: family, status: 499, outcome: 'client_abort' });
       expect(entry.keyId, family).to.be.a('string');
+    }
+  });
+
+  it('logs a body the HTTP parser gave up on with the status and code its client was sent', async () => {
+    const log = gw.gateway.services.requestLog;
+    for (const family of ['chat', 'messages', 'responses'] as const) {
+      const before = (await log.query({ limit: 1 })).data[0]?.id;
+      const answer = await brokenChunk(family)(gw);
+      expect(answer.status, family).to.equal(400);
+      const entry = await eventually(async () => {
+        const newest = (await log.query({ limit: 1 })).data[0];
+        return newest && newest.id !== before ? newest : undefined;
+      });
+      expect(entry, family).to.include({ endpoint: family, status: 400, errorCode: 'malformed_request', outcome: 'error' });
     }
   });
 });
