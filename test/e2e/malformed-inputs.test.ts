@@ -210,6 +210,8 @@ const CASES: Case[] = [
   { name: 'responses: invalid UTF-8', family: 'responses', send: post('responses', invalidUtf8('responses')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
   { name: 'responses: content-type text/plain', family: 'responses', send: post('responses', GOOD.responses, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
 
+  { name: 'responses: a json_schema text.format without its schema, on an Anthropic model', family: 'responses', send: post('responses', { model: 'claude-test', input: 'hi', text: { format: { type: 'json_schema', name: 'thing' } } }), status: 400, exact: true, body: openAi("Missing required parameter: 'text.format.schema'.", 'missing_required_parameter', 'text.format.schema') },
+  { name: 'responses: a json_schema text.format without its name', family: 'responses', send: post('responses', { ...(GOOD.responses as object), text: { format: { type: 'json_schema', schema: { type: 'object' } } } }), status: 400, exact: true, body: openAi("Missing required parameter: 'text.format.name'.", 'missing_required_parameter', 'text.format.name') },
   { name: 'responses: text.format.type an object with its own toString', family: 'responses', send: post('responses', { ...(GOOD.responses as object), text: { format: { type: OWN_TO_STRING } } }), status: 400, body: { error: { code: 'unsupported_value', param: 'text.format.type' } } },
 
   // embeddings (fast JSON route, OpenAI shape)

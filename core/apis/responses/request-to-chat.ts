@@ -38,6 +38,13 @@ function responseFormatOf(format: { type: string; [extra: string]: unknown } | u
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {
+    // checked here, under the names this client sent (as OpenAI checks them): left to the chat translation,
+    // the 400 named `response_format.json_schema`, a field a Responses client never sent
+    for (const field of ['name', 'schema'] as const) {
+      const value = Object.hasOwn(format, field) ? format[field] : undefined;
+      const present = field === 'name' ? typeof value === 'string' && value.length > 0 : typeof value === 'object' && value !== null && !Array.isArray(value);
+      if (!present) throw new InvalidRequestError(`Missing required parameter: 'text.format.${field}'.`, 'missing_required_parameter', { param: `text.format.${field}` });
+    }
     const { type: _type, ...schema } = format;
     return { type: 'json_schema', json_schema: schema };
   }
