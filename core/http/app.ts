@@ -70,6 +70,9 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
   const limit = services.config.server.bodyLimitBytes;
   // a body that cannot be read waits behind the key: a caller without a valid one learns nothing of it
   const refuse = (req: Request, res: Response, next: NextFunction) => (error: unknown) => {
+    // as on the fast routes: the rest of a body refused for its size is not worth reading (kept alive, the
+    // connection went on reading and dropping it, up to the request timeout)
+    if (error instanceof GatewayError && error.status === 413) res.setHeader('connection', 'close');
     const spec = req.method === 'POST' ? MODEL_BODY_PATHS.get(req.path) : undefined;
     if (spec) return void refuseBody(services, spec, req, res, error).catch(next);
     callerRefusal(services, req, res).then((refused) => next(refused ?? error), next);

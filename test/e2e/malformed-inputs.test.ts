@@ -134,6 +134,14 @@ function brokenChunk(family: Family): (gw: TestGateway) => Promise<Answer> {
   return (gw) => rawExchange(gw, `POST ${PATHS[family]} HTTP/1.1\r\nHost: x\r\n${headerLines(family)}content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${half.length.toString(16)}\r\n${half}\r\nzz\r\n`);
 }
 
+/**
+ * A body declared over the body limit, of which only its start is sent: the 413 comes before the rest,
+ * and the connection is closed (rawExchange resolves when it is) rather than kept to read the rest.
+ */
+function overLimit(family: Family): (gw: TestGateway) => Promise<Answer> {
+  return (gw) => rawExchange(gw, `POST ${PATHS[family]} HTTP/1.1\r\nHost: x\r\n${headerLines(family)}content-type: application/json\r\ncontent-length: ${gw.gateway.services.config.server.bodyLimitBytes + 1}\r\n\r\n{"model":`);
+}
+
 /** Send the headers and half of a good body (with the whole body's Content-Length), then go away. */
 function leaveMidBody(gw: TestGateway, family: Family): Promise<void> {
   const body = Buffer.from(JSON.stringify(GOOD[family]));
@@ -240,6 +248,11 @@ const CASES: Case[] = [
   { name: 'mcp: a path below /mcp', family: 'mcp', send: post('mcp', GOOD.mcp, {}, '/mcp/tools'), status: 404, body: jsonRpc(-32602, 'unknown_endpoint') },
   { name: 'mcp: headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp', `x-gateway-api-key: Bearer ${KEY}\r\n`), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
   { name: 'mcp (a query string on the path): headers over 256 KiB', family: 'mcp', send: hugeHeaders('/mcp?session=1', ''), status: 431, exact: true, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request headers are too large.', data: { code: 'headers_too_large' } } } },
+  // a body declared over the limit: 413, and the connection closed instead of reading the rest
+  { name: 'chat: a body declared over the limit', family: 'chat', send: overLimit('chat'), status: 413, exact: true, body: openAi('Request body is too large.', 'payload_too_large') },
+  { name: 'responses: a body declared over the limit', family: 'responses', send: overLimit('responses'), status: 413, exact: true, body: openAi('Request body is too large.', 'payload_too_large') },
+  { name: 'images: a body declared over the limit', family: 'images', send: overLimit('images'), status: 413, exact: true, body: openAi('Request body is too large.', 'payload_too_large') },
+  { name: 'admin: a body declared over the limit', family: 'admin', send: overLimit('admin'), status: 413, exact: true, body: openAi('Request body is too large.', 'payload_too_large') },
   // bodies the HTTP parser refuses once the route has the request: answered by the route, in its shape
   { name: 'chat: a chunked body with a chunk size that is not hex', family: 'chat', send: brokenChunk('chat'), status: 400, exact: true, body: openAi(MALFORMED_HTTP, 'malformed_request') },
   { name: 'messages: a chunked body with a chunk size that is not hex', family: 'messages', send: brokenChunk('messages'), status: 400, exact: true, body: anthropic(MALFORMED_HTTP) },
