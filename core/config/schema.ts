@@ -88,22 +88,8 @@ export const KeyConfigSchema = Strict({
   ...keyRestrictionFields,
 });
 
-/**
- * The rates of a request whose prompt (cached tokens included) is over `aboveInputTokens`: all its tokens,
- * output too, are billed at them (Claude Sonnet 4/4.5 and Gemini 2.5 Pro above 200K). A rate left out is
- * the model's own.
- */
-const longContextSchema = Strict({
-  aboveInputTokens: PositiveInt,
-  inputPerMTok: Type.Optional(NonNegative),
-  outputPerMTok: Type.Optional(NonNegative),
-  cacheReadPerMTok: Type.Optional(NonNegative),
-  cacheWritePerMTok: Type.Optional(NonNegative),
-  cacheWrite1hPerMTok: Type.Optional(NonNegative),
-  imageInputPerMTok: Type.Optional(NonNegative),
-});
-
-const priceSchema = Strict({
+/** A model's prices per million tokens, by kind of token. */
+const tokenRates = {
   inputPerMTok: Type.Optional(NonNegative),
   outputPerMTok: Type.Optional(NonNegative),
   cacheReadPerMTok: Type.Optional(NonNegative),
@@ -112,6 +98,17 @@ const priceSchema = Strict({
   cacheWrite1hPerMTok: Type.Optional(NonNegative),
   /** image input tokens (a gpt-image edit's pictures: $10 where its text is $5); default: inputPerMTok */
   imageInputPerMTok: Type.Optional(NonNegative),
+};
+
+/**
+ * The rates of a request whose prompt (cached tokens included) is over `aboveInputTokens`: all its tokens,
+ * output too, are billed at them (Claude Sonnet 4/4.5 and Gemini 2.5 Pro above 200K). A rate left out is
+ * the model's own.
+ */
+const longContextSchema = Strict({ aboveInputTokens: PositiveInt, ...tokenRates });
+
+const priceSchema = Strict({
+  ...tokenRates,
   perImage: Type.Optional(NonNegative),
   /** price per image keyed by size, e.g. { "1024x1024": 0.04 } */
   perImageBySize: Type.Optional(Type.Record(Type.String(), NonNegative)),
