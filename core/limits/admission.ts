@@ -145,7 +145,9 @@ export class LimitsAdmission implements Admission {
   private async settleTicket(ctx: GatewayContext, ticket: LimitTicket): Promise<void> {
     const tokens = ctx.usage.inputTokens + ctx.usage.outputTokens;
     for (const charge of ticket.tokens) await this.adjust(charge, tokens);
-    for (const charge of ticket.budget) await this.adjust(charge, ctx.cost);
+    // what folded children cost is in their own settled charges already
+    const cost = roundCost(ctx.cost - ctx.foldedCost);
+    for (const charge of ticket.budget) await this.adjust(charge, cost);
   }
 
   /**

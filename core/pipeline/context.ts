@@ -97,6 +97,11 @@ export class GatewayContext {
   foldedChildren = 0;
   /** fold children: their upstream attempts, retries and fallbacks included (the parent's access line) */
   foldedAttempts = 0;
+  /**
+   * fold children: the part of `cost` they added. Each settled its own budget reservation to it, so the
+   * parent's reservation (a gateway_proxy call's fee) settles to the rest, or the model is charged twice.
+   */
+  foldedCost = 0;
   /** the deployment of the first folded child (a Responses parent's entry names it) */
   firstDeploymentId?: string;
   /** a child's first streamed frame was timed (gateway_time_to_first_token_seconds: once per request) */

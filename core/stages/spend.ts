@@ -51,6 +51,7 @@ export class SpendStage implements Stage {
       parent.usage.cacheReadTokens += ctx.usage.cacheReadTokens;
       parent.usage.cacheWriteTokens += ctx.usage.cacheWriteTokens;
       parent.cost = roundCost(parent.cost + ctx.cost);
+      parent.foldedCost = roundCost(parent.foldedCost + ctx.cost);
       parent.foldedChildren++;
       parent.foldedAttempts += ctx.model?.attempts.length ?? 0;
       parent.firstDeploymentId ??= target.deploymentId ?? undefined;

@@ -343,5 +343,27 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
         await tools.close();
       }
     });
+
+    it('charges a gateway_proxy tool call its model once: a budget that fits two model calls serves two such calls over /mcp', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'proxy-user', maxBudget: 2 * COST_PER_REQUEST }] }));
+      const call = async (id: number) => {
+        const res = await fetch(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${KEY}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'priced', arguments: { prompt: 'hi', max_tokens: 5 } } }),
+        });
+        return (await res.json()) as any;
+      };
+      for (let i = 1; i <= 2; i++) {
+        const answer = await call(i);
+        expect(answer.result?.content, `call ${i}: ${JSON.stringify(answer)}`).to.deep.equal([{ type: 'text', text: 'ok' }]);
+        expect(await loggedCost(gw, i)).to.be.closeTo(i * COST_PER_REQUEST, 1e-12);
+      }
+      const budgets = (await (await fetch(`${gw.url}/admin/v1/budgets`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: { id: string; spent: number }[] };
+      expect(budgets.data.find((b) => b.id === 'proxy-user')?.spent).to.equal(2 * COST_PER_REQUEST);
+      const refused = await call(3);
+      expect(refused.error?.data).to.deep.equal({ code: 'budget_exceeded' });
+    });
   });
 });
