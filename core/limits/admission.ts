@@ -205,7 +205,9 @@ export class LimitsAdmission implements Admission {
     // the period length is part of the name, so changing budgetDuration starts a fresh count
     const base = `limits:budget:${subject.kind}:${subject.id}${period ? `:${subject.budgetPeriodMs}` : ''}`;
     const { total, charge } = await this.charge(applied, counterFor(base, period, now), cost);
-    const spent = total - cost;
+    // rounded like every cost: the float sum of reservations and corrections ends a hair below a budget
+    // spent to the cent, and the next request passed
+    const spent = roundCost(total - cost);
     if (spent >= maxBudget) {
       const resets = period ? ` It resets at ${new Date(period.endsAt).toISOString()}.` : '';
       const error = new BudgetExceededError(`Budget exceeded: ${describe(subject)} has used $${formatCost(spent)} of its $${formatCost(maxBudget)} budget.${resets}`);

@@ -162,6 +162,19 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(await ask(client)).to.deep.equal({ ok: true });
     });
 
+    it('serves exactly the requests a budget fits when they come one at a time: the eleventh of a budget for ten is refused', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(budgetConfig(upstream));
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      for (let i = 1; i <= 10; i++) {
+        expect(await ask(client), `request ${i}`).to.deep.equal({ ok: true });
+        await loggedCost(gw, i);
+      }
+      // the counter's float sum of reservations and corrections ends a hair below the $0.02 spent
+      expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+      expect(await loggedCost(gw, 10)).to.be.closeTo(FITS_TEN, 1e-12);
+    });
+
     it('tells the SDKs not to retry a refusal by a budget with no period (it never resets): one request each, not three', async () => {
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'spent', maxBudget: 0 }] }));
       const sent: string[] = [];
