@@ -9,8 +9,11 @@ import type { LimitSubject, LimitSubjects } from './limit-subjects';
 import { RateLimitHeaders } from './rate-limit-headers';
 import { Compensations, type Counter } from './compensations';
 
-/** What a request is expected to use, and whether it counts against token limits. */
-export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean };
+/**
+ * What a request is expected to use, and whether it counts against token limits and (unless
+ * `countsRequest` is false) against requests per minute.
+ */
+export type AdmissionEstimate = UsageEstimate & { countsTokens: boolean; countsRequest?: boolean };
 
 /**
  * Budget and rate-limit admission, run by the call stage for every exchange its traffic strategy limits
@@ -112,7 +115,7 @@ export class LimitsAdmission implements Admission {
     const headers = new RateLimitHeaders();
     try {
       for (const subject of subjects) {
-        if (subject.rpm !== undefined) await this.checkRequests(subject, subject.rpm, now, applied, headers);
+        if (subject.rpm !== undefined && estimate.countsRequest !== false) await this.checkRequests(subject, subject.rpm, now, applied, headers);
         if (subject.tpm !== undefined && estimate.countsTokens) await this.checkTokens(subject, subject.tpm, estimate.tokens, now, applied, ticket, headers);
         if (subject.maxBudget !== undefined) await this.checkBudget(subject, subject.maxBudget, estimate.cost, now, applied, ticket);
       }

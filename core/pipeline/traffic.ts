@@ -22,7 +22,7 @@ export interface TrafficStrategy {
    * What budget and rate-limit admission reserves before the call (tokens only count for `tpm` when
    * `countsTokens`); undefined when the kind is not limited itself (a parent: each child is).
    */
-  estimate(ctx: AuthedContext): (UsageEstimate & { countsTokens: boolean }) | undefined;
+  estimate(ctx: AuthedContext): (UsageEstimate & { countsTokens: boolean; countsRequest?: boolean }) | undefined;
   /** call stage: do the work */
   call(ctx: AuthedContext): Promise<void>;
   /** post-guardrail stage: inspect (mask, block) the output, streams included */

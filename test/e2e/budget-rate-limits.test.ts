@@ -359,6 +359,23 @@ describe('rate limits: rpm and tpm in fixed one-minute windows (injected clock)'
     }
   });
 
+  it('counts a gateway_proxy tool call on /mcp as one request: a key with rpm 1 makes one a minute, not none', async () => {
+    gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1 }] }), { clock });
+    const call = async (id: number) => {
+      const res = await fetch(`${gw!.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'm', arguments: { prompt: 'hi' } } }),
+      });
+      return (await res.json()) as any;
+    };
+    const first = await call(1);
+    expect(first.result?.content, JSON.stringify(first)).to.deep.equal([{ type: 'text', text: 'ok' }]);
+    expect((await call(2)).error?.data).to.deep.equal({ code: 'rate_limit_exceeded', retryAfter: 45 });
+    clock.advance(60_000);
+    expect((await call(3)).result?.content).to.deep.equal([{ type: 'text', text: 'ok' }]);
+  });
+
   it('uses the official SDK\'s error type for a rate-limited request', async () => {
     gw = await startGateway(rateConfig(upstream, { keys: [{ key: KEY, org: 'acme', rpm: 1 }] }), { clock });
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

@@ -93,7 +93,9 @@ export class McpTraffic implements TrafficStrategy {
   }
 
   estimate(ctx: AuthedContext) {
-    return { tokens: 0, cost: ctx.mcpExchange.fee ?? 0, countsTokens: false };
+    // a gateway_proxy tool call is one request, and its model call counts it: counted here too, a key
+    // with rpm 1 could never make one
+    return { tokens: 0, cost: ctx.mcpExchange.fee ?? 0, countsTokens: false, countsRequest: ctx.mcpExchange.target?.kind !== 'model' };
   }
 
   async call(ctx: AuthedContext): Promise<void> {
