@@ -1,11 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type Dispatcher from 'undici/types/dispatcher';
+import { UpstreamError } from '../errors/gateway-error';
 import { AttemptHandler } from './attempt-handler';
-import { answerText } from './gathered-answer';
+import { answerText, MAX_ANSWER_BYTES } from './gathered-answer';
 
 /** A streamed answer's body: its chunks as they come, read once. */
 export interface StreamedBody extends AsyncIterable<Uint8Array> {
-  /** the rest of the body as text, read the way undici's `body.text()` reads it (see answerText) */
+  /**
+   * the rest of the body as text, read the way undici's `body.text()` reads it (see answerText); past
+   * MAX_ANSWER_BYTES a 502 upstream_bad_response, and the upstream request is cancelled
+   */
   text(): Promise<string>;
   /**
    * Stop reading: the upstream request is cancelled (its connection closes) unless the answer was already
@@ -134,8 +138,14 @@ export class StreamHandler extends AttemptHandler<StreamedAnswer> implements Str
     const chunks: Buffer[] = [];
     let length = 0;
     for (let read = await this.next(); !read.done; read = await this.next()) {
-      chunks.push(read.value);
       length += read.value.length;
+      // an error answer, or JSON where a stream was asked for, is held whole: bounded as a gathered answer is
+      if (length > MAX_ANSWER_BYTES) {
+        const err = new UpstreamError(`The upstream's answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB.`, 'upstream_bad_response');
+        this.destroy(err);
+        throw err;
+      }
+      chunks.push(read.value);
     }
     return answerText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length));
   }

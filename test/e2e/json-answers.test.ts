@@ -69,6 +69,25 @@ describe('JSON (not streamed) answers through the gateway', () => {
     await eventually(async () => upstream.clientClosed > closed, 5000);
   });
 
+  // the client's own timeout only bounds a gateway that would read on (600 s, gigabytes) if the limit did not hold
+  it('gives up at 256 MiB a JSON answer that never ends to a client that asked for a stream, closing the upstream connection', async () => {
+    upstream.script = { kind: 'endless', contentType: 'application/json', start: '{"id":"', fill: 'a' };
+    const closed = upstream.clientClosed;
+    const err = (await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'x' }] }, { timeout: 15_000 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(err.status).to.equal(502);
+    expect(err.error).to.deep.include({ code: 'upstream_bad_response', message: "The upstream's answer is larger than 256 MiB." });
+    await eventually(async () => upstream.clientClosed > closed, 5000);
+  });
+
+  it('stops reading an error answer that never ends at 256 MiB, for a client that asked for a stream, and answers with the upstream\'s status', async () => {
+    upstream.script = { kind: 'endless', status: 500, contentType: 'text/plain', start: 'Internal error: ', fill: 'a' };
+    const closed = upstream.clientClosed;
+    const err = (await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'x' }] }, { timeout: 15_000 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(err.status).to.equal(502);
+    expect((err.error as { code?: string }).code).to.equal('upstream_error');
+    await eventually(async () => upstream.clientClosed > closed, 5000);
+  });
+
   it('cancels the upstream request when the client leaves while the answer is awaited', async () => {
     upstream.script = { kind: 'hang' };
     const before = upstream.clientClosed;

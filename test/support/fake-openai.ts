@@ -18,7 +18,7 @@ export type Script =
   | { kind: 'destroy' }
   | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> }
   /** `start`, then 1 MiB chunks of `fill` (one character) until the client closes the connection */
-  | { kind: 'endless'; contentType: string; start: string; fill: string };
+  | { kind: 'endless'; contentType: string; start: string; fill: string; status?: number };
 
 /**
  * A real node:http server on 127.0.0.1:0 that speaks the OpenAI wire format (JSON and SSE), answers
@@ -81,7 +81,7 @@ export class FakeOpenAI {
         res.end(script.body);
         return;
       case 'endless': {
-        res.writeHead(200, { 'content-type': script.contentType });
+        res.writeHead(script.status ?? 200, { 'content-type': script.contentType });
         res.write(script.start);
         const chunk = Buffer.alloc(1024 * 1024, script.fill);
         new PacedWriter().pump(res, () => chunk);
