@@ -12,6 +12,9 @@ export interface PlanOptions {
   random: () => number;
 }
 
+/** Whether a deployment can serve the request at all (a provider without its API: count_tokens off Anthropic). */
+export type ServesRequest = (deployment: Deployment) => boolean;
+
 /**
  * Every attempt a request may make, in order: the requested model's deployments (ordered by the
  * strategy, `retries + 1` attempts cycling through them), then each of its `fallbacks` the same way.
@@ -22,8 +25,8 @@ export interface PlanOptions {
  * Fallbacks must be of the same kind and usable by the key (a restricted key never reaches a model
  * outside its list through a fallback).
  */
-export function planCandidates(catalog: ModelCatalog, model: string, principal: Principal, options: PlanOptions): Deployment[] {
-  const primary = catalog.group(model);
+export function planCandidates(catalog: ModelCatalog, model: string, principal: Principal, options: PlanOptions, serves?: ServesRequest): Deployment[] {
+  const primary = servingOf(catalog.group(model), serves);
   if (!primary?.length) return [];
   const kind = primary[0].config.kind;
   const groups: (readonly Deployment[])[] = [primary];
@@ -31,7 +34,7 @@ export function planCandidates(catalog: ModelCatalog, model: string, principal: 
   for (const name of primary.flatMap((d) => d.config.fallbacks ?? [])) {
     if (seen.has(name)) continue;
     seen.add(name);
-    const group = catalog.group(name);
+    const group = servingOf(catalog.group(name), serves);
     if (group?.length && group[0].config.kind === kind && principal.allowsModel(name)) groups.push(group);
   }
 
@@ -46,6 +49,14 @@ export function planCandidates(catalog: ModelCatalog, model: string, principal: 
     pushCycling(plan, soonest, attempts);
   }
   return plan;
+}
+
+/**
+ * A deployment that cannot serve the request is no candidate: tried, it would answer a 400 that ends the
+ * request before the group's other deployments or the fallbacks that can serve it are reached.
+ */
+function servingOf(group: readonly Deployment[] | undefined, serves: ServesRequest | undefined): readonly Deployment[] | undefined {
+  return group && serves ? group.filter(serves) : group;
 }
 
 function pushCycling(plan: Deployment[], ordered: readonly Deployment[], attempts: number): void {

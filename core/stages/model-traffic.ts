@@ -7,12 +7,12 @@ import type { AuthedContext, ModelExchange } from '../pipeline/context';
 import type { LogTarget, TrafficStrategy } from '../pipeline/traffic';
 import type { ApiFormat } from '../plugins/contracts';
 import type { ModelKind } from '../config/types';
-import { modelKindMismatch, modelNotFound } from '../routing/model-errors';
+import { modelKindMismatch, modelNotFound, unsupportedOperation } from '../routing/model-errors';
 import { planCandidates } from '../routing/plan-candidates';
 import type { RoutingPolicy } from '../routing/routing-policy';
 import { estimateModelRequest } from '../limits/estimate';
 import { ClientAbortError, UpstreamClient } from '../upstream/upstream-client';
-import { callDeployment } from '../upstream/call-deployment';
+import { callDeployment, servesFormat } from '../upstream/call-deployment';
 import type { Deployment } from '../routing/deployment';
 import { requestTimeouts } from '../routing/request-timeout';
 import { classifyFailure, retryDelayMs, type AttemptFailure } from '../routing/retry-policy';
@@ -65,7 +65,9 @@ export class ModelTraffic implements TrafficStrategy {
     if (!group) throw modelNotFound(exchange.requestedModel);
     const kind = KIND_OF_FORMAT[exchange.format];
     if (group[0].config.kind !== kind) throw modelKindMismatch(exchange.requestedModel, group[0].config.kind, ctx.endpoint);
-    exchange.candidates = planCandidates(this.catalog, exchange.requestedModel, ctx.principal, this.routing);
+    const serves = (d: Deployment) => servesFormat(d, exchange.format);
+    if (!group.some(serves)) throw unsupportedOperation(exchange.requestedModel, exchange.format);
+    exchange.candidates = planCandidates(this.catalog, exchange.requestedModel, ctx.principal, this.routing, serves);
     exchange.deployment = exchange.candidates[0];
   }
 

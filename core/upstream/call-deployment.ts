@@ -12,6 +12,7 @@ import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRe
 import type { ModelExchange, ModelResult } from '../pipeline/context';
 import { ClientSignal } from '../pipeline/client-signal';
 import type { Deployment } from '../routing/deployment';
+import { unsupportedOperation } from '../routing/model-errors';
 import { SseDecoder } from '../streaming/sse-parser';
 import type { SseFrame } from '../streaming/sse-frame';
 import { FrameBatches } from '../streaming/frame-batches';
@@ -86,7 +87,7 @@ export async function callDeployment(
   const adapter = formatAdapter(exchange.format);
   const chat = deployment.provider.operations.chat;
   if (!chat || !adapter.toChat || !adapter.fromChat) {
-    throw new InvalidRequestError(`The model \`${exchange.requestedModel}\` does not support the ${exchange.format} API.`, 'unsupported_operation', { param: 'model' });
+    throw unsupportedOperation(exchange.requestedModel, exchange.format);
   }
   const chatRequest = adapter.toChat(exchange.body);
   const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective, traceHeaders);
@@ -97,6 +98,13 @@ export async function callDeployment(
     return { ...result, body: undefined, rawBody: undefined, stream: readingUpstream(adapter.streamFromChat(frames, exchange.body)) };
   }
   return { ...result, body: readUpstream(() => adapter.fromChat!(result.body as never, exchange.body)), rawBody: undefined };
+}
+
+/** Whether callDeployment can serve `format` on this deployment: the provider's own API for it, or its chat API and a translation. */
+export function servesFormat(deployment: Deployment, format: ModelExchange['format']): boolean {
+  if (deployment.provider.operations[format]) return true;
+  const adapter = formatAdapter(format);
+  return Boolean(deployment.provider.operations.chat && adapter.toChat && adapter.fromChat);
 }
 
 /** A translation of an upstream's answer; what its throw means is unreadableAnswer's. */

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { FakeAnthropicUpstream, textEvents } from '../providers/anthropic/fake-anthropic-upstream';
+import { FakeOpenAI } from '../support/fake-openai';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 import { FakeClock } from '../core/limits/fake-clock';
@@ -12,6 +13,7 @@ const OVERLOADED = { event: 'error', data: { type: 'error', error: { type: 'over
 describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstreams)', () => {
   let first: FakeAnthropicUpstream;
   let second: FakeAnthropicUpstream;
+  let openai: FakeOpenAI;
   let gw: TestGateway;
   let client: Anthropic;
   let clock: FakeClock;
@@ -21,6 +23,7 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
     second = new FakeAnthropicUpstream(PROVIDER_KEY);
     await first.start();
     await second.start();
+    openai = await new FakeOpenAI().start();
     clock = new FakeClock();
     gw = await testConfig()
       .withKey(CLIENT_KEY, { id: 'agent' })
@@ -28,6 +31,12 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
       .withProvider({ id: 'claude-b', type: 'anthropic', baseUrl: second.url, apiKey: PROVIDER_KEY })
       .withModel('claude-test', { provider: 'claude-a', model: 'claude-sonnet-4-5', id: 'a/sonnet', fallbacks: ['claude-spare'], price: { inputPerMTok: 3, outputPerMTok: 15 } })
       .withModel('claude-spare', { model: 'claude-sonnet-4-5', id: 'b/sonnet', price: { inputPerMTok: 3, outputPerMTok: 15 } })
+      // count_tokens only reaches Anthropic: a spare on an OpenAI upstream, and a group that mixes both
+      .withModel('claude-or-gpt', { provider: 'claude-a', model: 'claude-sonnet-4-5', id: 'a/or-gpt', fallbacks: ['gpt-spare'] })
+      .withOpenAI('oai', openai, 'sk-openai-upstream')
+      .withModel('gpt-spare', { model: 'gpt-4o', id: 'oai/spare' })
+      .withModel('claude-pool', { model: 'gpt-4o', id: 'oai/pool', weight: 1 })
+      .withModel('claude-pool', { provider: 'claude-b', model: 'claude-sonnet-4-5', id: 'b/pool', weight: 0.000001 })
       .with({ routing: { retries: 1 } })
       .start({ clock });
     client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: CLIENT_KEY, maxRetries: 0 });
@@ -36,10 +45,12 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
     await gw.close();
     await first.close();
     await second.close();
+    await openai.stop();
   });
   beforeEach(() => {
     first.requests.length = 0;
     second.requests.length = 0;
+    openai.requests.length = 0;
   });
 
   it('retries a stream whose first event is an overloaded error, before the client sees anything', async () => {
@@ -66,5 +77,20 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
     expect(err).to.be.instanceOf(Anthropic.BadRequestError);
     expect(first.requests).to.have.length(1);
     expect(second.requests).to.have.length(0);
+  });
+
+  it('counts tokens on the Anthropic deployment of a group whose other deployment cannot, and keeps the overloaded answer rather than falling back to a model that cannot count', async () => {
+    second.reply({ json: { input_tokens: 12 } });
+    const { data, response } = await client.messages.countTokens({ model: 'claude-pool', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data).to.deep.equal({ input_tokens: 12 });
+    expect(response.headers.get('x-gateway-model-id')).to.equal('b/pool');
+    expect(second.last.path).to.equal('/v1/messages/count_tokens');
+
+    first.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    const err = await client.messages.countTokens({ model: 'claude-or-gpt', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(err).to.be.instanceOf(Anthropic.APIError);
+    expect({ status: err.status, type: err.error?.error?.type }).to.deep.equal({ status: 503, type: 'overloaded_error' });
+    expect(first.requests).to.have.length(2);
+    expect(openai.requests).to.have.length(0);
   });
 });
