@@ -1,6 +1,6 @@
 import { GatewayError, toGatewayError } from '../errors/gateway-error';
 import { ClientAbortError } from '../upstream/upstream-client';
-import { AttemptError } from '../upstream/call-deployment';
+import { AttemptError, type UpstreamAnswer } from '../upstream/call-deployment';
 
 /** One failed attempt, judged. */
 export interface AttemptFailure {
@@ -11,6 +11,11 @@ export interface AttemptFailure {
   readonly retryAfterMs?: number;
   /** another attempt (same deployment, another one or a fallback) may succeed */
   readonly retryable: boolean;
+  /**
+   * a failure another attempt might have fixed, on a request that cannot be sent again (an image edit's
+   * streamed files): not retried, yet the deployment failed and it counts toward its cooldown
+   */
+  readonly unrepeatable?: boolean;
 }
 
 /** Errors of the upstream's own making that are worth another try when it gave no HTTP status. */
@@ -34,8 +39,12 @@ const RETRYABLE_TRANSPORT_CODES = new Set([
 export function classifyFailure(err: unknown, now: number): AttemptFailure {
   const attempt = err instanceof AttemptError ? err : undefined;
   const error = toGatewayError(attempt ? attempt.failure : err);
-  if (error instanceof ClientAbortError || attempt?.final) return { error, retryable: false };
-  const answer = attempt?.answer;
+  if (error instanceof ClientAbortError) return { error, retryable: false };
+  const judged = judge(error, attempt?.answer, now);
+  return attempt?.final ? { ...judged, retryable: false, unrepeatable: judged.retryable } : judged;
+}
+
+function judge(error: GatewayError, answer: UpstreamAnswer | undefined, now: number): AttemptFailure {
   if (answer) {
     const status = answer.status;
     const retryable = status === 408 || status === 429 || status >= 500;

@@ -134,6 +134,7 @@ export class ModelTraffic implements TrafficStrategy {
           if (!failure.retryable) {
             // a client that went away is no failure of the deployment (its failed attempts are alerted on)
             if (!(failure.error instanceof ClientAbortError)) this.reporter.attempt(deployment.id, 'failed');
+            if (failure.unrepeatable) health.recordFailure(deployment.id, failure.error.code);
             throw failure.error;
           }
           unreported = deployment.id;

@@ -325,6 +325,26 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     expect(backup.requests).to.have.length(0);
   });
 
+  it('cools down an image deployment whose edits keep failing, though an edit is never retried, and sends the next edit to the fallback', async () => {
+    const client = await boot(
+      [
+        { name: 'painter', provider: 'primary', model: 'gpt-image-1', id: 'primary/painter', kind: 'image', fallbacks: ['painter-2'] },
+        { name: 'painter-2', provider: 'backup', model: 'gpt-image-1', id: 'backup/painter', kind: 'image' },
+      ],
+      { retries: 0 },
+    );
+    primary.script = failing(500);
+    backup.script = { kind: 'json', body: { created: 1700000000, data: [{ b64_json: 'aGF0' }] } };
+    const png = () => toFile(Buffer.from('not really a png'), 'cat.png', { type: 'image/png' });
+    for (let i = 0; i < 3; i++) expect(await statusOf(client.images.edit({ model: 'painter', prompt: 'add a hat', image: await png() }))).to.deep.equal({ status: 502, code: 'upstream_error' });
+    const cooling = (await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/painter');
+    expect(cooling).to.include({ state: 'cooling_down', failures: 3 });
+    const { data, response } = await client.images.edit({ model: 'painter', prompt: 'add a hat', image: await png() }).withResponse();
+    expect(data.data?.[0].b64_json).to.equal('aGF0');
+    expect(response.headers.get('x-gateway-model-id')).to.equal('backup/painter');
+    expect(primary.requests).to.have.length(3);
+  });
+
   describe('cooldowns and deployment health', () => {
     it('skips a deployment that failed 3 times for 5 s, shows it in the management API, then uses it again', async () => {
       const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
