@@ -6,7 +6,7 @@ import { ModelCatalog } from '../routing/model-catalog';
 import type { AuthedContext, ModelExchange } from '../pipeline/context';
 import type { LogTarget, TrafficStrategy } from '../pipeline/traffic';
 import type { ApiFormat } from '../plugins/contracts';
-import type { ModelKind } from '../config/types';
+import type { ModelKind, TimeoutsConfig } from '../config/types';
 import { modelKindMismatch, modelNotFound, unsupportedOperation } from '../routing/model-errors';
 import { planCandidates } from '../routing/plan-candidates';
 import type { RoutingPolicy } from '../routing/routing-policy';
@@ -138,7 +138,8 @@ export class ModelTraffic implements TrafficStrategy {
             throw failure.error;
           }
           unreported = deployment.id;
-          health.recordFailure(deployment.id, failure.error.code);
+          // one client's impatience is no fault of the deployment's, and must not take it from every other client
+          if (!timedOutEarly(failure, timeouts, { ...this.client.defaults, ...deployment.config.timeouts })) health.recordFailure(deployment.id, failure.error.code);
           last = failure;
           (failed ??= new Map()).set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
           continue;
@@ -300,6 +301,18 @@ function meterStream(
       return { done: true, value: undefined };
     },
   });
+}
+
+/**
+ * The attempt ran out of a deadline the request set itself (x-gateway-timeout) before the deployment's own
+ * would have passed: the gateway gave up, the upstream did not fail (its own 408 or 504 did).
+ */
+function timedOutEarly(failure: AttemptFailure, requested: TimeoutsConfig | undefined, own: Required<TimeoutsConfig>): boolean {
+  if (!requested || failure.upstreamStatus !== undefined) return false;
+  const { code } = failure.error;
+  if (code === 'upstream_timeout') return Math.min(requested.firstByteMs ?? own.firstByteMs, own.totalMs) < Math.min(own.firstByteMs, own.totalMs);
+  if (code === 'upstream_idle_timeout') return (requested.idleMs ?? own.idleMs) < own.idleMs;
+  return false;
 }
 
 /** An upstream attempt's span attributes (OpenTelemetry GenAI conventions, plus the deployment). */

@@ -34,7 +34,7 @@ export class UpstreamClient {
   readonly agent: Agent;
   private readonly agents = new Map<number, Agent>();
 
-  constructor(private readonly defaults: Required<TimeoutsConfig>) {
+  constructor(readonly defaults: Required<TimeoutsConfig>) {
     this.agent = this.agentFor(defaults.connectMs);
   }
 

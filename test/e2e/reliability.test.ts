@@ -229,6 +229,21 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(entry.details.attempts[0]).to.deep.equal({ deploymentId: 'primary/main', status: 504, error: 'upstream_timeout' });
     });
 
+    it('does not cool a deployment down for a client\'s own x-gateway-timeout shorter than the deployment\'s: other clients keep it', async () => {
+      const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
+      primary.script = { kind: 'json', body: chatCompletion('from primary'), delayMs: 400 };
+      for (let i = 0; i < 3; i++) {
+        const { response } = await client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': '0.05' } }).withResponse();
+        expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+      }
+      const entry = await lastLogEntry(3);
+      expect(entry.details.attempts[0]).to.deep.equal({ deploymentId: 'primary/main', status: 504, error: 'upstream_timeout' });
+      expect((await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/main').state).to.equal('healthy');
+      const { data, response } = await client.chat.completions.create({ model: 'main', messages: USER }).withResponse();
+      expect(data.choices[0].message.content).to.equal('from primary');
+      expect(response.headers.get('x-gateway-model-id')).to.equal('primary/main');
+    });
+
     it('applies the model\'s own first-byte timeout (models[].timeouts)', async () => {
       const client = await boot([{ name: 'slow', provider: 'primary', model: 'm', id: 'primary/slow', timeouts: { firstByteMs: 200 } }], { retries: 0 });
       primary.script = { kind: 'hang' };
