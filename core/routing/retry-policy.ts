@@ -16,6 +16,8 @@ export interface AttemptFailure {
    * streamed files): not retried, yet the deployment failed and it counts toward its cooldown
    */
   readonly unrepeatable?: boolean;
+  /** the deployment's provider could not build the request (nothing was sent): another provider might */
+  readonly unsent?: boolean;
 }
 
 /** Errors of the upstream's own making that are worth another try when it gave no HTTP status. */
@@ -41,6 +43,7 @@ export function classifyFailure(err: unknown, now: number): AttemptFailure {
   const error = toGatewayError(attempt ? attempt.failure : err);
   if (error instanceof ClientAbortError) return { error, retryable: false };
   const judged = judge(error, attempt?.answer, now);
+  if (attempt?.unsent) return { error, retryable: false, unsent: true };
   return attempt?.final ? { ...judged, retryable: false, unrepeatable: judged.retryable } : judged;
 }
 

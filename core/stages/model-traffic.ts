@@ -94,9 +94,12 @@ export class ModelTraffic implements TrafficStrategy {
     const { health } = this.routing;
     const plan = exchange.candidates;
     let last: AttemptFailure | undefined;
+    let lastFailed: Deployment | undefined;
     // by deployment: a group's deployments alternate (A, B, A), and A's backoff and Retry-After still
     // hold when it comes round again
     let failed: Map<string, { failure: AttemptFailure; at: number; retries: number }> | undefined;
+    // deployments whose provider could not build this request: not asked again
+    let refusing: Set<string> | undefined;
 
     // A retryable failure counts as "retried" only once another attempt starts: the plan may end, the
     // steps left be skipped, or the client go away during the backoff, and then it was final ("failed").
@@ -107,6 +110,7 @@ export class ModelTraffic implements TrafficStrategy {
         // Failures during this request may have put a planned deployment in cooldown: skip it while
         // something healthier is still ahead.
         if (i > 0 && health.isCoolingDown(deployment.id) && plan.slice(i + 1).some((d) => !health.isCoolingDown(d.id))) continue;
+        if (refusing?.has(deployment.id)) continue;
         const before = failed?.get(deployment.id);
         if (before) {
           const delay = retryDelayMs(++before.retries, before.failure, this.routing.random);
@@ -131,6 +135,14 @@ export class ModelTraffic implements TrafficStrategy {
           const status = failure.upstreamStatus ?? failure.error.status;
           exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
           span?.end(failure.error.code, { 'http.response.status_code': status });
+          // A fallback (or another deployment of the group) whose provider cannot express this request,
+          // met once the request already failed upstream: the client's request is not at fault, and the
+          // failure that led here is the answer if nothing later serves.
+          if (failure.unsent && last) {
+            (refusing ??= new Set()).add(deployment.id);
+            exchange.deployment = lastFailed;
+            continue;
+          }
           if (!failure.retryable) {
             // a client that went away is no failure of the deployment (its failed attempts are alerted on)
             if (!(failure.error instanceof ClientAbortError)) this.reporter.attempt(deployment.id, 'failed');
@@ -141,6 +153,7 @@ export class ModelTraffic implements TrafficStrategy {
           // one client's impatience is no fault of the deployment's, and must not take it from every other client
           if (!timedOutEarly(failure, timeouts, { ...this.client.defaults, ...deployment.config.timeouts })) health.recordFailure(deployment.id, failure.error.code);
           last = failure;
+          lastFailed = deployment;
           (failed ??= new Map()).set(deployment.id, { failure, at: this.routing.now(), retries: before?.retries ?? 0 });
           continue;
         }

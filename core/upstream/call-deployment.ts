@@ -41,6 +41,8 @@ export class AttemptError extends Error {
     readonly failure: unknown,
     readonly final: boolean,
     readonly answer?: UpstreamAnswer,
+    /** the provider could not build the request for its upstream: nothing was sent */
+    readonly unsent = false,
   ) {
     super('upstream attempt failed');
   }
@@ -48,6 +50,11 @@ export class AttemptError extends Error {
   /** the same failure, now final */
   static final(err: unknown): AttemptError {
     return err instanceof AttemptError ? new AttemptError(err.failure, true, err.answer) : new AttemptError(err, true);
+  }
+
+  /** the provider refused to build the request (a field or content its API has no form for) */
+  static unsent(err: unknown): AttemptError {
+    return new AttemptError(err, true, undefined, true);
   }
 }
 
@@ -164,7 +171,7 @@ async function invoke(
     try {
       parts = op.split(body, target);
     } catch (err) {
-      throw AttemptError.final(err);
+      throw AttemptError.unsent(err);
     }
     if (parts && parts.length > 1) return invokeParts(client, deployment, op, parts, body, format, inbound, signal, timeouts, traceHeaders);
   }
@@ -188,8 +195,8 @@ function upstreamRequest(op: HttpOperation, body: unknown, target: ProviderTarge
   try {
     request = op.toUpstream(body, target, inbound);
   } catch (err) {
-    // a provider that cannot build the request: no other attempt can help
-    throw AttemptError.final(err);
+    // a provider that cannot build the request: no other attempt at this deployment can help
+    throw AttemptError.unsent(err);
   }
   return traceHeaders ? { ...request, headers: { ...request.headers, ...traceHeaders } } : request;
 }

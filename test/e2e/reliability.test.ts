@@ -66,6 +66,7 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       .withProvider({ id: 'primary', type: 'openai', baseUrl: `${primary.url}/v1` })
       .withProvider({ id: 'backup', type: 'openai', baseUrl: `${backup.url}/v1` })
       .withProvider({ id: 'dead', type: 'openai', baseUrl: `${dead}/v1` })
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: dead, apiKey: 'sk-ant-reliability' })
       .with({ adminKey: ADMIN, models, routing })
       .start({ clock });
     return new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
@@ -217,6 +218,32 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(primary.requests).to.have.length(1);
       expect(backup.requests).to.have.length(1);
     });
+  });
+
+  it('skips a fallback that cannot take the request (n: 2 on Claude) and answers with the failure that led to it, or from the next fallback', async () => {
+    const client = await boot(
+      [
+        { name: 'main', provider: 'primary', model: 'm', id: 'primary/main', fallbacks: ['claude-spare'] },
+        { name: 'main-2', provider: 'primary', model: 'm', id: 'primary/main-2', fallbacks: ['claude-spare', 'backup'] },
+        { name: 'claude-spare', provider: 'claude', model: 'claude-sonnet-4-5', id: 'claude/spare' },
+        { name: 'backup', provider: 'backup', model: 'm', id: 'backup/main' },
+      ],
+      { retries: 0 },
+    );
+    primary.script = failing(503);
+    expect(await statusOf(client.chat.completions.create({ model: 'main', messages: USER, n: 2 }))).to.deep.equal({ status: 502, code: 'upstream_error' });
+    // the failure answered is the primary's: the log entry names it
+    expect(await lastLogEntry(1)).to.include({ status: 502, deploymentId: 'primary/main', errorCode: 'upstream_error' });
+    const { data, response } = await client.chat.completions.create({ model: 'main-2', messages: USER, n: 2 }).withResponse();
+    expect(data.choices[0].message.content).to.equal('from backup');
+    expect(response.headers.get('x-gateway-model-id')).to.equal('backup/main');
+    expect(backup.last.body.n).to.equal(2);
+    const entry = await lastLogEntry(2);
+    expect(entry.details.attempts).to.deep.equal([
+      { deploymentId: 'primary/main-2', status: 503, error: 'upstream_error' },
+      { deploymentId: 'claude/spare', status: 400, error: 'unsupported_parameter' },
+      { deploymentId: 'backup/main', status: 200 },
+    ]);
   });
 
   describe('timeouts', () => {
