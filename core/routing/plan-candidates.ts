@@ -56,7 +56,8 @@ export function planCandidates(catalog: ModelCatalog, model: string, principal: 
  * request before the group's other deployments or the fallbacks that can serve it are reached.
  */
 function servingOf(group: readonly Deployment[] | undefined, serves: ServesRequest | undefined): readonly Deployment[] | undefined {
-  return group && serves ? group.filter(serves) : group;
+  // every request plans: no copy of a group all of whose deployments serve (the usual case)
+  return group && serves && !group.every(serves) ? group.filter(serves) : group;
 }
 
 function pushCycling(plan: Deployment[], ordered: readonly Deployment[], attempts: number): void {

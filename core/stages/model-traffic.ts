@@ -146,7 +146,9 @@ export class ModelTraffic implements TrafficStrategy {
           if (!failure.retryable) {
             // a client that went away is no failure of the deployment (its failed attempts are alerted on)
             if (!(failure.error instanceof ClientAbortError)) this.reporter.attempt(deployment.id, 'failed');
-            if (failure.unrepeatable) health.recordFailure(deployment.id, failure.error.code);
+            // not a timeout: an edit's deadline runs while its client uploads the files, so a slow upload
+            // (one client's doing) would take the deployment from every other client
+            if (failure.unrepeatable && !isGatewayTimeout(failure)) health.recordFailure(deployment.id, failure.error.code);
             throw failure.error;
           }
           unreported = deployment.id;
@@ -314,6 +316,11 @@ function meterStream(
       return { done: true, value: undefined };
     },
   });
+}
+
+/** The gateway gave up waiting (no answer from the upstream: its own 408 or 504 is a status). */
+function isGatewayTimeout(failure: AttemptFailure): boolean {
+  return failure.upstreamStatus === undefined && (failure.error.code === 'upstream_timeout' || failure.error.code === 'upstream_idle_timeout');
 }
 
 /**

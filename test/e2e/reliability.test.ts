@@ -387,6 +387,15 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     expect(primary.requests).to.have.length(3);
   });
 
+  it('does not cool an image deployment down for edits that time out: an edit\'s deadline runs while its client uploads', async () => {
+    const client = await boot([{ name: 'painter', provider: 'primary', model: 'gpt-image-1', id: 'primary/painter', kind: 'image', timeouts: { firstByteMs: 200 } }], { retries: 0 });
+    primary.script = { kind: 'hang' };
+    const png = () => toFile(Buffer.from('not really a png'), 'cat.png', { type: 'image/png' });
+    for (let i = 0; i < 3; i++) expect(await statusOf(client.images.edit({ model: 'painter', prompt: 'add a hat', image: await png() }))).to.deep.equal({ status: 504, code: 'upstream_timeout' });
+    const deployment = (await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/painter');
+    expect(deployment).to.include({ state: 'healthy' });
+  });
+
   describe('cooldowns and deployment health', () => {
     it('skips a deployment that failed 3 times for 5 s, shows it in the management API, then uses it again', async () => {
       const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
