@@ -1,6 +1,6 @@
 /**
  * The parts of a Responses request that map onto every chat round: sampling parameters, the output cap,
- * `text.format` -> `response_format`, client function tools and `tool_choice`. Messages and the MCP tools
+ * `text.format` -> `response_format`, `text.verbosity` -> `verbosity`, client function tools and `tool_choice`. Messages and the MCP tools
  * are added per round by the tool loop.
  */
 import { InvalidRequestError } from '../../errors/gateway-error';
@@ -23,6 +23,9 @@ export function chatTemplate(request: ResponsesRequest): ChatTemplate {
   if (typeof effort === 'string') chat.reasoning_effort = effort;
   const responseFormat = responseFormatOf(request.text?.format);
   if (responseFormat) chat.response_format = responseFormat;
+  // gpt-5's answer length (the AI SDK's textVerbosity, the Agents SDK's text.verbosity): chat has it at the top level
+  const verbosity = request.text?.verbosity;
+  if (typeof verbosity === 'string') (chat as Record<string, unknown>).verbosity = verbosity;
   const functions = functionTools(request);
   if (functions.length > 0) chat.tools = functions;
   if (request.tool_choice !== undefined && request.tool_choice !== null) chat.tool_choice = toolChoiceOf(request.tool_choice);

@@ -152,6 +152,16 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
     });
   }
 
+  for (const streamed of [false, true]) {
+    it(`asks the upstream for the text verbosity set with textVerbosity (${streamed ? 'streamed' : 'JSON'})`, async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('Paris.') };
+      const result = await run({ model: provider().responses('gpt-test'), prompt: 'Capital of France?', providerOptions: { openai: { textVerbosity: 'low' } } }, streamed);
+      expect(result.text).to.equal('Paris.');
+      // Responses' text.verbosity is chat completions' verbosity
+      expect(upstream.last.body.verbosity).to.equal('low');
+    });
+  }
+
   describe('function tools', () => {
     it('shows the model the image a tool returned (toModelOutput content), after the tool answer', async () => {
       upstream.script = (req: RecordedRequest): Script => {
