@@ -12,7 +12,7 @@ import { clientText } from '../../formats/client-text';
 export type ChatTemplate = Partial<ChatRequest> & { model: string };
 
 /** Responses parameters with the same meaning in chat completions, copied as they are. */
-const SAME_NAME = ['temperature', 'top_p', 'user', 'parallel_tool_calls', 'service_tier', 'prompt_cache_key', 'safety_identifier', 'top_logprobs'] as const;
+const SAME_NAME = ['temperature', 'top_p', 'user', 'parallel_tool_calls', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'top_logprobs'] as const;
 
 export function chatTemplate(request: ResponsesRequest): ChatTemplate {
   const chat: ChatTemplate = { model: request.model };

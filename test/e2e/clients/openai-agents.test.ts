@@ -68,6 +68,14 @@ describe('OpenAI Agents SDK (Responses and chat-completions models) against the 
         expect(upstream.last.body.messages.find((m: any) => m.role === 'tool')).to.deep.include({ tool_call_id: 'call_w1', content: '4 degrees' });
       });
 
+      it('keeps the prompt cache for as long as the agent asks (promptCacheRetention)', async () => {
+        upstream.script = { kind: 'json', body: chatCompletion('Paris.') };
+        const agent = new Agent({ name: 'geo', model: make(), modelSettings: { promptCacheRetention: '24h' } });
+        const result = await new Runner().run(agent, 'Capital of France?');
+        expect(result.finalOutput).to.equal('Paris.');
+        expect(upstream.last.body.prompt_cache_retention).to.equal('24h');
+      });
+
       it('streamed run: the text deltas join to the final output', async () => {
         upstream.script = { kind: 'sse', events: chatChunks(['Bon', 'jour'], { prompt_tokens: 30, completion_tokens: 3, total_tokens: 33 }) };
         const result = await new Runner().run(new Agent({ name: 'fr', model: make() }), 'Hello in French', { stream: true });
