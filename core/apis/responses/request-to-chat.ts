@@ -14,7 +14,19 @@ export type ChatTemplate = Partial<ChatRequest> & { model: string };
 /** Responses parameters with the same meaning in chat completions, copied as they are. */
 const SAME_NAME = ['temperature', 'top_p', 'user', 'parallel_tool_calls', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'top_logprobs'] as const;
 
+/**
+ * Fields that name what OpenAI keeps on its own servers, which no upstream behind the gateway can read:
+ * dropped, the model would answer without the prompt or the history the client meant it to have.
+ */
+const HOSTED_STATE = [
+  ['prompt', 'prompt templates stored at OpenAI are not supported by this gateway; send the prompt as instructions.'],
+  ['conversation', 'conversations stored at OpenAI are not supported by this gateway; continue with previous_response_id or send the conversation as input.'],
+] as const;
+
 export function chatTemplate(request: ResponsesRequest): ChatTemplate {
+  for (const [name, why] of HOSTED_STATE) {
+    if (request[name] !== undefined && request[name] !== null) throw new InvalidRequestError(`${name}: ${why}`, 'unsupported_parameter', { param: name });
+  }
   const chat: ChatTemplate = { model: request.model };
   for (const name of SAME_NAME) if (request[name] !== undefined && request[name] !== null) (chat as Record<string, unknown>)[name] = request[name];
   if (typeof request.top_logprobs === 'number') chat.logprobs = true;

@@ -90,6 +90,44 @@ describe('OpenAI Agents SDK (Responses and chat-completions models) against the 
   }
 });
 
+describe('OpenAI Agents SDK: what only OpenAI\u2019s own servers hold', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    setTracingDisabled(true);
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig().withKey(KEY).withOpenAI('oai', upstream, 'sk-provider').withModel('gpt-test', { model: 'upstream-model' }).with({ routing: { retries: 0 } }).start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  const model = () => new OpenAIResponsesModel(new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 }) as any, 'gpt-test');
+
+  it('an agent on a stored prompt template is refused (400 naming prompt), not answered without its prompt', async () => {
+    upstream.requests.length = 0;
+    upstream.script = { kind: 'json', body: chatCompletion('An answer without the prompt.') };
+    const agent = new Agent({ name: 'support', model: model(), prompt: { promptId: 'pmpt_support', version: '2', variables: { tone: 'formal' } } });
+    const err = await new Runner().run(agent, 'Where is my order?').then(() => undefined, (e) => e);
+    expect(err, 'the run answered').to.be.instanceOf(Error);
+    expect(err.status).to.equal(400);
+    expect(err.error).to.deep.include({ code: 'unsupported_parameter', param: 'prompt' });
+    expect(upstream.requests).to.have.length(0);
+  });
+
+  it('a run in a stored conversation is refused (400 naming conversation), not answered without its history', async () => {
+    upstream.requests.length = 0;
+    upstream.script = { kind: 'json', body: chatCompletion('An answer without the history.') };
+    const err = await new Runner().run(new Agent({ name: 'chat', model: model() }), 'And the second one?', { conversationId: 'conv_123' }).then(() => undefined, (e) => e);
+    expect(err, 'the run answered').to.be.instanceOf(Error);
+    expect(err.status).to.equal(400);
+    expect(err.error).to.deep.include({ code: 'unsupported_parameter', param: 'conversation' });
+    expect(upstream.requests).to.have.length(0);
+  });
+});
+
 describe('OpenAI Agents SDK with a hosted MCP tool the gateway runs (gateway_proxy)', () => {
   let upstream: FakeOpenAI;
   let docs: FakeMcpServer;
