@@ -16,6 +16,7 @@ import { parseServerHeader, type McpScope } from '../mcp/scope';
 import type { InboundHeaders } from '../mcp/upstream-headers';
 import type { ChatTool } from '../../types/chat';
 import { MAX_LENGTH, toFunctionName } from './function-names';
+import type { AllowedTools } from './request-to-chat';
 import { newId } from './ids';
 import { responsesToolAnnotations } from './tool-annotations';
 import type { McpListToolsItem, McpToolEntry, ToolEntry } from './responses-types';
@@ -112,8 +113,10 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
   return set;
 }
 
-export function chatToolsOf(set: McpToolSet): ChatTool[] {
-  return [...set.byFunction.values()].map((t) => ({
+/** The set's tools as chat functions; with `allowed`, only those an `allowed_tools` choice names. */
+export function chatToolsOf(set: McpToolSet, allowed?: AllowedTools): ChatTool[] {
+  const callable = (t: OfferedTool) => !allowed || allowed.mcp.some((a) => a.serverLabel === t.entry.server_label && (a.name === undefined || a.name === t.mcpName));
+  return [...set.byFunction.values()].filter(callable).map((t) => ({
     type: 'function',
     function: { name: t.functionName, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema },
   }));

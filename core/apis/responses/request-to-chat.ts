@@ -38,7 +38,8 @@ export function chatTemplate(request: ResponsesRequest): ChatTemplate {
   // gpt-5's answer length (the AI SDK's textVerbosity, the Agents SDK's text.verbosity): chat has it at the top level
   const verbosity = request.text?.verbosity;
   if (typeof verbosity === 'string') (chat as Record<string, unknown>).verbosity = verbosity;
-  const functions = functionTools(request);
+  const allowed = allowedToolsOf(request.tool_choice);
+  const functions = functionTools(request).filter((t) => !allowed || allowed.functions.has(t.function!.name));
   if (functions.length > 0) chat.tools = functions;
   if (request.tool_choice !== undefined && request.tool_choice !== null) chat.tool_choice = toolChoiceOf(request.tool_choice);
   return chat;
@@ -88,11 +89,35 @@ function functionTools(request: ResponsesRequest): ChatTool[] {
   return tools;
 }
 
+/** The tools an `allowed_tools` choice lets the model call: function names, and MCP servers (or one tool of one). */
+export interface AllowedTools {
+  functions: Set<string>;
+  mcp: { serverLabel: unknown; name?: unknown }[];
+}
+
+/**
+ * An `allowed_tools` choice (`{type: "allowed_tools", mode, tools: [...]}`, the AI SDK's allowedTools)
+ * restricts what the model may call while the request still lists every tool; chat models behind the
+ * gateway mostly have no such choice, so the model is offered only the allowed tools.
+ */
+export function allowedToolsOf(choice: unknown): AllowedTools | undefined {
+  const c = choice as { type?: unknown; tools?: unknown } | null | undefined;
+  if (c?.type !== 'allowed_tools') return undefined;
+  if (!Array.isArray(c.tools)) throw new InvalidRequestError('tool_choice.tools: an allowed_tools choice needs a list of tools.', 'invalid_type', { param: 'tool_choice.tools' });
+  const allowed: AllowedTools = { functions: new Set(), mcp: [] };
+  for (const t of c.tools as { type?: unknown; name?: unknown; server_label?: unknown }[]) {
+    if (t?.type === 'function' && typeof t.name === 'string') allowed.functions.add(t.name);
+    else if (t?.type === 'mcp') allowed.mcp.push({ serverLabel: t.server_label, name: t.name });
+  }
+  return allowed;
+}
+
 function toolChoiceOf(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
-  const c = choice as { type?: string; name?: string };
+  const c = choice as { type?: string; name?: string; mode?: unknown };
   if (c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
+  if (c.type === 'allowed_tools') return c.mode === 'required' ? 'required' : 'auto';
   // An mcp choice is settled once the MCP tools are known (mcpToolChoice); hosted-tool choices
-  // (allowed_tools, web search...) have no chat equivalent: let the model choose.
+  // (web search...) have no chat equivalent: let the model choose.
   return 'auto';
 }

@@ -26,7 +26,7 @@ import { resolveItemReferences } from './item-references';
 import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
 import { mcpEntries, mcpToolChoice, resolveMcpTools } from './mcp-tool-set';
 import { responsesUsage } from './output-items';
-import { chatTemplate, instructionMessages } from './request-to-chat';
+import { allowedToolsOf, chatTemplate, instructionMessages } from './request-to-chat';
 import { ResponseRecorder } from './response-recorder';
 import { ResponseStateStore } from './response-state-store';
 import type { ResponseObject, ResponsesRequest } from './responses-types';
@@ -165,7 +165,7 @@ export class ResponsesHandler {
       recorder,
       { ...services.config.responses, deadline: run.deadline, requestedMaxToolCalls: body.max_tool_calls ?? undefined },
     );
-    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, approvals, stream: body.stream === true });
+    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, allowed: allowedToolsOf(body.tool_choice), approvals, stream: body.stream === true });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
     // only what this response added: the rest is already stored under the responses it continues
     if (body.store !== false) {

@@ -21,7 +21,7 @@ import type { ApprovalAnswer, PendingApproval } from './input-to-messages';
 import { chatToolsOf, needsApproval, type McpToolSet, type OfferedTool } from './mcp-tool-set';
 import { runToolCall, type ToolRunEnvironment } from './mcp-tool-runner';
 import { runModelRound, type RoundEnvironment } from './model-round';
-import type { ChatTemplate } from './request-to-chat';
+import type { AllowedTools, ChatTemplate } from './request-to-chat';
 import { approvalRequestItem, functionCallItem, mcpCallItem } from './output-items';
 import type { ResponseRecorder, OpenMessage, OpenReasoning } from './response-recorder';
 import { encodeReasoning, ReasoningCollector } from './reasoning';
@@ -44,6 +44,8 @@ export interface LoopInput {
   /** this request's new input, appended once the answered approvals are settled */
   newMessages: ChatMessage[];
   toolSet?: McpToolSet;
+  /** the MCP tools an `allowed_tools` choice lets the model call (the client's functions are already narrowed) */
+  allowed?: AllowedTools;
   approvals: ApprovalToSettle[];
   stream: boolean;
 }
@@ -112,7 +114,7 @@ export class ToolLoop {
     messages.push(...input.newMessages);
 
     const clientFunctions = new Set((input.template.tools ?? []).map((t) => t.function?.name).filter((n): n is string => !!n));
-    const mcpTools: ChatTool[] = toolSet ? chatToolsOf(toolSet) : [];
+    const mcpTools: ChatTool[] = toolSet ? chatToolsOf(toolSet, input.allowed) : [];
     const tools = [...(input.template.tools ?? []), ...mcpTools.filter((t) => !clientFunctions.has(t.function!.name))];
     // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
     const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;

@@ -163,6 +163,37 @@ describe('AI SDK 7 (@ai-sdk/openai Responses) against the gateway', () => {
   }
 
   describe('function tools', () => {
+    it('offers the model only the tools allowedTools lets it call, and makes it call one with mode required', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('', undefined, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_r1', type: 'function', function: { name: 'read', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] }) };
+      const noInput = jsonSchema<Record<string, never>>({ type: 'object', properties: {} });
+      const result = await generateText({
+        model: provider().responses('gpt-test'),
+        prompt: 'Read the file, do not delete it.',
+        tools: { read: tool({ description: 'Read the file', inputSchema: noInput }), remove: tool({ description: 'Delete the file', inputSchema: noInput }) },
+        providerOptions: { openai: { allowedTools: { toolNames: ['read'], mode: 'required' } } },
+      });
+      expect(result.toolCalls.map((c) => c.toolName)).to.deep.equal(['read']);
+      expect(upstream.last.body.tools.map((t: any) => t.function.name)).to.deep.equal(['read']);
+      expect(upstream.last.body.tool_choice).to.equal('required');
+    });
+
+    it('narrows the gateway\u2019s MCP tools to those an allowed_tools choice names', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('Fine.') };
+      const res = await fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'gpt-test',
+          input: 'Define cat.',
+          tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }, { type: 'function', name: 'note', parameters: { type: 'object', properties: {} } }],
+          tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'mcp', server_label: 'gw', name: 'lookup' }] },
+        }),
+      });
+      expect(res.status).to.equal(200);
+      expect(upstream.last.body.tools.map((t: any) => t.function.name)).to.deep.equal(['lookup']);
+      expect(upstream.last.body.tool_choice).to.equal('auto');
+    });
+
     it('shows the model the image a tool returned (toModelOutput content), after the tool answer', async () => {
       upstream.script = (req: RecordedRequest): Script => {
         if ((req.body.messages as any[]).some((m) => m.role === 'tool')) return { kind: 'json', body: chatCompletion('One red pixel.') };
