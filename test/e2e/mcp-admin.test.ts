@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -274,5 +275,49 @@ describe('/admin/v1/mcp/servers end to end', () => {
     expect(gw.logLines.join('\n')).to.include('bad key [redacted] with [redacted]');
     const output = gw.logLines.join('\n');
     for (const canary of [UPSTREAM_SECRET, HEADER_SECRET, ADMIN_KEY, ACME_ADMIN]) expect(output).to.not.include(canary);
+  });
+});
+
+describe("/admin/v1/mcp/servers: a server named like another organisation's server id", () => {
+  let upstream: FakeMcpServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await FakeMcpServer.start({ tools: { search: { description: 'Search' } } });
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey(ACME_ADMIN, { role: 'admin', id: 'acme-admin' })
+      .withKey(GLOBEX_ADMIN, { org: 'globex', role: 'admin', id: 'globex-admin' })
+      // globex's private server: a config server's id is derived from its organisation and name
+      .withMcpServer('billing', upstream.url, { org: 'globex', visibility: 'private' })
+      .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it("finds acme's own server by its name, whether or not another organisation has a server of that id", async () => {
+    const idOf = (org: string, name: string) => `mcp_${createHash('sha256').update(`${org}/${name}`).digest('hex').slice(0, 16)}`;
+    const globexBilling = (await api(gw, GLOBEX_ADMIN, 'GET', '/admin/v1/mcp/servers/billing')).body.id;
+    expect(globexBilling).to.equal(idOf('globex', 'billing'));
+    // the same question about a name globex has and one it has not must get the same answer
+    for (const name of [idOf('globex', 'billing'), idOf('globex', 'payroll')]) {
+      const own = await api(gw, ACME_ADMIN, 'POST', '/admin/v1/mcp/servers', { name, url: upstream.url });
+      expect(own.status, name).to.equal(201);
+      const read = await api(gw, ACME_ADMIN, 'GET', `/admin/v1/mcp/servers/${name}`);
+      expect(read.status, name).to.equal(200);
+      expect(read.body).to.deep.include({ id: own.body.id, name, org: 'acme' });
+      const patched = await api(gw, ACME_ADMIN, 'PATCH', `/admin/v1/mcp/servers/${name}`, { description: 'mine' });
+      expect(patched.status, name).to.equal(200);
+      expect(patched.body).to.deep.include({ id: own.body.id, description: 'mine' });
+      const removed = await api(gw, ACME_ADMIN, 'DELETE', `/admin/v1/mcp/servers/${name}`);
+      expect(removed.body).to.deep.include({ id: own.body.id, deleted: true });
+    }
+    // globex's server is untouched
+    const billing = await api(gw, GLOBEX_ADMIN, 'GET', `/admin/v1/mcp/servers/${globexBilling}`);
+    expect(billing.body).to.deep.include({ name: 'billing', org: 'globex', description: null });
   });
 });

@@ -205,8 +205,11 @@ export class McpServerRegistry {
 
   /** A server the actor may manage, by id (or by name within the actor's organisation); else 404. */
   getFor(actor: RegistryActor, idOrName: string): McpServerRecord {
-    // By name: within the organisation admin's own organisation, or among platform-owned servers.
-    const record = this.records.get(idOrName) ?? this.list().find((r) => r.name === idOrName && r.org === (actor.platformAdmin ? null : actor.org));
+    // By name: within the organisation admin's own organisation, or among platform-owned servers. An id the
+    // actor may not manage is no answer: a config server's id is derived from its organisation and name, so
+    // an admin whose server is named like it would get a 404 that says the other organisation has that server.
+    const byId = this.records.get(idOrName);
+    const record = byId && canManage(actor, byId) ? byId : this.list().find((r) => r.name === idOrName && r.org === (actor.platformAdmin ? null : actor.org));
     if (!record || !canManage(actor, record)) throw new NotFoundError(`No MCP server "${idOrName}".`, 'mcp_server_not_found');
     return record;
   }
