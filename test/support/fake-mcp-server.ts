@@ -83,6 +83,8 @@ export interface FakeMcpServerOptions {
   sseResponses?: boolean;
   /** list this many tools per tools/list page (the cursor is the next tool's index); default all at once */
   toolsPerPage?: number;
+  /** list this many resources per resources/list page, likewise; default all at once */
+  resourcesPerPage?: number;
 }
 
 const DEFAULT_SCHEMA = { type: 'object', properties: {} };
@@ -111,6 +113,7 @@ export class FakeMcpServer {
   private readonly record: boolean;
   private readonly sseResponses: boolean;
   private readonly toolsPerPage: number | undefined;
+  private readonly resourcesPerPage: number | undefined;
   url = '';
 
   private constructor(options: FakeMcpServerOptions) {
@@ -120,6 +123,7 @@ export class FakeMcpServer {
     this.record = options.record ?? true;
     this.sseResponses = options.sseResponses ?? false;
     this.toolsPerPage = options.toolsPerPage;
+    this.resourcesPerPage = options.resourcesPerPage;
     for (const [name, tool] of Object.entries(options.tools ?? {})) this.tools.set(name, tool);
     for (const [name, prompt] of Object.entries(options.prompts ?? {})) this.prompts.set(name, prompt);
     for (const [uri, resource] of Object.entries(options.resources ?? {})) this.resources.set(uri, resource);
@@ -274,9 +278,13 @@ export class FakeMcpServer {
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
       return { messages: [{ role: 'user', content: { type: 'text', text: prompt.text(request.params.arguments ?? {}) } }] };
     });
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({
-      resources: [...this.resources].map(([uri, r]) => ({ uri, name: r.name, mimeType: r.mimeType })),
-    }));
+    server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+      const resources = [...this.resources].map(([uri, r]) => ({ uri, name: r.name, mimeType: r.mimeType }));
+      if (this.resourcesPerPage === undefined) return { resources };
+      const start = Number(request.params?.cursor ?? 0);
+      const end = start + this.resourcesPerPage;
+      return { resources: resources.slice(start, end), ...(end < resources.length ? { nextCursor: String(end) } : {}) };
+    });
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: this.resourceTemplates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name })),
     }));

@@ -28,6 +28,8 @@ export interface UpstreamCatalog {
 /** guards against an upstream that pages forever */
 export const MAX_PAGES = 100;
 
+const LISTS = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'];
+
 export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTarget, timeoutMs: number, stop?: AbortSignal): Promise<UpstreamCatalog> {
   const deadline = Date.now() + timeoutMs;
   const abort = new AbortController();
@@ -62,7 +64,9 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
         resources: resources.filter((r): r is UpstreamItem & { uri: string } => ResourceSchema.safeParse(r).success),
         resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => ResourceTemplateSchema.safeParse(r).success),
         protocolVersion: client.revision,
-        ...(capped.length > 0 ? { capped } : {}),
+        // in the order of the lists, not the order their reads reached the limit (they run side by side): the
+        // health monitor warns when the stored cappedLists differ, and a mere reordering is no change
+        ...(capped.length > 0 ? { capped: LISTS.filter((list) => capped.includes(list)) } : {}),
       };
     });
   } finally {

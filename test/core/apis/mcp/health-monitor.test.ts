@@ -83,6 +83,28 @@ describe('core/apis/mcp/health-monitor', () => {
     }
   });
 
+  it('warns once of two lists cut at the page limit, whichever of them reaches the limit first at a check', async () => {
+    const tools = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`t${i}`, {}]));
+    const resources = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`file:///r${i}`, { name: `r${i}`, text: '' }]));
+    upstream = await FakeMcpServer.start({ tools, toolsPerPage: 1, resources, resourcesPerPage: 1 });
+    const warnings: Record<string, unknown>[] = [];
+    const noop = () => undefined;
+    const logger = { debug: noop, info: noop, error: noop, warn: (msg: string, fields?: Record<string, unknown>) => void (msg.includes('page limit') && warnings.push(fields ?? {})) };
+    const record = await start({ logger });
+    expect(warnings.map((w) => w.list).sort()).to.deep.equal(['resources/list', 'tools/list']);
+    // the lists are read side by side: hold one until the other is done, then the other way round
+    for (const [first, last] of [['tools/list', 'resources/list'], ['resources/list', 'tools/list']]) {
+      const before = upstream.requestsFor(first).length;
+      upstream.holdRpc = last;
+      const check = h.gateway.health.check(record.id);
+      await eventually(() => upstream.requestsFor(first).length >= before + 100);
+      upstream.releaseHeld();
+      await check;
+    }
+    expect(warnings).to.have.length(2);
+    expect(h.gateway.registry.get(record.id)!.health.cappedLists).to.have.members(['resources/list', 'tools/list']);
+  });
+
   it('turns the periodic check off with an interval of 0', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     await start({ settings: { healthCheckIntervalSeconds: 0 } });
