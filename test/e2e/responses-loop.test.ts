@@ -257,7 +257,7 @@ describe('Responses stream events rebuild the same items (SDK accumulator semant
   });
 });
 
-describe('Responses time limit while a tool runs', () => {
+describe('Responses time limit while a tool or a model round runs', () => {
   let upstream: FakeOpenAI;
   let tools: FakeMcpServer;
   let gw: TestGateway;
@@ -286,6 +286,20 @@ describe('Responses time limit while a tool runs', () => {
     expect(data.status).to.equal('incomplete');
     expect(data.incomplete_details).to.deep.equal({ reason: 'time_limit' });
     expect(data.output[1]).to.deep.include({ type: 'mcp_call', name: 'lookup', status: 'failed', output: null, error: 'The tool call was stopped: the response reached its time limit.' });
+  });
+
+  it('keeps a response the time limit cut in a model round, so it can be continued with previous_response_id', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    upstream.script = (req) => ((req.body.messages as any[]).length === 1 ? { kind: 'json', delayMs: 3000, body: chatCompletion('too late') } : { kind: 'json', body: chatCompletion('on time') });
+    const first = await client.responses.create({ model: 'gpt-test', input: 'think long' });
+    expect(first.status).to.equal('incomplete');
+    expect(first.incomplete_details).to.deep.equal({ reason: 'time_limit' });
+    const second = await client.responses.create({ model: 'gpt-test', input: 'go on', previous_response_id: first.id });
+    expect(second.output_text).to.equal('on time');
+    expect(upstream.last.body.messages).to.deep.equal([
+      { role: 'user', content: 'think long' },
+      { role: 'user', content: 'go on' },
+    ]);
   });
 });
 

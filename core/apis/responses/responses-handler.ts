@@ -31,7 +31,7 @@ import { ResponseRecorder } from './response-recorder';
 import { ResponseStateStore } from './response-state-store';
 import type { ResponseObject, ResponsesRequest } from './responses-types';
 import { SseSink } from './sse-sink';
-import { TimeLimitReached, ToolLoop, type ApprovalToSettle } from './tool-loop';
+import { TimeLimitReached, ToolLoop, type ApprovalToSettle, type LoopResult } from './tool-loop';
 
 /**
  * Where a Responses request's key is and how its errors are written, for a refused body: logged as the
@@ -79,6 +79,7 @@ export class ResponsesHandler {
       startedAt,
       deadline: startedAt + limitMs,
       signal: AbortSignal.any([abort.signal, timeUp.signal]),
+      timedOut: () => timeUp.signal.aborted && !abort.signal.aborted,
       sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
       response: initialResponse(body, Math.floor(startedAt / 1000)),
     };
@@ -87,15 +88,7 @@ export class ResponsesHandler {
     const recorder = new ResponseRecorder(run.response, run.sink?.listener);
     ctx.parentWork = {
       model: body.model,
-      run: async (authed) => {
-        try {
-          await this.runLoop(authed, run, recorder);
-        } catch (err) {
-          // the time limit ends the response as incomplete, with what it has so far
-          if (!(timeUp.signal.aborted && !abort.signal.aborted && run.loop)) throw err;
-          recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), 'time_limit');
-        }
-      },
+      run: (authed) => this.runLoop(authed, run, recorder),
       logTarget: (parent) => ({
         model: body.model,
         deploymentId: parent.firstDeploymentId ?? null,
@@ -165,7 +158,12 @@ export class ResponsesHandler {
       recorder,
       { ...services.config.responses, deadline: run.deadline, requestedMaxToolCalls: body.max_tool_calls ?? undefined },
     );
-    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, allowed: allowedToolsOf(body.tool_choice), approvals, stream: body.stream === true });
+    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, allowed: allowedToolsOf(body.tool_choice), approvals, stream: body.stream === true }).catch((err): LoopResult => {
+      // the time limit ends the response as incomplete with what it has so far, kept like any other
+      // incomplete response so the client can continue it (messages hold every step that finished)
+      if (!run.timedOut()) throw err;
+      return { pending: [], incomplete: 'time_limit' };
+    });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
     // only what this response added: the rest is already stored under the responses it continues
     if (body.store !== false) {
@@ -210,6 +208,8 @@ interface Run {
   deadline: number;
   /** aborted when the client goes away or the time limit passes */
   signal: AbortSignal;
+  /** the time limit passed while the client is still there */
+  timedOut(): boolean;
   sink?: SseSink;
   response: ResponseObject;
   loop?: ToolLoop;
