@@ -86,9 +86,14 @@ describe('Responses tool loop on an Anthropic model (Responses -> chat -> Messag
       return { json: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-upstream', content: [], stop_reason: 'end_turn', stop_sequence: null, usage } };
     });
     const first = await client.responses.create({ model: 'claude-test', input: 'owls?', tools: MCP_TOOL });
-    expect(first.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call']);
+    // the answer is still a message (empty), as OpenAI's is, so a client knows the response is final
+    expect(first.output.map((i) => i.type)).to.deep.equal(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(first.output_text).to.equal('');
     const second = await client.responses.create({ model: 'claude-test', previous_response_id: first.id, input: 'And?', tools: MCP_TOOL });
     expect(second.output_text).to.equal('Claude read: 1 result');
+    // and sent back as items (the Agents SDK's history), the empty message is not an empty turn for Claude
+    const again = await client.responses.create({ model: 'claude-test', input: [{ role: 'user', content: 'owls?' }, ...(first.output as any[]), { role: 'user', content: 'And?' }], tools: MCP_TOOL });
+    expect(again.output_text).to.equal('Claude read: 1 result');
   });
 
   it('streams the loop from Claude events', async () => {

@@ -326,6 +326,9 @@ export class ToolLoop {
     t.deploymentId ??= round.deploymentId;
     for (const k of Object.keys(t.usage) as (keyof TokenUsage)[]) t.usage[k] += round.usage[k];
     if (round.serviceTier) this.recorder.response.service_tier = round.serviceTier;
+    // an answer without a word is still a message, as OpenAI's is: the Agents SDK reads a response with
+    // no message and no tool call as unfinished and asks again, up to its turn limit
+    if (!open && round.toolCalls.length === 0 && round.finishReason !== 'length') open = this.recorder.openMessage();
     if (open) {
       this.recorder.annotate(open, round.annotations);
       this.recorder.closeMessage(open, round.finishReason === 'length' ? 'incomplete' : 'completed');

@@ -88,6 +88,24 @@ describe('OpenAI Agents SDK (Responses and chat-completions models) against the 
       });
     });
   }
+
+  for (const stream of [false, true]) {
+    it(`responses model, ${stream ? 'streamed' : 'JSON'}: an answer without a word ends the run, as on the chat-completions model (no asking again until max turns)`, async () => {
+      upstream.script = (req: RecordedRequest): Script => (req.body.stream ? { kind: 'sse', events: chatChunks([''], { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }) } : { kind: 'json', body: chatCompletion('') });
+      const agent = new Agent({ name: 'quiet', model: models.responses() });
+      let finalOutput: unknown;
+      if (stream) {
+        const result = await new Runner().run(agent, 'Say nothing.', { stream: true });
+        for await (const _event of result);
+        await result.completed;
+        finalOutput = result.finalOutput;
+      } else {
+        finalOutput = (await new Runner().run(agent, 'Say nothing.')).finalOutput;
+      }
+      expect(finalOutput).to.equal('');
+      expect(upstream.requests).to.have.length(1);
+    });
+  }
 });
 
 describe('OpenAI Agents SDK: what only OpenAI\u2019s own servers hold', () => {
