@@ -430,6 +430,14 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(upstream.last.body.response_format).to.deep.equal({ type: 'json_schema', json_schema: { name: 'thing', schema: { type: 'object' }, strict: true } });
   });
 
+  it("returns the output text's logprobs asked for with include message.output_text.logprobs alone (no top_logprobs), as OpenAI does", async () => {
+    const tokens = [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [] }];
+    upstream.script = { kind: 'json', body: chatCompletion('Hi', USAGE, { choices: [{ index: 0, message: { role: 'assistant', content: 'Hi', refusal: null }, logprobs: { content: tokens, refusal: null }, finish_reason: 'stop' }] }) };
+    const data = await client.responses.create({ model: 'gpt-test', input: 'Greet me.', include: ['message.output_text.logprobs'] });
+    expect(upstream.last.body.logprobs).to.equal(true);
+    expect((data.output[0] as any).content[0].logprobs).to.deep.equal(tokens);
+  });
+
   it('logs one entry for the response (rounds summed) and one per tool call, and the cost adds up', async () => {
     upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'log' } }], [{ id: 'call_2', name: 'crm-lookup', args: { name: 'x' } }]]);
     const { data, response } = await client.responses

@@ -29,7 +29,9 @@ export function chatTemplate(request: ResponsesRequest): ChatTemplate {
   }
   const chat: ChatTemplate = { model: request.model };
   for (const name of SAME_NAME) if (request[name] !== undefined && request[name] !== null) (chat as Record<string, unknown>)[name] = request[name];
-  if (typeof request.top_logprobs === 'number') chat.logprobs = true;
+  // OpenAI returns the output text's logprobs when `include` asks for them, with or without top_logprobs
+  const include = Array.isArray(request.include) ? request.include : [];
+  if (typeof request.top_logprobs === 'number' || include.includes('message.output_text.logprobs')) chat.logprobs = true;
   if (typeof request.max_output_tokens === 'number') chat.max_tokens = request.max_output_tokens;
   const effort = (request.reasoning as { effort?: unknown } | undefined)?.effort;
   if (typeof effort === 'string') chat.reasoning_effort = effort;
