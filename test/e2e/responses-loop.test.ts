@@ -8,6 +8,7 @@ import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '.
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
+import { rawSse } from './responses-support';
 
 const KEY = 'sk-qa-responses-CANARY-71';
 const MCP_TOOL = [{ type: 'mcp' as const, server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' as const }];
@@ -169,6 +170,46 @@ describe('Responses tool loop: rounds, listeners and per-round tool settings', (
     expect(err?.status).to.equal(400);
     expect(err.error).to.deep.include({ code: 'invalid_value', param: 'tool_choice.name' });
     expect(upstream.requests).to.have.length(0);
+  });
+});
+
+describe('Responses tool loop: an MCP server that cannot be reached', () => {
+  let upstream: FakeOpenAI;
+  let tools: FakeMcpServer;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    tools = await FakeMcpServer.start({ toolsOnly: true, tools: { lookup: { handler: () => ({ content: [{ type: 'text', text: 'found' }] }) } } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa', mcp: { servers: ['kb', 'dead'] } })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .withMcpServer('kb', tools.url, { org: 'acme' })
+      // nothing listens on port 1: its discovery at boot fails
+      .withMcpServer('dead', 'http://127.0.0.1:1/mcp', { org: 'acme' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+    await tools.close();
+  });
+
+  it('says in the mcp_list_tools item which server could not be listed, rather than listing it as having no tools', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('no tools') };
+    const error = 'MCP server "dead" could not be reached; its tools are not listed.';
+    const named = await client.responses.create({ model: 'gpt-test', input: 'x', tools: MCP_TOOL }, { headers: { 'x-mcp-servers': 'dead' } });
+    expect(named.output[0]).to.deep.include({ type: 'mcp_list_tools', tools: [], error });
+    const all = await client.responses.create({ model: 'gpt-test', input: 'x', tools: MCP_TOOL });
+    expect(all.output[0]).to.deep.include({ type: 'mcp_list_tools', error });
+    expect((all.output[0] as any).tools.map((t: any) => t.name)).to.include('kb-lookup');
+
+    const { events } = await rawSse(gw.url, KEY, { model: 'gpt-test', input: 'x', stream: true, tools: MCP_TOOL }, { 'x-mcp-servers': 'dead' });
+    expect(events.map((e) => e.type)).to.include('response.mcp_list_tools.failed');
   });
 });
 

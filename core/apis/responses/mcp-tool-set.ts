@@ -86,6 +86,10 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
   }
 
   const set: McpToolSet = { byFunction: new Map(), byMcpName: new Map(), listings: [], callHeaders: mcpHeaders, scope };
+  // a server whose last check failed lists no tools: said in the listing, as OpenAI says a server it
+  // could not list, so the client does not read it as a server without tools
+  const down = (scope?.servers ?? []).filter((s) => s.record.health?.status === 'unhealthy').map((s) => `"${s.record.name}"`);
+  const error = down.length === 0 ? undefined : `MCP server${down.length > 1 ? 's' : ''} ${down.join(', ')} could not be reached; ${down.length > 1 ? 'their' : 'its'} tools are not listed.`;
   for (const entry of entries) {
     const offered: OfferedTool[] = upstream
       .map((t) => ({ functionName: toFunctionName(t.name), mcpName: t.name, description: t.description, inputSchema: t.inputSchema, readOnly: isReadOnly(t.annotations), entry }))
@@ -99,6 +103,7 @@ export async function resolveMcpTools(entries: McpToolEntry[], principal: Princi
         // absent rather than null, like annotations: the AI SDK rejects a listing with `description: null`
         return { name: t.mcpName, ...(typeof t.description === 'string' ? { description: t.description } : {}), input_schema: t.inputSchema, ...(annotations ? { annotations } : {}) };
       }),
+      ...(error ? { error } : {}),
     });
     // With several entries, the first one that offers a tool owns it (its label and approval rule).
     for (const tool of offered) {
