@@ -62,7 +62,7 @@ describe('a slow stream reader holds the upstream back through the gateway', () 
       .withKey(KEY)
       .withOpenAI('oai', upstream, 'sk-provider')
       .withModel('gpt-test', { model: 'upstream-model' })
-      .with({ routing: { retries: 0 } })
+      .with({ routing: { retries: 0 }, responses: { timeLimitSeconds: 1 } })
       .start();
   });
   beforeEach(() => upstream.reset());
@@ -71,12 +71,12 @@ describe('a slow stream reader holds the upstream back through the gateway', () 
     await upstream.stop();
   });
 
-  /** A streamed chat completion from a client that reads nothing after the first bytes until told to. */
-  async function stream(): Promise<http.IncomingMessage> {
+  /** A streamed chat completion (or other stream) from a client that reads nothing after the first bytes until told to. */
+  async function stream(path = '/v1/chat/completions', body: object = { model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Write a lot.' }] }): Promise<http.IncomingMessage> {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } }, resolve);
+      const req = http.request(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } }, resolve);
       req.on('error', reject);
-      req.end(JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'Write a lot.' }] }));
+      req.end(JSON.stringify(body));
     });
     expect(res.statusCode).to.equal(200);
     await new Promise((resolve) => res.once('readable', resolve));
@@ -108,6 +108,20 @@ describe('a slow stream reader holds the upstream back through the gateway', () 
     res.destroy();
     while (!upstream.cut) await wait(10);
     expect(upstream.finished).to.equal(false);
+  });
+
+  it('a Responses stream whose client stops reading still ends at responses.timeLimitSeconds: the upstream is let go and the response logged', async () => {
+    const res = await stream('/v1/responses', { model: 'gpt-test', stream: true, input: 'Write a lot.' });
+    try {
+      await untilHeldBack(upstream);
+      await gw.gateway.services.pipeline.whenSettled(5_000);
+      const entry = (await gw.gateway.services.requestLog.query({ limit: 10 })).data.find((e) => e.endpoint === 'responses');
+      expect(entry?.details).to.deep.include({ incomplete: 'time_limit' });
+      while (!upstream.cut) await wait(10);
+      expect(upstream.finished).to.equal(false);
+    } finally {
+      res.destroy();
+    }
   });
 });
 

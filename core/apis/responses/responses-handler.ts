@@ -71,6 +71,7 @@ export class ResponsesHandler {
     const timer = setTimeout(() => timeUp.abort(new TimeLimitReached()), limitMs);
     timer.unref?.();
 
+    const signal = AbortSignal.any([abort.signal, timeUp.signal]);
     const ctx = new GatewayContext('responses', 'responses', startedAt, { headers: providerVisibleHeaders(req.headers) }, abort.signal, res.locals.requestId as string);
     ctx.credential = bearerToken(req.headers.authorization);
     const run: Run = {
@@ -78,9 +79,10 @@ export class ResponsesHandler {
       body,
       startedAt,
       deadline: startedAt + limitMs,
-      signal: AbortSignal.any([abort.signal, timeUp.signal]),
+      signal,
       timedOut: () => timeUp.signal.aborted && !abort.signal.aborted,
-      sink: body.stream === true ? new SseSink(res, abort.signal) : undefined,
+      // a client that stops reading holds the loop back only until the time limit, which then ends it
+      sink: body.stream === true ? new SseSink(res, signal) : undefined,
       response: initialResponse(body, Math.floor(startedAt / 1000)),
     };
     // the tool calls of one round run at once, each a child exchange following this signal
