@@ -362,6 +362,10 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     ['instructions that are not a string', { instructions: 5 }, 'instructions'],
     ['allowed_tools that is neither a list nor a filter', { tools: [{ ...MCP_TOOL[0], allowed_tools: 'echo' }] }, 'tools[0].allowed_tools'],
     ['an input_file given by file_url (a chat file part has no URL: it was sent on empty)', { input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/report.pdf' }] }] }, 'input[0].content[0]'],
+    // read as a substring, 'lookup_v2' let a tool named 'lookup' run without approval
+    ['a require_approval filter whose tool_names is not a list', { tools: [{ ...MCP_TOOL[0], require_approval: { never: { tool_names: 'lookup_v2' } } }] }, 'tools[0].require_approval'],
+    ['a conversation id (no Conversations API here: the model answered without its history)', { conversation: 'conv_68a1' }, 'conversation'],
+    ['a stored prompt (kept at OpenAI: the model answered without its instructions)', { prompt: { id: 'pmpt_68a1', version: '2' } }, 'prompt'],
   ];
   for (const [what, fields, param] of cases) {
     it(`refuses ${what}`, async () => {

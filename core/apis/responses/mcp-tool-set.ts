@@ -66,6 +66,12 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
     if (!allowedToolsValid(entry.allowed_tools)) {
       throw new InvalidRequestError(`tools[${i}].allowed_tools must be a list of tool names or {tool_names: [...]}.`, 'invalid_type', { param: `tools[${i}].allowed_tools` });
     }
+    // a filter read loosely could waive approval for a tool the client never named
+    if (!approvalRuleValid(entry.require_approval)) {
+      throw new InvalidRequestError(`tools[${i}].require_approval must be "always", "never" or {always?: {tool_names?: [...], read_only?: boolean}, never?: {...}}.`, 'invalid_type', {
+        param: `tools[${i}].require_approval`,
+      });
+    }
     entries.push(entry);
   });
   return entries;
@@ -162,6 +168,19 @@ function allowedToolsValid(allowed: unknown): boolean {
   if (typeof allowed !== 'object' || Array.isArray(allowed)) return false;
   const toolNames = (allowed as { tool_names?: unknown }).tool_names;
   return toolNames === undefined || names(toolNames);
+}
+
+/** `require_approval`: absent, "always", "never", or `{always?, never?}` filters of `{tool_names?: [...], read_only?: boolean}`. */
+function approvalRuleValid(rule: unknown): boolean {
+  if (rule == null || rule === 'always' || rule === 'never') return true;
+  if (typeof rule !== 'object' || Array.isArray(rule)) return false;
+  const filterValid = (f: unknown) => {
+    if (f == null) return true;
+    if (typeof f !== 'object' || Array.isArray(f)) return false;
+    const { tool_names: names, read_only: readOnly } = f as { tool_names?: unknown; read_only?: unknown };
+    return (names === undefined || (Array.isArray(names) && names.every((n) => typeof n === 'string'))) && (readOnly === undefined || typeof readOnly === 'boolean');
+  };
+  return filterValid((rule as { always?: unknown }).always) && filterValid((rule as { never?: unknown }).never);
 }
 
 function isAllowed(entry: McpToolEntry, tool: OfferedTool): boolean {
