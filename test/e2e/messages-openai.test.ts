@@ -146,6 +146,34 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(upstream.last.body).to.deep.equal({ ...readFixture('messages', 'images.chat-request.json'), model: 'upstream-model', stop: ['END'], user: 'user-42' });
   });
 
+  it('answers stop_reason stop_sequence with the sequence when a vLLM upstream names the stop string it matched, JSON and streamed', async () => {
+    const request = { model: 'gpt-test', max_tokens: 64, stop_sequences: ['Observation:', 'END'], messages: [{ role: 'user' as const, content: 'Think, then act.' }] };
+    // vLLM's choice names the stop string that ended the answer (`stop_reason`; null at the end of a turn)
+    const matched = (stopReason: string | null) => ({ ...chatCompletion('Action: search'), choices: [{ index: 0, message: { role: 'assistant', content: 'Action: search' }, logprobs: null, finish_reason: 'stop', stop_reason: stopReason }] });
+    upstream.script = { kind: 'json', body: matched('Observation:') };
+    const answer = await client.messages.create(request);
+    expect({ stop_reason: answer.stop_reason, stop_sequence: answer.stop_sequence }).to.deep.equal({ stop_reason: 'stop_sequence', stop_sequence: 'Observation:' });
+    upstream.script = { kind: 'json', body: matched(null) };
+    const ended = await client.messages.create(request);
+    expect({ stop_reason: ended.stop_reason, stop_sequence: ended.stop_sequence }).to.deep.equal({ stop_reason: 'end_turn', stop_sequence: null });
+    // tool calls wait for their results, whatever ended the answer
+    const withCall = matched('Observation:');
+    withCall.choices[0].message = { ...withCall.choices[0].message, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] } as any;
+    upstream.script = { kind: 'json', body: withCall };
+    const called = await client.messages.create({ ...request, tools: [WEATHER_TOOL] });
+    expect({ stop_reason: called.stop_reason, stop_sequence: called.stop_sequence }).to.deep.equal({ stop_reason: 'tool_use', stop_sequence: null });
+
+    const events = chatChunks(['Action:', ' search'], { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 }) as any[];
+    events[3] = { ...events[3], choices: [{ ...events[3].choices[0], stop_reason: 'Observation:' }] };
+    upstream.script = { kind: 'sse', events };
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect({ text: streamed.content, stop_reason: streamed.stop_reason, stop_sequence: streamed.stop_sequence }).to.deep.equal({
+      text: [{ type: 'text', text: 'Action: search' }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'Observation:',
+    });
+  });
+
   it('sends a base64 PDF document block as a chat file part (file_data as a data URL), its title as the filename', async () => {
     const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
     const message = await client.messages.create({

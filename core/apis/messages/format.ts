@@ -13,7 +13,7 @@ import { cacheWrite1hTokens, compactionTokens, readMessagesResponseUsage } from 
 import { estimatePromptTokens } from '../../spend/usage-estimate';
 
 async function* streamFromChat(frames: AsyncIterable<SseFrame>, request: unknown): AsyncIterable<SseFrame> {
-  const translator = new MessagesStreamTranslator({ estimatedInputTokens: estimatePromptTokens(request) });
+  const translator = new MessagesStreamTranslator({ estimatedInputTokens: estimatePromptTokens(request), stopSequences: (request as { stop_sequences?: unknown } | null)?.stop_sequences });
   for await (const frame of frames) yield* translator.push(frame);
   yield* translator.end();
 }
@@ -91,7 +91,7 @@ export function usageOfMessagesFrame(frame: SseFrame, scratch: Record<string, un
 export const messagesFormat: FormatAdapter = {
   format: 'messages',
   toChat: (body) => chatRequestFromMessages(body),
-  fromChat: (response: ChatResponse) => messagesResponseFromChat(response),
+  fromChat: (response: ChatResponse, request) => messagesResponseFromChat(response, request),
   streamFromChat: (frames, request) => streamFromChat(frames, request),
   usageOf: (body) => readMessagesResponseUsage(body),
   usageOfFrame: usageOfMessagesFrame,

@@ -5,13 +5,13 @@
 import { UpstreamError } from '../../errors/gateway-error';
 import type { ChatResponse, ToolCall } from '../../types/chat';
 import { messagesId } from './message-id';
-import { stopReasonFromFinishReason } from './stop-reasons';
+import { matchedStopSequence, stopReasonFromFinishReason } from './stop-reasons';
 import { thinkingBlocksOfChat } from './thinking';
 import { contentChunks } from '../../formats/content-chunks';
 import type { MessagesContentBlock, MessagesResponse } from './types';
 import { messagesUsageFromChatUsage } from './usage';
 
-export function messagesResponseFromChat(response: ChatResponse): MessagesResponse {
+export function messagesResponseFromChat(response: ChatResponse, request?: { stop_sequences?: unknown }): MessagesResponse {
   const choice = response.choices?.[0];
   // reasoning comes first, as Anthropic models write it
   const content: MessagesContentBlock[] = [...thinkingBlocksOfChat(choice?.message)];
@@ -29,14 +29,17 @@ export function messagesResponseFromChat(response: ChatResponse): MessagesRespon
   for (const call of choice?.message?.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call, cutShort) });
   }
+  const calls = content.some((b) => b.type === 'tool_use');
+  // an answer with tool calls waits for their results, whatever ended it: tool runners act on tool_use only
+  const stopSequence = refused || calls ? undefined : matchedStopSequence(choice, request?.stop_sequences);
   return {
     id: messagesId(response.id),
     type: 'message',
     role: 'assistant',
     model: response.model,
     content,
-    stop_reason: refused ? 'refusal' : stopReasonFromFinishReason(choice?.finish_reason, content.some((b) => b.type === 'tool_use')),
-    stop_sequence: null,
+    stop_reason: refused ? 'refusal' : stopSequence !== undefined ? 'stop_sequence' : stopReasonFromFinishReason(choice?.finish_reason, calls),
+    stop_sequence: stopSequence ?? null,
     usage: messagesUsageFromChatUsage(response.usage),
   };
 }

@@ -20,7 +20,7 @@ import { scrubMessage } from '../../errors/scrub';
 import { SseFrame } from '../../streaming/sse-frame';
 import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types/chat';
 import { messagesId } from './message-id';
-import { stopReasonFromFinishReason } from './stop-reasons';
+import { matchedStopSequence, stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
 import { contentChunks } from '../../formats/content-chunks';
 import { messagesUsageFromChatUsage } from './usage';
@@ -33,6 +33,8 @@ export interface MessagesStreamOptions {
   model?: string;
   /** the prompt's estimated size, reported in message_start until the upstream's count arrives */
   estimatedInputTokens?: number;
+  /** the request's `stop_sequences`, to name the one an upstream says it matched */
+  stopSequences?: unknown;
 }
 
 export class MessagesStreamTranslator {
@@ -61,6 +63,7 @@ export class MessagesStreamTranslator {
    */
   private readonly heldThinking: ThinkingBlock[] = [];
   private stopReason: MessagesStopReason | undefined;
+  private stopSequence: string | null = null;
   /** the upstream sent refusal text (OpenAI's `delta.refusal`): the message stops as a refusal */
   private refused = false;
   private usage: Usage | undefined;
@@ -100,7 +103,10 @@ export class MessagesStreamTranslator {
     }
     for (const call of delta.tool_calls ?? []) this.toolCall(call, out);
     if (choice.finish_reason) {
-      this.stopReason = this.refused ? 'refusal' : stopReasonFromFinishReason(choice.finish_reason, this.toolBlocks.size > 0);
+      // an answer with tool calls waits for their results, whatever ended it: tool runners act on tool_use only
+      const matched = this.refused || this.toolBlocks.size > 0 ? undefined : matchedStopSequence(choice, this.options.stopSequences);
+      this.stopSequence = matched ?? null;
+      this.stopReason = this.refused ? 'refusal' : matched !== undefined ? 'stop_sequence' : stopReasonFromFinishReason(choice.finish_reason, this.toolBlocks.size > 0);
       this.closeBlock(out);
     }
     return out;
@@ -286,7 +292,7 @@ export class MessagesStreamTranslator {
     this.finished = true;
     const delta = event({
       type: 'message_delta',
-      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
+      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: this.stopSequence },
       usage: this.usage ? messagesUsageFromChatUsage(this.usage) : this.estimatedUsage(),
     });
     // An upstream that never reported usage (it ignores stream_options): the counts are estimates, which

@@ -40,3 +40,14 @@ export function stopReasonFromFinishReason(finishReason: string | null | undefin
   const reason = (finishReason && ownValue(STOP_REASON_BY_FINISH, finishReason)) || 'end_turn';
   return reason === 'end_turn' && hasToolCalls ? 'tool_use' : reason;
 }
+
+/**
+ * The client's stop sequence that ended a chat answer, when the upstream says which: vLLM's choice carries
+ * `stop_reason`, the stop string it matched (a stop token's id, or null at the end of a turn, otherwise).
+ * OpenAI's own API names none, and its answers read as end_turn.
+ */
+export function matchedStopSequence(choice: unknown, stopSequences: unknown): string | undefined {
+  const matched = (choice as { finish_reason?: unknown; stop_reason?: unknown } | null | undefined) ?? {};
+  if (matched.finish_reason !== 'stop' || typeof matched.stop_reason !== 'string') return undefined;
+  return Array.isArray(stopSequences) && stopSequences.includes(matched.stop_reason) ? matched.stop_reason : undefined;
+}
