@@ -4,7 +4,7 @@
  * retry, any other upstream 5xx is a 502, and a 4xx keeps its status (the request itself was refused).
  *
  * Messages are Anthropic's own text with anything shaped like a credential or URL cut out; a 401/403 is
- * about the gateway's provider key, not the client's, and gets a fixed message.
+ * about the gateway's provider key, and a 402 about its account's billing, not the client's: each gets a fixed message.
  */
 import { GatewayError, RateLimitError, ServiceUnavailableError, UpstreamError } from '../../core/plugins/sdk';
 
@@ -27,6 +27,7 @@ const STATUS_BY_TYPE: Record<string, number> = {
   permission_error: 403,
   not_found_error: 404,
   request_too_large: 413,
+  billing_error: 402,
   rate_limit_error: 429,
   api_error: 500,
   overloaded_error: 529,
@@ -60,6 +61,16 @@ export function anthropicError(status: number | undefined, body: unknown, header
       'upstream_error',
       'upstream_auth_failed',
       'The Anthropic upstream refused the gateway\u2019s provider credentials; ask the gateway operator to check the provider API key.',
+    );
+  }
+  // billing_error: the gateway's Anthropic account is out of credit, which the client can neither fix nor
+  // pay for (kept, it read as the client's own 402, typed invalid_request_error)
+  if (effective === 402) {
+    return new GatewayError(
+      502,
+      'upstream_error',
+      'upstream_billing',
+      'The Anthropic upstream refused the gateway\u2019s provider account for billing; ask the gateway operator to check its plan and credits.',
     );
   }
   if (effective === 400 && CONTEXT_LENGTH.test(message)) return new GatewayError(400, 'invalid_request_error', 'context_length_exceeded', message, { param: 'messages' });

@@ -447,6 +447,18 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
       expect(err.error).to.deep.equal({ type: 'error', error: { type: 'overloaded_error', message: 'The Anthropic upstream is overloaded: Overloaded' } });
     });
 
+    it('an upstream billing refusal (402 billing_error, the gateway\u2019s own Anthropic account) is a 502 api_error that says so, not the client\u2019s 402', async () => {
+      upstream.reply({ error: { status: 402, type: 'billing_error', message: 'Your credit balance is too low to access the Anthropic API.' } });
+      const err = await sdkError(client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
+      expect({ status: err.status, error: err.error }).to.deep.equal({
+        status: 502,
+        error: {
+          type: 'error',
+          error: { type: 'api_error', message: 'The Anthropic upstream refused the gateway\u2019s provider account for billing; ask the gateway operator to check its plan and credits.' },
+        },
+      });
+    });
+
     it('an upstream 500 is a 502 api_error', async () => {
       upstream.reply({ error: { status: 500, type: 'api_error', message: 'Internal server error' } });
       const err = await sdkError(client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }));
