@@ -6,7 +6,7 @@ import { chatAnswerFrames } from '../formats/chat-answer-stream';
 import { streamOfFrames } from '../streaming/frames-stream';
 import { imagesAnswerFrames } from '../apis/images/images-answer-stream';
 import { messagesAnswerFrames } from '../apis/messages/messages-answer-stream';
-import type { ChatResponse } from '../types/chat';
+import type { ChatRequest, ChatResponse } from '../types/chat';
 import { answerText, errorBodyOf, type GatheredAnswer } from './gathered-answer';
 import { isLocalOperation, type HttpOperation, type InboundInfo, type PreparedRequest, type ProviderOperation, type ProviderTarget, type UpstreamRequest } from '../plugins/contracts';
 import type { ModelExchange, ModelResult } from '../pipeline/context';
@@ -96,7 +96,14 @@ export async function callDeployment(
   if (!chat || !adapter.toChat || !adapter.fromChat) {
     throw unsupportedOperation(exchange.requestedModel, exchange.format);
   }
-  const chatRequest = adapter.toChat(exchange.body);
+  let chatRequest: ChatRequest;
+  try {
+    chatRequest = adapter.toChat(exchange.body);
+  } catch (err) {
+    // the request has no chat form this deployment could take (a server tool only Claude runs): nothing
+    // was sent, and a fallback of another provider may still serve it
+    throw AttemptError.unsent(err);
+  }
   const result = await invoke(client, deployment, chat, chatRequest, exchange.stream, 'chat', inbound, signal, effective, traceHeaders);
   if (exchange.stream) {
     if (!adapter.streamFromChat) throw new InvalidRequestError(`Streaming is not supported for ${exchange.format} on this model.`, 'unsupported_operation');

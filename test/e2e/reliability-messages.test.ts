@@ -93,4 +93,24 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
     expect(first.requests).to.have.length(2);
     expect(openai.requests).to.have.length(0);
   });
+
+  it('answers the Anthropic deployment\u2019s own failure when its fallback cannot take the request (a server tool only Claude runs), so the SDK retries it', async () => {
+    first.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    const request = {
+      model: 'claude-or-gpt',
+      max_tokens: 64,
+      tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 2 }],
+      messages: [{ role: 'user' as const, content: 'What happened in Paris today?' }],
+    };
+    for (const stream of [false, true]) {
+      first.requests.length = 0;
+      // past the cooldown the earlier failures started (a deployment in cooldown is not planned at all)
+      clock.advance(60_000);
+      const err = await client.messages.create({ ...request, stream }).catch((e) => e);
+      expect(err, `stream: ${stream}`).to.be.instanceOf(Anthropic.APIError);
+      expect({ status: err.status, type: err.error?.error?.type }, `stream: ${stream}`).to.deep.equal({ status: 503, type: 'overloaded_error' });
+      expect(first.requests.length, `stream: ${stream}`).to.be.greaterThan(0);
+      expect(openai.requests, `stream: ${stream}`).to.have.length(0);
+    }
+  });
 });
