@@ -23,6 +23,14 @@ const NonNegative = Type.Number({ minimum: 0 });
 const PositiveInt = Type.Integer({ minimum: 1 });
 const Positive = Type.Number({ exclusiveMinimum: 0 });
 const StringList = Type.Array(Type.String({ minLength: 1 }));
+/**
+ * Settings that become a Node timer end at its limit, 2^31-1 ms (24.8 days): Node runs a longer timer
+ * after 1 ms, with only a warning on stderr. A health-check interval of 30 days checked every MCP server
+ * in a loop, and a timeout that long expired at once.
+ */
+const TIMER_MAX_MS = 2_147_483_647;
+const TIMER_MAX_SECONDS = Math.floor(TIMER_MAX_MS / 1000);
+const TimerMs = Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS });
 // A budget period of no length never reset, and one past 9999999 days ended beyond the last date a Date
 // holds: every request of its key and the budgets view failed with a 500 when they printed its end.
 const Duration = Type.String({ pattern: '^0*[1-9][0-9]{0,6}(s|m|h|d)$', hint: 'must be a number from 1 to 9999999 followed by s, m, h or d (e.g. "30d")' });
@@ -116,10 +124,10 @@ const priceSchema = Strict({
 });
 
 export const TimeoutsSchema = Strict({
-  connectMs: Type.Optional(PositiveInt),
-  firstByteMs: Type.Optional(PositiveInt),
-  idleMs: Type.Optional(PositiveInt),
-  totalMs: Type.Optional(PositiveInt),
+  connectMs: Type.Optional(TimerMs),
+  firstByteMs: Type.Optional(TimerMs),
+  idleMs: Type.Optional(TimerMs),
+  totalMs: Type.Optional(TimerMs),
 });
 
 export const ModelKindSchema = Type.Union([Type.Literal('chat'), Type.Literal('embedding'), Type.Literal('image')]);
@@ -212,7 +220,7 @@ export const GuardrailConfigSchema = Strict({
   onError: Type.Optional(Type.Union([Type.Literal('block'), Type.Literal('allow')])),
   mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('audit')])),
   /** how long an engine may take on one check before it counts as failed (onError decides); default 10000 */
-  timeoutMs: Type.Optional(Positive),
+  timeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: TIMER_MAX_MS })),
   /** validated by the engine's own schema */
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
@@ -223,7 +231,7 @@ export const ServerSettingsSchema = Strict(
   {
     host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 4000 })),
-    drainSeconds: Type.Optional(Type.Number({ minimum: 0, default: 10 })),
+    drainSeconds: Type.Optional(Type.Number({ minimum: 0, maximum: TIMER_MAX_SECONDS, default: 10 })),
     /** processes sharing the port (node:cluster); `auto`: one per core. `--workers` overrides it */
     workers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 256 }), Type.Literal('auto')], { default: 1 })),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 })),
@@ -236,7 +244,7 @@ export const StoreSettingsSchema = Strict(
   {
     url: Type.Optional(Type.String({ minLength: 1, default: 'sqlite://./data/gateway.db' })),
     /** seconds between sweeps of expired stored records (responses, hosted images) */
-    sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
+    sweepIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, maximum: TIMER_MAX_SECONDS, default: 60 })),
     /** days the request log keeps an entry (swept with the rest); spend rollups stay. 0: keep every entry */
     logRetentionDays: Type.Optional(Type.Number({ minimum: 0, default: 30 })),
     /**
@@ -245,7 +253,7 @@ export const StoreSettingsSchema = Strict(
      */
     redis: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'redis://HOST:PORT[/DB] or rediss://' })),
     /** longest wait for one store command before the request gets 503 store_unavailable */
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 250 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS, default: 250 })),
     /** how long a key seen before keeps working from cache while the store is unreachable */
     graceSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
     /** the most PostgreSQL connections one gateway opens, all its `--workers` together (postgres-pool-size.ts) */
@@ -257,8 +265,8 @@ export const StoreSettingsSchema = Strict(
 export const McpSettingsSchema = Strict(
   {
     /** seconds between periodic health checks; 0 turns them off */
-    healthCheckIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, default: 60 })),
-    discoveryTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30 })),
+    healthCheckIntervalSeconds: Type.Optional(Type.Number({ minimum: 0, maximum: TIMER_MAX_SECONDS, default: 60 })),
+    discoveryTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: TIMER_MAX_SECONDS, default: 30 })),
     /**
      * the longest one upstream call (tools/call, prompts/get, resources/read) may run in all: progress
      * restarts the `timeouts.totalMs` wait, so without it an upstream that keeps reporting holds the call forever.
@@ -282,10 +290,10 @@ export const RoutingConfigSchema = Strict(
 
 const TimeoutsSettingsSchema = Strict(
   {
-    connectMs: Type.Optional(Type.Integer({ minimum: 1, default: 10_000 })),
-    firstByteMs: Type.Optional(Type.Integer({ minimum: 1, default: 120_000 })),
-    idleMs: Type.Optional(Type.Integer({ minimum: 1, default: 60_000 })),
-    totalMs: Type.Optional(Type.Integer({ minimum: 1, default: 600_000 })),
+    connectMs: Type.Optional(Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS, default: 10_000 })),
+    firstByteMs: Type.Optional(Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS, default: 120_000 })),
+    idleMs: Type.Optional(Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS, default: 60_000 })),
+    totalMs: Type.Optional(Type.Integer({ minimum: 1, maximum: TIMER_MAX_MS, default: 600_000 })),
   },
   { default: {} },
 );
@@ -293,7 +301,7 @@ const TimeoutsSettingsSchema = Strict(
 export const ResponsesSettingsSchema = Strict(
   {
     maxToolRounds: Type.Optional(Type.Integer({ minimum: 1, default: 10 })),
-    timeLimitSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 300 })),
+    timeLimitSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: TIMER_MAX_SECONDS, default: 300 })),
     /** tool calls run per model round; calls beyond it get an error result the model sees */
     maxToolCallsPerRound: Type.Optional(Type.Integer({ minimum: 1, default: 16 })),
     /** tool calls run per request, over all rounds */

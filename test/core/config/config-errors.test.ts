@@ -80,6 +80,34 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(lines).to.have.members([`providers[0].headers.Bad Name: ${why}`, `providers[0].headers.__proto__: ${why}`]);
   });
 
+  it('refuses a timer setting past what a Node timer holds (24.8 days): it ran after 1 ms, a 30-day health-check interval checked in a loop', async () => {
+    const month = 30 * 86_400;
+    const lines = await bootErrors({
+      ...base,
+      server: { drainSeconds: month },
+      store: { url: 'memory://', sweepIntervalSeconds: month, timeoutMs: month * 1000 },
+      mcp: { healthCheckIntervalSeconds: month, discoveryTimeoutSeconds: month },
+      timeouts: { totalMs: month * 1000 },
+      models: [{ name: 'gpt', provider: 'oai', timeouts: { idleMs: month * 1000 } }],
+      responses: { timeLimitSeconds: month },
+      guardrails: [{ id: 'g', engine: 'block', default: true, timeoutMs: month * 1000, options: { words: ['x'] } }],
+    });
+    expect(lines).to.have.members([
+      'server.drainSeconds: must be <= 2147483',
+      'store.sweepIntervalSeconds: must be <= 2147483',
+      'store.timeoutMs: must be <= 2147483647',
+      'mcp.healthCheckIntervalSeconds: must be <= 2147483',
+      'mcp.discoveryTimeoutSeconds: must be <= 2147483',
+      'timeouts.totalMs: must be <= 2147483647',
+      'models[0].timeouts.idleMs: must be <= 2147483647',
+      'responses.timeLimitSeconds: must be <= 2147483',
+      'guardrails[0].timeoutMs: must be <= 2147483647',
+    ]);
+    // the longest each may be still loads
+    const longest = { ...base, server: { drainSeconds: 2_147_483 }, mcp: { healthCheckIntervalSeconds: 2_147_483 }, timeouts: { totalMs: 2_147_483_647 } };
+    expect(resolveConfig(longest, {}).mcp.healthCheckIntervalSeconds).to.equal(2_147_483);
+  });
+
   it('suggests the field a misspelt name was meant to be, at any depth', () => {
     const lines = (() => {
       try {
