@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { access, readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createJiti } from './jiti';
 import { ConfigError } from '../errors/gateway-error';
 import { copyData } from './copy-data';
@@ -35,12 +35,15 @@ export async function readConfigFile(file: string): Promise<unknown> {
       throw new ConfigError('', `config file ${file} is not valid JSON: ${reason}`);
     }
   }
-  // checked first: for a missing file jiti says "Cannot find module" with a require stack of our own files
+  // checked first: for a missing file jiti says "Cannot find module" with a require stack of our own files,
+  // and so it does for a directory (what `docker run -v` mounts where the host has no such file)
+  let isDirectory: boolean;
   try {
-    await access(absolute);
+    isDirectory = (await stat(absolute)).isDirectory();
   } catch (err) {
     throw new ConfigError('', `cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  if (isDirectory) throw new ConfigError('', `cannot read config file ${file}: it is a directory, not a file`);
   const jiti = createJiti(__filename, { moduleCache: false, interopDefault: true });
   let mod: { default?: unknown };
   try {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -105,6 +105,18 @@ describe('the model-gateway command', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).to.equal(1);
     expect(stderr).to.include('models[2].provider: unknown provider "oai2"');
+  });
+
+  it('says in one line that a --config path is a directory (docker run -v of a file the host lacks), without a require stack', async () => {
+    const folder = path.join(mkdtempSync(path.join(tmpdir(), 'mg-cli-')), 'gateway.config.ts');
+    mkdirSync(folder);
+    for (const args of [['--config', folder], ['check', '--config', folder]]) {
+      const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(1);
+      expect(stderr).to.equal(`model-gateway: config error:\n  cannot read config file ${folder}: it is a directory, not a file\n`);
+    }
   });
 
   it('leaves no ./data/secret.key behind when the start fails to reach its Redis or PostgreSQL store', async () => {
