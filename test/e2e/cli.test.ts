@@ -119,6 +119,16 @@ describe('the model-gateway command', () => {
     }
   });
 
+  it('names GATEWAY_SECRET_KEY_FILE when it points at a folder (the secrets mount, not the file in it), not a bare EISDIR', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'mg-cli-secrets-'));
+    const { GATEWAY_SECRET_KEY: _k, ...rest } = process.env;
+    const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', '0'], { env: { ...rest, ...env, GATEWAY_SECRET_KEY_FILE: folder }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(1);
+    expect(stderr).to.equal(`model-gateway: config error:\n  secret key: the key file ${folder} is a directory, not a file (from GATEWAY_SECRET_KEY_FILE)\n`);
+  });
+
   it('leaves no ./data/secret.key behind when the start fails to reach its Redis or PostgreSQL store', async () => {
     const closed = await new Promise<number>((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => {

@@ -47,8 +47,11 @@ export function loadSecretBox(storeUrl: string, env: NodeJS.ProcessEnv, logger?:
         ...(/^(redis|postgres)/.test(storeUrl) ? { note: 'every gateway instance sharing this store needs the same key' } : {}),
       });
     }
-  } else if ((statSync(file).mode & 0o077) !== 0) {
-    logger?.warn('the secret key file can be read by other users; run chmod 600 on it', { file });
+  } else {
+    const stats = statSync(file);
+    // GATEWAY_SECRET_KEY_FILE=/run/secrets (the folder, not the file in it) failed with a bare EISDIR naming nothing
+    if (stats.isDirectory()) throw new SecretKeyError(`the key file ${file} is a directory, not a file${env[SECRET_KEY_FILE_ENV] ? ` (from ${SECRET_KEY_FILE_ENV})` : ''}`);
+    if ((stats.mode & 0o077) !== 0) logger?.warn('the secret key file can be read by other users; run chmod 600 on it', { file });
   }
   return new SecretBox(readKeyFile(file), file, () => readKeyFile(file));
 }
@@ -80,7 +83,14 @@ function createKeyFile(file: string): boolean {
 }
 
 export function readKeyFile(file: string): Buffer[] {
-  const lines = readFileSync(file, 'utf8')
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    // node's own message names neither the key file's role nor, for some codes, the file
+    throw new SecretKeyError(`cannot read the key file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const lines = text
     .split(/\r?\n/)
     .map((l) => l.replace(/#.*/, '').trim())
     .filter(Boolean);
