@@ -10,6 +10,8 @@ import { redactUrl } from '../apis/mcp/server-record';
 import { ConfigError } from '../errors/gateway-error';
 import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
 import { isJsonObject } from '../types/json-object';
+import { postgresConnections } from '../store/postgres-pool-size';
+import { resolveWorkers } from './cluster';
 
 /**
  * `model-gateway check`: the config is already loaded (shape, env() values, references: load-config.ts);
@@ -23,6 +25,13 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
   problems.push(...configServerProblems(config.mcpServers));
   const storeProblem = storeUrlProblem(config.store.url);
   if (storeProblem) problems.unshift(`store.url: ${storeProblem}`);
+  // the boot refuses server.workers processes that store.maxConnections cannot serve before it forks them
+  try {
+    postgresConnections(config.store, resolveWorkers(config.server.workers, 'server.workers'));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(err.message);
+  }
   const lines = [
     `server: http://${config.server.host}:${config.server.port}`,
     `store: ${storeKind(config.store.url)}`,

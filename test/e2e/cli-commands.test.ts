@@ -219,6 +219,24 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     }
   });
 
+  it('check refuses PostgreSQL connections too few for the processes, as the boot does (it said valid, then the start failed)', async () => {
+    const store = { url: 'postgres://gw:CANARY-store-pw-80@127.0.0.1:9/gw', maxConnections: 5 };
+    const file = writeConfig(config({ store, server: { workers: 4 } }));
+    const says = 'store.maxConnections: 5 PostgreSQL connections cannot serve 4 gateway processes';
+    const checked = await run(['check', '--config', file], SECRETS);
+    expect(checked.code).to.equal(1);
+    expect(checked.stdout).to.equal('');
+    expect(checked.stderr).to.include(says);
+    expect(checked.stderr).to.not.include('CANARY-store-pw-80');
+    const booted = await run(['--config', file, '--port', '0'], SECRETS);
+    expect(booted.code).to.equal(1);
+    expect(booted.stderr).to.include(says);
+    // one process needs 3 of them: 2 are refused alike
+    const one = await run(['check', '--config', writeConfig(config({ store: { ...store, maxConnections: 2 } }))], SECRETS);
+    expect(one.code).to.equal(1);
+    expect(one.stderr).to.include('store.maxConnections: 2 PostgreSQL connections cannot serve 1 gateway processes');
+  });
+
   it('--port with an empty or non-decimal value is refused, not taken as port 0 (any free port) or as hex', async () => {
     for (const value of ['', ' ', '0x1f90', '1e3']) {
       const child = spawn(process.execPath, [MAIN, '--config', writeConfig(config()), '--port', value], { env: { ...process.env, ...SECRETS }, stdio: ['ignore', 'pipe', 'pipe'] });
