@@ -89,8 +89,14 @@ const keyRestrictionFields = {
   guardrails: Type.Optional(StringList),
 };
 
+/**
+ * A virtual key's secret: never empty. No request can present an empty key, so such an entry (a TypeScript
+ * config's `process.env.TEAM_KEY ?? ''`) started as a key that every client of it was refused with.
+ */
+const KeySecret = Type.Union([Type.String({ minLength: 1 }), EnvRefSchema], { hint: 'must be a non-empty string or an env() marker ({ "$env": "NAME" })' });
+
 export const KeyConfigSchema = Strict({
-  key: FileSecret,
+  key: KeySecret,
   org: Id,
   id: Type.Optional(Id),
   ...keyRestrictionFields,

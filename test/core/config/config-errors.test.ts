@@ -80,6 +80,11 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(lines).to.have.members([`providers[0].headers.Bad Name: ${why}`, `providers[0].headers.__proto__: ${why}`]);
   });
 
+  it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
+    const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
+    expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);
+  });
+
   it('refuses a timer setting past what a Node timer holds (24.8 days): it ran after 1 ms, a 30-day health-check interval checked in a loop', async () => {
     const month = 30 * 86_400;
     const lines = await bootErrors({
