@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ConfigError } from '../errors/gateway-error';
 import type { Logger } from '../plugins/contracts';
 import { onFirstUse } from '../plugins/on-first-use';
@@ -33,7 +34,17 @@ export async function openStore(url: string, now: () => number = Date.now, optio
   if (problem) throw new ConfigError('store.url', problem);
   const secrets = () => options.secretBox ?? loadSecretBox(url, options.env ?? process.env, options.logger);
   if (url === 'memory://' || url === 'memory') return new MemoryBackend(now, secrets(), options.logger);
-  if (url.startsWith('sqlite://')) return new SqliteBackend(url.slice('sqlite://'.length), now, secrets());
+  if (url.startsWith('sqlite://')) {
+    const file = url.slice('sqlite://'.length);
+    const box = secrets();
+    try {
+      return new SqliteBackend(file, now, box);
+    } catch (err) {
+      // SQLite's own words name neither the setting nor the file ("file is not a database")
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError('store.url', `cannot open the SQLite file ${path.resolve(file)}: ${(err as Error).message}`);
+    }
+  }
   // A network store's key ring is loaded once the server answers: loaded first, a start that could not
   // reach the server had already created ./data/secret.key, a key file for a store that never opened.
   let keyProblem: { err: unknown } | undefined;

@@ -129,6 +129,25 @@ describe('the model-gateway command', () => {
     expect(stderr).to.equal(`model-gateway: config error:\n  secret key: the key file ${folder} is a directory, not a file (from GATEWAY_SECRET_KEY_FILE)\n`);
   });
 
+  it('names store.url and the file when SQLite cannot open it (not a database, a folder), not a bare "file is not a database"', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-cli-sqlite-'));
+    const notDb = path.join(dir, 'notes.txt');
+    writeFileSync(notDb, 'these are not the pages of a SQLite database, only text long enough to be read as a header\n'.repeat(8));
+    for (const [file, says] of [
+      [notDb, 'file is not a database'],
+      [dir, `EISDIR: illegal operation on a directory, open '${dir}'`],
+    ]) {
+      const child = spawn(process.execPath, [MAIN, '--config', writeConfig({ ...config(), store: { url: `sqlite://${file}` } }), '--port', '0'], {
+        env: { ...process.env, ...env, GATEWAY_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(1);
+      expect(stderr).to.equal(`model-gateway: config error:\n  store.url: cannot open the SQLite file ${file}: ${says}\n`);
+    }
+  });
+
   it('leaves no ./data/secret.key behind when the start fails to reach its Redis or PostgreSQL store', async () => {
     const closed = await new Promise<number>((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => {
