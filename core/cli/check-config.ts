@@ -12,6 +12,7 @@ import { unusedGuardrails, unusedGuardrailWarning } from './unused-guardrails';
 import { isJsonObject } from '../types/json-object';
 import { postgresConnections } from '../store/postgres-pool-size';
 import { resolveWorkers } from './cluster';
+import { tempDirProblem } from '../apis/images/images-settings';
 
 /**
  * `model-gateway check`: the config is already loaded (shape, env() values, references: load-config.ts);
@@ -25,6 +26,8 @@ export async function checkConfig(config: ResolvedConfig): Promise<{ lines: stri
   problems.push(...configServerProblems(config.mcpServers));
   const storeProblem = storeUrlProblem(config.store.url);
   if (storeProblem) problems.unshift(`store.url: ${storeProblem}`);
+  const spoolProblem = tempDirProblem(config.images.tempDir);
+  if (spoolProblem) problems.push(`images.tempDir: ${spoolProblem}`);
   // the boot refuses server.workers processes that store.maxConnections cannot serve before it forks them
   try {
     postgresConnections(config.store, resolveWorkers(config.server.workers, 'server.workers'));

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import type { ImagesSettings } from '../../config/types';
 
@@ -24,4 +25,17 @@ export function resolveImagesSettings(settings: ImagesSettings = {}): ResolvedIm
     tempDir: settings.tempDir ?? os.tmpdir(),
     publicBaseUrl: settings.publicBaseUrl?.replace(/\/+$/, ''),
   };
+}
+
+/**
+ * What is wrong with `images.tempDir`, checked at boot and by `check`: a folder that does not exist
+ * started fine, and every edit whose files came before its model and prompt then failed with a 500.
+ */
+export function tempDirProblem(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  try {
+    return statSync(dir).isDirectory() ? undefined : `${dir} is not a folder`;
+  } catch (err) {
+    return `cannot use ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  }
 }

@@ -1,8 +1,8 @@
 import type { Request, Response, Router } from 'express';
-import { NotFoundError } from '../../errors/gateway-error';
+import { ConfigError, NotFoundError } from '../../errors/gateway-error';
 import { HOSTED_IMAGES_PATH, hostInlineImages } from './host-inline-images';
 import { HostedImages } from './hosted-images';
-import { resolveImagesSettings, type ResolvedImagesSettings } from './images-settings';
+import { resolveImagesSettings, tempDirProblem, type ResolvedImagesSettings } from './images-settings';
 import { uploadErrors } from './multipart-errors';
 import { discardBody, isMultipartFormData, readEditForm } from './read-edit-form';
 import type { GatewayContext } from '../../pipeline/context';
@@ -22,6 +22,8 @@ function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
 export const GENERATIONS_CALLER: ModelEndpointSpec = { endpoint: 'images', format: 'images.generations', errors: OPENAI_ERRORS, credential: (req) => bearerToken(req.headers.authorization) };
 
 export function installImagesRoutes(router: Router, services: GatewayServices): void {
+  const spoolProblem = tempDirProblem(services.config.images.tempDir);
+  if (spoolProblem) throw new ConfigError('images.tempDir', spoolProblem);
   const settings = resolveImagesSettings(services.config.images);
   const hosted = new HostedImages(services.store, services.clock, settings.urlTtlMs);
 

@@ -80,6 +80,20 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(lines).to.have.members([`providers[0].headers.Bad Name: ${why}`, `providers[0].headers.__proto__: ${why}`]);
   });
 
+  it('refuses an images.tempDir that is not a folder, at boot and in check (every edit spooled before its prompt failed with a 500)', async () => {
+    const missing = path.join(dir, 'no-such-spool');
+    const err = await startGateway({ ...base, images: { tempDir: missing } }).then(
+      (gw) => gw.close(),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConfigError);
+    expect((err as Error).message).to.equal(`images.tempDir: cannot use ${missing}: ENOENT`);
+    const checked = await checkConfig(resolveConfig({ ...base, images: { tempDir: missing } }, {}));
+    expect(checked.problems).to.include(`images.tempDir: cannot use ${missing}: ENOENT`);
+    // an existing folder is fine
+    expect((await checkConfig(resolveConfig({ ...base, images: { tempDir: dir } }, {}))).problems).to.deep.equal([]);
+  });
+
   it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
     const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
     expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);
