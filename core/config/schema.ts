@@ -233,6 +233,13 @@ export const GuardrailConfigSchema = Strict({
 
 // ---- sections with defaults ------------------------------------------------------------------------
 
+/**
+ * An `Origin` header as browsers send it (scheme://host[:port], lower case, no path), `*`, or `null`.
+ * Matched exactly: an entry copied from the address bar (`https://app.example.com/`) matched no request,
+ * and every browser call to /mcp was refused with a 403 the config gave no hint of.
+ */
+const BrowserOrigin = Type.String({ pattern: '^(?:\\*|null|[a-z][a-z0-9+.-]*://[^/?#\\sA-Z]+)$', hint: '{value} is not an origin as a browser sends it: scheme://host[:port] in lower case, without a path (e.g. "https://app.example.com"), or "*"' });
+
 export const ServerSettingsSchema = Strict(
   {
     host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
@@ -241,7 +248,7 @@ export const ServerSettingsSchema = Strict(
     /** processes sharing the port (node:cluster); `auto`: one per core. `--workers` overrides it */
     workers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 256 }), Type.Literal('auto')], { default: 1 })),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 })),
-    allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { default: [] })),
+    allowedOrigins: Type.Optional(Type.Array(BrowserOrigin, { default: [] })),
   },
   { default: {} },
 );

@@ -94,6 +94,13 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect((await checkConfig(resolveConfig({ ...base, images: { tempDir: dir } }, {}))).problems).to.deep.equal([]);
   });
 
+  it('refuses a server.allowedOrigins entry no browser Origin can equal (a trailing slash, a path, capitals), which 403ed every browser call to /mcp', async () => {
+    const allowedOrigins = ['https://app.example.com/', 'https://app.example.com/mcp', 'HTTPS://App.Example.com', 'https://ok.example.com', 'http://localhost:6274', 'http://[::1]:3000', '*', 'null'];
+    const lines = await bootErrors({ ...base, server: { allowedOrigins } });
+    const why = 'is not an origin as a browser sends it: scheme://host[:port] in lower case, without a path (e.g. "https://app.example.com"), or "*"';
+    expect(lines).to.have.members([0, 1, 2].map((i) => `server.allowedOrigins[${i}]: ${JSON.stringify(allowedOrigins[i])} ${why}`));
+  });
+
   it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
     const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
     expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);
