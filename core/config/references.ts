@@ -132,6 +132,14 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
     deploymentIds.add(id);
     for (const [j, f] of strings(m.fallbacks)) if (!modelNames.has(f)) problems.push(problem(`models[${i}].fallbacks[${j}]`, `unknown model "${f}"`));
   }
+  // a request skips a fallback of another kind (core/routing/plan-candidates.ts): the entry named one that never ran
+  for (const [i, m] of entries(config.models)) {
+    const kind = m.kind ?? 'chat';
+    for (const [j, f] of strings(m.fallbacks)) {
+      const target = groupKind.get(f)?.kind;
+      if (target !== undefined && target !== kind) problems.push(problem(`models[${i}].fallbacks[${j}]`, `"${f}" is of kind ${String(target)} and this model of kind ${String(kind)}; a fallback must be of its model's kind`));
+    }
+  }
 
   const servers: NormalizedServer[] = [];
   const owners = new Set<string>();

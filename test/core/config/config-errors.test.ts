@@ -101,6 +101,21 @@ describe('config errors: the management API refusals, as boot errors with paths'
     expect(lines).to.have.members([0, 1, 2].map((i) => `server.allowedOrigins[${i}]: ${JSON.stringify(allowedOrigins[i])} ${why}`));
   });
 
+  it('refuses a fallback of another kind than its model, which a request skipped without a word', async () => {
+    const lines = await bootErrors({
+      ...base,
+      models: [
+        { name: 'gpt', provider: 'oai', fallbacks: ['embed', 'gpt-backup'] },
+        { name: 'gpt-backup', provider: 'oai', model: 'gpt-4o-mini' },
+        { name: 'embed', provider: 'oai', kind: 'embedding', fallbacks: ['gpt'] },
+      ],
+    });
+    expect(lines).to.have.members([
+      'models[0].fallbacks[0]: "embed" is of kind embedding and this model of kind chat; a fallback must be of its model\'s kind',
+      'models[2].fallbacks[0]: "gpt" is of kind chat and this model of kind embedding; a fallback must be of its model\'s kind',
+    ]);
+  });
+
   it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
     const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
     expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);

@@ -1,18 +1,29 @@
 import { expect } from 'chai';
 import { DeploymentHealth, cooldownSettings } from '../../../core/routing/deployment-health';
 import { planCandidates, type PlanOptions } from '../../../core/routing/plan-candidates';
-import { echoCatalog, principal, sequence } from './routing-fixtures';
+import { resolveConfig } from '../../../core/config/load-config';
+import { catalogOf, principal, sequence } from './routing-fixtures';
 
 describe('planning the attempts of a request', () => {
   let now = 1_000_000;
   async function setup(retries = 2) {
-    const catalog = await echoCatalog([
-      { name: 'main', id: 'main-1', weight: 1, fallbacks: ['spare', 'embed', 'secret'] },
-      { name: 'main', id: 'main-2', weight: 1 },
-      { name: 'spare', id: 'spare-1' },
-      { name: 'embed', id: 'embed-1', kind: 'embedding' },
-      { name: 'secret', id: 'secret-1' },
-    ]);
+    const config = resolveConfig(
+      {
+        store: { url: 'memory://' },
+        providers: [{ id: 'echo', type: 'echo' }],
+        models: [
+          { name: 'main', provider: 'echo', id: 'main-1', weight: 1, fallbacks: ['spare', 'secret'] },
+          { name: 'main', provider: 'echo', id: 'main-2', weight: 1 },
+          { name: 'spare', provider: 'echo', id: 'spare-1' },
+          { name: 'embed', provider: 'echo', id: 'embed-1', kind: 'embedding' },
+          { name: 'secret', provider: 'echo', id: 'secret-1' },
+        ],
+      },
+      {},
+    );
+    // a fallback of another kind, which the config loader refuses, is still left out here
+    config.models[0].fallbacks!.splice(1, 0, 'embed');
+    const catalog = await catalogOf(config);
     const all = catalog.names().flatMap((n) => catalog.group(n)!);
     const health = new DeploymentHealth(all, cooldownSettings({ cooldown: { failures: 1 } }), () => now);
     const options: PlanOptions = { strategy: 'weighted', retries, health, random: sequence(0.1) };
