@@ -30,8 +30,7 @@ export async function readConfigFile(file: string): Promise<unknown> {
       // a byte-order mark (Notepad, Windows PowerShell's utf8) is not JSON, but Node's own JSON loading skips it
       return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch (err) {
-      // V8 quotes the text around the error ('..."adminKey": sk-adm"...'): it may be a literal secret
-      const reason = (err as Error).message.replace(/,\s*(?:\.\.\.)?"[\s\S]* is not valid JSON$/, '');
+      const reason = withoutQuotedJson((err as Error).message);
       throw new ConfigError('', `config file ${file} is not valid JSON: ${reason}`);
     }
   }
@@ -49,13 +48,19 @@ export async function readConfigFile(file: string): Promise<unknown> {
   try {
     mod = (await jiti.import(absolute)) as { default?: unknown };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    // a TypeScript config's own JSON.parse(process.env.KEYS) fails with V8's quote of that text too
+    const message = withoutQuotedJson(err instanceof Error ? err.message : String(err));
     throw new ConfigError('', `cannot load config file ${file}: ${message}${message.includes(absolute) ? '' : thrownAt(err, absolute)}`);
   }
   // jiti hands a CommonJS `module.exports = {...}` over as `default` too: without one, the file exports no config
   // (and its module object is not a config: it cannot even be cloned)
   if (mod && typeof mod === 'object' && 'default' in mod) return mod.default;
   throw new ConfigError('', `config file ${file} has no default export: write export default defineConfig({ ... })`);
+}
+
+/** V8 quotes the text around a JSON syntax error ('..."adminKey": sk-adm"...'): it may be a literal secret. */
+function withoutQuotedJson(message: string): string {
+  return message.replace(/,\s*(?:\.\.\.)?"[\s\S]* is not valid JSON$/, '');
 }
 
 /** Where in the config file an error was thrown, from its stack: a bare "Cannot read properties of undefined" does not say which line. */

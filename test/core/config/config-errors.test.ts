@@ -116,6 +116,26 @@ describe('config errors: the management API refusals, as boot errors with paths'
     ]);
   });
 
+  it('does not print the text a TypeScript config\'s own JSON.parse of an environment variable failed on (V8 quotes it: a secret)', async () => {
+    const file = path.join(dir, 'json-keys.config.ts');
+    writeFileSync(file, `export default { organizations: [{ id: 'acme' }], keys: JSON.parse(process.env.MG_TEST_KEYS_JSON ?? '[]') };\n`);
+    for (const text of ['[{"org":"acme","key":sk-live-CANARY-1}]', '[{"org":"acme","key":"sk-live-CANARY-2"},]']) {
+      process.env.MG_TEST_KEYS_JSON = text;
+      try {
+        const err = await readConfigFile(file).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).to.be.instanceOf(ConfigError);
+        const message = (err as Error).message;
+        expect(message).to.match(/^cannot load config file .*json-keys\.config\.ts: Unexpected token '[s\]]' \(at .*json-keys\.config\.ts:1:\d+\)$/);
+        expect(message).to.not.include('CANARY').and.to.not.include('sk-live');
+      } finally {
+        delete process.env.MG_TEST_KEYS_JSON;
+      }
+    }
+  });
+
   it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
     const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
     expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);
