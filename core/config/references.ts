@@ -117,6 +117,7 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
 
   const modelNames = new Set(entries(config.models).map(([, m]) => m.name).filter(str));
   const deploymentIds = new Set<string>();
+  const explicitIds = new Set<string>();
   // a name's entries are one load-balanced group: a chat request drawn to an embedding entry went to it
   const groupKind = new Map<string, { kind: unknown; at: number }>();
   for (const [i, m] of entries(config.models)) {
@@ -128,8 +129,11 @@ export function configReferenceProblems(config: Entry): { problems: ValidationPr
     }
     if (str(m.provider) && !providers.has(m.provider)) problems.push(problem(`models[${i}].provider`, `unknown provider "${m.provider}"`));
     const id = str(m.id) ? m.id : `${String(m.provider)}/${String(m.model ?? m.name)}`;
-    if (str(m.id) && deploymentIds.has(id)) problems.push(problem(`models[${i}].id`, `duplicate deployment id "${id}"`));
+    // entries that default to one id are one upstream model; an id written out is one deployment's alone,
+    // whichever comes first (a later default id equal to it shared its cooldowns and health unseen)
+    if (str(m.id) ? deploymentIds.has(id) : explicitIds.has(id)) problems.push(problem(`models[${i}].id`, `duplicate deployment id "${id}"${str(m.id) ? '' : ' (its default, provider/model)'}`));
     deploymentIds.add(id);
+    if (str(m.id)) explicitIds.add(id);
     for (const [j, f] of strings(m.fallbacks)) if (!modelNames.has(f)) problems.push(problem(`models[${i}].fallbacks[${j}]`, `unknown model "${f}"`));
   }
   // a request skips a fallback of another kind (core/routing/plan-candidates.ts): the entry named one that never ran

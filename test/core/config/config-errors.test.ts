@@ -136,6 +136,19 @@ describe('config errors: the management API refusals, as boot errors with paths'
     }
   });
 
+  it('refuses a deployment id taken twice whichever entry comes first, the one written out or the default provider/model', async () => {
+    const models = [
+      { name: 'a', provider: 'oai', id: 'oai/b' },
+      { name: 'b', provider: 'oai' },
+      // two names for one upstream model share its default id: one deployment, allowed
+      { name: 'c', provider: 'oai', model: 'gpt-4o' },
+      { name: 'c-alias', provider: 'oai', model: 'gpt-4o' },
+    ];
+    expect(await bootErrors({ ...base, models })).to.deep.equal(['models[1].id: duplicate deployment id "oai/b" (its default, provider/model)']);
+    // the other order was refused already
+    expect(await bootErrors({ ...base, models: [models[1], models[0]] })).to.deep.equal(['models[1].id: duplicate deployment id "oai/b"']);
+  });
+
   it('refuses a key whose secret is empty (no request can present it), as an unset env() is refused', async () => {
     const lines = await bootErrors({ ...base, keys: [{ key: '', org: 'acme', name: 'team' }, { key: { $env: 'UNSET_TEAM_KEY' }, org: 'acme' }, { key: 'sk-team-ok', org: 'acme' }] });
     expect(lines).to.have.members(['keys[0].key: must be a non-empty string or an env() marker ({ "$env": "NAME" })', 'keys[1].key: environment variable UNSET_TEAM_KEY is not set']);
