@@ -46,6 +46,8 @@ export interface FakePrompt {
   arguments?: { name: string; description?: string; required?: boolean }[];
   /** the text of the single user message returned by prompts/get */
   text: (args: Record<string, string>) => string;
+  /** further fields of the prompts/get result (a description, `_meta`), sent as they are */
+  getExtra?: Record<string, unknown>;
 }
 
 export interface FakeResource {
@@ -276,7 +278,7 @@ export class FakeMcpServer {
     server.setRequestHandler(GetPromptRequestSchema, (request) => {
       const prompt = this.prompts.get(request.params.name);
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
-      return { messages: [{ role: 'user', content: { type: 'text', text: prompt.text(request.params.arguments ?? {}) } }] };
+      return { messages: [{ role: 'user', content: { type: 'text', text: prompt.text(request.params.arguments ?? {}) } }], ...prompt.getExtra };
     });
     server.setRequestHandler(ListResourcesRequestSchema, (request) => {
       const resources = [...this.resources].map(([uri, r]) => ({ uri, name: r.name, mimeType: r.mimeType }));

@@ -46,10 +46,27 @@ export function mcpResultSlots(result: any, c: SlotCollector): void {
   const content = Array.isArray(result?.content) ? result.content : [];
   content.forEach((item: any, i: number) => {
     if (item?.type === 'text') c.field(item, 'text', `content[${i}].text`);
-    else if (item?.type === 'resource') c.field(item.resource, 'text', `content[${i}].resource.text`);
+    else if (item?.type === 'resource') resourceContentSlots(item.resource, `content[${i}].resource`, c);
+    metaSlots(item, `content[${i}]`, c);
   });
   if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
+  metaSlots(result, '', c);
   inputRequestSlots(result, c);
+}
+
+/**
+ * An upstream's `_meta`: SDK clients hand it to the application with the rest of the result, so what a
+ * guardrail masks in the text must not reach the client there. Its keys stay; its string values are text.
+ */
+function metaSlots(holder: any, at: string, c: SlotCollector): void {
+  const meta = holder?._meta;
+  if (meta && typeof meta === 'object') c.strings(holder, '_meta', at ? `${at}._meta` : '_meta');
+}
+
+/** A resource's contents: its `text` (binary `blob`s carry none). */
+function resourceContentSlots(item: any, at: string, c: SlotCollector): void {
+  c.field(item, 'text', `${at}.text`);
+  metaSlots(item, at, c);
 }
 
 /**
@@ -99,22 +116,24 @@ function optionTitleSlots(schema: any, at: string, c: SlotCollector): void {
   }
 }
 
-/** MCP `prompts/get` result: the text of each message (text content and embedded text resources). */
+/** MCP `prompts/get` result: its description and the text of each message (text content and embedded text resources). */
 export function mcpPromptSlots(result: any, c: SlotCollector): void {
   const messages = Array.isArray(result?.messages) ? result.messages : [];
+  c.field(result, 'description', 'description');
   messages.forEach((message: any, i: number) => {
     const item = message?.content;
     if (item?.type === 'text') c.field(item, 'text', `messages[${i}].content.text`);
-    else if (item?.type === 'resource') c.field(item.resource, 'text', `messages[${i}].content.resource.text`);
+    else if (item?.type === 'resource') resourceContentSlots(item.resource, `messages[${i}].content.resource`, c);
+    metaSlots(item, `messages[${i}].content`, c);
   });
+  metaSlots(result, '', c);
   inputRequestSlots(result, c);
 }
 
 /** MCP `resources/read` result: the text of each content item (binary `blob`s carry none). */
 export function mcpResourceSlots(result: any, c: SlotCollector): void {
   const contents = Array.isArray(result?.contents) ? result.contents : [];
-  contents.forEach((item: any, i: number) => {
-    if (typeof item?.text === 'string') c.field(item, 'text', `contents[${i}].text`);
-  });
+  contents.forEach((item: any, i: number) => resourceContentSlots(item, `contents[${i}]`, c));
+  metaSlots(result, '', c);
   inputRequestSlots(result, c);
 }

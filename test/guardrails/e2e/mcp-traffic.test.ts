@@ -53,6 +53,18 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
           },
         },
         memo: { handler: () => ({ content: [{ type: 'text', text: 'Quarterly numbers. INTERNAL USE ONLY. Do not share.' }] }) },
+        card: {
+          handler: () => ({
+            content: [{ type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': `crm row of ${EMAIL}` } }],
+            _meta: { 'example.com/contact': { email: EMAIL, phones: [PHONE] }, 'example.com/rows': 1 },
+          }),
+        },
+      },
+      prompts: {
+        followup: {
+          text: () => 'Write a follow-up to the customer.',
+          getExtra: { description: `Follow-up to ${EMAIL}`, _meta: { 'example.com/owner': EMAIL } },
+        },
       },
     });
     gw = await testConfig()
@@ -81,7 +93,7 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       const tools: { name: string }[] = ((await res.json()) as any).result?.tools ?? [];
-      if (tools.length === 3) {
+      if (tools.length === 4) {
         // with a single server the gateway may list bare names; use whatever it lists
         for (const t of tools) names[t.name.replace(/^crm-/, '')] = t.name;
         break;
@@ -125,6 +137,37 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
       { id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['CREDIT_CARD', 'EMAIL', 'PHONE'] },
     ]);
     expect(JSON.stringify(entry)).to.not.include(EMAIL);
+  });
+
+  it("masks personal data in a tool result's _meta and its content items' _meta, which SDK clients hand to the application", async () => {
+    const client = await sdkClient('plain');
+    try {
+      const result = await client.callTool({ name: names.card, arguments: {} });
+      expect(result).to.deep.equal({
+        content: [{ type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': 'crm row of [EMAIL]' } }],
+        _meta: { 'example.com/contact': { email: '[EMAIL]', phones: ['[PHONE]'] }, 'example.com/rows': 1 },
+      });
+    } finally {
+      await client.close();
+    }
+    const entry = await lastLog();
+    expect(entry.details!.guardrails).to.deep.include({ id: 'mask-pii', phase: 'post', verdict: 'mask', findings: ['EMAIL', 'PHONE'] });
+  });
+
+  it("masks personal data in a prompt's description and _meta as in its messages (prompts/get)", async () => {
+    const client = await sdkClient('plain');
+    try {
+      const { prompts } = await client.listPrompts();
+      const result = await client.getPrompt({ name: prompts[0].name });
+      expect(result).to.deep.equal({
+        description: 'Follow-up to [EMAIL]',
+        _meta: { 'example.com/owner': '[EMAIL]' },
+        messages: [{ role: 'user', content: { type: 'text', text: 'Write a follow-up to the customer.' } }],
+      });
+      expect(JSON.stringify(result)).to.not.include(EMAIL);
+    } finally {
+      await client.close();
+    }
   });
 
   it('masks tool arguments before the upstream server sees them', async () => {
