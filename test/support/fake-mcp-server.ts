@@ -54,6 +54,8 @@ export interface FakeResource {
   name: string;
   mimeType?: string;
   text: string;
+  /** read as a base64 `blob` of the text's UTF-8 bytes instead of as `text` */
+  asBlob?: boolean;
 }
 
 export interface RecordedRequest {
@@ -293,6 +295,7 @@ export class FakeMcpServer {
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {
       const uri = request.params.uri;
       const resource = this.resources.get(uri);
+      if (resource?.asBlob) return { contents: [{ uri, mimeType: resource.mimeType, blob: Buffer.from(resource.text, 'utf8').toString('base64') }] };
       if (resource) return { contents: [{ uri, mimeType: resource.mimeType, text: resource.text }] };
       for (const template of this.resourceTemplates) {
         const prefix = template.uriTemplate.split('{')[0];

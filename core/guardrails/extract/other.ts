@@ -63,11 +63,25 @@ function metaSlots(holder: any, at: string, c: SlotCollector): void {
   if (meta && typeof meta === 'object') c.strings(holder, '_meta', at ? `${at}._meta` : '_meta');
 }
 
-/** A resource's contents: its `text` (binary `blob`s carry none). */
+/**
+ * A resource's contents: its `text`, or its `blob` when that holds UTF-8 text (a server may send a text
+ * file base64-encoded, and the client decodes and shows it); masked text is encoded back the same way.
+ */
 function resourceContentSlots(item: any, at: string, c: SlotCollector): void {
-  c.field(item, 'text', `${at}.text`);
+  if (typeof item?.text === 'string') c.field(item, 'text', `${at}.text`);
+  else if (typeof item?.blob === 'string' && item.blob.length > 0 && !/^(image|audio|video)\//i.test(String(item.mimeType ?? ''))) {
+    let text: string;
+    try {
+      text = UTF8.decode(Buffer.from(item.blob, 'base64'));
+    } catch {
+      return; // binary: no text to inspect
+    }
+    if (text.length > 0) c.slots.push({ path: `${at}.blob`, text, put: (masked) => void (item.blob = Buffer.from(masked, 'utf8').toString('base64')) });
+  }
   metaSlots(item, at, c);
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The input requests of an `input_required` result (MCP 2026-07-28), relayed to the client as they came:
@@ -116,7 +130,7 @@ function optionTitleSlots(schema: any, at: string, c: SlotCollector): void {
   }
 }
 
-/** MCP `prompts/get` result: its description and the text of each message (text content and embedded text resources). */
+/** MCP `prompts/get` result: its description and the text of each message (text content and embedded resources). */
 export function mcpPromptSlots(result: any, c: SlotCollector): void {
   const messages = Array.isArray(result?.messages) ? result.messages : [];
   c.field(result, 'description', 'description');
@@ -130,7 +144,7 @@ export function mcpPromptSlots(result: any, c: SlotCollector): void {
   inputRequestSlots(result, c);
 }
 
-/** MCP `resources/read` result: the text of each content item (binary `blob`s carry none). */
+/** MCP `resources/read` result: the text of each content item, a blob's when it is UTF-8 text. */
 export function mcpResourceSlots(result: any, c: SlotCollector): void {
   const contents = Array.isArray(result?.contents) ? result.contents : [];
   contents.forEach((item: any, i: number) => resourceContentSlots(item, `contents[${i}]`, c));

@@ -66,6 +66,9 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
           getExtra: { description: `Follow-up to ${EMAIL}`, _meta: { 'example.com/owner': EMAIL } },
         },
       },
+      resources: {
+        'crm://notes/42': { name: 'notes', mimeType: 'text/plain', text: `Call back on ${PHONE} or mail ${EMAIL}.`, asBlob: true },
+      },
     });
     gw = await testConfig()
       .withKey(KEYS.plain, { id: 'plain' })
@@ -165,6 +168,19 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
         messages: [{ role: 'user', content: { type: 'text', text: 'Write a follow-up to the customer.' } }],
       });
       expect(JSON.stringify(result)).to.not.include(EMAIL);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('masks personal data in a text resource read as a base64 blob, as in one read as text', async () => {
+    const client = await sdkClient('plain');
+    try {
+      const result = await client.readResource({ uri: 'crm://notes/42' });
+      expect(result.contents).to.have.length(1);
+      const [item] = result.contents as { uri: string; mimeType: string; blob: string }[];
+      expect(item).to.include({ uri: 'crm://notes/42', mimeType: 'text/plain' });
+      expect(Buffer.from(item.blob, 'base64').toString('utf8')).to.equal('Call back on [PHONE] or mail [EMAIL].');
     } finally {
       await client.close();
     }
