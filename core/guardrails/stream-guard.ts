@@ -199,6 +199,13 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
           }
         }
       }
+      // a legacy function_call (the deprecated `functions` parameter) streams its arguments as a tool call does
+      const fnArgs = delta?.function_call?.arguments;
+      if (typeof fnArgs === 'string' && fnArgs) {
+        delta.function_call.arguments = await channels.push(`${i}/f`, `choices[${i}].delta.function_call.arguments`, fnArgs, true);
+        carried.set(`${i}/f`, (rest) => (delta.function_call.arguments += rest));
+        changed = true;
+      }
       if (choice?.finish_reason != null) {
         // Text held back for a choice goes out before its finish_reason. When this frame carries text of
         // that channel too, the rest follows it inside this frame: a frame of its own sent first would put
@@ -225,6 +232,7 @@ function isEmptyChatChoice(choice: any): boolean {
   for (const [k, v] of Object.entries(delta)) {
     if ((k === 'content' || k === 'refusal') && v === '') continue;
     if (k === 'tool_calls' && Array.isArray(v) && v.every((c: any) => !c?.id && !c?.function?.name && !c?.function?.arguments)) continue;
+    if (k === 'function_call' && !(v as any)?.name && !(v as any)?.arguments) continue;
     if (v == null) continue;
     return false;
   }
@@ -234,7 +242,8 @@ function isEmptyChatChoice(choice: any): boolean {
 function chatFlush(rests: [string, string][], template: Record<string, unknown> | undefined): SseFrame[] {
   return rests.map(([key, text]) => {
     const [choice, channel] = key.split('/');
-    const delta = channel === 'c' ? { content: text } : channel === 'r' ? { refusal: text } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
+    const delta =
+      channel === 'c' ? { content: text } : channel === 'r' ? { refusal: text } : channel === 'f' ? { function_call: { arguments: text } } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
     return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, finish_reason: null }] });
   });
 }

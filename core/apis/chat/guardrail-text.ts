@@ -1,6 +1,6 @@
 import type { SlotCollector } from '../../guardrails/text-slots';
 
-/** Chat completions request: message text (string, text or refusal parts, an assistant's refusal), tool-call arguments, predicted output, `name`-less. */
+/** Chat completions request: message text (string, text or refusal parts, an assistant's refusal), tool-call and legacy function-call arguments, predicted output, `name`-less. */
 export function chatRequestSlots(body: any, c: SlotCollector): void {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((m: any, i: number) => {
@@ -11,6 +11,8 @@ export function chatRequestSlots(body: any, c: SlotCollector): void {
     if (Array.isArray(m?.tool_calls)) {
       m.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
+    // the deprecated `functions` parameter's calls: OpenAI still serves them, and they carry arguments as tool calls do
+    c.jsonString(m?.function_call, 'arguments', `${at}.function_call.arguments`);
   });
   // Predicted Outputs: text the upstream reads as much as a message, a string or text parts
   contentSlots(body?.prediction, 'prediction', c);
@@ -27,7 +29,7 @@ export function contentSlots(holder: any, at: string, c: SlotCollector): void {
   });
 }
 
-/** Chat completions response: each choice's content, refusal and tool-call arguments. */
+/** Chat completions response: each choice's content, refusal and tool-call (and legacy function-call) arguments. */
 export function chatResponseSlots(body: any, c: SlotCollector): void {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
   choices.forEach((choice: any, i: number) => {
@@ -39,5 +41,6 @@ export function chatResponseSlots(body: any, c: SlotCollector): void {
     if (Array.isArray(message?.tool_calls)) {
       message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
+    c.jsonString(message?.function_call, 'arguments', `${at}.function_call.arguments`);
   });
 }

@@ -224,6 +224,44 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(upstream.last.rawBody).to.not.include(EMAIL);
   });
 
+  it('masks the arguments of a legacy function_call (the functions parameter) in the request, a JSON answer and a stream', async () => {
+    const functions = [{ name: 'send', parameters: { type: 'object', properties: { to: { type: 'string' } } } }];
+    const reply = { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, function_call: { name: 'send', arguments: `{"to": "${EMAIL}"}` } }, finish_reason: 'function_call' }] };
+    upstream.script = { kind: 'json', body: reply };
+    const { choices } = await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      functions,
+      messages: [
+        { role: 'user', content: 'send it' },
+        { role: 'assistant', content: null, function_call: { name: 'send', arguments: `{"to": "${EMAIL}", "n": 12345678901234567890}` } },
+        { role: 'function', name: 'send', content: 'sent' },
+      ],
+    });
+    expect(upstream.last.body.messages[1].function_call.arguments).to.equal('{"to": "[EMAIL]", "n": 12345678901234567890}');
+    expect(upstream.last.rawBody).to.not.include(EMAIL);
+    expect(choices[0].message.function_call).to.deep.equal({ name: 'send', arguments: '{"to": "[EMAIL]"}' });
+
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const pieces = ['{"to": "jane.r', 'oe@example', '.org"}'];
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, function_call: { name: 'send', arguments: '' } }, finish_reason: null }] },
+        ...pieces.map((p) => ({ ...base, choices: [{ index: 0, delta: { function_call: { arguments: p } }, finish_reason: null }] })),
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'function_call' }] },
+      ],
+    };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, functions, messages: [{ role: 'user', content: 'send it' }] });
+    let args = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      args += chunk.choices[0]?.delta?.function_call?.arguments ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(args).to.equal('{"to": "[EMAIL]"}');
+    expect(finish).to.equal('function_call');
+  });
+
   it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
     const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
     await client('plain').chat.completions.create({
