@@ -42,5 +42,19 @@ export function chatResponseSlots(body: any, c: SlotCollector): void {
       message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
     c.jsonString(message?.function_call, 'arguments', `${at}.function_call.arguments`);
+    logprobsSlots(choice, `choices[${i}]`, c);
   });
+}
+
+/**
+ * A choice's logprobs spell its text out token by token (and each token's bytes): they are checked as
+ * that text, and when an engine masks it they are dropped, since no token can be masked on its own.
+ */
+function logprobsSlots(choice: any, at: string, c: SlotCollector): void {
+  for (const channel of ['content', 'refusal']) {
+    const tokens = choice?.logprobs?.[channel];
+    if (!Array.isArray(tokens)) continue;
+    const text = tokens.map((t: any) => (typeof t?.token === 'string' ? t.token : '')).join('');
+    if (text.length > 0) c.slots.push({ path: `${at}.logprobs.${channel}`, text, put: () => void (choice.logprobs = null) });
+  }
 }

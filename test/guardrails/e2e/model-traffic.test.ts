@@ -90,6 +90,21 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(usage).to.deep.equal({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
   });
 
+  it("does not hand back a masked answer's text token by token in its logprobs", async () => {
+    const tokens = ['Mail ', 'jane', '.roe', '@example', '.org', ' today.'];
+    const logprobs = { content: tokens.map((token) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)], top_logprobs: [{ token, logprob: -0.1, bytes: [...Buffer.from(token)] }] })), refusal: null };
+    upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs, finish_reason: 'stop' }] } };
+    const masked = await client('plain').chat.completions.create({ model: 'gpt-test', logprobs: true, top_logprobs: 1, messages: [{ role: 'user', content: 'contact?' }] });
+    expect(masked.choices[0].message.content).to.equal('Mail [EMAIL] today.');
+    expect(JSON.stringify(masked)).to.not.include('example');
+    expect(masked.choices[0].logprobs).to.equal(null);
+    // an answer the guardrails leave alone keeps its logprobs
+    const plain = { content: [{ token: 'Hi.', logprob: -0.1, bytes: [72, 105, 46], top_logprobs: [] }], refusal: null };
+    upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.', refusal: null }, logprobs: plain, finish_reason: 'stop' }] } };
+    const kept = await client('plain').chat.completions.create({ model: 'gpt-test', logprobs: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(kept.choices[0].logprobs).to.deep.equal(plain);
+  });
+
   it('masks a JSON answer whose content is a list of parts, as some OpenAI-compatible servers send it', async () => {
     upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: `Mail ${EMAIL}.` }, { type: 'text', text: `Or call ${PHONE}.` }] }, finish_reason: 'stop' }] } };
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
