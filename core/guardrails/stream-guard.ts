@@ -145,9 +145,17 @@ async function* rethrowBlocks(frames: AsyncIterable<SseFrame>): AsyncGenerator<S
 
 async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Channels): AsyncGenerator<SseFrame> {
   let template: Record<string, unknown> | undefined;
+  const tokens = new Map<string, HeldTokens>();
+  const heldTokens = (key: string) => {
+    let held = tokens.get(key);
+    if (!held) tokens.set(key, (held = new HeldTokens()));
+    return held;
+  };
+  /** the logprobs of the rest of each channel closed, beside that rest */
+  const closing = (rests: [string, string][]) => rests.map(([key, rest]): [string, string, unknown[]] => [key, rest, tokens.get(key)?.rest(rest) ?? []]);
   for await (const frame of frames) {
     if (frame.isDone) {
-      yield* chatFlush(await channels.close(), template);
+      yield* chatFlush(closing(await channels.close()), template);
       yield frame;
       continue;
     }
@@ -159,34 +167,58 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
     template = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
     let changed = false;
     let empty = chunk.usage == null;
-    const heldBefore: [string, string][] = [];
+    const heldBefore: [string, string, unknown[]][] = [];
     for (const choice of chunk.choices) {
       const delta = choice?.delta;
       const i = choice?.index ?? 0;
       // where this frame carries a channel's text, by channel key: its held rest is appended there
       const carried = new Map<string, (rest: string) => void>();
+      // The logprobs spell the text out token by token: they wait with the text they spell, and go out
+      // beside it once it is released unchanged (never once a guardrail has masked it).
+      const logprobs = choice?.logprobs;
+      const released: Record<'c' | 'r', unknown[]> = { c: [], r: [] };
+      const withTokens = (channel: 'c' | 'r', sent: string, text: string) => {
+        released[channel].push(...heldTokens(`${i}/${channel}`).take(logprobs?.[channel === 'c' ? 'content' : 'refusal'], sent, text));
+      };
       if (typeof delta?.content === 'string' && delta.content) {
-        delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, delta.content);
+        const sent = delta.content;
+        delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, sent);
+        withTokens('c', sent, delta.content);
         carried.set(`${i}/c`, (rest) => (delta.content += rest));
         changed = true;
       } else if (Array.isArray(delta?.content)) {
         // some OpenAI-compatible servers stream content as a list of text parts, as a JSON answer's may be
         let last: { text: string } | undefined;
+        let sent = '';
+        let out = '';
         for (const part of delta.content) {
           if (part?.type !== 'text' || typeof part.text !== 'string' || !part.text) continue;
+          sent += part.text;
           part.text = await channels.push(`${i}/c`, `choices[${i}].delta.content`, part.text);
+          out += part.text;
           last = part;
         }
+        withTokens('c', sent, out);
         if (last) {
           const into = last;
           carried.set(`${i}/c`, (rest) => (into.text += rest));
           changed = true;
         }
+      } else {
+        withTokens('c', '', '');
       }
       // a refusal is the model's text too (a JSON answer's refusal is checked the same way)
       if (typeof delta?.refusal === 'string' && delta.refusal) {
-        delta.refusal = await channels.push(`${i}/r`, `choices[${i}].delta.refusal`, delta.refusal);
+        const sent = delta.refusal;
+        delta.refusal = await channels.push(`${i}/r`, `choices[${i}].delta.refusal`, sent);
+        withTokens('r', sent, delta.refusal);
         carried.set(`${i}/r`, (rest) => (delta.refusal += rest));
+        changed = true;
+      } else {
+        withTokens('r', '', '');
+      }
+      if (logprobs != null || released.c.length > 0 || released.r.length > 0) {
+        choice.logprobs = released.c.length > 0 || released.r.length > 0 ? { content: released.c.length > 0 ? released.c : null, refusal: released.r.length > 0 ? released.r : null } : null;
         changed = true;
       }
       if (Array.isArray(delta?.tool_calls)) {
@@ -210,10 +242,17 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
         // Text held back for a choice goes out before its finish_reason. When this frame carries text of
         // that channel too, the rest follows it inside this frame: a frame of its own sent first would put
         // the end of the text ahead of the part this frame releases.
-        for (const [key, rest] of await channels.close(`${i}/`)) {
+        for (const [key, rest, restTokens] of closing(await channels.close(`${i}/`))) {
           const append = carried.get(key);
-          if (append) append(rest);
-          else heldBefore.push([key, rest]);
+          if (!append) {
+            heldBefore.push([key, rest, restTokens]);
+            continue;
+          }
+          append(rest);
+          if (restTokens.length === 0) continue;
+          const field = key.endsWith('/r') ? 'refusal' : 'content';
+          choice.logprobs ??= { content: null, refusal: null };
+          choice.logprobs[field] = [...(choice.logprobs[field] ?? []), ...restTokens];
         }
       }
       if (!isEmptyChatChoice(choice)) empty = false;
@@ -222,7 +261,7 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
     if (changed) frame.markChanged();
     if (!(changed && empty)) yield frame;
   }
-  yield* chatFlush(await channels.close(), template);
+  yield* chatFlush(closing(await channels.close()), template);
 }
 
 /** A choice with nothing left to say: no text, no tool call text, no role, no finish reason. */
@@ -239,13 +278,56 @@ function isEmptyChatChoice(choice: any): boolean {
   return true;
 }
 
-function chatFlush(rests: [string, string][], template: Record<string, unknown> | undefined): SseFrame[] {
-  return rests.map(([key, text]) => {
+function chatFlush(rests: [string, string, unknown[]][], template: Record<string, unknown> | undefined): SseFrame[] {
+  return rests.map(([key, text, tokens]) => {
     const [choice, channel] = key.split('/');
+    const logprobs = tokens.length === 0 ? {} : { logprobs: { content: channel === 'c' ? tokens : null, refusal: channel === 'r' ? tokens : null } };
     const delta =
       channel === 'c' ? { content: text } : channel === 'r' ? { refusal: text } : channel === 'f' ? { function_call: { arguments: text } } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
-    return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, finish_reason: null }] });
+    return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, ...logprobs, finish_reason: null }] });
   });
+}
+
+const tokenLength = (entry: any) => (typeof entry?.token === 'string' ? entry.token.length : 0);
+
+/**
+ * The logprobs of one text channel, held while its text is: `take` is handed each frame's entries, the
+ * text the frame brought and the text the window released, and returns the entries of the text released,
+ * as long as every release is the text as it came. Once a guardrail has masked the channel, its logprobs
+ * are dropped from there on: no token can be masked on its own.
+ */
+class HeldTokens {
+  private entries: unknown[] = [];
+  /** the text received and not yet released */
+  private unreleased = '';
+  /** released characters not yet matched to a token */
+  private credit = 0;
+  private masked = false;
+
+  take(entries: unknown, sent: string, released: string): unknown[] {
+    if (this.masked) return [];
+    if (Array.isArray(entries)) this.entries.push(...entries);
+    this.unreleased += sent;
+    if (!released) return [];
+    if (!this.unreleased.startsWith(released)) {
+      this.masked = true;
+      this.entries = [];
+      this.unreleased = '';
+      return [];
+    }
+    this.unreleased = this.unreleased.slice(released.length);
+    this.credit += released.length;
+    let n = 0;
+    while (n < this.entries.length && tokenLength(this.entries[n]) <= this.credit) this.credit -= tokenLength(this.entries[n++]);
+    return this.entries.splice(0, n);
+  }
+
+  /** The channel closed with `rest` released: the entries left, unless the rest was masked. */
+  rest(rest: string): unknown[] {
+    const out = this.take(undefined, '', rest);
+    if (this.masked) return [];
+    return [...out, ...this.entries.splice(0)];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

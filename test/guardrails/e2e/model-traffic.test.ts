@@ -105,6 +105,38 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(kept.choices[0].logprobs).to.deep.equal(plain);
   });
 
+  it("does not stream a masked answer's text token by token in its logprobs, and keeps the logprobs of text it lets through", async () => {
+    const lp = (token: string) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)], top_logprobs: [] });
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const script = (tokens: string[]) => ({
+      kind: 'sse' as const,
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+        ...tokens.map((t) => ({ ...base, choices: [{ index: 0, delta: { content: t }, logprobs: { content: [lp(t)], refusal: null }, finish_reason: null }] })),
+        { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+      ],
+    });
+    const read = async () => {
+      const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, logprobs: true, messages: [{ role: 'user', content: 'contact?' }] });
+      let text = '';
+      const tokens: string[] = [];
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        for (const t of chunk.choices[0]?.logprobs?.content ?? []) tokens.push(t.token);
+      }
+      return { text, tokens };
+    };
+    const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    upstream.script = script([...words, 'Mail ', 'jane', '.roe', '@example', '.org', ' today.']);
+    const masked = await read();
+    expect(masked.text).to.equal(`${words.join('')}Mail [EMAIL] today.`);
+    expect(masked.tokens.join('')).to.not.include('example');
+    expect(words.join('').startsWith(masked.tokens.join(''))).to.equal(true);
+    upstream.script = script([...words, 'Bye.']);
+    const kept = await read();
+    expect(kept.tokens).to.deep.equal([...words, 'Bye.']);
+  });
+
   it('masks a JSON answer whose content is a list of parts, as some OpenAI-compatible servers send it', async () => {
     upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: `Mail ${EMAIL}.` }, { type: 'text', text: `Or call ${PHONE}.` }] }, finish_reason: 'stop' }] } };
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
