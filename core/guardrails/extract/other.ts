@@ -47,6 +47,7 @@ export function mcpResultSlots(result: any, c: SlotCollector): void {
   content.forEach((item: any, i: number) => {
     if (item?.type === 'text') c.field(item, 'text', `content[${i}].text`);
     else if (item?.type === 'resource') resourceContentSlots(item.resource, `content[${i}].resource`, c);
+    else if (item?.type === 'resource_link') resourceLinkSlots(item, `content[${i}]`, c);
     metaSlots(item, `content[${i}]`, c);
   });
   if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
@@ -82,6 +83,12 @@ function resourceContentSlots(item: any, at: string, c: SlotCollector): void {
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A link to a resource: its title and description are what a client shows in its place (name and URI address it). */
+function resourceLinkSlots(item: any, at: string, c: SlotCollector): void {
+  c.field(item, 'title', `${at}.title`);
+  c.field(item, 'description', `${at}.description`);
+}
 
 /**
  * The input requests of an `input_required` result (MCP 2026-07-28), relayed to the client as they came:
@@ -138,6 +145,7 @@ export function mcpPromptSlots(result: any, c: SlotCollector): void {
     const item = message?.content;
     if (item?.type === 'text') c.field(item, 'text', `messages[${i}].content.text`);
     else if (item?.type === 'resource') resourceContentSlots(item.resource, `messages[${i}].content.resource`, c);
+    else if (item?.type === 'resource_link') resourceLinkSlots(item, `messages[${i}].content`, c);
     metaSlots(item, `messages[${i}].content`, c);
   });
   metaSlots(result, '', c);

@@ -55,7 +55,10 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
         memo: { handler: () => ({ content: [{ type: 'text', text: 'Quarterly numbers. INTERNAL USE ONLY. Do not share.' }] }) },
         card: {
           handler: () => ({
-            content: [{ type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': `crm row of ${EMAIL}` } }],
+            content: [
+              { type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': `crm row of ${EMAIL}` } },
+              { type: 'resource_link', uri: 'crm://customers/42', name: 'customer-42', title: `Jane Roe <${EMAIL}>`, description: `Call ${PHONE}` },
+            ],
             _meta: { 'example.com/contact': { email: EMAIL, phones: [PHONE] }, 'example.com/rows': 1 },
           }),
         },
@@ -142,12 +145,15 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
     expect(JSON.stringify(entry)).to.not.include(EMAIL);
   });
 
-  it("masks personal data in a tool result's _meta and its content items' _meta, which SDK clients hand to the application", async () => {
+  it("masks personal data in a tool result's _meta, its content items' _meta and a resource link's title and description, which SDK clients hand to the application", async () => {
     const client = await sdkClient('plain');
     try {
       const result = await client.callTool({ name: names.card, arguments: {} });
       expect(result).to.deep.equal({
-        content: [{ type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': 'crm row of [EMAIL]' } }],
+        content: [
+          { type: 'text', text: 'Found one customer.', _meta: { 'example.com/source': 'crm row of [EMAIL]' } },
+          { type: 'resource_link', uri: 'crm://customers/42', name: 'customer-42', title: 'Jane Roe <[EMAIL]>', description: 'Call [PHONE]' },
+        ],
         _meta: { 'example.com/contact': { email: '[EMAIL]', phones: ['[PHONE]'] }, 'example.com/rows': 1 },
       });
     } finally {
