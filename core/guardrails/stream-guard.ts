@@ -358,6 +358,18 @@ async function* guardMessagesStream(frames: AsyncIterable<SseFrame>, channels: C
       }
       if (changed) frame.markChanged();
       yield frame;
+    } else if (type === 'content_block_delta' && frame.json?.delta?.type === 'citations_delta') {
+      // a citation comes whole, quoting its document: checked as a JSON answer's citation is
+      const citation = frame.json.delta.citation;
+      const index = frame.json.index ?? 0;
+      if (typeof citation?.cited_text === 'string' && citation.cited_text) {
+        const masked = await channels.whole(`content[${index}].citations.cited_text`, citation.cited_text);
+        if (masked !== citation.cited_text) {
+          citation.cited_text = masked;
+          frame.markChanged();
+        }
+      }
+      yield frame;
     } else if (type === 'content_block_delta') {
       const event = frame.json;
       const index = event.index ?? 0;

@@ -11,6 +11,8 @@ function blockSlots(holder: any, key: string, at: string, c: SlotCollector): voi
     switch (block?.type) {
       case 'text':
         c.field(block, 'text', `${path}.text`);
+        // a citation quotes the document it cites: text the client shows beside the answer's
+        if (Array.isArray(block.citations)) block.citations.forEach((cite: any, n: number) => c.field(cite, 'cited_text', `${path}.citations[${n}].cited_text`));
         break;
       // the tools Anthropic runs itself (web fetch, the MCP connector) come back in a turn's history too
       case 'tool_use':

@@ -133,6 +133,38 @@ describe('guardrails on the Messages API (Anthropic SDK; Anthropic and OpenAI up
     expect(((await res.json()) as any).content).to.deep.equal([{ type: 'mcp_tool_use', id: 'mcptoolu_2', name: 'lookup', server_name: 'crm', input: { q: '[EMAIL]' } }]);
   });
 
+  it("masks the text a citation quotes from a document, in a JSON answer and a stream, as it masks the answer's text", async () => {
+    const CARD = '4111 1111 1111 1111';
+    const payments = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-client-3', maxRetries: 0 });
+    const citation = { type: 'char_location', cited_text: `Card on file: ${CARD}.`, document_index: 0, document_title: 'Account', start_char_index: 0, end_char_index: 33 };
+    const request = {
+      model: 'claude-test',
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: `Card on file: ${CARD}.` }, title: 'Account', citations: { enabled: true } },
+            { type: 'text' as const, text: 'Which card is on file?' },
+          ],
+        },
+      ],
+    };
+    anthropic.reply({
+      json: { id: 'msg_c', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: `The card ${CARD}`, citations: [citation] }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 3 } },
+    });
+    const message = await payments.messages.create(request);
+    expect(JSON.stringify(message)).to.not.include(CARD);
+    expect(message.content[0]).to.deep.include({ text: 'The card [CREDIT_CARD]', citations: [{ ...citation, cited_text: 'Card on file: [CREDIT_CARD].' }] });
+
+    const events = textEvents('msg_cs', MODEL, [`The card ${CARD}`]);
+    events.splice(events.findIndex((e) => e.event === 'content_block_stop'), 0, { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation } } } as any);
+    anthropic.reply({ events });
+    const final = await payments.messages.stream(request).finalMessage();
+    expect(JSON.stringify(final)).to.not.include(CARD);
+    expect(final.content[0]).to.deep.include({ text: 'The card [CREDIT_CARD]', citations: [{ ...citation, cited_text: 'Card on file: [CREDIT_CARD].' }] });
+  });
+
   it('masks a value split across native Messages stream events at every position', async () => {
     const answer = `Write to ${EMAIL} today.`;
     const start = answer.indexOf(EMAIL);
