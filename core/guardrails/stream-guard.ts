@@ -231,6 +231,13 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
           }
         }
       }
+      // an audio answer streams its words as the transcript of its audio chunks
+      const transcript = delta?.audio?.transcript;
+      if (typeof transcript === 'string' && transcript) {
+        delta.audio.transcript = await channels.push(`${i}/a`, `choices[${i}].delta.audio.transcript`, transcript);
+        carried.set(`${i}/a`, (rest) => (delta.audio.transcript += rest));
+        changed = true;
+      }
       // a legacy function_call (the deprecated `functions` parameter) streams its arguments as a tool call does
       const fnArgs = delta?.function_call?.arguments;
       if (typeof fnArgs === 'string' && fnArgs) {
@@ -272,6 +279,7 @@ function isEmptyChatChoice(choice: any): boolean {
     if ((k === 'content' || k === 'refusal') && v === '') continue;
     if (k === 'tool_calls' && Array.isArray(v) && v.every((c: any) => !c?.id && !c?.function?.name && !c?.function?.arguments)) continue;
     if (k === 'function_call' && !(v as any)?.name && !(v as any)?.arguments) continue;
+    if (k === 'audio' && !(v as any)?.id && !(v as any)?.data && !(v as any)?.transcript) continue;
     if (v == null) continue;
     return false;
   }
@@ -283,7 +291,15 @@ function chatFlush(rests: [string, string, unknown[]][], template: Record<string
     const [choice, channel] = key.split('/');
     const logprobs = tokens.length === 0 ? {} : { logprobs: { content: channel === 'c' ? tokens : null, refusal: channel === 'r' ? tokens : null } };
     const delta =
-      channel === 'c' ? { content: text } : channel === 'r' ? { refusal: text } : channel === 'f' ? { function_call: { arguments: text } } : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
+      channel === 'c'
+        ? { content: text }
+        : channel === 'r'
+          ? { refusal: text }
+          : channel === 'f'
+            ? { function_call: { arguments: text } }
+            : channel === 'a'
+              ? { audio: { transcript: text } }
+              : { tool_calls: [{ index: Number(channel.slice(1)), function: { arguments: text } }] };
     return SseFrame.fromJson({ ...template, choices: [{ index: Number(choice), delta, ...logprobs, finish_reason: null }] });
   });
 }

@@ -42,6 +42,8 @@ export function chatResponseSlots(body: any, c: SlotCollector): void {
       message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
     }
     c.jsonString(message?.function_call, 'arguments', `${at}.function_call.arguments`);
+    // an audio answer (modalities: audio) has its words here, not in content
+    c.field(message?.audio, 'transcript', `${at}.audio.transcript`);
     logprobsSlots(choice, `choices[${i}]`, c);
   });
 }

@@ -414,6 +414,37 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(upstream.last.body.messages[0].content).to.equal(fine);
   });
 
+  it("checks an audio answer's transcript (modalities: audio), JSON and stream, as it checks a text answer", async () => {
+    const audio = (transcript: string) => ({ ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, audio: { id: 'audio_1', data: 'UklGRg==', expires_at: 1700003600, transcript } }, finish_reason: 'stop' }] });
+    const ask = { model: 'gpt-test', modalities: ['text', 'audio'] as ('text' | 'audio')[], audio: { voice: 'alloy' as const, format: 'wav' as const }, messages: [{ role: 'user' as const, content: 'plans?' }] };
+    upstream.script = { kind: 'json', body: audio('Project Falcon ships on Monday.') };
+    const err = await client('strict').chat.completions.create(ask).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).to.equal('guardrail_blocked');
+    upstream.script = { kind: 'json', body: audio(`Mail ${EMAIL} today.`) };
+    const { choices } = await client('plain').chat.completions.create(ask);
+    expect(choices[0].message.audio).to.deep.include({ id: 'audio_1', transcript: 'Mail [EMAIL] today.' });
+
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const pieces = ['Mail jane.r', 'oe@example', '.org today.'];
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }] },
+        ...pieces.map((transcript, n) => ({ ...base, choices: [{ index: 0, delta: { audio: { ...(n === 0 ? { id: 'audio_1' } : {}), data: 'UklGRg==', transcript } }, finish_reason: null }] })),
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      ],
+    };
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.plain}` },
+      body: JSON.stringify({ ...ask, stream: true }),
+    });
+    const chunks = (await res.text()).split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+    const transcript = chunks.map((c) => c.choices?.[0]?.delta?.audio?.transcript ?? '').join('');
+    expect(transcript).to.equal('Mail [EMAIL] today.');
+  });
+
   it('ends a stream with an error event when a block engine matches mid-stream', async () => {
     const pieces = ['Here is the plan. ', 'x'.repeat(300), ' It is internal ', 'use only, sorry.', ' More text.'];
     upstream.script = { kind: 'sse', events: chatChunks(pieces) };
