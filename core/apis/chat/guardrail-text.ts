@@ -9,13 +9,19 @@ export function chatRequestSlots(body: any, c: SlotCollector): void {
     // an earlier assistant turn's refusal goes back to the model as its text does
     c.field(m, 'refusal', `${at}.refusal`);
     if (Array.isArray(m?.tool_calls)) {
-      m.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
+      m.tool_calls.forEach((t: any, j: number) => toolCallSlots(t, `${at}.tool_calls[${j}]`, c));
     }
     // the deprecated `functions` parameter's calls: OpenAI still serves them, and they carry arguments as tool calls do
     c.jsonString(m?.function_call, 'arguments', `${at}.function_call.arguments`);
   });
   // Predicted Outputs: text the upstream reads as much as a message, a string or text parts
   contentSlots(body?.prediction, 'prediction', c);
+}
+
+/** A tool call's arguments: a function's JSON, or a custom tool's free text (`custom.input`). */
+function toolCallSlots(call: any, at: string, c: SlotCollector): void {
+  c.jsonString(call?.function, 'arguments', `${at}.function.arguments`);
+  c.field(call?.custom, 'input', `${at}.custom.input`);
 }
 
 /** `holder.content` as a string, or an array of parts whose text parts are slots. */
@@ -39,7 +45,7 @@ export function chatResponseSlots(body: any, c: SlotCollector): void {
     contentSlots(message, at, c);
     c.field(message, 'refusal', `${at}.refusal`);
     if (Array.isArray(message?.tool_calls)) {
-      message.tool_calls.forEach((t: any, j: number) => c.jsonString(t?.function, 'arguments', `${at}.tool_calls[${j}].function.arguments`));
+      message.tool_calls.forEach((t: any, j: number) => toolCallSlots(t, `${at}.tool_calls[${j}]`, c));
     }
     c.jsonString(message?.function_call, 'arguments', `${at}.function_call.arguments`);
     // an audio answer (modalities: audio) has its words here, not in content

@@ -309,6 +309,26 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(finish).to.equal('function_call');
   });
 
+  it("masks a custom tool call's free-text input in the request and in a JSON answer, as it masks a function's arguments", async () => {
+    const tools = [{ type: 'custom' as const, custom: { name: 'shell' } }];
+    upstream.script = {
+      kind: 'json',
+      body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_9', type: 'custom', custom: { name: 'shell', input: `mail -s hi ${EMAIL}` } }] }, finish_reason: 'tool_calls' }] },
+    };
+    const { choices } = await client('plain').chat.completions.create({
+      model: 'gpt-test',
+      tools,
+      messages: [
+        { role: 'user', content: 'send it' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'custom', custom: { name: 'shell', input: `echo ${EMAIL}` } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      ],
+    });
+    expect(upstream.last.body.messages[1].tool_calls[0].custom.input).to.equal('echo [EMAIL]');
+    expect(upstream.last.rawBody).to.not.include(EMAIL);
+    expect(choices[0].message.tool_calls).to.deep.equal([{ id: 'call_9', type: 'custom', custom: { name: 'shell', input: 'mail -s hi [EMAIL]' } }]);
+  });
+
   it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
     const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
     await client('plain').chat.completions.create({
