@@ -56,6 +56,16 @@ describe('images: the prompt goes through the pre-call guardrails', () => {
     expect(upstream.last.files.map((f) => f.size)).to.deep.equal([5000]);
   });
 
+  it("masks personal data in the prompt a model revised (dall-e-3's revised_prompt), as in any model answer", async () => {
+    upstream.answer = () => ({ status: 200, body: { created: 1700000000, data: [{ url: 'https://images.example.test/img-0.png', revised_prompt: 'A poster reading "write to jane.doe@example.com" in bold letters' }] } });
+    try {
+      const res = await client.images.generate({ model: 'painter', prompt: 'a poster with a contact address' });
+      expect(res.data![0]).to.deep.equal({ url: 'https://images.example.test/img-0.png', revised_prompt: 'A poster reading "write to [EMAIL]" in bold letters' });
+    } finally {
+      upstream.answer = undefined;
+    }
+  });
+
   it('blocks a generation whose prompt a block engine refuses', async () => {
     const err = await strict.images.generate({ model: 'painter', prompt: 'draw the ACME logo' }).catch((e) => e);
     expect(err.status).to.equal(400);

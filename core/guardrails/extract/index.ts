@@ -2,7 +2,7 @@ import type { ApiFormat } from '../../plugins/contracts';
 import { SlotCollector, type TextSlot } from '../text-slots';
 import { chatRequestSlots, chatResponseSlots } from '../../apis/chat/guardrail-text';
 import { messagesRequestSlots, messagesResponseSlots } from '../../apis/messages/guardrail-text';
-import { embeddingsRequestSlots, imagesRequestSlots, mcpArgumentsSlots, mcpInputResponseSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
+import { embeddingsRequestSlots, imagesRequestSlots, imagesResponseSlots, mcpArgumentsSlots, mcpInputResponseSlots, mcpPromptSlots, mcpResourceSlots, mcpResultSlots } from './other';
 
 type Extractor = (body: any, c: SlotCollector) => void;
 
@@ -18,6 +18,8 @@ const REQUEST: Partial<Record<ApiFormat, Extractor>> = {
 const RESPONSE: Partial<Record<ApiFormat, Extractor>> = {
   chat: chatResponseSlots,
   messages: messagesResponseSlots,
+  'images.generations': imagesResponseSlots,
+  'images.edits': imagesResponseSlots,
 };
 
 function collect(extract: Extractor | undefined, body: unknown): TextSlot[] {
@@ -29,7 +31,7 @@ function collect(extract: Extractor | undefined, body: unknown): TextSlot[] {
 
 /** The text of a model request in `format`'s shape; masked text is written back into `body`. */
 export const modelRequestSlots = (format: ApiFormat, body: unknown) => collect(REQUEST[format], body);
-/** The text of a JSON model response (embeddings and images responses carry none). */
+/** The text of a JSON model response (embeddings responses carry none, images responses only a revised prompt). */
 export const modelResponseSlots = (format: ApiFormat, body: unknown) => collect(RESPONSE[format], body);
 export const mcpRequestSlots = (args: Record<string, unknown> | undefined) => collect(mcpArgumentsSlots as Extractor, args);
 /** The answers a client sends back to an upstream's input requests; masked text is written back into them. */

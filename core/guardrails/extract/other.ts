@@ -11,6 +11,12 @@ export function imagesRequestSlots(body: any, c: SlotCollector): void {
   c.field(body, 'prompt', 'prompt');
 }
 
+/** Image responses: the prompt a model rewrote before drawing (dall-e-3's `revised_prompt`), its only text. */
+export function imagesResponseSlots(body: any, c: SlotCollector): void {
+  const data = Array.isArray(body?.data) ? body.data : [];
+  data.forEach((_: unknown, i: number) => c.field(data[i], 'revised_prompt', `data[${i}].revised_prompt`));
+}
+
 /** MCP `tools/call` arguments: every string value, at any depth. */
 export function mcpArgumentsSlots(args: Record<string, unknown> | undefined, c: SlotCollector): void {
   if (!args || typeof args !== 'object') return;
