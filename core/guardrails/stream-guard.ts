@@ -88,6 +88,27 @@ function jsonPieces(text: string, state: number): { inString: boolean; text: str
 }
 
 /**
+ * The text of the inside of a JSON string as written (`raw`, without its quotes), its escapes read; an
+ * escape cut off at the end (the rest arrives with the next delta) is left out as `tail`.
+ */
+function decodeJsonString(raw: string): { text: string; tail: string } {
+  let end = raw.length;
+  const slash = raw.lastIndexOf('\\', end - 1);
+  if (slash >= 0) {
+    // a run of backslashes: an odd one at the end of the run opens an escape
+    let run = 0;
+    while (slash - run >= 0 && raw.charCodeAt(slash - run) === 92) run++;
+    const needs = raw.charCodeAt(slash + 1) === 117 ? 6 : 2;
+    if (run % 2 === 1 && raw.length - slash < needs) end = slash;
+  }
+  try {
+    return { text: JSON.parse(`"${raw.slice(0, end)}"`) as string, tail: raw.slice(end) };
+  } catch {
+    return { text: raw, tail: '' };
+  }
+}
+
+/**
  * A JSON document streamed as text: masks go only inside its strings, as a JSON answer's string values
  * are the only ones masked. A mask written over a number (a card number sent as one) or across two
  * strings left text that is not JSON, and the SDKs parse it (the Anthropic SDK at every delta) and fail.
@@ -106,16 +127,22 @@ function jsonStringsOnly(check: WindowCheck): WindowCheck {
     }
     const state = scanJson(tail.slice(0, start - base), baseState);
     if (start - base + text.length > tail.length) tail = tail.slice(0, start - base) + text;
-    const verdict = await check(text, start, from);
+    const pieces = jsonPieces(text, state);
+    // the whole text as its strings read (escapes decoded), as the engines see a JSON answer's values
+    const readable = pieces.map((p) => (p.inString ? decodeJsonString(p.text).text : p.text)).join('');
+    const verdict = await check(readable, start, from);
     if (verdict.action !== 'mask') return verdict;
     let out = '';
     let at = start;
-    for (const piece of jsonPieces(text, state)) {
+    for (const piece of pieces) {
       let next = piece.text;
       if (piece.inString) {
-        const inner = await check(piece.text, at, from);
+        // checked as the JSON answer's string is, its escapes read: the "n" of a "\n" is no letter of
+        // the word it precedes, and masked text written back escaped keeps the document JSON
+        const { text: decoded, tail } = decodeJsonString(piece.text);
+        const inner = await check(decoded, at, from);
         if (inner.action === 'block') return inner;
-        if (inner.action === 'mask') next = inner.text;
+        if (inner.action === 'mask') next = JSON.stringify(inner.text).slice(1, -1) + tail;
       }
       out += next;
       at += piece.text.length;

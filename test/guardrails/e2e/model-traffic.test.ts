@@ -329,6 +329,46 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(choices[0].message.tool_calls).to.deep.equal([{ id: 'call_9', type: 'custom', custom: { name: 'shell', input: 'mail -s hi [EMAIL]' } }]);
   });
 
+  it('masks streamed tool-call arguments whose strings hold escapes (a new line before a value) into JSON that still parses, as the JSON answer reads', async () => {
+    const args = JSON.stringify({ body: `Hi,\n${EMAIL}\nthanks`, to: `\u00e9 ${EMAIL}` }).replace('\u00e9', '\\u00e9');
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1700000000, model: 'upstream-model' };
+    const pieces = [args.slice(0, 9), args.slice(9, 20), args.slice(20)];
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'send', arguments: '' } }] }, finish_reason: null }] },
+        ...pieces.map((p) => ({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: p } }] }, finish_reason: null }] })),
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+      ],
+    };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'send it' }] });
+    let streamed = '';
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '';
+    expect(JSON.parse(streamed)).to.deep.equal({ body: 'Hi,\n[EMAIL]\nthanks', to: '\u00e9 [EMAIL]' });
+
+    upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'send', arguments: args } }] }, finish_reason: 'tool_calls' }] } };
+    const { choices } = await client('plain').chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'send it' }] });
+    expect(JSON.parse((choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.arguments)).to.deep.equal(JSON.parse(streamed));
+    // a blocked word just after a new line is blocked in the stream as in the JSON answer
+    const blocked = JSON.stringify({ note: 'Plans:\nFalcon ships in May' });
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'send', arguments: blocked } }] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+      ],
+    };
+    const failing = await client('strict').chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'send it' }] });
+    let error: unknown;
+    try {
+      for await (const chunk of failing) void chunk;
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).to.match(/blocked word/);
+  });
+
   it('masks tool-call arguments nested deeper than 64 levels before the upstream sees them', async () => {
     const nest = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ next: inner }), leaf);
     await client('plain').chat.completions.create({
