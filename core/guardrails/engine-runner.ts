@@ -95,14 +95,14 @@ export class EngineGuardrailRunner implements GuardrailRunner {
         ctx.guardrails.push(record);
       }
       const seen = new StreamedText(exchange.format);
-      const guarded = guardStream(exchange.format, countStreamText(result.stream, seen), (path) => windowCheck(list, path, scope, records), this.streamOptions);
+      const guarded = guardStream(exchange.format, countStreamText(result.stream, seen), (path) => windowCheck(list, path, scope, records), this.streamOptions, exchange.body);
       if (guarded) result.stream = chargeBlockedStream(ctx, guarded, seen);
       else this.logger.warn('no stream guard for this format; stream passed unchecked', { format: exchange.format });
       return;
     }
     let masked: boolean;
     try {
-      masked = await runGuardrails(list, modelResponseSlots(exchange.format, result.body), scope, ctx.guardrails);
+      masked = await runGuardrails(list, modelResponseSlots(exchange.format, result.body, exchange.body), scope, ctx.guardrails);
     } catch (err) {
       // the upstream did the work: a blocked answer is charged for what it used
       chargeBlockedAnswer(ctx);

@@ -3,6 +3,7 @@ import type { ApiFormat } from '../plugins/contracts';
 import { SseFrame } from '../streaming/sse-frame';
 import { StreamBlockedError, StreamWindow, type StreamWindowOptions, type WindowCheck } from './stream-window';
 import { modelResponseSlots } from './extract';
+import { structuredOutput } from '../apis/chat/guardrail-text';
 
 /**
  * Post guardrails on a streaming model answer: every text channel of the stream (a choice's content
@@ -151,8 +152,9 @@ function jsonStringsOnly(check: WindowCheck): WindowCheck {
   };
 }
 
-export function guardStream(format: ApiFormat, frames: AsyncIterable<SseFrame>, checkFor: ChannelCheck, options: StreamWindowOptions = {}): AsyncIterable<SseFrame> | undefined {
-  if (format === 'chat') return rethrowBlocks(guardChatStream(frames, new Channels(checkFor, options)));
+/** `request`: the request the stream answers (a chat request asking for JSON gets its content checked as JSON) */
+export function guardStream(format: ApiFormat, frames: AsyncIterable<SseFrame>, checkFor: ChannelCheck, options: StreamWindowOptions = {}, request?: unknown): AsyncIterable<SseFrame> | undefined {
+  if (format === 'chat') return rethrowBlocks(guardChatStream(frames, new Channels(checkFor, options), structuredOutput(request)));
   if (format === 'messages') return rethrowBlocks(guardMessagesStream(frames, new Channels(checkFor, options)));
   return undefined;
 }
@@ -170,7 +172,7 @@ async function* rethrowBlocks(frames: AsyncIterable<SseFrame>): AsyncGenerator<S
 // chat.completion.chunk streams
 // ---------------------------------------------------------------------------------------------------
 
-async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Channels): AsyncGenerator<SseFrame> {
+async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Channels, jsonContent = false): AsyncGenerator<SseFrame> {
   let template: Record<string, unknown> | undefined;
   const tokens = new Map<string, HeldTokens>();
   const heldTokens = (key: string) => {
@@ -209,7 +211,8 @@ async function* guardChatStream(frames: AsyncIterable<SseFrame>, channels: Chann
       };
       if (typeof delta?.content === 'string' && delta.content) {
         const sent = delta.content;
-        delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, sent);
+        // a structured answer streams a JSON document, masked only inside its strings as its JSON answer is
+        delta.content = await channels.push(`${i}/c`, `choices[${i}].delta.content`, sent, jsonContent);
         withTokens('c', sent, delta.content);
         carried.set(`${i}/c`, (rest) => (delta.content += rest));
         changed = true;

@@ -18,6 +18,12 @@ export function chatRequestSlots(body: any, c: SlotCollector): void {
   contentSlots(body?.prediction, 'prediction', c);
 }
 
+/** The request asked for a JSON answer (`response_format` json_object or json_schema). */
+export function structuredOutput(request: any): boolean {
+  const type = request?.response_format?.type;
+  return type === 'json_object' || type === 'json_schema';
+}
+
 /** A tool call's arguments: a function's JSON, or a custom tool's free text (`custom.input`). */
 function toolCallSlots(call: any, at: string, c: SlotCollector): void {
   c.jsonString(call?.function, 'arguments', `${at}.function.arguments`);
@@ -36,13 +42,16 @@ export function contentSlots(holder: any, at: string, c: SlotCollector): void {
 }
 
 /** Chat completions response: each choice's content, refusal and tool-call (and legacy function-call) arguments. */
-export function chatResponseSlots(body: any, c: SlotCollector): void {
+export function chatResponseSlots(body: any, c: SlotCollector, request?: any): void {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
+  const structured = structuredOutput(request);
   choices.forEach((choice: any, i: number) => {
     const at = `choices[${i}].message`;
     const message = choice?.message;
+    // a structured answer is a JSON document, masked where its values are written, as tool-call arguments are
+    if (structured && typeof message?.content === 'string') c.jsonString(message, 'content', `${at}.content`);
     // a string, or (some OpenAI-compatible servers) a list of parts, as a request's content may be
-    contentSlots(message, at, c);
+    else contentSlots(message, at, c);
     c.field(message, 'refusal', `${at}.refusal`);
     if (Array.isArray(message?.tool_calls)) {
       message.tool_calls.forEach((t: any, j: number) => toolCallSlots(t, `${at}.tool_calls[${j}]`, c));

@@ -137,6 +137,19 @@ describe('guardrails on model traffic (openai SDK, fake OpenAI upstream)', () =>
     expect(kept.tokens).to.deep.equal([...words, 'Bye.']);
   });
 
+  it('keeps a structured answer (response_format json_schema) JSON when it masks a value after an escape, JSON and stream', async () => {
+    const doc = JSON.stringify({ note: `Hi,\n${EMAIL}`, card: 4111111111111111 });
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'note', schema: { type: 'object' } } };
+    upstream.script = { kind: 'json', body: chatCompletion(doc) };
+    const { choices } = await client('plain').chat.completions.create({ model: 'gpt-test', response_format, messages: [{ role: 'user', content: 'note?' }] });
+    expect(JSON.parse(choices[0].message.content!)).to.deep.equal({ note: 'Hi,\n[EMAIL]', card: 4111111111111111 });
+    upstream.script = { kind: 'sse', events: chatChunks([doc.slice(0, 12), doc.slice(12, 30), doc.slice(30)]) };
+    const stream = await client('plain').chat.completions.create({ model: 'gpt-test', stream: true, response_format, messages: [{ role: 'user', content: 'note?' }] });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(JSON.parse(text)).to.deep.equal({ note: 'Hi,\n[EMAIL]', card: 4111111111111111 });
+  });
+
   it('masks a JSON answer whose content is a list of parts, as some OpenAI-compatible servers send it', async () => {
     upstream.script = { kind: 'json', body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: `Mail ${EMAIL}.` }, { type: 'text', text: `Or call ${PHONE}.` }] }, finish_reason: 'stop' }] } };
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
