@@ -51,7 +51,9 @@ export function mcpInputResponseSlots(responses: Record<string, unknown> | undef
 export function mcpResultSlots(result: any, c: SlotCollector): void {
   const content = Array.isArray(result?.content) ? result.content : [];
   content.forEach((item: any, i: number) => {
-    if (item?.type === 'text') c.field(item, 'text', `content[${i}].text`);
+    // a tool's text is often its structured content as JSON: masked where its values are written, so
+    // it stays JSON and reads as the structuredContent beside it does (plain text is one plain slot)
+    if (item?.type === 'text') c.jsonString(item, 'text', `content[${i}].text`);
     else if (item?.type === 'resource') resourceContentSlots(item.resource, `content[${i}].resource`, c);
     else if (item?.type === 'resource_link') resourceLinkSlots(item, `content[${i}]`, c);
     metaSlots(item, `content[${i}]`, c);

@@ -129,7 +129,7 @@ describe('guardrail segment extraction and put-back', () => {
       isError: false,
     };
     const paths = await mask(mcpResponseSlots(result));
-    expect(paths).to.deep.equal(['content[0].text', 'content[2].resource.text', 'structuredContent.email', 'structuredContent.rows[0].phone']);
+    expect(paths).to.deep.equal(['content[0].text.email', 'content[2].resource.text', 'structuredContent.email', 'structuredContent.rows[0].phone']);
     expect(result).to.deep.equal({
       content: [
         { type: 'text', text: '{"email":"[EMAIL]"}' },

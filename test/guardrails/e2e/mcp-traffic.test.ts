@@ -53,6 +53,12 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
           },
         },
         memo: { handler: () => ({ content: [{ type: 'text', text: 'Quarterly numbers. INTERNAL USE ONLY. Do not share.' }] }) },
+        profile: {
+          handler: () => {
+            const profile = { note: `Hi,\n${EMAIL}`, visits: 3 };
+            return { content: [{ type: 'text', text: JSON.stringify(profile) }], structuredContent: profile };
+          },
+        },
         card: {
           handler: () => ({
             content: [
@@ -99,7 +105,7 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       const tools: { name: string }[] = ((await res.json()) as any).result?.tools ?? [];
-      if (tools.length === 4) {
+      if (tools.length === 5) {
         // with a single server the gateway may list bare names; use whatever it lists
         for (const t of tools) names[t.name.replace(/^crm-/, '')] = t.name;
         break;
@@ -187,6 +193,17 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
       const [item] = result.contents as { uri: string; mimeType: string; blob: string }[];
       expect(item).to.include({ uri: 'crm://notes/42', mimeType: 'text/plain' });
       expect(Buffer.from(item.blob, 'base64').toString('utf8')).to.equal('Call back on [PHONE] or mail [EMAIL].');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps a text result that serialises the structured content JSON when it masks a value after an escape', async () => {
+    const client = await sdkClient('plain');
+    try {
+      const result = (await client.callTool({ name: names.profile, arguments: {} })) as { content: { type: string; text: string }[]; structuredContent: unknown };
+      expect(result.structuredContent).to.deep.equal({ note: 'Hi,\n[EMAIL]', visits: 3 });
+      expect(JSON.parse(result.content[0].text)).to.deep.equal(result.structuredContent);
     } finally {
       await client.close();
     }
