@@ -100,6 +100,8 @@ export class ModelTraffic implements TrafficStrategy {
     let failed: Map<string, { failure: AttemptFailure; at: number; retries: number }> | undefined;
     // deployments whose provider could not build this request: not asked again
     let refusing: Set<string> | undefined;
+    // the first such refusal while nothing had failed upstream: the answer only if no deployment can serve
+    let refused: { failure: AttemptFailure; deployment: Deployment } | undefined;
 
     // A retryable failure counts as "retried" only once another attempt starts: the plan may end, the
     // steps left be skipped, or the client go away during the backoff, and then it was final ("failed").
@@ -143,6 +145,13 @@ export class ModelTraffic implements TrafficStrategy {
             exchange.deployment = lastFailed;
             continue;
           }
+          // The same, met first: the request is the client's fault only if no deployment can express it,
+          // and the steps ahead (another deployment of a group that mixes providers) may.
+          if (failure.unsent) {
+            (refusing ??= new Set()).add(deployment.id);
+            refused ??= { failure, deployment };
+            continue;
+          }
           if (!failure.retryable) {
             // a client that went away is no failure of the deployment (its failed attempts are alerted on)
             if (!(failure.error instanceof ClientAbortError)) this.reporter.attempt(deployment.id, 'failed');
@@ -169,6 +178,11 @@ export class ModelTraffic implements TrafficStrategy {
         exchange.attempts.push({ deploymentId: deployment.id, status: exchange.result.status });
         recordRouting(ctx, exchange, deployment);
         return;
+      }
+      if (!last && refused) {
+        this.reporter.attempt(refused.deployment.id, 'failed');
+        exchange.deployment = refused.deployment;
+        throw refused.failure.error;
       }
       // the plan is never empty (route stage), and a skipped step always leaves a later one
       throw last?.error ?? new ClientAbortError();

@@ -246,6 +246,26 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     ]);
   });
 
+  it('skips a deployment of a mixed group that cannot take the request (n: 2 on Claude) and serves it from one that can', async () => {
+    const client = await boot(
+      [
+        { name: 'mixed', provider: 'claude', model: 'claude-sonnet-4-5', id: 'claude/mixed', weight: 1000 },
+        { name: 'mixed', provider: 'primary', model: 'm', id: 'primary/mixed', weight: 1 },
+      ],
+      { retries: 1 },
+    );
+    for (let i = 0; i < 3; i++) {
+      const { data, response } = await client.chat.completions.create({ model: 'mixed', messages: USER, n: 2 }).withResponse();
+      expect(data.choices[0].message.content).to.equal('from primary');
+      expect(response.headers.get('x-gateway-model-id')).to.equal('primary/mixed');
+    }
+    expect(primary.requests).to.have.length(3);
+    // a request no deployment of the group can express is still the client's error
+    await gw!.close();
+    const lone = await boot([{ name: 'claude-only', provider: 'claude', model: 'claude-sonnet-4-5', id: 'claude/only' }]);
+    expect(await statusOf(lone.chat.completions.create({ model: 'claude-only', messages: USER, n: 2 }))).to.deep.equal({ status: 400, code: 'unsupported_parameter' });
+  });
+
   describe('timeouts', () => {
     it('gives up on a hanging upstream after x-gateway-timeout seconds and falls back', async () => {
       const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
