@@ -52,6 +52,18 @@ export function planCandidates(catalog: ModelCatalog, model: string, principal: 
 }
 
 /**
+ * The model's own deployments that `plan` left out for their cooldown (a fallback stood in for them),
+ * soonest out of cooldown first, `retries + 1` attempts: for a request no step of the plan could express.
+ */
+export function coolingLeftOut(catalog: ModelCatalog, model: string, plan: readonly Deployment[], options: PlanOptions, serves?: ServesRequest): Deployment[] {
+  const planned = new Set(plan.map((d) => d.id));
+  const left = servingOf(catalog.group(model), serves)?.filter((d) => !planned.has(d.id)) ?? [];
+  const out: Deployment[] = [];
+  if (left.length) pushCycling(out, [...left].sort((a, b) => options.health.cooldownUntil(a.id) - options.health.cooldownUntil(b.id)), options.retries + 1);
+  return out;
+}
+
+/**
  * A deployment that cannot serve the request is no candidate: tried, it would answer a 400 that ends the
  * request before the group's other deployments or the fallbacks that can serve it are reached.
  */

@@ -8,7 +8,7 @@ import type { LogTarget, TrafficStrategy } from '../pipeline/traffic';
 import type { ApiFormat } from '../plugins/contracts';
 import type { ModelKind, TimeoutsConfig } from '../config/types';
 import { modelKindMismatch, modelNotFound, unsupportedOperation } from '../routing/model-errors';
-import { planCandidates } from '../routing/plan-candidates';
+import { coolingLeftOut, planCandidates } from '../routing/plan-candidates';
 import type { RoutingPolicy } from '../routing/routing-policy';
 import { estimateModelRequest } from '../limits/estimate';
 import { ClientAbortError, UpstreamClient } from '../upstream/upstream-client';
@@ -92,7 +92,7 @@ export class ModelTraffic implements TrafficStrategy {
     const exchange = ctx.modelExchange;
     const timeouts = requestTimeouts(ctx.inbound.headers);
     const { health } = this.routing;
-    const plan = exchange.candidates;
+    const plan = [...exchange.candidates];
     let last: AttemptFailure | undefined;
     let lastFailed: Deployment | undefined;
     // by deployment: a group's deployments alternate (A, B, A), and A's backoff and Retry-After still
@@ -145,11 +145,15 @@ export class ModelTraffic implements TrafficStrategy {
             exchange.deployment = lastFailed;
             continue;
           }
-          // The same, met first: the request is the client's fault only if no deployment can express it,
-          // and the steps ahead (another deployment of a group that mixes providers) may.
+          // The same, met first: the request is the client's fault only if no deployment can express it.
+          // The steps ahead may (another deployment of a group that mixes providers); so may the model's
+          // own deployments the plan left out while they cool down (a fallback stood in for them).
           if (failure.unsent) {
             (refusing ??= new Set()).add(deployment.id);
-            refused ??= { failure, deployment };
+            if (!refused) {
+              refused = { failure, deployment };
+              plan.push(...coolingLeftOut(this.catalog, exchange.requestedModel, plan, this.routing, (d) => servesFormat(d, exchange.format)));
+            }
             continue;
           }
           if (!failure.retryable) {

@@ -113,4 +113,24 @@ describe('reliability on the Messages API (Anthropic SDK, fake Anthropic upstrea
       expect(openai.requests, `stream: ${stream}`).to.have.length(0);
     }
   });
+
+  it('tries the Anthropic deployment in cooldown when its fallback cannot take the request (a server tool only Claude runs), rather than a 400 about the client\u2019s valid request', async () => {
+    const request = {
+      model: 'claude-or-gpt',
+      max_tokens: 64,
+      tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 2 }],
+      messages: [{ role: 'user' as const, content: 'What happened in Paris today?' }],
+    };
+    clock.advance(60_000);
+    first.reply({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    // two attempts each: the third failure puts the lone deployment in cooldown
+    for (let i = 0; i < 2; i++) expect((await client.messages.create(request).catch((e) => e)).status).to.equal(503);
+    first.reply({ json: { id: 'msg_3', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'searched' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 3 } } });
+    first.requests.length = 0;
+    const { data, response } = await client.messages.create(request).withResponse();
+    expect(data.content).to.deep.equal([{ type: 'text', text: 'searched' }]);
+    expect(response.headers.get('x-gateway-model-id')).to.equal('a/or-gpt');
+    expect(first.requests).to.have.length(1);
+    expect(openai.requests).to.have.length(0);
+  });
 });

@@ -246,6 +246,24 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     ]);
   });
 
+  it('tries a model\u2019s only deployment in cooldown when its fallback cannot take the request (n: 2 on Claude), rather than a 400 about the client\u2019s valid request', async () => {
+    const client = await boot(
+      [
+        { name: 'main', provider: 'primary', model: 'm', id: 'primary/main', fallbacks: ['claude-spare'] },
+        { name: 'claude-spare', provider: 'claude', model: 'claude-sonnet-4-5', id: 'claude/spare' },
+      ],
+      { retries: 0, cooldown: { failures: 1 } },
+    );
+    primary.script = failing(503);
+    expect(await statusOf(client.chat.completions.create({ model: 'main', messages: USER, n: 2 }))).to.deep.equal({ status: 502, code: 'upstream_error' });
+    expect((await admin('/admin/v1/deployments')).data.find((d: any) => d.id === 'primary/main').state).to.equal('cooling_down');
+    primary.script = ok('back already');
+    const { data, response } = await client.chat.completions.create({ model: 'main', messages: USER, n: 2 }).withResponse();
+    expect(data.choices[0].message.content).to.equal('back already');
+    expect(response.headers.get('x-gateway-model-id')).to.equal('primary/main');
+    expect(primary.last.body.n).to.equal(2);
+  });
+
   it('skips a deployment of a mixed group that cannot take the request (n: 2 on Claude) and serves it from one that can', async () => {
     const client = await boot(
       [
