@@ -4,6 +4,7 @@ import type { SseFrame } from '../streaming/sse-frame';
 import type { TokenUsage } from '../types/usage';
 import { emptyUsage } from '../types/usage';
 import type { Deployment } from '../routing/deployment';
+import type { TimeoutsConfig } from '../config/types';
 import type { Principal } from '../auth/principal';
 import type { GuardrailRecord } from '../guardrails/guardrail-record';
 import type { GatewayError } from '../errors/gateway-error';
@@ -47,6 +48,8 @@ export interface ModelExchange {
   readonly stream: boolean;
   /** the deployments to try, in order (route stage; fallbacks after the first) */
   candidates: Deployment[];
+  /** the request's own timeouts (x-gateway-timeout; route stage) */
+  timeouts?: TimeoutsConfig;
   /** the deployment that served (or is serving) the request */
   deployment?: Deployment;
   result?: ModelResult;

@@ -67,6 +67,9 @@ export class ModelTraffic implements TrafficStrategy {
     if (group[0].config.kind !== kind) throw modelKindMismatch(exchange.requestedModel, group[0].config.kind, ctx.endpoint);
     const serves = (d: Deployment) => servesFormat(d, exchange.format);
     if (!group.some(serves)) throw unsupportedOperation(exchange.requestedModel, exchange.format);
+    // read here, not when calling: a header that is refused must not count toward the key's limits first,
+    // nor have the input guardrails run on the request
+    exchange.timeouts = requestTimeouts(ctx.inbound.headers);
     exchange.candidates = planCandidates(this.catalog, exchange.requestedModel, ctx.principal, this.routing, serves);
     exchange.deployment = exchange.candidates[0];
   }
@@ -90,7 +93,7 @@ export class ModelTraffic implements TrafficStrategy {
    */
   async call(ctx: AuthedContext): Promise<void> {
     const exchange = ctx.modelExchange;
-    const timeouts = requestTimeouts(ctx.inbound.headers);
+    const { timeouts } = exchange;
     const { health } = this.routing;
     const plan = [...exchange.candidates];
     let last: AttemptFailure | undefined;

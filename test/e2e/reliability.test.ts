@@ -353,6 +353,19 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
       expect(result).to.deep.equal({ status: 400, code: 'invalid_timeout' });
       expect(primary.requests).to.have.length(0);
     });
+
+    it('refuses an invalid x-gateway-timeout before admission: the refused request does not use up the key\u2019s rpm', async () => {
+      gw = await testConfig()
+        .withKey(KEY, { id: 'app', rpm: 1 })
+        .withProvider({ id: 'primary', type: 'openai', baseUrl: `${primary.url}/v1` })
+        .with({ models: [{ name: 'main', provider: 'primary', model: 'm', id: 'primary/main' }] })
+        .start({ clock });
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      expect(await statusOf(client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': '-1' } }))).to.deep.equal({ status: 400, code: 'invalid_timeout' });
+      const data = await client.chat.completions.create({ model: 'main', messages: USER }, { headers: { 'x-gateway-timeout': '5' } });
+      expect(data.choices[0].message.content).to.equal('from primary');
+      expect(primary.requests).to.have.length(1);
+    });
   });
 
   describe('streams', () => {
