@@ -95,7 +95,8 @@ export class ModelTraffic implements TrafficStrategy {
     const exchange = ctx.modelExchange;
     const { timeouts } = exchange;
     const { health } = this.routing;
-    const plan = [...exchange.candidates];
+    // copied only if the model's cooling deployments are added to it (below)
+    let plan = exchange.candidates;
     let last: AttemptFailure | undefined;
     let lastFailed: Deployment | undefined;
     // by deployment: a group's deployments alternate (A, B, A), and A's backoff and Retry-After still
@@ -155,7 +156,7 @@ export class ModelTraffic implements TrafficStrategy {
             (refusing ??= new Set()).add(deployment.id);
             if (!refused) {
               refused = { failure, deployment };
-              plan.push(...coolingLeftOut(this.catalog, exchange.requestedModel, plan, this.routing, (d) => servesFormat(d, exchange.format)));
+              plan = [...plan, ...coolingLeftOut(this.catalog, exchange.requestedModel, plan, this.routing, (d) => servesFormat(d, exchange.format))];
             }
             continue;
           }
