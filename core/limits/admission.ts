@@ -55,6 +55,8 @@ export interface BudgetUsage {
 export const RATE_WINDOW_MS = 60_000;
 /** how long a period's counter outlives the period, at most, so a request ending just after still settles */
 const MAX_SLACK_MS = 30_000;
+/** the longest a budget refusal lets the SDKs wait and retry (as the gateway itself waits for an upstream) */
+const SDK_RETRY_WAIT_MS = 60_000;
 
 /**
  * Where the count of one limit for one period lives. Each limit has two counters used in turn (even and
@@ -215,9 +217,10 @@ export class LimitsAdmission implements Admission {
       const resets = period ? ` It resets at ${new Date(period.endsAt).toISOString()}.` : '';
       const error = new BudgetExceededError(`Budget exceeded: ${describe(subject)} has used $${formatCost(spent)} of its $${formatCost(maxBudget)} budget.${resets}`);
       if (period) error.headers['retry-after'] = String(Math.ceil((period.endsAt - now) / 1000));
-      // a budget with no period never resets: the OpenAI and Anthropic SDKs would otherwise retry a 429
-      // twice for nothing (both read this header; a rate limit or a periodic budget may pass later)
-      else error.headers['x-should-retry'] = 'false';
+      // The OpenAI and Anthropic SDKs retry a 429 twice, sleeping the whole Retry-After first: a budget
+      // with no period never resets, and one whose period ends beyond a minute would hold the caller for
+      // hours (both SDKs obey this header; a rate limit, or a period about to end, may pass after the wait)
+      if (!period || period.endsAt - now > SDK_RETRY_WAIT_MS) error.headers['x-should-retry'] = 'false';
       throw error;
     }
     ticket.budget.push(charge);

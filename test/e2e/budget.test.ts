@@ -148,8 +148,8 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(res.status).to.equal(429);
       // the hourly period ends at 13:00 UTC
       expect(res.headers.get('retry-after')).to.equal('3600');
-      // it resets, so a client may well wait and retry
-      expect(res.headers.get('x-should-retry')).to.equal(null);
+      // it resets, but only in an hour: the SDKs must not sleep that long and retry
+      expect(res.headers.get('x-should-retry')).to.equal('false');
       const body = (await res.json()) as any;
       expect(body.error).to.deep.equal({
         message: 'Budget exceeded: This key has used $0.004 of its $0.004 budget. It resets at 2026-01-01T13:00:00.000Z.',
@@ -189,6 +189,29 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
 
       sent.length = 0;
       const anthropic = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, fetch: counting });
+      const refusedMessages = await anthropic.messages.create({ model: 'priced', max_tokens: 5, messages: USER }).catch((e) => e);
+      expect({ status: refusedMessages.status, requests: sent.length }).to.deep.equal({ status: 429, requests: 1 });
+    });
+
+    it('tells the SDKs not to retry a refusal by a budget whose period ends hours away: one request each, not three', async () => {
+      clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'hourly-spent', maxBudget: 0, budgetDuration: '1h' }] }), { clock });
+      const sent: string[] = [];
+      const counting = (input: string | URL | Request, init?: RequestInit) => {
+        sent.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      };
+      const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 2, fetch: counting });
+      const refused = await openai.chat.completions.create({ model: 'priced', messages: USER, max_tokens: 5 }).catch((e) => e);
+      expect({ status: refused.status, code: refused.code, retryAfter: refused.headers.get('retry-after'), requests: sent.length }).to.deep.equal({
+        status: 429,
+        code: 'budget_exceeded',
+        retryAfter: '3600',
+        requests: 1,
+      });
+
+      sent.length = 0;
+      const anthropic = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, maxRetries: 2, fetch: counting });
       const refusedMessages = await anthropic.messages.create({ model: 'priced', max_tokens: 5, messages: USER }).catch((e) => e);
       expect({ status: refusedMessages.status, requests: sent.length }).to.deep.equal({ status: 429, requests: 1 });
     });
