@@ -36,10 +36,15 @@ export const JSONRPC_ERRORS: ErrorShape = {
   streamFrame: (err) => `event: message\ndata: ${JSON.stringify(jsonRpcErrorBody(null, err))}\n\n`,
 };
 
+/** The paths that speak Anthropic's wire: its error shape, and its `request-id` header. */
+export function isAnthropicPath(path: string): boolean {
+  return path.startsWith('/native/') || path === '/v1/messages' || path.startsWith('/v1/messages/');
+}
+
 /** Which error shape a path's family uses (contracts.md §4). */
 export function errorShapeFor(path: string): ErrorShape {
   if (path === '/mcp' || path.startsWith('/mcp/')) return JSONRPC_ERRORS;
-  return path.startsWith('/native/') || path === '/v1/messages' || path.startsWith('/v1/messages/') ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
+  return isAnthropicPath(path) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
 }
 
 export function sendError(res: ServerResponse, err: GatewayError, shape: ErrorShape): void {

@@ -357,6 +357,29 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(upstream.last.body).to.deep.equal({ model: UPSTREAM_MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
   });
 
+  it('gives the Anthropic SDK the gateway\u2019s request id as request-id (message._request_id, err.requestID), JSON, streamed and refused, on both paths', async () => {
+    const message = await client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(message.request_id).to.be.a('string').that.equals(message.response.headers.get('x-gateway-request-id'));
+
+    upstream.reply({ events: textEvents('msg_1', UPSTREAM_MODEL, ['hello']) });
+    const streamed = await client.messages.create({ model: 'claude-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    for await (const _event of streamed.data) void _event;
+    expect(streamed.response.headers.get('request-id')).to.be.a('string').that.equals(streamed.response.headers.get('x-gateway-request-id'));
+
+    const refused = await client.messages.create({ model: 'claude-nope', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(refused).to.be.instanceOf(Anthropic.NotFoundError);
+    expect(refused.requestID).to.be.a('string').that.equals(refused.headers.get('x-gateway-request-id'));
+
+    const unauthenticated = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: 'sk-not-a-key', maxRetries: 0 });
+    const denied = await unauthenticated.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(denied.requestID).to.be.a('string').that.equals(denied.headers.get('x-gateway-request-id'));
+
+    upstream.reply({ json: readFixture('anthropic', 'cached-usage.upstream-response.json') });
+    const deprecated = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+    const viaAlias = await deprecated.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(viaAlias.request_id).to.be.a('string').that.equals(viaAlias.response.headers.get('x-gateway-request-id'));
+  });
+
   describe('deprecated alias POST /v1/messages', () => {
     it('answers the same and marks itself deprecated with a Link to /native/v1/messages', async () => {
       const aliasClient = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });

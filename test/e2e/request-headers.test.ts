@@ -60,7 +60,10 @@ describe('request headers: malformed or oversized ones on every API, and both An
       expect(answer.status).to.equal(400);
       expect(answer.headers).to.include('content-type: application/json');
       // every response carries a request id (contracts §4)
-      expect(answer.headers).to.match(/\r\nx-gateway-request-id: [0-9a-f-]{36}\r\n/);
+      const id = /\r\nx-gateway-request-id: ([0-9a-f-]{36})\r\n/.exec(answer.headers)?.[1];
+      expect(id).to.be.a('string');
+      // and under the name the Anthropic SDK reads (err.requestID)
+      expect(answer.headers).to.include(`\r\nrequest-id: ${id}\r\n`);
       expect(JSON.parse(answer.body)).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'The request could not be read as HTTP.' } });
     });
 
