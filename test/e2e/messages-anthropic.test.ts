@@ -380,6 +380,32 @@ describe('Messages endpoint, Anthropic model: pass-through (Anthropic SDK, fake 
     expect(viaAlias.request_id).to.be.a('string').that.equals(viaAlias.response.headers.get('x-gateway-request-id'));
   });
 
+  it('keeps the Anthropic upstream\u2019s own anthropic-ratelimit-*, x-should-retry and request-id headers from the client: they describe the gateway\u2019s provider account and attempt, not the client', async () => {
+    const upstreamHeaders = {
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '3',
+      'anthropic-ratelimit-tokens-remaining': '1200',
+      'x-should-retry': 'true',
+      'request-id': 'req_upstream_1',
+    };
+    const leaked = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('anthropic-ratelimit-') || name === 'x-should-retry' || headers.get(name) === 'req_upstream_1');
+
+    upstream.reply({ json: readFixture('anthropic', 'cached-usage.upstream-response.json'), headers: upstreamHeaders });
+    const answer = await client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(leaked(answer.response.headers)).to.deep.equal([]);
+
+    upstream.reply({ events: textEvents('msg_1', UPSTREAM_MODEL, ['hello']), headers: upstreamHeaders });
+    const streamed = await client.messages.create({ model: 'claude-test', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    for await (const _event of streamed.data) void _event;
+    expect(leaked(streamed.response.headers)).to.deep.equal([]);
+
+    upstream.reply({ error: { status: 429, type: 'rate_limit_error', message: 'slow down' }, headers: { ...upstreamHeaders, 'x-should-retry': 'false', 'retry-after': '7' } });
+    const refused = await client.messages.create({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(refused).to.be.instanceOf(Anthropic.RateLimitError);
+    expect(refused.headers.get('retry-after')).to.equal('7');
+    expect(leaked(refused.headers)).to.deep.equal([]);
+  });
+
   describe('deprecated alias POST /v1/messages', () => {
     it('answers the same and marks itself deprecated with a Link to /native/v1/messages', async () => {
       const aliasClient = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
