@@ -225,6 +225,9 @@ const CASES: Case[] = [
   // embeddings (fast JSON route, OpenAI shape)
   { name: 'embeddings: content-type text/plain', family: 'embeddings', send: post('embeddings', GOOD.embeddings, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
   { name: 'embeddings: an empty input array', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: [] }), status: 400, body: { error: { code: 'invalid_value', param: 'input' } } },
+  { name: 'embeddings: an empty input string', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: '' }), status: 400, exact: true, body: openAi("Invalid value for 'input': must be a non-empty string, or a non-empty array of non-empty strings, of tokens, or of token arrays.", 'invalid_value', 'input') },
+  { name: 'embeddings: an input array mixing texts and tokens', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: ['a', 5] }), status: 400, body: { error: { code: 'invalid_value', param: 'input' } } },
+  { name: 'embeddings: an input array with an empty text', family: 'embeddings', send: post('embeddings', { model: 'embed-test', input: ['a', ''] }), status: 400, body: { error: { code: 'invalid_value', param: 'input' } } },
   { name: 'embeddings: dimensions 0', family: 'embeddings', send: post('embeddings', { ...(GOOD.embeddings as object), dimensions: 0 }), status: 400, exact: true, body: openAi("Invalid value for 'dimensions': must be >= 1.", 'invalid_value', 'dimensions') },
   { name: 'embeddings: encoding_format "int8"', family: 'embeddings', send: post('embeddings', { ...(GOOD.embeddings as object), encoding_format: 'int8' }), status: 400, body: { error: { code: 'invalid_value', param: 'encoding_format' } } },
 
