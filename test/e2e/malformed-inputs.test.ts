@@ -234,6 +234,11 @@ const CASES: Case[] = [
   // images (express app, OpenAI shape)
   { name: 'images: an edit without an image part', family: 'images', send: editWithoutImage, status: 400, exact: true, body: openAi("Missing required parameter: 'image' (an image edit needs an image file part).", 'missing_required_parameter', 'image') },
   { name: 'images: n 11', family: 'images', send: post('images', { ...(GOOD.images as object), n: 11 }), status: 400, exact: true, body: openAi("Invalid value for 'n': expected a positive integer.", 'invalid_value', 'n') },
+  { name: 'images: stream "true" as a string', family: 'images', send: post('images', { ...(GOOD.images as object), stream: 'true' }), status: 400, exact: true, body: openAi("Invalid value for 'stream': expected a boolean.", 'invalid_value', 'stream') },
+  { name: 'images: size 0x0', family: 'images', send: post('images', { ...(GOOD.images as object), size: '0x0' }), status: 400, body: { error: { code: 'invalid_value', param: 'size' } } },
+  { name: 'images: quality "ultra"', family: 'images', send: post('images', { ...(GOOD.images as object), quality: 'ultra' }), status: 400, body: { error: { code: 'invalid_value', param: 'quality' } } },
+  { name: 'images: partial_images 4', family: 'images', send: post('images', { ...(GOOD.images as object), partial_images: 4 }), status: 400, body: { error: { code: 'invalid_value', param: 'partial_images' } } },
+  { name: 'images: partial_images "2" as a string in JSON', family: 'images', send: post('images', { ...(GOOD.images as object), partial_images: '2' }), status: 400, body: { error: { code: 'invalid_value', param: 'partial_images' } } },
   { name: 'images: invalid UTF-8', family: 'images', send: post('images', invalidUtf8('images')), status: 400, exact: true, body: openAi(NOT_UTF8, 'invalid_utf8') },
   { name: 'images: content-type text/plain', family: 'images', send: post('images', GOOD.images, { 'content-type': 'text/plain' }), status: 415, exact: true, body: openAi(TEXT_PLAIN, 'unsupported_media_type') },
 

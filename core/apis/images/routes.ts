@@ -11,7 +11,7 @@ import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import type { GatewayServices } from '../../http/gateway-services';
 import { refuseBody, runModelRequest, type ModelEndpointSpec } from '../../http/model-endpoint';
 import { requireObjectBody } from '../../http/validate';
-import { imagesRequestValidator } from './request-schema';
+import { imageEditFormValidator, imagesRequestValidator } from './request-schema';
 
 /** Where hosted images are reachable: the configured public base URL, else the one the client used. */
 function baseUrlOf(req: Request, settings: ResolvedImagesSettings): string {
@@ -63,8 +63,8 @@ export function installImagesRoutes(router: Router, services: GatewayServices): 
     try {
       await upload.ready;
       const body = upload.fields;
-      // a form's values are strings: the schema takes a count as its digits too
-      imagesRequestValidator.check(body);
+      // a form's values are strings: this schema takes a count as its digits too
+      imageEditFormValidator.check(body);
       if (body.stream === 'true') body.stream = true;
       await runModelRequest(services, EDITS, req, res, body);
     } catch (err) {
