@@ -16,6 +16,8 @@ export const ResponsesRequestSchema = Type.Object({
   max_tool_calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  // unchecked, 1e999 (Infinity once parsed) went upstream as null
+  top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
   tools: Type.Optional(Nullable(Type.Array(Tool))),
   tool_choice: Type.Optional(Type.Union([Type.String(), Type.Object({ type: Type.String() }), Type.Null()], { hint: "must be 'none', 'auto', 'required' or a tool choice object" })),
   parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
