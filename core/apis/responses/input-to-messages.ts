@@ -7,7 +7,7 @@
  * requests and `mcp_list_tools` items are context for the client only and are skipped. A `reasoning`
  * item the gateway wrote gives its blocks back to the assistant turn that follows it (reasoning.ts).
  */
-import { InvalidRequestError } from '../../errors/gateway-error';
+import { GatewayError, InvalidRequestError } from '../../errors/gateway-error';
 import type { ChatMessage, ContentPart, ThinkingBlock, ToolCall } from '../../types/chat';
 import { decodeReasoning } from './reasoning';
 import { toFunctionName } from './function-names';
@@ -47,9 +47,38 @@ export interface TranslatedInput {
   answered: AnsweredApproval[];
 }
 
+/**
+ * The input item each chat message came from, and whether its content parts are the item's one for one:
+ * a provider's translation names the chat message it refuses, which the client never sent.
+ */
+const origins = new WeakMap<ChatMessage, { param: string; parts: boolean }>();
+
+function from<T extends ChatMessage | undefined>(message: T, param: string, parts = false): T {
+  if (message && !origins.has(message)) origins.set(message, { param, parts });
+  return message;
+}
+
+const CHAT_PARAM = /^messages\[(\d+)\](\.content\[\d+\])?/;
+
+/**
+ * A refusal naming `messages[k]...` of the chat messages sent (`sent`), named instead by the input item
+ * (or its content part) the client sent; other errors, and messages not from this request's input (`own`:
+ * a continued conversation's are tagged by the request that sent them), are returned as they are.
+ */
+export function inInputTerms(err: unknown, sent: ChatMessage[], own: ChatMessage[]): unknown {
+  if (!(err instanceof GatewayError) || typeof err.param !== 'string') return err;
+  const match = CHAT_PARAM.exec(err.param);
+  const message = match ? sent[Number(match[1])] : undefined;
+  const origin = message && own.includes(message) ? origins.get(message) : undefined;
+  if (!match || !origin) return err;
+  const param = origin.parts && match[2] ? `${origin.param}${match[2]}` : origin.param;
+  const text = err.message.startsWith(err.param) ? `${param}${err.message.slice(err.param.length)}` : err.message;
+  return new GatewayError(err.status, err.type, err.code, text, { param, headers: err.headers, cause: err });
+}
+
 export function inputToMessages(input: string | InputItem[] | undefined): TranslatedInput {
   if (input === undefined) return { messages: [], answers: [], answered: [] };
-  if (typeof input === 'string') return { messages: [{ role: 'user', content: input }], answers: [], answered: [] };
+  if (typeof input === 'string') return { messages: [from({ role: 'user', content: input }, 'input')], answers: [], answered: [] };
   if (!Array.isArray(input)) throw new InvalidRequestError("Invalid type for 'input': expected a string or an array of items.", 'invalid_type', { param: 'input' });
 
   // A client that sends its whole history back (the Agents SDK, item references) sends an approved call's
@@ -90,20 +119,20 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
     switch (type) {
       case 'message': {
         const message = messageOf(item, i);
-        messages.push(message);
+        messages.push(from(message, `input[${i}]`, Array.isArray(message.content)));
         withThinking(message);
         return;
       }
       case 'function_call':
         appendToolCall(messages, { id: requireString(item, 'call_id', i), type: 'function', function: { name: requireString(item, 'name', i), arguments: stringArgs(item.arguments) } });
-        withThinking(messages[messages.length - 1]);
+        withThinking(from(messages[messages.length - 1], `input[${i}]`));
         return;
       case 'reasoning':
         thinking.push(...decodeReasoning(item.encrypted_content));
         return;
       case 'function_call_output': {
         const output = toolOutput(item.output, `input[${i}].output`);
-        messages.push({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: output.text });
+        messages.push(from({ role: 'tool', tool_call_id: requireString(item, 'call_id', i), content: output.text }, `input[${i}]`));
         attachments.push(...output.media);
         return;
       }

@@ -23,7 +23,7 @@ import { formatCost } from '../../spend/pricing';
 import type { TokenUsage } from '../../types/usage';
 import { newId } from './ids';
 import { resolveItemReferences } from './item-references';
-import { inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
+import { inInputTerms, inputToMessages, type PendingApproval, type TranslatedInput } from './input-to-messages';
 import { mcpEntries, mcpToolChoice, resolveMcpTools } from './mcp-tool-set';
 import { responsesUsage } from './output-items';
 import { allowedToolsOf, chatTemplate, instructionMessages } from './request-to-chat';
@@ -160,10 +160,11 @@ export class ResponsesHandler {
       recorder,
       { ...services.config.responses, deadline: run.deadline, requestedMaxToolCalls: body.max_tool_calls ?? undefined },
     );
-    const result = await run.loop.run({ template, instructions: instructionMessages(body), messages, newMessages: input.messages, toolSet, allowed: allowedToolsOf(body.tool_choice), approvals, stream: body.stream === true }).catch((err): LoopResult => {
+    const instructions = instructionMessages(body);
+    const result = await run.loop.run({ template, instructions, messages, newMessages: input.messages, toolSet, allowed: allowedToolsOf(body.tool_choice), approvals, stream: body.stream === true }).catch((err): LoopResult => {
       // the time limit ends the response as incomplete with what it has so far, kept like any other
       // incomplete response so the client can continue it (messages hold every step that finished)
-      if (!run.timedOut()) throw err;
+      if (!run.timedOut()) throw inInputTerms(err, [...instructions, ...messages], input.messages);
       return { pending: [], incomplete: 'time_limit' };
     });
     recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
