@@ -73,6 +73,8 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
     // as on the fast routes: the rest of a body refused for its size is not worth reading (kept alive, the
     // connection went on reading and dropping it, up to the request timeout)
     if (error instanceof GatewayError && error.status === 413) res.setHeader('connection', 'close');
+    // nothing serves this method here (POST /v1/models): its 404, as with a body that parses
+    if (!routed(router, req.path, req.method)) return next();
     const spec = req.method === 'POST' ? MODEL_BODY_PATHS.get(req.path) : undefined;
     if (spec) return void refuseBody(services, spec, req, res, error).catch(next);
     callerRefusal(services, req, res).then((refused) => next(refused ?? error), next);
@@ -84,7 +86,7 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
       req.resume();
       // a path nothing serves is a 404 whatever its body: the openai SDK's images.createVariation (a
       // multipart form) was told to send JSON, as if the gateway served it
-      if (!routed(router, req.path)) return next();
+      if (!routed(router, req.path, req.method)) return next();
       return refuse(req, res, next)(refusal);
     }
     readJsonBody(req, limit).then((body) => {
@@ -94,10 +96,11 @@ function jsonBodies(services: GatewayServices, router: express.Router) {
   };
 }
 
-/** Whether some route of `router` serves `path`, by any method. */
-function routed(router: express.Router, path: string): boolean {
-  // the router's layers match as they dispatch (their `match` is not in express's published types)
-  return (router.stack as unknown as { match(path: string): unknown }[]).some((layer) => {
+/** Whether some route of `router` serves `method` on `path` (middleware without a route: any method). */
+function routed(router: express.Router, path: string, method: string): boolean {
+  // the router's layers match as they dispatch (their `match` and `route` are not in express's published types)
+  return (router.stack as unknown as { match(path: string): unknown; route?: { _handlesMethod(method: string): boolean } }[]).some((layer) => {
+    if (layer.route && !layer.route._handlesMethod(method)) return false;
     try {
       return Boolean(layer.match(path));
     } catch {

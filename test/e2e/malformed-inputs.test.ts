@@ -327,6 +327,18 @@ describe('malformed input: each answered with its status in its API error shape,
     });
   }
 
+  it('answers a method or path nothing serves with its 404 whatever the body: broken JSON, or not JSON at all, is not read as a request to it', async () => {
+    for (const path of ['/v1/models', '/v1/models/gpt-test', '/v1/no-such-endpoint']) {
+      const good = await post('chat', {}, {}, path)(gw);
+      expect(good.status, `POST ${path} {}: ${JSON.stringify(good.body)}`).to.equal(404);
+      expect(good.body.error.code).to.equal('unknown_endpoint');
+      for (const [body, headers, what] of [['{not json', {}, 'broken JSON'], [GOOD.chat, { 'content-type': 'text/plain' }, 'text/plain']] as const) {
+        const answer = await post('chat', body, headers, path)(gw);
+        expect(answer, `POST ${path}, ${what}`).to.deep.equal(good);
+      }
+    }
+  });
+
   it('checks the key before the body: a body the schema refuses, sent with no or an unknown key, is the 401', async () => {
     const bad = { model: 'gpt-test', messages: 'not a list' };
     const unknown = await post('chat', bad, { authorization: 'Bearer sk-nobody' })(gw);
