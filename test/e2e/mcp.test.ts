@@ -99,6 +99,21 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
       expect(JSON.parse(data![1]).result.tools).to.have.length(6);
     });
 
+    it('honours Accept weights: q=0 refuses a type, and the heavier of JSON and SSE wins', async () => {
+      const frame = (text: string) => /^event: message\ndata: (.*)\n\n$/.exec(text);
+      for (const accept of ['application/json;q=0, text/event-stream', 'application/json;q=0.2, text/event-stream;q=0.9', '*/*;q=0.1, text/event-stream']) {
+        const res = await rpc(gw, ACME_KEY, 'tools/list', undefined, { accept });
+        expect([res.status, res.headers.get('content-type')], accept).to.deep.equal([200, 'text/event-stream; charset=utf-8']);
+        expect(JSON.parse(frame(res.text)![1]).result.tools, accept).to.have.length(6);
+      }
+      const json = await rpc(gw, ACME_KEY, 'tools/list', undefined, { accept: 'text/event-stream;q=0.5, application/json' });
+      expect(json.headers.get('content-type')).to.match(/^application\/json/);
+      expect(json.body.result.tools).to.have.length(6);
+      const neither = await rpc(gw, ACME_KEY, 'tools/list', undefined, { accept: 'application/json;q=0, text/event-stream;q=0' });
+      expect(neither.status).to.equal(406);
+      expect(neither.body.error.code).to.equal(-32600);
+    });
+
     it('answers ping, and initialize without a session', async () => {
       expect((await rpc(gw, ACME_KEY, 'ping')).body).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
       const init = await rpc(gw, ACME_KEY, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } });

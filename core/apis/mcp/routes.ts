@@ -501,18 +501,53 @@ function gatewayKey(value: string | string[] | undefined): string | undefined {
   return bearerToken(value) ?? (/^\S+$/.test(value.trim()) && !/^bearer$/i.test(value.trim()) ? value.trim() : undefined);
 }
 
-/** JSON when the client accepts it (or says nothing), SSE when it asks only for an event stream. */
+/**
+ * JSON when the client accepts it (or says nothing), SSE when it prefers an event stream or accepts only
+ * that. Each type's weight is that of the most specific range naming it (RFC 9110 §12.5.1): `q=0` refuses.
+ */
 function negotiate(accept: string | undefined): 'json' | 'sse' | undefined {
   if (!accept || accept.trim() === '') return 'json';
-  const types = accept.split(',').map((t) => t.split(';')[0].trim().toLowerCase());
-  if (types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) return 'json';
-  if (types.includes('text/event-stream')) return 'sse';
+  const ranges = mediaRanges(accept);
+  const json = weightOf(ranges, 'application', 'json');
+  const sse = weightOf(ranges, 'text', 'event-stream');
+  if (json > 0 && json >= sse) return 'json';
+  if (sse > 0) return 'sse';
   return undefined;
 }
 
 /** The client reads an event stream (SDK clients accept both JSON and SSE). */
 function acceptsEventStream(accept: string | undefined): boolean {
-  return !!accept && accept.split(',').some((t) => t.split(';')[0].trim().toLowerCase() === 'text/event-stream');
+  return !!accept && mediaRanges(accept).some((r) => r.range === 'text/event-stream' && r.q > 0);
+}
+
+interface MediaRange {
+  range: string;
+  q: number;
+}
+
+function mediaRanges(accept: string): MediaRange[] {
+  return accept.split(',').map((part) => {
+    const [range, ...params] = part.split(';');
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=').map((s) => s.trim());
+      if (name.toLowerCase() === 'q') {
+        const n = Number(value);
+        // an unreadable weight counts as the default rather than as a refusal
+        if (value !== '' && Number.isFinite(n)) q = Math.min(1, Math.max(0, n));
+      }
+    }
+    return { range: range.trim().toLowerCase(), q };
+  });
+}
+
+/** the weight of the most specific range that names `type/subtype`; 0 when none does */
+function weightOf(ranges: MediaRange[], type: string, subtype: string): number {
+  for (const name of [`${type}/${subtype}`, `${type}/*`, '*/*']) {
+    const named = ranges.filter((r) => r.range === name);
+    if (named.length > 0) return Math.max(...named.map((r) => r.q));
+  }
+  return 0;
 }
 
 function paramHeadersOf(headers: IncomingHttpHeaders): Map<string, string> {
