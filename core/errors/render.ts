@@ -44,8 +44,11 @@ export const JSONRPC = {
   LIMIT_EXCEEDED: -32004,
 } as const;
 
-/** Refusals of the HTTP request itself, before any JSON-RPC message was read: "Invalid Request". */
-const INVALID_REQUEST_STATUSES: ReadonlySet<number> = new Set([405, 406, 413, 415, 431]);
+/**
+ * Refusals of the HTTP request itself, before any JSON-RPC message was read: "Invalid Request". A body
+ * not sent in time (408) is the client's doing too, not an internal error.
+ */
+const INVALID_REQUEST_STATUSES: ReadonlySet<number> = new Set([405, 406, 408, 413, 415, 431]);
 /** The body could not be read as JSON at all: "Parse error". */
 const PARSE_ERROR_CODES: ReadonlySet<string> = new Set(['invalid_json', 'invalid_utf8', 'json_too_deep']);
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../support/fake-mcp-server';
@@ -182,6 +183,32 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
         expect(data, text).to.not.equal(null);
         expect(JSON.parse(data![1])).to.deep.equal(expected);
       }
+    });
+
+    it('answers a body still unfinished at the request timeout as an invalid request (-32600, 408), not an internal error', async () => {
+      const server = gw.server.server;
+      const saved = [server.requestTimeout, server.headersTimeout];
+      const { port } = new URL(gw.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      const received: Buffer[] = [];
+      socket.on('data', (b) => received.push(b));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      try {
+        server.requestTimeout = server.headersTimeout = 200;
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\nx-gateway-api-key: Bearer ${ACME_KEY}\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`);
+        await new Promise((r) => setTimeout(r, 400));
+        // Node checks request timeouts every 30 s: run its check now rather than wait for it
+        const check = Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connectionsCheckingInterval')!;
+        (server as any)[check]._onTimeout();
+        await eventually(() => Buffer.concat(received).toString().includes('\r\n\r\n{'));
+      } finally {
+        [server.requestTimeout, server.headersTimeout] = saved;
+        socket.end();
+      }
+      await closed;
+      const text = Buffer.concat(received).toString();
+      expect(text.split('\r\n')[0]).to.equal('HTTP/1.1 408 Request Timeout');
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request was not received in time.', data: { code: 'request_timeout' } } });
     });
 
     it('answers GET with 405', async () => {
