@@ -501,15 +501,25 @@ describe('/mcp with two servers whose different resource templates match one URI
   let archive: FakeMcpServer;
   let notes: FakeMcpServer;
   let gw: TestGateway;
+  /** while set, the archive holds its answers until it is resolved */
+  let archiveHold: { reached: () => void; release: Promise<void> } | undefined;
 
   before(async () => {
     // acme's own server is tried first; its broad template also matches the archive's report URIs
     notes = await FakeMcpServer.start({
       resourceTemplates: [{ uriTemplate: 'kb://{section}/{id}', name: 'acme kb', read: (uri) => (uri.startsWith('kb://notes/') ? `acme's ${uri}` : undefined) }],
     });
-    archive = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'kb://reports/{id}', name: 'report', read: (uri) => `archived ${uri}` }] });
+    archive = await FakeMcpServer.start({ resourceTemplates: [{ uriTemplate: 'kb://reports/{id}', name: 'report', read: async (uri) => {
+      const hold = archiveHold;
+      if (hold) {
+        hold.reached();
+        await hold.release;
+      }
+      return `archived ${uri}`;
+    } }] });
     gw = await testConfig()
       .withKey(ACME_KEY, { id: 'acme-bot' })
+      .withKey(ACME_NARROW, { id: 'acme-tight', maxBudget: 0.015 })
       .withMcpServer('archive', archive.url, { visibility: 'public', pricePerCall: 0.02 })
       .withMcpServer('notes', notes.url, { org: 'acme', visibility: 'private', pricePerCall: 0.01 })
       .with({ adminKey: ADMIN_KEY, mcp: { healthCheckIntervalSeconds: 0 } })
@@ -543,6 +553,24 @@ describe('/mcp with two servers whose different resource templates match one URI
       ['MCP: resource kb://reports/q3', 0.02, 'archive'],
       ['MCP: resource kb://notes/7', 0.01, 'notes'],
     ]);
+  });
+  it("reserves the dearest fee of the servers a read may fall through to, so a budget is not overrun beside it", async () => {
+    // notes (0.01) is tried first and has no report; archive (0.02) answers, and holds it for now
+    let reached!: () => void;
+    const atArchive = new Promise<void>((r) => (reached = r));
+    let release!: () => void;
+    archiveHold = { reached, release: new Promise<void>((r) => (release = r)) };
+    const report = rpc(gw, ACME_NARROW, 'resources/read', { uri: 'kb://reports/q3' });
+    try {
+      await atArchive;
+      // the report's 0.02 is held against the 0.015 budget: nothing is left for another read meanwhile
+      const beside = await rpc(gw, ACME_NARROW, 'resources/read', { uri: 'kb://notes/1' }, {}, 2);
+      expect(beside.body.error?.code, beside.text).to.equal(-32004);
+    } finally {
+      release();
+      archiveHold = undefined;
+    }
+    expect((await report).body.result.contents).to.deep.equal([{ uri: 'kb://reports/q3', text: 'archived kb://reports/q3' }]);
   });
 });
 

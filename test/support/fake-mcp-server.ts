@@ -78,7 +78,7 @@ export interface FakeMcpServerOptions {
   prompts?: Record<string, FakePrompt>;
   resources?: Record<string, FakeResource>;
   /** `read` answers undefined for a URI the template matches but the server does not have: "not found" */
-  resourceTemplates?: { uriTemplate: string; name: string; read: (uri: string) => string | undefined }[];
+  resourceTemplates?: { uriTemplate: string; name: string; read: (uri: string) => string | undefined | Promise<string | undefined> }[];
   /** leave out the prompts and resources capabilities */
   toolsOnly?: boolean;
   /** record received requests (default true; the benchmark turns it off) */
@@ -292,14 +292,14 @@ export class FakeMcpServer {
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: this.resourceTemplates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name })),
     }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
       const uri = request.params.uri;
       const resource = this.resources.get(uri);
       if (resource?.asBlob) return { contents: [{ uri, mimeType: resource.mimeType, blob: Buffer.from(resource.text, 'utf8').toString('base64') }] };
       if (resource) return { contents: [{ uri, mimeType: resource.mimeType, text: resource.text }] };
       for (const template of this.resourceTemplates) {
         const prefix = template.uriTemplate.split('{')[0];
-        const text = uri.startsWith(prefix) ? template.read(uri) : undefined;
+        const text = uri.startsWith(prefix) ? await template.read(uri) : undefined;
         if (text !== undefined) return { contents: [{ uri, text }] };
       }
       throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);

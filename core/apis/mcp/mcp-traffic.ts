@@ -95,7 +95,10 @@ export class McpTraffic implements TrafficStrategy {
   estimate(ctx: AuthedContext) {
     // a gateway_proxy tool call is one request, and its model call counts it: counted here too, a key
     // with rpm 1 could never make one
-    return { tokens: 0, cost: ctx.mcpExchange.fee ?? 0, countsTokens: false, countsRequest: ctx.mcpExchange.target?.kind !== 'model' };
+    const ex = ctx.mcpExchange;
+    // a read may fall through to a later server (readResource) and be charged its fee: admitted against the dearest
+    const cost = ex.target?.kind === 'resource' ? Math.max(ex.fee ?? 0, ...ex.target.then.map((s) => s.pricePerCall ?? 0)) : (ex.fee ?? 0);
+    return { tokens: 0, cost, countsTokens: false, countsRequest: ex.target?.kind !== 'model' };
   }
 
   async call(ctx: AuthedContext): Promise<void> {
