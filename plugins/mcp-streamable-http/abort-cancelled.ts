@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { answerBeforeEnd, answerInJson, boundedEvents, unansweredMessage, unansweredResumption } from './answer-before-end';
+import { answerBeforeEnd, answerInJson, boundedEvents, unansweredResumption } from './answer-before-end';
 
 /**
  * A `fetch` for one MCP connection that closes the HTTP request of a JSON-RPC request the client gave up.
@@ -72,9 +72,6 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
       response = await inner(input, { ...init, signal: own.signal });
     } catch (err) {
       forget();
-      // the server closed a connection that carried the request: it was reached and may have run it, so
-      // this is its answer's end, not a server out of reach (whose request a new connection could retry)
-      if (!own.signal.aborted && closedAfterSending(err)) return new Response(JSON.stringify(unansweredMessage(id)), { status: 200, headers: { 'content-type': 'application/json' } });
       throw err;
     }
     if (!response.body || !isEventStream(response)) {
@@ -84,14 +81,6 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
     }
     return new Response(untilDone(answerBeforeEnd(response.body, id, own.signal, resumable(id)), forget), initOf(response));
   };
-}
-
-/** undici's error (wrapped or not) for a connection the server closed before its answer began */
-function closedAfterSending(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === 'UND_ERR_SOCKET') return true;
-  }
-  return false;
 }
 
 /** A JSON-RPC message's envelope, or undefined for anything else (a batch, text that is not JSON). */

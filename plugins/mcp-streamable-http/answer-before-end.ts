@@ -136,7 +136,7 @@ function isAnswerTo(message: unknown, id: string | number): boolean {
   return m.id === id && (m.result !== undefined || m.error !== undefined);
 }
 
-export function unansweredMessage(id: string | number): object {
+function unansweredMessage(id: string | number): object {
   return { jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'The MCP server ended its answer without a result.', data: { reason: MCP_UNANSWERED_REASON } } };
 }
 

@@ -338,31 +338,6 @@ describe('/mcp with an upstream whose answer never ends', () => {
   });
 });
 
-describe('/mcp with a JSON upstream that drops the connection once it has read a tools/call', () => {
-  let upstream: Awaited<ReturnType<typeof startHandWrittenServer>>;
-  let gw: TestGateway;
-  let received = 0;
-
-  before(async () => {
-    upstream = await startHandWrittenServer('dropper', 'charge', (res) => {
-      received++;
-      res.socket?.destroy();
-    });
-    gw = await testConfig().withKey(KEY, { id: 'bot' }).withMcpServer('dropper', upstream.url, { org: 'acme' }).with({ mcp: { healthCheckIntervalSeconds: 0 } }).start();
-  });
-  after(async () => {
-    await gw.close();
-    await upstream.close();
-  });
-
-  it('answers that the server left the call unanswered (it may have run it), not that it was unreachable, and never sends it twice', async () => {
-    const res = await post(gw, call('charge').body);
-    expect(res.status).to.equal(200);
-    expect(res.body.error).to.deep.equal({ code: -32002, message: 'MCP server dropper ended its answer without a result.', data: { code: 'mcp_upstream_unanswered' } });
-    expect(received).to.equal(1);
-  });
-});
-
 /** Its tool answers with an event stream whose one event never ends (a data line of endless bytes), as fast as the gateway reads it. */
 async function startEndlessEventServer() {
   const writer = new PacedWriter();
