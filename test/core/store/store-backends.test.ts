@@ -12,6 +12,7 @@ import { MEMORY_LOG_ROWS, MEMORY_LOG_TRIM_BATCH } from '../../../core/store/memo
 import { createLogger } from '../../../core/observability/logger';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server';
+import { startSilentRelay } from '../../support/silent-relay';
 import { PostgresBackend } from '../../../core/store/postgres-backend';
 import type { SqliteBackend } from '../../../core/store/sqlite-backend';
 import { MIGRATIONS } from '../../../core/store/postgres-migrations';
@@ -304,25 +305,13 @@ describe('postgres store (real PostgreSQL server)', function () {
   it('gives up a query whose connection went silent, closes that connection, and works on a new one', async function () {
     this.timeout(20_000);
     const url = new URL(await server.createDatabase());
-    // a TCP relay to the server that can go silent on the connections it holds (a failover behind a
-    // virtual IP, a host gone without a reset): bytes are dropped both ways, the sockets stay open
-    const held = new Set<net.Socket>();
-    const silent = new WeakSet<net.Socket>();
-    const relay = net.createServer((client) => {
-      const upstream = net.connect(server.port, '127.0.0.1');
-      held.add(client);
-      client.on('data', (b) => silent.has(client) || upstream.write(b));
-      upstream.on('data', (b) => silent.has(client) || client.write(b));
-      const close = () => (client.destroy(), upstream.destroy(), held.delete(client));
-      client.on('close', close).on('error', close);
-      upstream.on('close', close).on('error', close);
-    });
-    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    url.port = String((relay.address() as net.AddressInfo).port);
+    // connections that go silent (a failover behind a virtual IP, a host gone without a reset)
+    const relay = await startSilentRelay(server.port);
+    url.port = String(relay.port);
     const store = await PostgresBackend.connect(url.toString(), Date.now, undefined, 500);
     try {
       await store.appendLogs([entry(1)]);
-      for (const socket of held) silent.add(socket);
+      relay.silence();
       // unanswered: it fails (it waited forever before) ...
       const err = await store.appendLogs([entry(2)]).then(() => undefined, (e: Error) => e);
       expect(err?.message).to.equal('Query read timeout');
@@ -333,7 +322,6 @@ describe('postgres store (real PostgreSQL server)', function () {
       expect((await store.queryLogs({ limit: 10 })).data.map((e: LogEntry) => e.id)).to.deep.equal(['r2', 'r1']);
     } finally {
       await store.close();
-      for (const socket of held) socket.destroy();
       relay.close();
     }
   });
