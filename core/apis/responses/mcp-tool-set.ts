@@ -161,25 +161,25 @@ export function needsApproval(tool: OfferedTool): boolean {
   return true;
 }
 
-/** `allowed_tools`: absent, a list of names, or a filter `{tool_names?: [...], read_only?}`. */
-function allowedToolsValid(allowed: unknown): boolean {
-  const names = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
-  if (allowed == null || names(allowed)) return true;
-  if (typeof allowed !== 'object' || Array.isArray(allowed)) return false;
-  const toolNames = (allowed as { tool_names?: unknown }).tool_names;
-  return toolNames === undefined || names(toolNames);
+const isNameList = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
+
+/** A tool filter `{tool_names?: [...], read_only?}` whose `tool_names`, if given, is a list of names. */
+function isToolFilter(f: unknown): f is { tool_names?: unknown; read_only?: unknown } {
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) return false;
+  const names = (f as { tool_names?: unknown }).tool_names;
+  return names === undefined || isNameList(names);
 }
 
-/** `require_approval`: absent, "always", "never", or `{always?, never?}` filters of `{tool_names?: [...], read_only?: boolean}`. */
+/** `allowed_tools`: absent, a list of names, or a tool filter. */
+function allowedToolsValid(allowed: unknown): boolean {
+  return allowed == null || isNameList(allowed) || isToolFilter(allowed);
+}
+
+/** `require_approval`: absent, "always", "never", or `{always?, never?}` tool filters whose `read_only` is a boolean. */
 function approvalRuleValid(rule: unknown): boolean {
   if (rule == null || rule === 'always' || rule === 'never') return true;
   if (typeof rule !== 'object' || Array.isArray(rule)) return false;
-  const filterValid = (f: unknown) => {
-    if (f == null) return true;
-    if (typeof f !== 'object' || Array.isArray(f)) return false;
-    const { tool_names: names, read_only: readOnly } = f as { tool_names?: unknown; read_only?: unknown };
-    return (names === undefined || (Array.isArray(names) && names.every((n) => typeof n === 'string'))) && (readOnly === undefined || typeof readOnly === 'boolean');
-  };
+  const filterValid = (f: unknown) => f == null || (isToolFilter(f) && (f.read_only === undefined || typeof f.read_only === 'boolean'));
   return filterValid((rule as { always?: unknown }).always) && filterValid((rule as { never?: unknown }).never);
 }
 
