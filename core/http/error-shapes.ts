@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error';
+import { EVENT_STREAM_HEADERS } from './event-stream-headers';
 import { anthropicContextLengthMessage } from '../apis/messages/context-length';
 import { anthropicErrorBody, jsonRpcErrorBody, openAiErrorBody } from '../errors/render';
 
@@ -47,13 +48,19 @@ export function errorShapeFor(path: string): ErrorShape {
   return isAnthropicPath(path) ? ANTHROPIC_ERRORS : OPENAI_ERRORS;
 }
 
-export function sendError(res: ServerResponse, err: GatewayError, shape: ErrorShape): void {
+/** `asEvent`: as one event of an event stream, for a client that reads only those (an MCP client's `Accept`). */
+export function sendError(res: ServerResponse, err: GatewayError, shape: ErrorShape, asEvent = false): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   res.statusCode = err.status === 499 ? 400 : err.status;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  if (asEvent) {
+    for (const [name, value] of Object.entries(EVENT_STREAM_HEADERS)) res.setHeader(name, value);
+    res.end(shape.streamFrame(err));
+    return;
+  }
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(shape.body(err)));
 }

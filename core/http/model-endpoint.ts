@@ -6,6 +6,7 @@ import type { Outcome } from '../pipeline/stage';
 import type { Delivery } from '../pipeline/delivery';
 import type { ApiFormat } from '../plugins/contracts';
 import { COST_HEADER } from '../stages/spend';
+import { EVENT_STREAM_HEADERS } from './event-stream-headers';
 import { formatCost } from '../spend/pricing';
 import type { SseFrame } from '../streaming/sse-frame';
 import { batchesOf } from '../streaming/frame-batches';
@@ -132,12 +133,7 @@ class HttpModelDelivery implements Delivery {
 }
 
 async function writeStream(ctx: GatewayContext, spec: ModelEndpointSpec, res: ServerResponse, stream: AsyncIterable<SseFrame>, body: any, signal: ClientSignal): Promise<Outcome> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    trailer: COST_HEADER,
-  });
+  res.writeHead(200, { ...EVENT_STREAM_HEADERS, trailer: COST_HEADER });
   const out = new FrameBatcher(res);
   let outcome: Outcome = { status: 200, reason: 'ok' };
   try {

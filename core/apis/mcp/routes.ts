@@ -36,6 +36,7 @@ import { mcpHeadersOf, type InboundHeaders } from './upstream-headers';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { onClientGone } from '../../http/client-gone';
 import { JSONRPC_ERRORS, sendError } from '../../http/error-shapes';
+import { EVENT_STREAM_HEADERS } from '../../http/event-stream-headers';
 import type { GatewayServices } from '../../http/gateway-services';
 import { requestIdOf } from '../../http/request-id';
 import { orgKeyId } from '../../auth/org-key-id';
@@ -184,7 +185,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else if (!Array.isArray(body) && bodies.length === 1 && isInvalid(bodies[0])) {
       writeAccepted(res, 400, bodies[0], accept); // a single message that was not JSON-RPC at all, or in a revision we do not serve
     } else if (accept === 'sse') {
-      res.writeHead(200, SSE_HEADERS);
+      res.writeHead(200, EVENT_STREAM_HEADERS);
       for (const b of bodies) res.write(sseFrame(b));
       res.end();
     } else {
@@ -197,13 +198,8 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     const startedAt = services.clock.now();
     const credential = mcpKey(req.headers);
     const known = await services.auth.principalOf(credential).catch(() => undefined);
-    if (known && negotiate(req.headers.accept) === 'sse' && !res.headersSent) {
-      // a client that reads only event streams gets the refusal of its body as one
-      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-      res.writeHead(error.status === 499 ? 400 : error.status, SSE_HEADERS).end(JSONRPC_ERRORS.streamFrame(error));
-    } else {
-      sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS);
-    }
+    // a client that reads only event streams gets the refusal of its body as one
+    sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS, known !== undefined && negotiate(req.headers.accept) === 'sse');
     // a valid key's 400/413/415 is counted and gets its access line, as on the model endpoints
     if (known) services.reporter.refusedKnown('mcp', known, error, requestIdOf(res), startedAt, services.clock.now());
     else services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
@@ -441,7 +437,7 @@ class ProgressStream {
 
   write(message: unknown): void {
     if (!this.opened) {
-      this.res.writeHead(200, SSE_HEADERS);
+      this.res.writeHead(200, EVENT_STREAM_HEADERS);
       this.opened = true;
     }
     this.res.write(sseFrame(message));
@@ -562,14 +558,12 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
-
 const sseFrame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** A refusal of how the message is put, in the form the client reads: a client that accepts only SSE gets an event. */
 function writeAccepted(res: ServerResponse, status: number, payload: unknown, accept: 'json' | 'sse'): void {
   if (accept === 'json') return writeJson(res, status, payload);
-  res.writeHead(status, SSE_HEADERS).end(sseFrame(payload));
+  res.writeHead(status, EVENT_STREAM_HEADERS).end(sseFrame(payload));
 }
 
 function writeJson(res: ServerResponse, status: number, payload: unknown): void {

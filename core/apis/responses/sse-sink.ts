@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
 import { COST_HEADER } from '../../stages/spend';
+import { EVENT_STREAM_HEADERS } from '../../http/event-stream-headers';
 import type { ResponseEvent } from './response-recorder';
 
 export class SseSink {
@@ -25,13 +26,7 @@ export class SseSink {
 
   open(headers: Record<string, string>): void {
     if (!this.held) return;
-    this.res.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      trailer: COST_HEADER,
-    });
+    this.res.writeHead(200, { ...headers, ...EVENT_STREAM_HEADERS, trailer: COST_HEADER });
     for (const wire of this.held) this.res.write(wire);
     this.held = null;
   }
