@@ -141,20 +141,15 @@ export class ModelTraffic implements TrafficStrategy {
           const status = failure.upstreamStatus ?? failure.error.status;
           exchange.attempts.push({ deploymentId: deployment.id, status, error: failure.error.code });
           span?.end(failure.error.code, { 'http.response.status_code': status });
-          // A fallback (or another deployment of the group) whose provider cannot express this request,
-          // met once the request already failed upstream: the client's request is not at fault, and the
-          // failure that led here is the answer if nothing later serves.
-          if (failure.unsent && last) {
-            (refusing ??= new Set()).add(deployment.id);
-            exchange.deployment = lastFailed;
-            continue;
-          }
-          // The same, met first: the request is the client's fault only if no deployment can express it.
-          // The steps ahead may (another deployment of a group that mixes providers); so may the model's
-          // own deployments the plan left out while they cool down (a fallback stood in for them).
+          // A deployment whose provider cannot express this request: the request is the client's fault only
+          // if no deployment can. Met once the request already failed upstream, that failure is the answer
+          // if nothing later serves; met first, the steps ahead may serve (another deployment of a group
+          // that mixes providers), and so may the model's own deployments the plan left out while they cool
+          // down (a fallback stood in for them).
           if (failure.unsent) {
             (refusing ??= new Set()).add(deployment.id);
-            if (!refused) {
+            if (last) exchange.deployment = lastFailed;
+            else if (!refused) {
               refused = { failure, deployment };
               plan = [...plan, ...coolingLeftOut(this.catalog, exchange.requestedModel, plan, this.routing, (d) => servesFormat(d, exchange.format))];
             }
