@@ -50,17 +50,25 @@ export function mcpInputResponseSlots(responses: Record<string, unknown> | undef
  */
 export function mcpResultSlots(result: any, c: SlotCollector): void {
   const content = Array.isArray(result?.content) ? result.content : [];
-  content.forEach((item: any, i: number) => {
-    // a tool's text is often its structured content as JSON: masked where its values are written, so
-    // it stays JSON and reads as the structuredContent beside it does (plain text is one plain slot)
-    if (item?.type === 'text') c.jsonString(item, 'text', `content[${i}].text`);
-    else if (item?.type === 'resource') resourceContentSlots(item.resource, `content[${i}].resource`, c);
-    else if (item?.type === 'resource_link') resourceLinkSlots(item, `content[${i}]`, c);
-    metaSlots(item, `content[${i}]`, c);
-  });
+  // a tool's text is often its structured content as JSON: masked where its values are written, so
+  // it stays JSON and reads as the structuredContent beside it does (plain text is one plain slot)
+  content.forEach((item: any, i: number) => contentItemSlots(item, `content[${i}]`, c, true));
   if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
   metaSlots(result, '', c);
   inputRequestSlots(result, c);
+}
+
+/**
+ * One content item of a tool result or a prompt message: its text (`textAsJson`: masked where JSON values
+ * are written), an embedded resource's contents, a resource link's title and description, and its `_meta`.
+ */
+function contentItemSlots(item: any, at: string, c: SlotCollector, textAsJson: boolean): void {
+  if (item?.type === 'text') {
+    if (textAsJson) c.jsonString(item, 'text', `${at}.text`);
+    else c.field(item, 'text', `${at}.text`);
+  } else if (item?.type === 'resource') resourceContentSlots(item.resource, `${at}.resource`, c);
+  else if (item?.type === 'resource_link') resourceLinkSlots(item, at, c);
+  metaSlots(item, at, c);
 }
 
 /**
@@ -149,13 +157,7 @@ function optionTitleSlots(schema: any, at: string, c: SlotCollector): void {
 export function mcpPromptSlots(result: any, c: SlotCollector): void {
   const messages = Array.isArray(result?.messages) ? result.messages : [];
   c.field(result, 'description', 'description');
-  messages.forEach((message: any, i: number) => {
-    const item = message?.content;
-    if (item?.type === 'text') c.field(item, 'text', `messages[${i}].content.text`);
-    else if (item?.type === 'resource') resourceContentSlots(item.resource, `messages[${i}].content.resource`, c);
-    else if (item?.type === 'resource_link') resourceLinkSlots(item, `messages[${i}].content`, c);
-    metaSlots(item, `messages[${i}].content`, c);
-  });
+  messages.forEach((message: any, i: number) => contentItemSlots(message?.content, `messages[${i}].content`, c, false));
   metaSlots(result, '', c);
   inputRequestSlots(result, c);
 }
