@@ -18,19 +18,25 @@ import { createLogger, formatFrom } from './observability/logger';
 import { WorkerStartError, reportListening, resolveWorkers, runPrimary } from './cli/cluster';
 import { youngGeneration } from './cli/young-generation';
 import { postgresConnections } from './store/postgres-pool-size';
+import { packageVersion } from './cli/package-version';
 
 const CONFIG_FLAG = { config: { type: 'string', short: 'c' } } as const;
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+const VERSION_FLAG = { version: { type: 'boolean', short: 'v' } } as const;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'rotate-secret-key') return rotateSecretKeyCommand(process.argv.slice(3));
   if (process.argv[2] === 'check') return checkCommand(process.argv.slice(3));
   const { values } = parseArgs({
-    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'log-format': { type: 'string' }, workers: { type: 'string' }, ...HELP_FLAG },
+    options: { ...CONFIG_FLAG, port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'log-format': { type: 'string' }, workers: { type: 'string' }, ...HELP_FLAG, ...VERSION_FLAG },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (values.version) {
+    process.stdout.write(`model-gateway ${packageVersion()}\n`);
     return;
   }
   const config = await loadConfig(values.config ?? './gateway.config.ts');

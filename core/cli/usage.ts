@@ -14,6 +14,7 @@ flags:
       --log-format F  json (one JSON object a line, on stdout) or pretty (for a terminal); default json, or LOG_FORMAT
       --workers N     gateway processes sharing the port, or auto (one per core); default: server.workers (1)
   -h, --help          print this help
+  -v, --version       print the version (the npm package's) and exit
 
 environment:
   GATEWAY_SECRET_KEY, GATEWAY_SECRET_KEY_FILE   the key that encrypts stored secrets (see README "Store")

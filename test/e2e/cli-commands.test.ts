@@ -50,12 +50,22 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     // every flag main.ts declares (read from its source, so a new flag without help fails here)
     const source = readFileSync(path.join(REPO_ROOT, 'core', 'main.ts'), 'utf8');
     const flags = [...source.matchAll(/'?\b([\w-]+)'?: \{ type: '(?:string|boolean)'/g)].map((m) => m[1]);
-    expect(flags).to.include.members(['config', 'port', 'host', 'log-format', 'help']);
+    expect(flags).to.include.members(['config', 'port', 'host', 'log-format', 'help', 'version']);
     for (const flag of flags) expect(stdout).to.include(`--${flag}`);
     expect(stdout).to.match(/--config FILE .*default \.\/gateway\.config\.ts/);
     expect(stdout).to.match(/--port N .*default.*4000/);
     expect(stdout).to.match(/--host H .*default.*127\.0\.0\.1/);
     for (const command of ['check', 'rotate-secret-key']) expect(stdout).to.include(`model-gateway ${command}`);
+  });
+
+  it('--version (and -v) prints the installed package version and exits 0 without starting', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const { code, stdout, stderr } = await run([flag]);
+      expect(code, flag).to.equal(0);
+      expect(stderr, flag).to.equal('');
+      expect(stdout, flag).to.equal(`model-gateway ${version}\n`);
+    }
   });
 
   it('--help after each command prints the help and exits 0, as it says', async () => {
