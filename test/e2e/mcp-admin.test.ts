@@ -112,6 +112,32 @@ describe('/admin/v1/mcp/servers end to end', () => {
     expect((await api(gw, undefined, 'GET', '/admin/v1/mcp/servers')).status).to.equal(401);
   });
 
+  it('leaves a server the platform published for everyone to the platform admin, even when it names the organisation', async () => {
+    const published = await register(ADMIN_KEY, { name: 'shared', url: upstream.url, org: 'acme', visibility: 'public' });
+    expect(published.status).to.equal(201);
+    expect(published.body).to.deep.include({ org: 'acme', visibility: 'public' });
+    const id = published.body.id;
+    // the acme admin could hide its tools from every organisation, or remove it: it answers like a missing server
+    for (const [method, path, body] of [
+      ['GET', `/admin/v1/mcp/servers/${id}`],
+      ['GET', '/admin/v1/mcp/servers/shared'],
+      ['POST', `/admin/v1/mcp/servers/${id}/tools/search/disable`],
+      ['POST', `/admin/v1/mcp/servers/${id}/tools/search/enable`],
+      ['POST', `/admin/v1/mcp/servers/${id}/health`],
+      ['POST', `/admin/v1/mcp/servers/${id}/tools/search/call`, { key: ACME_MEMBER }],
+      ['PATCH', `/admin/v1/mcp/servers/${id}`, { description: 'mine' }],
+      ['DELETE', `/admin/v1/mcp/servers/${id}`],
+    ] as [string, string, unknown?][]) {
+      const res = await api(gw, ACME_ADMIN, method, path, body);
+      expect(res.status, `${method} ${path}`).to.equal(404);
+      expect(res.body.error.code).to.equal('mcp_server_not_found');
+    }
+    expect((await api(gw, ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data).to.deep.equal([]);
+    // another organisation still has every tool of it
+    expect((await rpc(gw, GLOBEX_ADMIN, 'tools/list')).result.tools.map((t: any) => t.name)).to.deep.equal(['search', 'fetch']);
+    expect((await api(gw, ADMIN_KEY, 'GET', `/admin/v1/mcp/servers/${id}`)).body.tools.map((t: any) => [t.name, t.status])).to.deep.equal([['search', 'enabled'], ['fetch', 'enabled']]);
+  });
+
   it('refuses a loopback upstream from an organisation admin (egress rule) but not from the platform admin', async () => {
     const refused = await register(ACME_ADMIN, { name: 'local', url: upstream.url });
     expect(refused.status).to.equal(400);

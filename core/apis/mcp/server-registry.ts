@@ -198,7 +198,7 @@ export class McpServerRegistry {
     return this.records.get(id);
   }
 
-  /** The servers an actor may manage: every one for the platform admin, its organisation's otherwise. */
+  /** The servers an actor may manage: every one for the platform admin, its organisation's private ones otherwise. */
   listFor(actor: RegistryActor): McpServerRecord[] {
     return this.list().filter((r) => canManage(actor, r));
   }
@@ -493,8 +493,14 @@ export class McpServerRegistry {
   }
 }
 
+/**
+ * An organisation admin manages its organisation's private servers only. A server the platform published
+ * for everyone stays the platform admin's even when its `org` names the organisation that owns it: removed,
+ * its tools hidden or a changed tool definition accepted by that organisation's admin, it would change for
+ * every organisation.
+ */
 export function canManage(actor: RegistryActor, record: McpServerRecord): boolean {
-  return actor.platformAdmin || (actor.org !== null && record.org === actor.org);
+  return actor.platformAdmin || (actor.org !== null && record.org === actor.org && record.visibility === 'private');
 }
 
 /** Config servers get a stable id from their owner and name, so their tool states survive restarts. */
