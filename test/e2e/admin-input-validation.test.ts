@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import { startPostgres } from '../support/postgres-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -194,6 +195,50 @@ describe('management API input is checked by the config file schemas', () => {
     // given once, the same filters still select
     expect((await api(gw, 'GET', '/admin/v1/logs?key=someone-else', ADMIN)).body.data).to.deep.equal([]);
     expect((await api(gw, 'GET', '/admin/v1/logs?key=acme-admin&model=echo', ADMIN)).body.data).to.not.be.empty;
+  });
+});
+
+describe('management API reads on a PostgreSQL store: a value the database refuses is not a store failure', function () {
+  this.timeout(30_000);
+  let gw: TestGateway;
+  before(async () => {
+    const url = await (await startPostgres()).createDatabase();
+    gw = await testConfig()
+      .withOrg('acme')
+      .withOrg('globex')
+      .withKey('sk-acme-admin-TIMES', { id: 'acme-admin', role: 'admin' })
+      .withProvider({ id: 'echo', type: 'echo' })
+      .withModel('echo')
+      // a long store timeout: on a loaded machine a read that is slow is not what these tests are about
+      .with({ adminKey: ADMIN, store: { url, sweepIntervalSeconds: 0, timeoutMs: 10_000 } })
+      .start();
+  });
+  after(() => gw?.close());
+
+  it("refuses a time PostgreSQL cannot read (year 0, past 9999) with a 400 naming it: it was a 503, and five at once opened the store's breaker for every organisation", async () => {
+    const created = await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'globex', name: 'bystander' });
+    expect(created.status).to.equal(201);
+    const cases: [path: string, param: string][] = [
+      ['/admin/v1/logs?since=0000-01-01T00:00:00Z', 'since'],
+      ['/admin/v1/logs?until=%2B010000-01-01T00:00:00Z', 'until'],
+      ['/admin/v1/spend?since=0000-06-01', 'since'],
+      ['/admin/v1/spend/daily?since=0000-06-01&until=0000-12-01', 'since'],
+      ['/admin/v1/guardrails?since=-000001-01-01T00:00:00Z', 'since'],
+    ];
+    // an organisation admin's reads, all at once
+    const answers = await Promise.all(cases.map(([path]) => api(gw, 'GET', path, 'sk-acme-admin-TIMES')));
+    answers.forEach((res, i) => {
+      const [path, param] = cases[i];
+      expect(res.status, `${path}: ${res.text}`).to.equal(400);
+      expect(res.body.error, path).to.include({ type: 'invalid_request_error', code: 'invalid_value', param });
+    });
+    // another organisation's key, never seen by this instance, is looked up in the store: it answers
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: created.body.key, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'still here' }] });
+    expect(completion.choices[0].message.content).to.be.a('string');
+    // the last years PostgreSQL reads are still filters
+    const edge = await api(gw, 'GET', '/admin/v1/logs?since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59Z', ADMIN);
+    expect(edge.status, edge.text).to.equal(200);
   });
 });
 

@@ -23,11 +23,20 @@ export function parseCursor(raw: unknown): string | undefined {
   return raw;
 }
 
+/**
+ * The times a filter may name: years 1 to 9999. Beyond them an ISO string is `0000-...` or `+010000-...`,
+ * which PostgreSQL refuses as a timestamp: the store's guard counted that as a store failure (a 503), and
+ * five such reads at once opened its breaker for every organisation, as a bad cursor did.
+ */
+const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const END_OF_TIMES = Date.parse('+010000-01-01T00:00:00.000Z');
+
 /** An ISO-8601 date or time, normalised to a UTC ISO string (how log entries store `time`). */
 export function parseTime(raw: unknown, param: string): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   const t = Date.parse(String(raw));
   if (Number.isNaN(t)) throw new InvalidRequestError(`${param} must be an ISO-8601 date or time.`, 'invalid_value', { param });
+  if (t < FIRST_TIME || t >= END_OF_TIMES) throw new InvalidRequestError(`${param} must be a time in the years 1 to 9999.`, 'invalid_value', { param });
   return new Date(t).toISOString();
 }
 
