@@ -32,7 +32,8 @@ const BATCH_DIGEST_TTL_MS = 3_600_000;
 /**
  * PostgreSQL text cannot hold U+0000, and model or key names come from clients: in a column (not the
  * JSON, which escapes it) a NUL becomes U+FFFD, in writes and in filters alike, so a crafted name neither
- * loses a log row nor fails a query.
+ * loses a log row nor fails a query. Record ids and keyv keys too: a client names them in a path
+ * (`/admin/v1/keys/a%00b`), and the refused query was a 503 that counted towards opening the store's breaker.
  */
 const text = (value: string | null | undefined): string | null => (value == null ? null : value.includes('\0') ? value.replace(/\0/g, '\uFFFD') : value);
 
@@ -85,22 +86,22 @@ export class PostgresBackend implements StoreBackend {
     const { pool, now } = this;
     return {
       async get(key: string) {
-        const { rows } = await pool.query<{ value: string; expires_at: string | null }>('SELECT value, expires_at FROM kv WHERE key = $1', [key]);
+        const { rows } = await pool.query<{ value: string; expires_at: string | null }>('SELECT value, expires_at FROM kv WHERE key = $1', [text(key)]);
         const row = rows[0];
         if (!row) return undefined;
         if (row.expires_at !== null && Number(row.expires_at) <= now()) {
           // as on SQLite: an expired value read is deleted (unless rewritten meanwhile)
-          await pool.query('DELETE FROM kv WHERE key = $1 AND expires_at <= $2', [key, now()]);
+          await pool.query('DELETE FROM kv WHERE key = $1 AND expires_at <= $2', [text(key), now()]);
           return undefined;
         }
         return row.value;
       },
       async set(key: string, value: string, ttl?: number) {
-        await pool.query('INSERT INTO kv (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at', [key, value, ttl ? now() + ttl : null]);
+        await pool.query('INSERT INTO kv (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at', [text(key), value, ttl ? now() + ttl : null]);
         return true;
       },
       async delete(key: string) {
-        return ((await pool.query('DELETE FROM kv WHERE key = $1', [key])).rowCount ?? 0) > 0;
+        return ((await pool.query('DELETE FROM kv WHERE key = $1', [text(key)])).rowCount ?? 0) > 0;
       },
       async clear() {
         await pool.query('DELETE FROM kv');
@@ -115,21 +116,21 @@ export class PostgresBackend implements StoreBackend {
     const { pool } = this;
     return {
       async get(id) {
-        const { rows } = await pool.query<{ value: string }>('SELECT value FROM records WHERE collection = $1 AND id = $2', [name, id]);
+        const { rows } = await pool.query<{ value: string }>('SELECT value FROM records WHERE collection = $1 AND id = $2', [name, text(id)]);
         return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
       },
       async set(id, value) {
-        await pool.query('INSERT INTO records (collection, id, value) VALUES ($1, $2, $3) ON CONFLICT (collection, id) DO UPDATE SET value = excluded.value', [name, id, JSON.stringify(value)]);
+        await pool.query('INSERT INTO records (collection, id, value) VALUES ($1, $2, $3) ON CONFLICT (collection, id) DO UPDATE SET value = excluded.value', [name, text(id), JSON.stringify(value)]);
       },
       async delete(id) {
-        return ((await pool.query('DELETE FROM records WHERE collection = $1 AND id = $2', [name, id])).rowCount ?? 0) > 0;
+        return ((await pool.query('DELETE FROM records WHERE collection = $1 AND id = $2', [name, text(id)])).rowCount ?? 0) > 0;
       },
       async all() {
         const { rows } = await pool.query<{ value: string }>('SELECT value FROM records WHERE collection = $1 ORDER BY seq', [name]);
         return rows.map((r) => JSON.parse(r.value) as T);
       },
       async replace(id, expected, next) {
-        const r = await pool.query('UPDATE records SET value = $1 WHERE collection = $2 AND id = $3 AND value = $4', [JSON.stringify(next), name, id, JSON.stringify(expected)]);
+        const r = await pool.query('UPDATE records SET value = $1 WHERE collection = $2 AND id = $3 AND value = $4', [JSON.stringify(next), name, text(id), JSON.stringify(expected)]);
         return (r.rowCount ?? 0) > 0;
       },
       async entries() {

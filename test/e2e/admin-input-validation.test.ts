@@ -240,6 +240,23 @@ describe('management API reads on a PostgreSQL store: a value the database refus
     const edge = await api(gw, 'GET', '/admin/v1/logs?since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59Z', ADMIN);
     expect(edge.status, edge.text).to.equal(200);
   });
+
+  it("answers a key id holding a NUL (a%00b) like any unknown key: it was a 503, and five at once opened the store's breaker for every organisation", async () => {
+    const created = await api(gw, 'POST', '/admin/v1/keys', ADMIN, { org: 'globex', name: 'bystander-2' });
+    expect(created.status).to.equal(201);
+    const answers = await Promise.all([
+      ...Array.from({ length: 3 }, () => api(gw, 'GET', '/admin/v1/keys/a%00b', 'sk-acme-admin-TIMES')),
+      api(gw, 'PATCH', '/admin/v1/keys/a%00b', 'sk-acme-admin-TIMES', { name: 'x' }),
+      api(gw, 'DELETE', '/admin/v1/keys/a%00b', 'sk-acme-admin-TIMES'),
+    ]);
+    for (const res of answers) {
+      expect(res.status, res.text).to.equal(404);
+      expect(res.body.error).to.include({ type: 'not_found_error', code: 'key_not_found' });
+    }
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: created.body.key, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'still here' }] });
+    expect(completion.choices[0].message.content).to.be.a('string');
+  });
 });
 
 describe('a key refers only to MCP servers its organisation can see', () => {
