@@ -223,4 +223,15 @@ describe('a browser MCP client from an allowed origin', () => {
     expect(allowed).to.include.members(['content-type', 'x-gateway-api-key', 'x-mcp-docs-authorization']);
     expect(allowed).to.not.include('cookie-monster');
   });
+
+  it("may send a 2026-07-28 tool call's Mcp-Param-<Name> headers (the preflight allows them)", async () => {
+    // what a browser asks before the 2.x client's tools/call of a tool whose schema marks x-mcp-header: Region
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-method,mcp-name,mcp-param-region,mcp-protocol-version,x-gateway-api-key' },
+    });
+    expect(res.status).to.equal(204);
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim());
+    expect(allowed).to.include.members(['content-type', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-protocol-version', 'x-gateway-api-key']);
+  });
 });

@@ -76,11 +76,12 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   router.options('/mcp', (req, res) => {
     if (!originAllowed(req, res)) return;
     res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
-    // per-user credentials are named after each server (x-mcp-<alias>-<header>): allow the ones asked for
+    // per-user credentials are named after each server (x-mcp-<alias>-<header>), and a 2026-07-28 client
+    // mirrors a tool's arguments as Mcp-Param-<Name> headers named by its input schema: allow the ones asked for
     const requested = String(req.headers['access-control-request-headers'] ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())
-      .filter((h) => h.startsWith('x-mcp-') && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
+      .filter((h) => (h.startsWith('x-mcp-') || h.startsWith('mcp-param-')) && /^[a-z0-9_.!#$%&'*+^`|~-]+$/.test(h) && h !== 'x-mcp-servers');
     res.setHeader('vary', 'Origin, Access-Control-Request-Headers');
     // authorization: the key of a client that can set only that header (never CORS-safelisted, so named)
     res.setHeader('access-control-allow-headers', ['content-type, accept, authorization, x-gateway-api-key, x-mcp-servers, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id', ...requested].join(', '));
