@@ -501,6 +501,12 @@ describe('/mcp serves MCP 2026-07-28 and 2025-11-25 to clients and upstreams of 
     expect(read.body.result).to.deep.include({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
   });
 
+  it('runs the result guardrails on structured output that is a bare string (2026-07-28 allows any JSON value)', async () => {
+    const called = await raw(ACME, modernCall(36, 'modern-motto', {}), modernHeaders());
+    expect(called.body.result.content).to.deep.equal([{ type: 'text', text: 'write to [EMAIL]' }]);
+    expect(called.body.result.structuredContent).to.equal('write to [EMAIL]');
+  });
+
   it("never relays an upstream's public cache hints on a tool result or a prompt (one key's guarded answer)", async () => {
     const called = await raw(ACME, modernCall(33, 'modern-quote', {}), modernHeaders());
     expect(called.body.result.content).to.deep.equal([{ type: 'text', text: 'your price: 42' }]);

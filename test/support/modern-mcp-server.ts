@@ -8,7 +8,8 @@
  * kind of choice field, name its `label`), `ask` (an elicitation as a multi-round-trip `input_required` result whose
  * state the server signs itself), `crunch` (a progress notification, then it waits until the test calls
  * `releaseCrunch()` (so a gateway that held progress back until the result would never finish), two
- * more, then a result), `quote` (a result that says it may be cached for an hour and shared). Two resources (`bulletin` says it may be cached for an hour and shared), two
+ * more, then a result), `quote` (a result that says it may be cached for an hour and shared), `motto` (its
+ * structured output a bare string). Two resources (`bulletin` says it may be cached for an hour and shared), two
  * prompts (`offer` says the same of itself). Every JSON-RPC body it receives is kept in `received`.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
@@ -60,6 +61,11 @@ export class ModernMcpServer {
       server.registerTool('tags', { description: 'Lists tags', inputSchema: objectSchema({}), outputSchema: fromJsonSchema<any>({ type: 'array', items: { type: 'string' } } as any) } as any, async () => ({
         content: [{ type: 'text', text: '["red","blue"]' }],
         structuredContent: ['red', 'blue'],
+      }) as any);
+      // 2026-07-28 structured output may be a bare string too: this one's is text a guardrail must read
+      server.registerTool('motto', { description: 'Says its motto', inputSchema: objectSchema({}), outputSchema: fromJsonSchema<any>({ type: 'string' } as any) } as any, async () => ({
+        content: [{ type: 'text', text: 'write to desk@example.com' }],
+        structuredContent: 'write to desk@example.com',
       }) as any);
       server.registerTool('ask', { description: 'Asks the user for a colour', inputSchema: objectSchema({}) }, async (_args: any, ctx: any) => {
         const answer = inputResponse(ctx.mcpReq.inputResponses, 'colour');

@@ -45,15 +45,16 @@ export function mcpInputResponseSlots(responses: Record<string, unknown> | undef
 }
 
 /**
- * MCP tool result: text content, embedded text resources, and every string in structuredContent
- * (which many clients read instead of the text).
+ * MCP tool result: text content, embedded text resources, and every string in structuredContent, or the
+ * string it is (which many clients read instead of the text).
  */
 export function mcpResultSlots(result: any, c: SlotCollector): void {
   const content = Array.isArray(result?.content) ? result.content : [];
   // a tool's text is often its structured content as JSON: masked where its values are written, so
   // it stays JSON and reads as the structuredContent beside it does (plain text is one plain slot)
   content.forEach((item: any, i: number) => contentItemSlots(item, `content[${i}]`, c, true));
-  if (result?.structuredContent && typeof result.structuredContent === 'object') c.strings(result, 'structuredContent', 'structuredContent');
+  // any JSON value under 2026-07-28 (a bare string included), an object under 2025-11-25
+  c.strings(result, 'structuredContent', 'structuredContent');
   metaSlots(result, '', c);
   inputRequestSlots(result, c);
 }
