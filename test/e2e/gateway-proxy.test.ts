@@ -94,11 +94,15 @@ describe('gateway_proxy: the gateway models as MCP tools', () => {
     await onlyDocs.close();
   });
 
-  it('rejects arguments without a prompt', async () => {
+  it('rejects arguments without a prompt as a tool error the model can read (MCP 2025-11-25 input validation), running no model', async () => {
     const client = await mcpClient(KEY);
-    const err = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: { system: 'x' } }).then(() => undefined, (e) => e);
-    expect(err?.message).to.include('prompt');
+    for (const args of [{ system: 'x' }, { prompt: 'hi', max_tokens: 0 }]) {
+      const result = await client.callTool({ name: 'gateway_proxy-gpt_4o_mini', arguments: args });
+      expect(result.isError, JSON.stringify(args)).to.equal(true);
+      expect((result.content as any)[0].text).to.match(/'prompt'|'max_tokens'/);
+    }
     await client.close();
+    expect(upstream.requests).to.have.length(0);
   });
 
   it("is out of scope for a key whose server set leaves it out: it neither lists nor calls model tools", async () => {

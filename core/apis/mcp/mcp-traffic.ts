@@ -70,8 +70,16 @@ export class McpTraffic implements TrafficStrategy {
     ex.serverName = server.name;
     if (target.kind !== 'resource') ex.upstreamTool = target.routed.upstreamName;
     ex.fee = target.kind === 'tool' || target.kind === 'model' ? this.gateway.feeOf(target.routed) : (server.pricePerCall ?? 0);
-    // refuse bad gateway_proxy arguments before anything runs
-    if (target.kind === 'model') proxyChatRequest(target.tool.model, ex.arguments);
+    // refuse bad gateway_proxy arguments before anything runs: as a tool error the model can read and
+    // correct, as an upstream's own input validation would answer (MCP 2025-11-25), not a protocol error
+    if (target.kind === 'model') {
+      try {
+        proxyChatRequest(target.tool.model, ex.arguments);
+      } catch (err) {
+        ex.failureIsToolResult = true;
+        throw err;
+      }
+    }
   }
 
   private targetOf(ex: McpExchange, scope: McpScope): McpTarget {
