@@ -19,7 +19,9 @@ export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport | undefi
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!traces && !base) return undefined;
   const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  // an empty variable is an unset one (the OpenTelemetry specification): a deployment template that leaves
+  // OTEL_EXPORTER_OTLP_TRACES_PROTOCOL blank refused the start, or hid OTEL_EXPORTER_OTLP_PROTOCOL
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
     throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `"${protocol}" is not supported: use http/protobuf or http/json`);
   }

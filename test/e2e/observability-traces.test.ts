@@ -278,4 +278,17 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect((err as Error).message).to.include('OTEL_EXPORTER_OTLP_PROTOCOL');
     expect((err as Error).message).to.include('http/protobuf or http/json');
   });
+
+  it('reads an empty OTEL_EXPORTER_OTLP_TRACES_PROTOCOL as unset, as the OpenTelemetry specification says: OTEL_EXPORTER_OTLP_PROTOCOL applies', async () => {
+    // a deployment template that leaves the variable blank: the start was refused ("" is not supported)
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] });
+    } finally {
+      await gw.close();
+    }
+    await receiver.waitFor((s) => s.name === 'chat echo');
+    expect(receiver.contentTypes[0]).to.match(/^application\/json/);
+  });
 });
