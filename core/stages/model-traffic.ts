@@ -24,7 +24,7 @@ import type { TokenUsage } from '../types/usage';
 import { answerTextChars, estimateEmbeddingTokens, fillUnreportedUsage, StreamedText, TEXT_FORMATS, tokensOfChars } from '../spend/usage-estimate';
 import { isPartialImageFrame } from '../apis/images/images-format';
 import { COST_HEADER } from './spend';
-import { GEN_AI } from '../observability/span-attributes';
+import { GEN_AI, operationOf } from '../observability/span-attributes';
 
 const KIND_OF_FORMAT: Record<ApiFormat, ModelKind> = {
   chat: 'chat',
@@ -131,8 +131,9 @@ export class ModelTraffic implements TrafficStrategy {
         exchange.deployment = deployment;
         const end = health.begin(deployment.id);
         const startedAt = this.routing.now();
-        // traced: a client span per attempt, continued upstream by its traceparent
-        const span = ctx.trace?.client(`${exchange.format} ${deployment.config.model}`, attemptAttributes(deployment, exchange.attempts.length + 1));
+        // traced: a client span per attempt, continued upstream by its traceparent; named as the GenAI
+        // conventions name spans, `{operation} {model}` (a Messages request's attempt is a `chat` too)
+        const span = ctx.trace?.client(`${operationOf(ctx)} ${deployment.config.model}`, attemptAttributes(ctx, deployment, exchange.attempts.length + 1));
         try {
           exchange.result = await callDeployment(this.client, deployment, exchange, ctx.inbound, ctx.clientSignal, timeouts, span?.headers());
         } catch (err) {
@@ -353,8 +354,9 @@ function timedOutEarly(failure: AttemptFailure, requested: TimeoutsConfig | unde
 }
 
 /** An upstream attempt's span attributes (OpenTelemetry GenAI conventions, plus the deployment). */
-function attemptAttributes(deployment: Deployment, attempt: number) {
+function attemptAttributes(ctx: AuthedContext, deployment: Deployment, attempt: number) {
   return {
+    [GEN_AI.operation]: operationOf(ctx),
     [GEN_AI.requestModel]: deployment.config.model,
     'gateway.provider.id': deployment.config.provider,
     'gateway.deployment.id': deployment.id,

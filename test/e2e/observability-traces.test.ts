@@ -4,6 +4,7 @@
  * attributes and the cost; the client's traceparent continued, and propagated to the model upstream and
  * to the MCP upstream.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
@@ -93,6 +94,24 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(attempt.attributes).to.deep.include({ 'gen_ai.request.model': 'upstream-model', 'gateway.deployment.id': 'oai/upstream-model', 'http.response.status_code': 200 });
     // the upstream saw the same trace, with the attempt as its parent
     expect(parseTraceparent(upstream.requests[0].headers.traceparent)).to.deep.equal({ traceId: CLIENT_TRACE, spanId: attempt.spanId });
+  });
+
+  it('names a Messages request\'s upstream attempt `chat <upstream model>` with its GenAI operation, as a chat request\'s', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      upstream.script = { kind: 'json', body: chatCompletion('traced', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      const client = new Anthropic({ baseURL: `${gw.url}/native`, apiKey: KEY, maxRetries: 0 });
+      const message = await client.messages.create({ model: 'gpt-test', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+      expect(message.content[0]).to.deep.include({ type: 'text', text: 'traced' });
+    } finally {
+      await gw.close();
+    }
+    const root = await receiver.waitFor((s) => s.name === 'chat gpt-test');
+    expect(root.attributes).to.deep.include({ 'gen_ai.operation.name': 'chat', 'gateway.endpoint': 'messages' });
+    const [attempt] = receiver.childrenOf(expectStageChildren(root));
+    // it was `messages upstream-model`, with no gen_ai.operation.name: GenAI views did not take it for a model call
+    expect(attempt).to.deep.include({ name: 'chat upstream-model', kind: 3 });
+    expect(attempt.attributes).to.deep.include({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'upstream-model', 'gateway.deployment.id': 'oai/upstream-model' });
   });
 
   it('traces an MCP tools/call and sends its traceparent to the MCP upstream (http/json)', async () => {
