@@ -15,7 +15,13 @@ export const GEN_AI = {
   outputTokens: 'gen_ai.usage.output_tokens',
   cachedTokens: 'gen_ai.usage.cache_read.input_tokens',
   toolName: 'gen_ai.tool.name',
+  promptName: 'gen_ai.prompt.name',
 } as const;
+
+/** The attribute that names what an MCP method calls: a prompt's name is no tool's (prompts/get). */
+export function mcpNameAttribute(method: string): string {
+  return method === 'prompts/get' ? GEN_AI.promptName : GEN_AI.toolName;
+}
 
 /** The GenAI operation an endpoint performs (gen_ai.operation.name's well-known values where one fits). */
 export function operationOf(ctx: GatewayContext): string {
@@ -50,7 +56,7 @@ export function requestAttributes(ctx: GatewayContext): Attributes {
   if (model !== undefined) attributes[GEN_AI.requestModel] = loggedName(model);
   if (ctx.mcp) {
     attributes['mcp.method.name'] = ctx.mcp.method;
-    if (ctx.mcp.toolName !== undefined) attributes[GEN_AI.toolName] = loggedName(ctx.mcp.toolName);
+    if (ctx.mcp.toolName !== undefined) attributes[mcpNameAttribute(ctx.mcp.method)] = loggedName(ctx.mcp.toolName);
   }
   return attributes;
 }

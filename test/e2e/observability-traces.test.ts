@@ -275,6 +275,34 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect(upstreamCall.name).to.equal(`resources/read ${uri.slice(0, 1024)}…`);
   });
 
+  it('names the prompt of a prompts/get with gen_ai.prompt.name, not as a tool, on its span and on the upstream call\'s', async () => {
+    const notes = await FakeMcpServer.start({ prompts: { summarize: { text: () => 'Summarize the notes.' } } });
+    const gw = await testConfig()
+      .withKey(KEY, { id: 'tracer' })
+      .withMcpServer('notes', notes.url, { visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start({ env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    try {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name: 'summarize' } }),
+      });
+      expect(await res.text()).to.include('Summarize the notes.');
+    } finally {
+      await gw.close();
+      await notes.close();
+    }
+    const root = await receiver.waitFor((s) => s.name === 'prompts/get summarize' && s.kind === 2);
+    // it was gen_ai.tool.name: a trace backend's tool views counted every prompt fetched as a tool call
+    expect(root.attributes).to.deep.include({ 'mcp.method.name': 'prompts/get', 'gen_ai.prompt.name': 'summarize' });
+    expect(root.attributes).to.not.have.property('gen_ai.tool.name');
+    const [upstreamCall] = receiver.childrenOf(expectStageChildren(root));
+    expect(upstreamCall).to.deep.include({ name: 'prompts/get summarize', kind: 3 });
+    expect(upstreamCall.attributes).to.deep.include({ 'gen_ai.prompt.name': 'summarize', 'gateway.mcp.server': 'notes' });
+    expect(upstreamCall.attributes).to.not.have.property('gen_ai.tool.name');
+  });
+
   it('exports nothing and sends no traceparent upstream when no OTLP endpoint is set', async () => {
     const env = { ...process.env };
     delete env.OTEL_EXPORTER_OTLP_ENDPOINT;

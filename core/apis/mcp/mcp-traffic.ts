@@ -22,7 +22,7 @@ import type { McpExchange, McpScope, McpTarget } from './mcp-exchange';
 import type { McpGateway, UpstreamCallContext } from './mcp-gateway';
 import type { ProgressUpdate } from './upstream-session';
 import { UpstreamRpcError } from './upstream-errors';
-import { GEN_AI } from '../../observability/span-attributes';
+import { mcpNameAttribute } from '../../observability/span-attributes';
 import { withTraceHeaders } from '../../observability/trace-headers';
 import { loggedName } from '../../observability/logged-name';
 
@@ -296,10 +296,10 @@ export class McpTraffic implements TrafficStrategy {
   }
 }
 
-/** An MCP upstream call's span attributes (gen_ai.tool.name: the server's own name for the tool). */
+/** An MCP upstream call's span attributes (gen_ai.tool.name, or gen_ai.prompt.name: the server's own name for it). */
 function upstreamCallAttributes(ex: McpExchange): Record<string, string> {
   const attributes: Record<string, string> = { 'mcp.method.name': ex.method };
-  if (ex.upstreamTool !== undefined) attributes[GEN_AI.toolName] = ex.upstreamTool;
+  if (ex.upstreamTool !== undefined) attributes[mcpNameAttribute(ex.method)] = ex.upstreamTool;
   if (ex.serverName !== undefined) attributes['gateway.mcp.server'] = ex.serverName;
   return attributes;
 }
