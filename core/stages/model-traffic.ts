@@ -380,8 +380,10 @@ const USAGE_COUNTERS = new Set<string>(['inputTokens', 'outputTokens', 'cacheRea
 function mergeUsage(into: TokenUsage, add: Partial<TokenUsage>, latest = false): void {
   for (const k of Object.keys(add) as (keyof TokenUsage)[]) {
     const v = add[k];
-    // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged
-    if (typeof v !== 'number' || !USAGE_COUNTERS.has(k)) continue;
+    // usage keys may come from an upstream's JSON: only the counters TokenUsage has are merged, and only
+    // counts: a `1e999` JSON reads as Infinity (and a negative number is no count), which the metrics
+    // refuse, so the spend stage's settle failed before the request's log entry was written
+    if (typeof v !== 'number' || !USAGE_COUNTERS.has(k) || !Number.isFinite(v) || v < 0) continue;
     if (k === 'images') into.images += v;
     else if (latest || v > into[k]) into[k] = v;
   }

@@ -488,6 +488,33 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await cached()).to.equal(before + 12);
   });
 
+  it('writes the log entry and access line of an answer whose upstream reported a count as 1e999 (Infinity once parsed), and counts its real counts', async () => {
+    const counts = async () => {
+      const text = await scrape();
+      return { input: sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'input' }) ?? 0, cached: sample(text, 'gateway_tokens_total', { model: 'gpt-test', type: 'cached' }) ?? 0 };
+    };
+    const before = await counts();
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4242 } };
+    upstream.script = { kind: 'raw', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatCompletion('ok', usage)).replace('4242', '1e999') };
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const { data, response } = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'infinite cache' }] }).withResponse();
+      expect(data.choices[0].message.content).to.equal('ok');
+      const requestId = response.headers.get('x-gateway-request-id')!;
+      // the metrics refused Infinity and the spend stage's settle failed before the entry was written:
+      // the request was in neither the log nor the spend
+      const entry = await eventually(async () => (await gw.gateway.services.requestLog.query({ limit: 5 })).data.find((e) => e.requestId === requestId));
+      expect(entry).to.deep.include({ promptTokens: 10, completionTokens: 5, status: 200 });
+      expect(entry.cost).to.be.above(0);
+      await eventually(() => gw.logLines.some((l) => l.includes(requestId) && l.includes('"msg":"request"')));
+      expect(gw.logLines.filter((l) => l.includes('stage settle failed'))).to.deep.equal([]);
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    }
+    const after = await counts();
+    expect({ input: after.input - before.input, cached: after.cached - before.cached }).to.deep.equal({ input: 10, cached: 0 });
+  });
+
   it('counts the tokens and cost of a gateway_proxy tool call under the model it ran, not under an empty model', async () => {
     upstream.script = { kind: 'json', body: chatCompletion('second opinion', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
     const counts = async () => {
