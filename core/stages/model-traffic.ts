@@ -184,7 +184,8 @@ export class ModelTraffic implements TrafficStrategy {
         return;
       }
       if (!last && refused) {
-        this.reporter.attempt(refused.deployment.id, 'failed');
+        // no attempt to count: nothing was sent, and the deployment did not fail (its failed attempts are
+        // alerted on; a client sending what no deployment here can express made them climb)
         exchange.deployment = refused.deployment;
         throw refused.failure.error;
       }

@@ -205,6 +205,33 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(await failed()).to.equal(before);
   });
 
+  it('does not count a request the deployment cannot express, never sent, as a failed attempt of it', async () => {
+    const claude = await testConfig()
+      .withKey(KEY)
+      .withProvider({ id: 'claude', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-ant-metrics-CANARY-1706' })
+      .withModel('claude-only', { model: 'claude-sonnet-4-5' })
+      .with({ metrics: { public: true } })
+      .start();
+    try {
+      const seen = upstream.requests.length;
+      const client = new OpenAI({ baseURL: `${claude.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      // n: 2 has no Messages form: the client's error, answered before anything goes upstream
+      const refused = await client.chat.completions.create({ model: 'claude-only', messages: [{ role: 'user', content: 'two answers' }], n: 2 }).catch((e) => e);
+      expect(refused.status).to.equal(400);
+      expect(refused.error.code).to.equal('unsupported_parameter');
+      expect(upstream.requests.length).to.equal(seen);
+      const text = await eventually(async () => {
+        const scraped = await (await fetch(`${claude.url}/metrics`)).text();
+        return sample(scraped, 'gateway_requests_total', { endpoint: 'chat', model: 'claude-only', status: '400' }) === 1 ? scraped : undefined;
+      });
+      // it was counted `failed`: alerts on a deployment's failed attempts fired for a client's bad requests
+      expect(text).to.not.match(/^gateway_upstream_attempts_total\{/m);
+      expect(sample(text, 'gateway_deployment_healthy', { deployment: 'claude/claude-sonnet-4-5' })).to.equal(1);
+    } finally {
+      await claude.close();
+    }
+  });
+
   it('counts a tool call the client gave up on apart from the calls that failed', async () => {
     const calls = async () => {
       const text = await scrape();
