@@ -236,6 +236,19 @@ describe('/admin/v1/mcp/servers end to end', () => {
     expect((await api(gw, ADMIN_KEY, 'GET', `/admin/v1/mcp/servers/${created.body.id}`)).status).to.equal(404);
   });
 
+  it('keeps a token in the URL when a PATCH sends the URL back as it was read (redacted)', async () => {
+    const withToken = new URL(upstream.url);
+    withToken.searchParams.set('token', 'url-token-CANARY-g7');
+    const created = await register(ADMIN_KEY, { name: 'tokened', url: withToken.href, org: 'acme' });
+    expect(created.body.url).to.include('token=***');
+    // a read-modify-write: the URL as the read showed it, with a new description
+    const patched = await api(gw, ADMIN_KEY, 'PATCH', `/admin/v1/mcp/servers/${created.body.id}`, { url: created.body.url, description: 'Docs' });
+    expect(patched.status).to.equal(200);
+    expect(patched.body).to.deep.include({ url: created.body.url, description: 'Docs' });
+    await rpc(gw, ACME_MEMBER, 'tools/call', { name: 'search', arguments: {} });
+    expect(upstream.requestsFor('tools/call').at(-1)!.url).to.include('token=url-token-CANARY-g7');
+  });
+
   it('discovers the new URL of a server moved while a check of its old one still hangs', async () => {
     const moved = await FakeMcpServer.start({ tools: { lookup: { description: 'Lookup' } } });
     try {

@@ -285,8 +285,10 @@ export class McpServerRegistry {
     const merged: McpServerInput = {
       name: patch.name ?? existing.name,
       alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
-      // the record holds the URL redacted; the full one (password, query values) is kept with the secrets
-      url: patch.url ?? current.url ?? existing.url,
+      // the record holds the URL redacted; the full one (password, query values) is kept with the secrets.
+      // The redacted URL sent back as it was read (a console edit, a script's read-modify-write) is no
+      // change: taken as the new URL, it replaced the token with "***" and the server stopped answering.
+      url: patch.url !== undefined && patch.url !== existing.url ? patch.url : (current.url ?? existing.url),
       transport: patch.transport ?? existing.transport,
       org: existing.org ?? undefined,
       visibility: patch.visibility ?? existing.visibility,
