@@ -87,7 +87,12 @@ describe('management API: keys, organizations, logs, spend', () => {
 
   it('creates organizations (platform admin) and rejects duplicates', async () => {
     expect((await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech', name: 'Initech' })).status).to.equal(201);
-    expect((await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech' })).status).to.equal(400);
+    // a conflict (409, as a second MCP server of one name), not a malformed body (400)
+    const again = await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'initech' });
+    expect(again.status).to.equal(409);
+    expect(again.body.error).to.deep.include({ type: 'invalid_request_error', code: 'already_exists', param: 'id' });
+    const declared = await api(gw, 'POST', '/admin/v1/organizations', ADMIN, { id: 'acme' });
+    expect(declared.status).to.equal(409);
     const list = await api(gw, 'GET', '/admin/v1/organizations', ADMIN);
     expect(list.body.data.map((o: { id: string }) => o.id)).to.deep.equal(['acme', 'globex', 'initech']);
   });

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { roundCost } from '../../spend/pricing';
-import { InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
+import { GatewayError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors/gateway-error';
 import type { StoredKey } from '../../auth/key-registry';
 import { keyReferenceProblems } from '../../config/references';
 import { READ_ONLY_FIELDS } from '../../config/schema';
@@ -109,7 +109,8 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       // the config file's organization schema: the API cannot store what the file would refuse
       const body = validateBody<OrganizationConfig>(validators.organizationCreate, req.body);
       const id = body.id;
-      if ((await allOrgs()).some((o) => o.id === id)) throw new InvalidRequestError(`Organization "${id}" already exists.`, 'already_exists', { param: 'id' });
+      // a conflict, as a second MCP server of one name is: a script tells "already there" from a bad body by the status
+      if ((await allOrgs()).some((o) => o.id === id)) throw new GatewayError(409, 'invalid_request_error', 'already_exists', `Organization "${id}" already exists.`, { param: 'id' });
       const org: OrganizationConfig = { ...body, name: body.name ?? id };
       await orgs.set(id, org);
       await organizationChanged(id);
