@@ -349,6 +349,23 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('editing a server: an emptied description is removed, not kept behind "Saved"', async () => {
+    const registered = await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'Described', url: mcp.url, org: 'acme', description: 'Old words' });
+    expect(registered.status).to.equal(201);
+    const page = await signIn(ADMIN);
+    await openPage(page, 'mcp');
+    await page.locator('article[data-server="Described"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    expect(await page.inputValue('#mcp-form input[name=description]')).to.equal('Old words');
+    await page.fill('#mcp-form input[name=description]', '');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved Described'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${registered.body.id}`)).body.description ?? '').to.equal('');
+    expect(await page.locator('article[data-server="Described"]').textContent()).to.not.include('Old words');
+    expect((await api(ADMIN, 'DELETE', `/admin/v1/mcp/servers/${registered.body.id}`)).status).to.equal(200);
+    await page.close();
+  });
+
   it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'keys');

@@ -107,7 +107,8 @@
     var b = { name: v.name, url: v.url, visibility: v.visibility };
     if (!editing && v.org) b.org = v.org;
     if (v.alias) b.alias = v.alias;
-    if (v.description) b.description = v.description;
+    // an emptied description is sent empty: left out, the PATCH kept the old one behind "Saved"
+    if (v.description || (editing && editing.description)) b.description = v.description;
     var secretGiven = v.authSecret !== '';
     if (!editing || secretGiven || v.authType === 'none' && editing.auth.type !== 'none') {
       if (v.authType === 'none') b.auth = { type: 'none' };
