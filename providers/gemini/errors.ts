@@ -1,6 +1,7 @@
 /**
- * Google API error answers (Gemini API and Vertex AI: `{"error":{"code","message","status","details"}}`)
- * -> GatewayError, in the client's API's own error shape once rendered.
+ * Google API error answers (Gemini API and Vertex AI: `{"error":{"code","message","status","details"}}`,
+ * or that object in a one-item array for a streamed call) -> GatewayError, in the client's API's own
+ * error shape once rendered.
  *
  * - 429 / RESOURCE_EXHAUSTED: a rate limit; `Retry-After` from the header, else from the RetryInfo detail;
  * - an invalid or missing API key (400 API_KEY_INVALID, 401, 403): the operator's credentials, a 502
@@ -21,7 +22,9 @@ const CONTEXT_LENGTH = /exceeds the maximum number of tokens|input token count.*
 const AUTH_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'ACCESS_TOKEN_EXPIRED', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'SERVICE_DISABLED']);
 
 export function googleError(label: string, status: number, body: unknown, headers: Headers = {}, inStream = false): GatewayError {
-  const error = (body as GoogleErrorBody | null)?.error;
+  // a streamGenerateContent call's error answer is the stream's array form holding one error
+  // (`[{"error": {...}}]`), even with alt=sse: Vertex AI sends its 429s and 400s so
+  const error = ((Array.isArray(body) ? body[0] : body) as GoogleErrorBody | null)?.error;
   const message = typeof error?.message === 'string' ? scrubMessage(error.message).slice(0, 500) : typeof body === 'string' ? scrubMessage(body).slice(0, 300) : '';
   const googleStatus = typeof error?.status === 'string' ? error.status : undefined;
   const details = Array.isArray(error?.details) ? (error.details as Record<string, unknown>[]) : [];

@@ -263,6 +263,21 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(data.usage.prompt_tokens).to.equal(25_000);
   });
 
+  it('reads a streamed call\u2019s error in Google\u2019s array form: a prompt over the context window is context_length_exceeded, a 429 keeps RetryInfo\u2019s pause', async () => {
+    // streamGenerateContent answers its errors as the stream's array form, `[{"error": {...}}]`, alt=sse or not
+    const tooLong = 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).';
+    upstream.reply(() => json([googleError(400, tooLong, 'INVALID_ARGUMENT')], 400));
+    const long = await rejection(openai.chat.completions.create({ model: 'gemini-pro', stream: true, messages: [{ role: 'user', content: 'a very long prompt' }] }));
+    expect(upstream.last.path).to.equal(`${PROJECT_PATH}/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse`);
+    expect({ status: long.status, code: long.error.code, message: long.error.message }).to.deep.equal({ status: 400, code: 'context_length_exceeded', message: tooLong });
+
+    const retryInfo = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' };
+    upstream.reply(() => json([googleError(429, 'Resource exhausted. Please try again later.', 'RESOURCE_EXHAUSTED', [retryInfo])], 429));
+    const limited = await rejection(anthropic.messages.create({ model: 'gemini-pro', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    expect({ status: limited.status, type: limited.error.error.type, retryAfter: limited.headers.get('retry-after') }).to.deep.equal({ status: 429, type: 'rate_limit_error', retryAfter: '20' });
+    expect(limited.error.error.message).to.include('Resource exhausted. Please try again later.');
+  });
+
   it('a deadline Vertex gives up on (504 DEADLINE_EXCEEDED) is the gateway\u2019s 504 upstream_timeout, for Gemini and Claude, JSON and streamed', async () => {
     upstream.reply(() => json(googleError(504, 'Deadline expired before operation could complete.', 'DEADLINE_EXCEEDED'), 504));
     const seen: unknown[] = [];
