@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import type { SqliteBackend } from '../../core/store/sqlite-backend';
+import { FakeOpenAI, chatChunks } from '../support/fake-openai';
+import { startRedis, type RedisServer } from '../support/redis-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 
@@ -107,5 +109,48 @@ describe('Responses storage: a conversation in use keeps its start', () => {
       await gw.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Responses storage: a store that stops answering while the response runs', () => {
+  let redis: RedisServer;
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig()
+      .withKey(KEY, { id: 'storage' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .with({ routing: { retries: 0 }, store: { url: redis.url, sweepIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    redis.resume();
+    await gw.close();
+    await upstream.stop();
+    await redis.stop();
+  });
+
+  it('ends the stream with response.failed (store_unavailable) alone, never after a response.completed', async () => {
+    // the store freezes while the model answers: the answer streams, the response cannot be stored
+    upstream.script = () => (redis.pause(), { kind: 'sse', events: chatChunks(['Hel', 'lo']) });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const types: string[] = [];
+    try {
+      const stream = await client.responses.create({ model: 'gpt-test', input: 'hi', stream: true });
+      const error = await (async () => {
+        for await (const event of stream) types.push(event.type);
+      })().then(() => undefined, (e) => e);
+      expect(error).to.be.instanceOf(OpenAI.APIError);
+      expect(error.code).to.equal('store_unavailable');
+    } finally {
+      redis.resume();
+    }
+    expect(types).to.include('response.output_text.delta');
+    // the SDK raised at the error event: before it, the client had been told the response was complete
+    expect(types).to.not.include('response.completed');
   });
 });

@@ -167,11 +167,13 @@ export class ResponsesHandler {
       if (!run.timedOut()) throw inInputTerms(err, [...instructions, ...messages], input.messages);
       return { pending: [], incomplete: 'time_limit' };
     });
-    recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
-    // only what this response added: the rest is already stored under the responses it continues
+    // only what this response added: the rest is already stored under the responses it continues. Stored
+    // before the response is said to be finished: a store that fails then fails the response (one
+    // `response.failed`), rather than following a `response.completed` the client already took as final
     if (body.store !== false) {
       await this.states.save(run.response.id, principal, { model: body.model, messages: messages.slice(continuedLength), pending: result.pending, output: run.response.output }, previous);
     }
+    recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
   }
 
   /**
