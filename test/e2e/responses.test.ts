@@ -288,6 +288,21 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect((data.output[0] as any).tools.map((t: any) => t.name)).to.deep.equal(['docs-search']);
   });
 
+  it('runs no MCP tool an allowed_tools choice left out, even when the model names it (from an earlier turn)', async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'crm-lookup', args: { name: 'Ada' } }]]);
+    const lookups = crm.requestsFor('tools/call').length;
+    const data = await client.responses.create({
+      model: 'gpt-test',
+      input: 'who?',
+      tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never' }],
+      tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'mcp', server_label: 'gw', name: 'docs-search' }] },
+    });
+    expect(upstream.requests[0].body.tools.map((t: any) => t.function.name)).to.deep.equal(['docs-search']);
+    expect(crm.requestsFor('tools/call')).to.have.length(lookups);
+    expect(data.output.filter((i) => i.type === 'mcp_call')).to.deep.equal([]);
+    expect(data.output_text).to.equal('Answer from: Error: unknown tool "crm-lookup".');
+  });
+
   it("narrows to read-only tools with allowed_tools {read_only: true} (MCP's readOnlyHint)", async () => {
     upstream.script = agentModel([]);
     const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', allowed_tools: { read_only: true } }] });

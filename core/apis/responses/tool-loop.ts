@@ -115,6 +115,9 @@ export class ToolLoop {
 
     const clientFunctions = new Set((input.template.tools ?? []).map((t) => t.function?.name).filter((n): n is string => !!n));
     const mcpTools: ChatTool[] = toolSet ? chatToolsOf(toolSet, input.allowed) : [];
+    // only the MCP tools the model was offered run: one an `allowed_tools` choice left out (which the
+    // model may still name, from earlier turns) is an unknown tool, as it is to OpenAI's loop
+    const offered = new Set(mcpTools.map((t) => t.function!.name));
     const tools = [...(input.template.tools ?? []), ...mcpTools.filter((t) => !clientFunctions.has(t.function!.name))];
     // chat APIs refuse tool_choice and parallel_tool_calls on a request without tools
     const { tool_choice, parallel_tool_calls, ...withoutToolParams } = input.template;
@@ -164,7 +167,7 @@ export class ToolLoop {
         toolRounds++;
       }
       messages.push({ role: 'assistant', content: round.text || null, tool_calls: calls, ...thinking });
-      const pending = await this.runCalls(mcpCalls, toolSet, messages);
+      const pending = await this.runCalls(mcpCalls, toolSet, offered, messages);
       const forClient = calls.filter(isClients);
       for (const call of forClient) this.recorder.functionCall(functionCallItem(call.id, call.function.name, call.function.arguments));
       if (pending.length > 0 || forClient.length > 0) return { pending };
@@ -175,13 +178,13 @@ export class ToolLoop {
    * The MCP calls of one round: those needing approval become `mcp_approval_request` items (returned as
    * pending), the others run concurrently; their results are appended in the model's order.
    */
-  private async runCalls(mcpCalls: ToolCall[], toolSet: McpToolSet | undefined, messages: ChatMessage[]): Promise<PendingApproval[]> {
+  private async runCalls(mcpCalls: ToolCall[], toolSet: McpToolSet | undefined, offered: Set<string>, messages: ChatMessage[]): Promise<PendingApproval[]> {
     const pending: PendingApproval[] = [];
     const auto: { call: ToolCall; tool: OfferedTool }[] = [];
     const results = new Map<string, string>();
     let inRound = 0;
     for (const call of mcpCalls) {
-      const tool = toolSet?.byFunction.get(call.function.name);
+      const tool = offered.has(call.function.name) ? toolSet?.byFunction.get(call.function.name) : undefined;
       const refusal = this.refusal(inRound);
       if (refusal) {
         this.totals.toolCallsRefused++;
