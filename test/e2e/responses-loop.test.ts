@@ -361,6 +361,8 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     ['a tool that is not an object', { tools: [null] }, 'tools[0]'],
     ['instructions that are not a string', { instructions: 5 }, 'instructions'],
     ['allowed_tools that is neither a list nor a filter', { tools: [{ ...MCP_TOOL[0], allowed_tools: 'echo' }] }, 'tools[0].allowed_tools'],
+    // read loosely, a read_only that is not a boolean matched every tool: the destructive ones were offered too
+    ['an allowed_tools filter whose read_only is not a boolean', { tools: [{ ...MCP_TOOL[0], allowed_tools: { read_only: 'true' } }] }, 'tools[0].allowed_tools'],
     ['an input_file given by file_url (a chat file part has no URL: it was sent on empty)', { input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/report.pdf' }] }] }, 'input[0].content[0]'],
     // read as a substring, 'lookup_v2' let a tool named 'lookup' run without approval
     ['a require_approval filter whose tool_names is not a list', { tools: [{ ...MCP_TOOL[0], require_approval: { never: { tool_names: 'lookup_v2' } } }] }, 'tools[0].require_approval'],

@@ -64,7 +64,7 @@ export function mcpEntries(tools: ToolEntry[] | undefined): McpToolEntry[] {
       );
     }
     if (!allowedToolsValid(entry.allowed_tools)) {
-      throw new InvalidRequestError(`tools[${i}].allowed_tools must be a list of tool names or {tool_names: [...]}.`, 'invalid_type', { param: `tools[${i}].allowed_tools` });
+      throw new InvalidRequestError(`tools[${i}].allowed_tools must be a list of tool names or {tool_names?: [...], read_only?: boolean}.`, 'invalid_type', { param: `tools[${i}].allowed_tools` });
     }
     // a filter read loosely could waive approval for a tool the client never named
     if (!approvalRuleValid(entry.require_approval)) {
@@ -163,11 +163,14 @@ export function needsApproval(tool: OfferedTool): boolean {
 
 const isNameList = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
 
-/** A tool filter `{tool_names?: [...], read_only?}` whose `tool_names`, if given, is a list of names. */
+/**
+ * A tool filter `{tool_names?: [...], read_only?}` whose `tool_names`, if given, is a list of names and
+ * whose `read_only`, if given, is a boolean: one read loosely (`read_only: "true"`) would match every tool.
+ */
 function isToolFilter(f: unknown): f is { tool_names?: unknown; read_only?: unknown } {
   if (typeof f !== 'object' || f === null || Array.isArray(f)) return false;
-  const names = (f as { tool_names?: unknown }).tool_names;
-  return names === undefined || isNameList(names);
+  const { tool_names: names, read_only: readOnly } = f as { tool_names?: unknown; read_only?: unknown };
+  return (names === undefined || isNameList(names)) && (readOnly === undefined || typeof readOnly === 'boolean');
 }
 
 /** `allowed_tools`: absent, a list of names, or a tool filter. */
@@ -175,11 +178,11 @@ function allowedToolsValid(allowed: unknown): boolean {
   return allowed == null || isNameList(allowed) || isToolFilter(allowed);
 }
 
-/** `require_approval`: absent, "always", "never", or `{always?, never?}` tool filters whose `read_only` is a boolean. */
+/** `require_approval`: absent, "always", "never", or `{always?, never?}` tool filters. */
 function approvalRuleValid(rule: unknown): boolean {
   if (rule == null || rule === 'always' || rule === 'never') return true;
   if (typeof rule !== 'object' || Array.isArray(rule)) return false;
-  const filterValid = (f: unknown) => f == null || (isToolFilter(f) && (f.read_only === undefined || typeof f.read_only === 'boolean'));
+  const filterValid = (f: unknown) => f == null || isToolFilter(f);
   return filterValid((rule as { always?: unknown }).always) && filterValid((rule as { never?: unknown }).never);
 }
 
