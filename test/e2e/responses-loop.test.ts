@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { FakeOpenAI, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
+import { FakeOpenAI, chatChunks, chatCompletion, type RecordedRequest, type Script } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -341,6 +341,40 @@ describe('Responses time limit while a tool or a model round runs', () => {
       { role: 'user', content: 'think long' },
       { role: 'user', content: 'go on' },
     ]);
+  });
+});
+
+describe('Responses time limit cutting a streamed model round', () => {
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    gw = await testConfig()
+      .withKey(KEY, { id: 'qa' })
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('gpt-test', { model: 'upstream-model', price: { inputPerMTok: 1, outputPerMTok: 2 } })
+      .with({ responses: { timeLimitSeconds: 2 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('reports in response.incomplete the usage its log entry charges, the cut round included', async () => {
+    // a minute of words, cut by the time limit after a part of them
+    upstream.script = { kind: 'sse', events: chatChunks(Array.from({ length: 600 }, () => 'word '), { prompt_tokens: 10, completion_tokens: 600, total_tokens: 610 }), eventDelayMs: 100 };
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gpt-test', input: 'tell me a long story', stream: true });
+    let final: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) if (event.type === 'response.incomplete') final = event.response;
+    expect(final?.incomplete_details).to.deep.equal({ reason: 'time_limit' });
+    await gw.gateway.services.pipeline.whenSettled(5_000);
+    const entry = (await gw.gateway.services.requestLog.query({ limit: 10 })).data.find((e) => e.details?.responseId === final!.id)!;
+    expect(entry.completionTokens).to.be.greaterThan(0);
+    expect(entry.cost).to.be.greaterThan(0);
+    expect(final!.usage).to.deep.include({ input_tokens: entry.promptTokens, output_tokens: entry.completionTokens, total_tokens: entry.promptTokens + entry.completionTokens });
   });
 });
 

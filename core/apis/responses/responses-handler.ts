@@ -173,7 +173,9 @@ export class ResponsesHandler {
     if (body.store !== false) {
       await this.states.save(run.response.id, principal, { model: body.model, messages: messages.slice(continuedLength), pending: result.pending, output: run.response.output }, previous);
     }
-    recorder.finish(responsesUsage(run.loop.totals.usage, run.loop.totals.reasoningTokens), result.incomplete);
+    // the usage this response's log entry charges (`ctx.usage`, each round folded in as it settled): the
+    // loop's totals leave out a round the time limit cut, which is charged all the same (by its estimate)
+    recorder.finish(responsesUsage(ctx.usage, run.loop.totals.reasoningTokens), result.incomplete);
   }
 
   /**
