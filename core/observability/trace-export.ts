@@ -21,9 +21,11 @@ export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport | undefi
   const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
   // an empty variable is an unset one (the OpenTelemetry specification): a deployment template that leaves
   // OTEL_EXPORTER_OTLP_TRACES_PROTOCOL blank refused the start, or hid OTEL_EXPORTER_OTLP_PROTOCOL
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
+  const tracesProtocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim();
+  const protocol = tracesProtocol || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `"${protocol}" is not supported: use http/protobuf or http/json`);
+    // the variable the value came from: the refusal named OTEL_EXPORTER_OTLP_PROTOCOL whichever it was
+    throw new ConfigError(tracesProtocol ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL', `"${protocol}" is not supported: use http/protobuf or http/json`);
   }
   try {
     new URL(url);

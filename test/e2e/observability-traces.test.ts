@@ -326,6 +326,13 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect((err as Error).message).to.include('http/protobuf or http/json');
   });
 
+  it('names OTEL_EXPORTER_OTLP_TRACES_PROTOCOL when that is the variable whose protocol it cannot speak', async () => {
+    const err = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }).catch((e: Error) => e);
+    expect(err).to.be.instanceOf(Error);
+    // it named OTEL_EXPORTER_OTLP_PROTOCOL, a variable the operator had not set
+    expect((err as Error).message).to.match(/^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" is not supported/);
+  });
+
   it('reads an empty OTEL_EXPORTER_OTLP_TRACES_PROTOCOL as unset, as the OpenTelemetry specification says: OTEL_EXPORTER_OTLP_PROTOCOL applies', async () => {
     // a deployment template that leaves the variable blank: the start was refused ("" is not supported)
     const gw = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
