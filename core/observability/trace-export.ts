@@ -27,9 +27,15 @@ export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport | undefi
     // the variable the value came from: the refusal named OTEL_EXPORTER_OTLP_PROTOCOL whichever it was
     throw new ConfigError(tracesProtocol ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL', `"${protocol}" is not supported: use http/protobuf or http/json`);
   }
+  // the scheme too: `collector:4318` (no scheme) parses as a URL of scheme "collector:", and every span
+  // was then exported to nowhere, silently, while the access log showed trace ids
+  let scheme: string | undefined;
   try {
-    new URL(url);
+    scheme = new URL(url).protocol;
   } catch {
+    scheme = undefined;
+  }
+  if (scheme !== 'http:' && scheme !== 'https:') {
     throw new ConfigError(traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http(s) URL');
   }
   return { url, protocol, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'model-gateway' };

@@ -326,6 +326,16 @@ describe('OpenTelemetry traces over OTLP/HTTP', function () {
     expect((err as Error).message).to.include('http/protobuf or http/json');
   });
 
+  it('refuses an OTLP endpoint without an http(s) scheme at start, naming the variable, rather than exporting to nowhere', async () => {
+    // `collector:4318` parses as a URL of scheme "collector:": the gateway started, and no span ever left it
+    const base = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: 'localhost:4318' }).catch((e: Error) => e);
+    expect(base).to.be.instanceOf(Error);
+    expect((base as Error).message).to.equal('OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL');
+    const traces = await start({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318/v1/traces' }).catch((e: Error) => e);
+    expect(traces).to.be.instanceOf(Error);
+    expect((traces as Error).message).to.equal('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http(s) URL');
+  });
+
   it('names OTEL_EXPORTER_OTLP_TRACES_PROTOCOL when that is the variable whose protocol it cannot speak', async () => {
     const err = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }).catch((e: Error) => e);
     expect(err).to.be.instanceOf(Error);
