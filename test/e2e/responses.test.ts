@@ -485,6 +485,20 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(gw.logLines.join('\n')).to.not.include(CLIENT_KEY).and.not.include('user-token-CANARY');
   });
 
+  it("repeats an mcp tool's authorization and header values nowhere: not in the response, streamed or not", async () => {
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'tokens' } }]]);
+    const tool = { type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', authorization: 'oauth-CANARY-token', headers: { 'X-Api-Key': 'hdr-CANARY-secret' } } as const;
+    const data = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [tool] } as never);
+    expect(data.output_text).to.equal('Answer from: docs about tokens');
+    expect(data.tools).to.deep.equal([{ type: 'mcp', server_label: 'gw', server_url: 'gateway_proxy', require_approval: 'never', headers: { 'X-Api-Key': '***' } }]);
+    upstream.script = agentModel([[{ id: 'call_1', name: 'docs-search', args: { q: 'tokens' } }]]);
+    const streamed = await rawSse(gw.url, CLIENT_KEY, { model: 'gpt-test', input: 'x', stream: true, tools: [tool] });
+    const completed = streamed.events.find((e) => e.type === 'response.completed');
+    expect(completed.response.tools[0].headers).to.deep.equal({ 'X-Api-Key': '***' });
+    expect(JSON.stringify(streamed.events)).to.not.include('CANARY');
+    for (const r of [...upstream.requests, ...docs.requests]) expect(JSON.stringify(r)).to.not.include('CANARY');
+  });
+
   it('answers a bad request in the OpenAI error shape', async () => {
     const err = await client.responses.create({ model: 'gpt-test', input: 'x', tools: [{ type: 'mcp', server_label: 'gw', server_url: 'https://example.com/mcp', require_approval: 'never' }] }).then(
       () => undefined,

@@ -29,7 +29,7 @@ import { responsesUsage } from './output-items';
 import { allowedToolsOf, chatTemplate, instructionMessages } from './request-to-chat';
 import { ResponseRecorder } from './response-recorder';
 import { ResponseStateStore } from './response-state-store';
-import type { ResponseObject, ResponsesRequest } from './responses-types';
+import type { McpToolEntry, ResponseObject, ResponsesRequest, ToolEntry } from './responses-types';
 import { SseSink } from './sse-sink';
 import { TimeLimitReached, ToolLoop, type ApprovalToSettle, type LoopResult } from './tool-loop';
 
@@ -244,6 +244,25 @@ function validateRequest(raw: unknown): ResponsesRequest {
   return body as ResponsesRequest;
 }
 
+/**
+ * The request's tools as the response repeats them, without the credentials an `mcp` entry may carry
+ * (`authorization`, `headers` values): a response is read back, streamed, logged by clients and stored,
+ * and OpenAI leaves them out of it too. This gateway does not send them anywhere (its MCP calls carry the
+ * operator's credentials and the client's `x-mcp-<alias>-<header>` headers), so they are dropped, and
+ * `headers` keeps only its names.
+ */
+function echoedTools(tools: ResponsesRequest['tools']): ToolEntry[] {
+  if (!tools) return [];
+  return tools.map((tool) => {
+    if (tool.type !== 'mcp' || (!('authorization' in tool) && !('headers' in tool))) return tool;
+    const { authorization: _authorization, headers, ...rest } = tool as McpToolEntry & { authorization?: unknown };
+    if (headers === undefined || headers === null || typeof headers !== 'object') return headers === undefined ? rest : { ...rest, headers };
+    return { ...rest, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, REDACTED])) };
+  });
+}
+
+const REDACTED = '***';
+
 function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObject {
   return {
     id: newId('resp'),
@@ -263,7 +282,7 @@ function initialResponse(body: ResponsesRequest, createdAt: number): ResponseObj
     top_p: body.top_p ?? null,
     text: { format: body.text?.format ?? { type: 'text' } },
     tool_choice: body.tool_choice ?? 'auto',
-    tools: body.tools ?? [],
+    tools: echoedTools(body.tools),
     usage: null,
     metadata: body.metadata ?? {},
     ...(body.user !== undefined ? { user: body.user } : {}),
