@@ -6,6 +6,7 @@ import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
 import { eventually } from '../support/eventually';
+import { startRedis, type RedisServer } from '../support/redis-server';
 
 const ADMIN_KEY = 'sk-admin-CANARY-0c4d';
 const ACME_KEY = 'sk-acme-CANARY-55aa';
@@ -612,5 +613,42 @@ describe('/mcp: two organisations each with a key named bot', () => {
     const answered = await pending;
     expect(answered.status).to.equal(200);
     expect(answered.body.result).to.deep.equal({ content: [{ type: 'text', text: 'finished' }] });
+  });
+});
+
+describe('/mcp while the store cannot be reached', () => {
+  let redis: RedisServer;
+  let gw: TestGateway;
+
+  before(async () => {
+    redis = await startRedis();
+    gw = await testConfig()
+      .withKey(ACME_KEY, { id: 'bot' })
+      .with({ store: { url: redis.url, sweepIntervalSeconds: 0 }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    redis?.resume();
+    await gw?.close();
+    await redis?.stop();
+  });
+
+  it('answers a key it cannot look up with 503 store_unavailable and Retry-After, never as an invalid key (401)', async () => {
+    const unknown = 'sk-mcp-never-issued-CANARY-99ee';
+    redis.pause();
+    let refused: Awaited<ReturnType<typeof rpc>>;
+    try {
+      refused = await rpc(gw, unknown, 'tools/list', undefined, {}, 4);
+    } finally {
+      redis.resume();
+    }
+    expect(refused.status, refused.text).to.equal(503);
+    expect(refused.headers.get('retry-after')).to.equal('1');
+    expect(refused.body.id).to.equal(4);
+    expect(refused.body.error.data.code).to.equal('store_unavailable');
+    expect(refused.text).to.not.include(unknown);
+    // the store back: the same key is the unknown key it is
+    const after = await rpc(gw, unknown, 'tools/list');
+    expect([after.status, after.body.error.message]).to.deep.equal([401, 'Invalid API key.']);
   });
 });

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Router } from 'express';
-import { AuthenticationError, GatewayError, PermissionError, toGatewayError } from '../../errors/gateway-error';
+import { AuthenticationError, GatewayError, PermissionError, StoreUnavailableError, toGatewayError } from '../../errors/gateway-error';
 import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
@@ -114,11 +114,14 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     try {
       // before the message's shape is judged: a caller without a valid key learns nothing of it
       if (!(discoverOnly && !credential)) await services.auth.signIn(parent, true);
-    } catch {
-      // a store failure is answered like an unknown key: the client can only retry
-      writeJson(res, 401, rpcError(firstId, keyRefused(credential)));
+    } catch (err) {
+      // a store that cannot say whether the key exists is a 503 store_unavailable (with its Retry-After),
+      // as on every other endpoint: never read as an unknown key, which the client's key may not be
+      const refused = err instanceof StoreUnavailableError ? err : keyRefused(credential);
+      for (const [name, value] of Object.entries(refused.headers)) res.setHeader(name, value);
+      writeJson(res, refused.status, rpcError(firstId, refused));
       // no log entry without a key, but a flood of bad keys must show in the metrics as it does on chat
-      services.reporter.refusedBeside('mcp', undefined, 401, parent.startedAt, services.clock.now());
+      services.reporter.refusedBeside('mcp', undefined, refused.status, parent.startedAt, services.clock.now());
       return;
     }
     // behind the key too, as every other refusal of how the request is put
