@@ -651,4 +651,21 @@ describe('/mcp while the store cannot be reached', () => {
     const after = await rpc(gw, unknown, 'tools/list');
     expect([after.status, after.body.error.message]).to.deep.equal([401, 'Invalid API key.']);
   });
+
+  it('answers a body it cannot read from a key it cannot look up with 503 store_unavailable too, not 401', async () => {
+    const unknown = 'sk-mcp-never-issued-CANARY-99ff';
+    const send = () => fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json', 'x-gateway-api-key': `Bearer ${unknown}` }, body: 'hello' });
+    redis.pause();
+    let refused: Response;
+    try {
+      refused = await send();
+    } finally {
+      redis.resume();
+    }
+    const text = await refused.text();
+    expect(refused.status, text).to.equal(503);
+    expect(refused.headers.get('retry-after')).to.equal('1');
+    expect(JSON.parse(text).error.data.code).to.equal('store_unavailable');
+    expect((await send()).status).to.equal(401);
+  });
 });

@@ -9,11 +9,12 @@
  * post-guardrail, spend) under either revision; listing methods authenticate and scope, and answer from
  * the discovery cache.
  *
- * HTTP statuses: 401 missing or bad key, 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding),
- * 400 unreadable JSON (-32700) or an invalid JSON-RPC message (-32600), 405 for every method but POST and
- * OPTIONS, 415 for a body that is not JSON, 406 when the client accepts neither JSON nor SSE, 202 for
- * notifications only; everything else is 200 with a JSON-RPC result or error. Every error on /mcp and
- * below it, whatever the method, is a JSON-RPC error body (error-shapes.ts JSONRPC_ERRORS).
+ * HTTP statuses: 401 missing or bad key (503 store_unavailable when the store cannot say whether it exists),
+ * 403 an `Origin` not in `server.allowedOrigins` (DNS rebinding), 400 unreadable JSON (-32700) or an invalid
+ * JSON-RPC message (-32600), 405 for every method but POST and OPTIONS, 415 for a body that is not JSON, 406
+ * when the client accepts neither JSON nor SSE, 202 for notifications only; everything else is 200 with a
+ * JSON-RPC result or error. Every error on /mcp and below it, whatever the method, is a JSON-RPC error body
+ * (error-shapes.ts JSONRPC_ERRORS).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -201,12 +202,17 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   async function refuseUnreadBody(req: IncomingMessage, res: ServerResponse, error: GatewayError): Promise<void> {
     const startedAt = services.clock.now();
     const credential = mcpKey(req.headers);
-    const known = await services.auth.principalOf(credential).catch(() => undefined);
+    let unreachable: StoreUnavailableError | undefined;
+    const known = await services.auth.principalOf(credential).catch((err: unknown) => {
+      // a store that cannot say whether the key exists: its 503, never the unknown key's 401 (as above)
+      if (err instanceof StoreUnavailableError) unreachable = err;
+      return undefined;
+    });
     // a client that reads only event streams gets the refusal of its body as one
-    sendError(res, known ? error : keyRefused(credential), JSONRPC_ERRORS, known !== undefined && negotiate(req.headers.accept) === 'sse');
+    sendError(res, known ? error : (unreachable ?? keyRefused(credential)), JSONRPC_ERRORS, known !== undefined && negotiate(req.headers.accept) === 'sse');
     // a valid key's 400/413/415 is counted and gets its access line, as on the model endpoints
     if (known) services.reporter.refusedKnown('mcp', known, error, requestIdOf(res), startedAt, services.clock.now());
-    else services.reporter.refusedBeside('mcp', undefined, 401, startedAt, services.clock.now());
+    else services.reporter.refusedBeside('mcp', undefined, unreachable?.status ?? 401, startedAt, services.clock.now());
   }
 }
 
