@@ -71,6 +71,8 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
     const stops = Array.isArray(request.stop) ? request.stop : [request.stop];
     if (stops.length > 0) inference.stopSequences = stops;
   }
+  // Converse says only that a stop sequence ended the answer; Claude names which when asked (usage.ts)
+  if (claude && inference.stopSequences) body.additionalModelResponseFieldPaths = ['/stop_sequence'];
   const toolConfig = toolConfigOf(request, messages);
   if (toolConfig) body.toolConfig = toolConfig;
   if (request.response_format != null && (request.response_format as { type?: unknown }).type !== 'text') {

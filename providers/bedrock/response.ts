@@ -4,7 +4,7 @@
  * (their text) and `thinking_blocks` (signatures and redacted blocks included, so they can be passed back).
  */
 import { reasoningText, type ChatResponse, type ThinkingBlock, type ToolCall } from '../../core/plugins/sdk';
-import { chatUsageFromConverse, finishReasonFromConverse, silentFailure } from './usage';
+import { chatUsageFromConverse, finishReasonFromConverse, matchedStopSequence, silentFailure } from './usage';
 import type { ConverseResponse } from './wire';
 
 export function chatResponseFromConverse(body: ConverseResponse, model: string, id: string, created: number): ChatResponse {
@@ -36,7 +36,7 @@ export function chatResponseFromConverse(body: ConverseResponse, model: string, 
     object: 'chat.completion',
     created,
     model,
-    choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(body.stopReason), logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(body.stopReason), logprobs: null, ...matchedStopSequence(body.stopReason, body.additionalModelResponseFields) }],
     usage: chatUsageFromConverse(body.usage),
   };
 }

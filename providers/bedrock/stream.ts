@@ -16,7 +16,7 @@
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { bedrockError } from './errors';
-import { chatUsageFromConverse, finishReasonFromConverse, silentFailure } from './usage';
+import { chatUsageFromConverse, finishReasonFromConverse, matchedStopSequence, silentFailure } from './usage';
 
 interface ConverseStreamState {
   id: string;
@@ -68,7 +68,7 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       const failed = silentFailure(event?.stopReason, state.said, true);
       if (failed) throw failed;
       state.stopped = true;
-      return [chunk(state, {}, finishReasonFromConverse(event?.stopReason))];
+      return [chunk(state, {}, finishReasonFromConverse(event?.stopReason), matchedStopSequence(event?.stopReason, event?.additionalModelResponseFields))];
     }
     case 'metadata':
       state.done = true;
@@ -112,6 +112,6 @@ function base(state: ConverseStreamState): { id: string; object: 'chat.completio
   return { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model };
 }
 
-function chunk(state: ConverseStreamState, delta: ChatChunkChoice['delta'], finishReason: string | null = null): SseFrame {
-  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] } satisfies ChatChunk);
+function chunk(state: ConverseStreamState, delta: ChatChunkChoice['delta'], finishReason: string | null = null, extra: { stop_reason?: string } = {}): SseFrame {
+  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null, ...extra }] } satisfies ChatChunk);
 }

@@ -27,6 +27,8 @@ export interface ConverseRequest {
   inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: { tools: ConverseToolSpec[]; toolChoice?: ConverseToolChoice };
   additionalModelRequestFields?: Record<string, unknown>;
+  /** JSON Pointers into the model's own answer, returned in additionalModelResponseFields */
+  additionalModelResponseFieldPaths?: string[];
 }
 
 export interface ConverseUsage {
@@ -42,5 +44,6 @@ export interface ConverseUsage {
 export interface ConverseResponse {
   output?: { message?: { role?: string; content?: Record<string, any>[] } };
   stopReason?: string;
+  additionalModelResponseFields?: Record<string, unknown>;
   usage?: ConverseUsage;
 }

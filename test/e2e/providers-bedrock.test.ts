@@ -56,7 +56,8 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     const { data, response } = await openai.chat.completions.create({ ...request, model: 'claude-on-aws' }).withResponse();
     expect(bedrock.checks).to.deep.equal([{ ok: true, credentialScope: `${KEYS.accessKeyId}/eu-west-1/bedrock` }]);
     expect(bedrock.server.last.path).to.equal(`${MODEL_PATH}/converse`);
-    expect(bedrock.server.last.body).to.deep.equal(readFixture('bedrock', 'system-cache-images.upstream-request.json'));
+    // Claude is asked which stop sequence ended its answer (the golden file is a model's that is not Claude)
+    expect(bedrock.server.last.body).to.deep.equal({ ...readFixture<object>('bedrock', 'system-cache-images.upstream-request.json'), additionalModelResponseFieldPaths: ['/stop_sequence'] });
     expect(data.id).to.match(/^chatcmpl-[0-9a-f-]{36}$/);
     expect({ ...data, id: 'chatcmpl-test', created: 1700000000 }).to.deep.equal(readFixture('bedrock', 'text-cache-usage.chat-response.json'));
     // 20 input x $3 + 2000 cache reads x $0.30 + 100 cache writes x $3.75 + 7 output x $15, per million
@@ -96,6 +97,28 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(data.content.map((b) => (b.type === 'text' ? b.text : b.type))).to.deep.equal(['thinking', 'A cat on a sofa.']);
     expect({ input: data.usage.input_tokens, read: data.usage.cache_read_input_tokens, write: data.usage.cache_creation_input_tokens, output: data.usage.output_tokens }).to.deep.equal({ input: 20, read: 2000, write: 100, output: 7 });
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00114');
+  });
+
+  it('tells a Messages client which stop sequence ended Claude\u2019s answer (stop_reason stop_sequence), JSON and streamed', async () => {
+    // Converse says only `stop_sequence`; Claude names the sequence when the request asks for its /stop_sequence
+    const named = (request: { body: { additionalModelResponseFieldPaths?: string[] } }) => (request.body.additionalModelResponseFieldPaths?.includes('/stop_sequence') ? { stop_sequence: 'END' } : undefined);
+    const usage = { inputTokens: 12, outputTokens: 4, totalTokens: 16 };
+    bedrock.reply((request) => json({ output: { message: { role: 'assistant', content: [{ text: 'one, two, three' }] } }, stopReason: 'stop_sequence', additionalModelResponseFields: named(request), usage }));
+    const data = await anthropic.messages.create({ model: 'claude-on-aws', max_tokens: 100, stop_sequences: ['STOP', 'END'], messages: [{ role: 'user', content: 'Count, then say END.' }] });
+    expect(bedrock.server.last.body.inferenceConfig.stopSequences).to.deep.equal(['STOP', 'END']);
+    expect({ stop_reason: data.stop_reason, stop_sequence: data.stop_sequence }).to.deep.equal({ stop_reason: 'stop_sequence', stop_sequence: 'END' });
+
+    bedrock.reply((request) =>
+      eventStream([
+        eventMessage('messageStart', { role: 'assistant' }),
+        eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'one, two' } }),
+        eventMessage('contentBlockStop', { contentBlockIndex: 0 }),
+        eventMessage('messageStop', { stopReason: 'stop_sequence', additionalModelResponseFields: named(request) }),
+        eventMessage('metadata', { usage, metrics: { latencyMs: 10 } }),
+      ]),
+    );
+    const streamed = await anthropic.messages.stream({ model: 'claude-on-aws', max_tokens: 100, stop_sequences: ['STOP', 'END'], messages: [{ role: 'user', content: 'Count, then say END.' }] }).finalMessage();
+    expect({ stop_reason: streamed.stop_reason, stop_sequence: streamed.stop_sequence }).to.deep.equal({ stop_reason: 'stop_sequence', stop_sequence: 'END' });
   });
 
   it('prices 1-hour cache writes (Converse cacheDetails) at their own price, for an openai and an anthropic SDK client', async () => {
