@@ -9,7 +9,8 @@
  *                                 entry with the block's whole text and signature (so a chat client can
  *                                 pass the block back, even one that keeps only a field's last delta)
  *   content_block_start redacted_thinking -> a thinking_blocks entry with the block
- *   message_delta              -> a finish chunk, then a usage chunk with `choices: []`
+ *   message_delta              -> a finish chunk (a stop sequence named as its `stop_reason`), then a
+ *                                 usage chunk with `choices: []`
  *   message_stop               -> `[DONE]`
  *   content_block_stop tool    -> `{}` as the arguments of a tool call that got none
  *   ping, other content_block_stop -> nothing
@@ -17,6 +18,7 @@
  */
 import { finishReasonFromStopReason, chatUsageFromMessagesUsage, SseFrame, type Clock, type StreamState, type MessagesUsage, type ChatChunk, type ChatChunkChoice } from '../../core/plugins/sdk';
 import { anthropicError } from './errors';
+import { matchedStopSequence } from './translate';
 
 interface ChunkState {
   id: string;
@@ -96,7 +98,7 @@ export function chatFramesFromMessagesEvent(frame: SseFrame, scratch: StreamStat
     case 'message_delta': {
       const out: SseFrame[] = [];
       const stopReason = event.delta?.stop_reason;
-      if (stopReason) out.push(chunk(state, {}, finishReasonFromStopReason(stopReason)));
+      if (stopReason) out.push(chunk(state, {}, finishReasonFromStopReason(stopReason), matchedStopSequence(stopReason, event.delta?.stop_sequence)));
       // message_delta usage counters are cumulative; a field it leaves out keeps its message_start value
       // keys are the upstream's: define, never assign, so a `__proto__` key cannot replace the prototype
       for (const [key, value] of Object.entries(event.usage ?? {})) if (value != null) Object.defineProperty(state.usage, key, { value, writable: true, enumerable: true, configurable: true });
@@ -117,6 +119,6 @@ function base(state: ChunkState): { id: string; object: 'chat.completion.chunk';
   return { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model };
 }
 
-function chunk(state: ChunkState, delta: ChatChunkChoice['delta'], finishReason: string | null = null): SseFrame {
-  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] } satisfies ChatChunk);
+function chunk(state: ChunkState, delta: ChatChunkChoice['delta'], finishReason: string | null = null, extra: { stop_reason?: string } = {}): SseFrame {
+  return SseFrame.fromJson({ ...base(state), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null, ...extra }] } satisfies ChatChunk);
 }

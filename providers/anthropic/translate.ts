@@ -416,7 +416,16 @@ export function chatResponseFromMessages(body: MessagesResponse, created: number
     object: 'chat.completion',
     created,
     model: body.model,
-    choices: [{ index: 0, message, finish_reason: finishReasonFromStopReason(body.stop_reason) ?? 'stop', logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: finishReasonFromStopReason(body.stop_reason) ?? 'stop', logprobs: null, ...matchedStopSequence(body.stop_reason, body.stop_sequence) }],
     usage: chatUsageFromMessagesUsage(body.usage),
   };
+}
+
+/**
+ * The stop sequence that ended Claude's answer, as the choice's `stop_reason` (vLLM's field for the string
+ * it matched, which the Messages translation reads): a Messages client served through this translation
+ * (Claude on Vertex AI) gets `stop_reason: "stop_sequence"` and the sequence back, not `end_turn`.
+ */
+export function matchedStopSequence(stopReason: unknown, stopSequence: unknown): { stop_reason?: string } {
+  return stopReason === 'stop_sequence' && typeof stopSequence === 'string' ? { stop_reason: stopSequence } : {};
 }

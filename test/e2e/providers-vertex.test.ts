@@ -201,6 +201,18 @@ describe('vertex-ai provider end to end (service-account OAuth against a fake to
     expect(raw.trailers['x-gateway-response-cost']).to.equal('0.0045');
   });
 
+  it('tells a Messages client which stop sequence ended Claude\u2019s answer on Vertex (stop_reason stop_sequence), JSON and streamed', async () => {
+    upstream.reply(() => json(readFixture('anthropic', 'stop-sequence.upstream-response.json')));
+    const data = await anthropic.messages.create({ model: 'claude-vertex', max_tokens: 50, stop_sequences: ['STOP', 'END'], messages: [{ role: 'user', content: 'Count to three, then say END.' }] });
+    expect(upstream.last.body.stop_sequences).to.deep.equal(['STOP', 'END']);
+    expect({ stop_reason: data.stop_reason, stop_sequence: data.stop_sequence }).to.deep.equal({ stop_reason: 'stop_sequence', stop_sequence: 'END' });
+
+    const events = textEvents('msg_v2', CLAUDE, ['1, 2, 3']).map((e) => (e.event === 'message_delta' ? { ...e, data: { ...e.data, delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' } } } : e));
+    upstream.reply(() => sse(events));
+    const streamed = await anthropic.messages.stream({ model: 'claude-vertex', max_tokens: 50, stop_sequences: ['STOP', 'END'], messages: [{ role: 'user', content: 'Count to three, then say END.' }] }).finalMessage();
+    expect({ stop_reason: streamed.stop_reason, stop_sequence: streamed.stop_sequence }).to.deep.equal({ stop_reason: 'stop_sequence', stop_sequence: 'END' });
+  });
+
   it('embeds through predict, priced from the token counts Vertex reports', async () => {
     upstream.reply(() => json({ predictions: [{ embeddings: { values: [1, 2], statistics: { token_count: 3, truncated: false } } }, { embeddings: { values: [3, 4], statistics: { token_count: 5, truncated: false } } }] }));
     const { data, response } = await openai.embeddings.create({ model: 'vertex-embed', input: ['a b', 'c d e'] }).withResponse();
