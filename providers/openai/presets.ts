@@ -10,6 +10,8 @@ export interface Preset {
   readonly baseUrl: string;
   /** fields the vendor rejects: left out of the upstream request */
   readonly drop?: readonly string[];
+  /** fields of a message the vendor rejects: left out of every message */
+  readonly dropFromMessages?: readonly string[];
   /** fields the vendor names differently: [ours, theirs] */
   readonly rename?: readonly (readonly [string, string])[];
   /** fields dropped only for some of the vendor's models (its reasoning models) */
@@ -37,7 +39,9 @@ function mistralToolCallId(id: string): string {
 }
 
 export const PRESETS: ReadonlyMap<string, Preset> = new Map<string, Preset>([
-  ['groq', { baseUrl: 'https://api.groq.com/openai/v1', drop: ['logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier'] }],
+  // Groq answers 400 to a message's `name` (its OpenAI compatibility page), which LangGraph's agents and
+  // AutoGen put on their messages
+  ['groq', { baseUrl: 'https://api.groq.com/openai/v1', drop: ['logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier'], dropFromMessages: ['name'] }],
   [
     'mistral',
     {
@@ -77,8 +81,19 @@ export function applyPreset(preset: Preset, body: ChatRequest, upstreamModel: st
   }
   for (const field of preset.drop ?? []) delete out[field];
   if (preset.dropFor?.models.test(upstreamModel)) for (const field of preset.dropFor.fields) delete out[field];
-  if (preset.toolCallId && Array.isArray(body.messages)) out.messages = body.messages.map((m) => withToolCallIds(m, preset.toolCallId!));
+  let messages = body.messages;
+  if (preset.dropFromMessages && Array.isArray(messages)) messages = messages.map((m) => withoutFields(m, preset.dropFromMessages!));
+  if (preset.toolCallId && Array.isArray(messages)) messages = messages.map((m) => withToolCallIds(m, preset.toolCallId!));
+  if (messages !== body.messages) out.messages = messages;
   return out as unknown as ChatRequest;
+}
+
+/** The message without `fields`; the same message when it has none of them. */
+function withoutFields(message: ChatMessage, fields: readonly string[]): ChatMessage {
+  if (typeof message !== 'object' || message === null || !fields.some((field) => Object.prototype.hasOwnProperty.call(message, field))) return message;
+  const out = { ...message } as Record<string, unknown>;
+  for (const field of fields) delete out[field];
+  return out as unknown as ChatMessage;
 }
 
 function withToolCallIds(message: ChatMessage, toolCallId: (id: string) => string): ChatMessage {

@@ -25,6 +25,8 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
       .withModel('grok-2', { model: 'grok-2-1212' })
       .withProvider({ id: 'groq', type: 'openai', preset: 'groq', apiKey: 'groq-key' })
       .withModel('llama-groq', { model: 'llama-3.3-70b-versatile' })
+      .withProvider({ id: 'groq-here', type: 'openai', preset: 'groq', baseUrl: `${upstream.url}/v1`, apiKey: 'groq-key' })
+      .withModel('llama-groq-here', { model: 'llama-3.3-70b-versatile' })
       .withProvider({ id: 'ollama', type: 'openai', preset: 'ollama' })
       .withModel('llama-local', { model: 'llama3.2' })
       .withProvider({ id: 'teamed', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'teamed-key', headers: { 'X-Team': 'blue', Authorization: 'Bearer operator-value' } })
@@ -82,6 +84,36 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     });
     expect(upstream.last.body.messages[1].tool_calls[0].id).to.equal('D681PevKs');
     expect(upstream.last.body.messages[2].tool_call_id).to.equal('D681PevKs');
+  });
+
+  it('groq: leaves each message\u2019s name out (Groq answers 400 to it), as sent by multi-agent frameworks', async () => {
+    // Groq answers a 400 to a message that has a name (its OpenAI compatibility page lists messages[].name)
+    upstream.script = (req) => {
+      const named = (req.body as { messages?: { name?: unknown }[] }).messages?.findIndex((m) => m.name !== undefined) ?? -1;
+      return named >= 0
+        ? { kind: 'json', status: 400, body: { error: { message: `'messages.${named}' : property 'name' is unsupported`, type: 'invalid_request_error' } } }
+        : { kind: 'json', body: chatCompletion('ok') };
+    };
+    try {
+      const answer = await client.chat.completions.create({
+        model: 'llama-groq-here',
+        messages: [
+          { role: 'system', content: 'You are the supervisor.' },
+          { role: 'user', name: 'alice', content: 'Plan the trip.' },
+          { role: 'assistant', name: 'research_agent', content: 'Paris is sunny.' },
+          { role: 'user', content: 'Go on.' },
+        ],
+      });
+      expect(answer.choices[0].message.content).to.equal('ok');
+      expect(upstream.last.body.messages).to.deep.equal([
+        { role: 'system', content: 'You are the supervisor.' },
+        { role: 'user', content: 'Plan the trip.' },
+        { role: 'assistant', content: 'Paris is sunny.' },
+        { role: 'user', content: 'Go on.' },
+      ]);
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    }
   });
 
   it('xai: drops the sampling penalties and stop only for Grok reasoning models', async () => {
