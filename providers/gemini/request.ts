@@ -10,6 +10,7 @@
  *   name is looked up from the assistant turn that made the call;
  * - a tool call id made by this translation carries Gemini's thought signature (see tool-ids.ts), which
  *   goes back on the call part so thinking models keep their reasoning across turns;
+ * - for Gemini 3 and later, a call and its answer carry the call's id, by which Gemini 3 pairs them;
  * - tool parameters and `json_schema` response formats are sent as JSON Schema (`parametersJsonSchema`,
  *   `responseJsonSchema`), not the older OpenAPI subset, so `additionalProperties` and friends are kept;
  * - `reasoning_effort` becomes a thinking budget (THINKING_BUDGETS).
@@ -38,6 +39,7 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
 
   const systemParts: GeminiPart[] = [];
   const contents: GeminiContent[] = [];
+  const gemini3 = upstreamModel !== undefined && checksThoughtSignatures(upstreamModel);
   request.messages.forEach((message, i) => {
     const where = `messages[${i}]`;
     switch (message?.role) {
@@ -49,17 +51,17 @@ export function geminiRequestFromChat(request: ChatRequest, upstreamModel?: stri
         push(contents, 'user', contentParts(message.content, where));
         break;
       case 'assistant':
-        push(contents, 'model', modelParts(message, where));
+        push(contents, 'model', modelParts(message, where, gemini3));
         break;
       case 'tool':
-        push(contents, 'user', [functionResponsePart(message, request.messages, i, where)]);
+        push(contents, 'user', [functionResponsePart(message, request.messages, i, where, gemini3)]);
         break;
       default:
         throw new InvalidRequestError(`${where}.role: unsupported role "${String(message?.role)}"`, 'invalid_request', { param: `${where}.role` });
     }
   });
 
-  if (upstreamModel !== undefined && checksThoughtSignatures(upstreamModel)) signForeignCalls(contents);
+  if (gemini3) signForeignCalls(contents);
   // a request that is only instructions (OpenAI takes one) is a prompt: Gemini refuses a request without
   // contents (400 "contents is not specified"), so the instructions go as the user's turn
   if (contents.length === 0 && systemParts.length > 0) contents.push({ role: 'user', parts: systemParts.splice(0) });
@@ -204,12 +206,18 @@ function extensionOf(url: string): string {
   return url.slice(dot + 1, end).toLowerCase();
 }
 
-function modelParts(message: ChatMessage, where: string): GeminiPart[] {
+/**
+ * Gemini 3 gives each function call an `id` and matches the answers to parallel calls by it: the call
+ * and its answer go back with the chat id (its signature split off), the call's `id` Gemini sent or
+ * another model's, so the two still pair. Earlier models match by name and order.
+ */
+function modelParts(message: ChatMessage, where: string, withIds: boolean): GeminiPart[] {
   const parts = contentParts(message.content, where);
   (message.tool_calls ?? []).forEach((call, j) => {
     const at = `${where}.tool_calls[${j}]`;
     const part: GeminiPart = { functionCall: { name: call.function?.name, args: argsOf(call.function?.arguments, `${at}.function.arguments`) } };
-    const signature = splitToolCallId(call.id).thoughtSignature;
+    const { base, thoughtSignature: signature } = splitToolCallId(call.id);
+    if (withIds && base !== '') part.functionCall!.id = base;
     if (signature !== undefined) part.thoughtSignature = signature;
     parts.push(part);
   });
@@ -229,14 +237,17 @@ function argsOf(args: unknown, at: string): Record<string, unknown> {
 }
 
 /** A tool message -> a functionResponse part, named after the call it answers. */
-function functionResponsePart(message: ChatMessage, messages: ChatMessage[], index: number, where: string): GeminiPart {
+function functionResponsePart(message: ChatMessage, messages: ChatMessage[], index: number, where: string, withId: boolean): GeminiPart {
   const id = message.tool_call_id;
   if (typeof id !== 'string') throw new InvalidRequestError(`${where}.tool_call_id: field required`, 'invalid_request', { param: `${where}.tool_call_id` });
   const name = callName(messages, index, id);
   if (name === undefined) {
     throw new InvalidRequestError(`${where}.tool_call_id: no earlier assistant message has a tool call with id "${id}"`, 'invalid_request', { param: `${where}.tool_call_id` });
   }
-  return { functionResponse: { name, response: responseObject(message.content) } };
+  const part: GeminiPart = { functionResponse: { name, response: responseObject(message.content) } };
+  const base = splitToolCallId(id).base;
+  if (withId && base !== '') part.functionResponse!.id = base;
+  return part;
 }
 
 /** The nearest earlier assistant tool call with this id (ids may repeat across turns). */

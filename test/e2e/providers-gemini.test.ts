@@ -125,6 +125,40 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect((upstream.last.body.contents[1].parts as Record<string, any>[]).some((p) => p.thoughtSignature !== undefined)).to.equal(false);
   });
 
+  it('sends Gemini 3\u2019s call ids back on its calls and on the answers to them, which it pairs parallel calls by', async () => {
+    // Gemini 3 gives each call an id and pairs the answers to parallel calls by it: the fake refuses an
+    // answer whose id names none of the calls
+    const calls = [
+      { functionCall: { id: 'g3call01', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'c2ln' },
+      { functionCall: { id: 'g3call02', name: 'get_weather', args: { city: 'Tokyo' } } },
+    ];
+    upstream.reply((request) => {
+      const parts = (request.body.contents as { parts: Record<string, any>[] }[]).flatMap((c) => c.parts);
+      const ids = parts.filter((p) => p.functionCall?.id !== undefined).map((p) => p.functionCall.id);
+      const unpaired = parts.filter((p) => p.functionResponse).some((p) => !ids.includes(p.functionResponse.id));
+      if (unpaired) return json(googleError(400, 'A function response does not name a function call of the turn before it.', 'INVALID_ARGUMENT'), 400);
+      return json(parts.some((p) => p.functionResponse) ? readFixture('gemini', 'text-usage.upstream-response.json') : { candidates: [{ content: { role: 'model', parts: calls }, finishReason: 'STOP', index: 0 }], responseId: 'g3r', modelVersion: 'gemini-3-pro-preview' });
+    });
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris and Tokyo?' }];
+    const first = await openai.chat.completions.create({ model: 'gemini-3-pro', tools, messages });
+    const toolCalls = first.choices[0].message.tool_calls ?? [];
+    expect(toolCalls.map((c) => c.id)).to.deep.equal(['g3call01__thought__c2ln', 'g3call02']);
+    messages.push(first.choices[0].message, ...toolCalls.map((c, i) => ({ role: 'tool' as const, tool_call_id: c.id, content: `{"temp":${18 + i}}` })));
+
+    const second = await openai.chat.completions.create({ model: 'gemini-3-pro', tools, messages });
+    expect(second.choices[0].finish_reason).to.equal('stop');
+    const [, model, answers] = upstream.last.body.contents as { parts: Record<string, any>[] }[];
+    expect(model.parts.map((p) => [p.functionCall.id, p.thoughtSignature])).to.deep.equal([
+      ['g3call01', 'c2ln'],
+      ['g3call02', undefined],
+    ]);
+    expect(answers.parts.map((p) => [p.functionResponse.id, p.functionResponse.response])).to.deep.equal([
+      ['g3call01', { temp: 18 }],
+      ['g3call02', { temp: 19 }],
+    ]);
+  });
+
   it('sends an inline image as a MIME type Gemini takes: image/jpg (a file extension) and a type its bytes belie as what the bytes are', async () => {
     const JPEG = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJCAsIyccHCg3KSwwMTQ0NB8nOT04MjwuMzQy';
     const TAKEN = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'];
