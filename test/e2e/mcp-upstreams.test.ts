@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import http, { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -509,6 +509,64 @@ describe('/mcp with an upstream that reports progress without end', function () 
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('/mcp with an upstream that reports progress faster than its client reads', function () {
+  this.timeout(60_000);
+  /** notifications of 32 KB each: 32 MB in all, more than the sockets between the gateway and the client hold */
+  const NOTIFICATIONS = 1_000;
+  const MESSAGE = 'm'.repeat(32_000);
+  let upstream: FakeMcpServer;
+  let gw: TestGateway;
+  let reported = false;
+
+  before(async () => {
+    upstream = await FakeMcpServer.start({ sseResponses: true });
+    upstream.setTool('chatty', {
+      handler: async (_args, _headers, progress) => {
+        for (let i = 1; i <= NOTIFICATIONS; i++) await progress(i, NOTIFICATIONS, MESSAGE);
+        reported = true;
+        return { content: [{ type: 'text', text: 'chatty done' }] };
+      },
+    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('chat', upstream.url, { visibility: 'public' })
+      .with({ mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('leaves out the notifications its client has not taken, and still sends the result', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: { progressToken: 'p5' } } });
+    const url = new URL(`${gw.url}/mcp`);
+    let text = '';
+    const done = new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${KEY}` } }, (res) => {
+        // the client reads nothing while the upstream reports
+        res.pause();
+        res.setEncoding('utf8');
+        void eventually(() => reported || undefined, 50_000).then(() => {
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', resolve);
+          res.resume();
+        }, reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    await done;
+    const events = text.split('\n\n').filter((e) => e.startsWith('event: message')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)));
+    const progress = events.filter((e) => e.method === 'notifications/progress');
+    // the gateway kept no more than what the client's socket was still taking: most were left out
+    expect(progress.length).to.be.greaterThan(0);
+    expect(progress.length).to.be.lessThan(NOTIFICATIONS);
+    expect(progress.every((e, i) => i === 0 || e.params.progress > progress[i - 1].params.progress)).to.equal(true);
+    expect(events.at(-1)).to.deep.equal({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'chatty done' }] } });
   });
 });
 

@@ -25,11 +25,11 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** `progress` sends a progress notification for this call (when the caller asked for them). */
+/** `progress` sends a progress notification for this call (when the caller asked for them), with its `message` if given. */
 export type ToolHandler = (
   args: Record<string, unknown>,
   headers: http.IncomingHttpHeaders,
-  progress: (done: number, total?: number) => Promise<void>,
+  progress: (done: number, total?: number, message?: string) => Promise<void>,
 ) => CallToolResult | Promise<CallToolResult>;
 
 export interface FakeTool {
@@ -267,8 +267,8 @@ export class FakeMcpServer {
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       const progressToken = request.params._meta?.progressToken;
-      const progress = async (done: number, total?: number) => {
-        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total } });
+      const progress = async (done: number, total?: number, message?: string) => {
+        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, ...(message === undefined ? {} : { message }) } });
       };
       if (tool.handler) return tool.handler(args, headers, progress);
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };

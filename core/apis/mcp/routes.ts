@@ -439,6 +439,11 @@ class ProgressStream {
 
   progress(token: string | number, update: ProgressUpdate): void {
     if (!this.enabled || this.res.writableEnded) return;
+    // Progress is advisory and each notification says where the call stands: while the client is not
+    // taking what was written, the next ones are left out. Kept, an upstream reporting as fast as it likes
+    // to a client that stops reading had the gateway hold every notification in memory for as long as the
+    // call ran (up to mcp.maxCallSeconds), for every organisation's requests to share.
+    if (this.opened && this.res.writableNeedDrain) return;
     const params: Record<string, unknown> = { progressToken: token, progress: update.progress };
     if (update.total !== undefined) params.total = update.total;
     if (update.message !== undefined) params.message = update.message;
