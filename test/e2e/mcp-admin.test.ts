@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { eventually } from '../support/eventually';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -247,6 +248,21 @@ describe('/admin/v1/mcp/servers end to end', () => {
     expect(patched.body).to.deep.include({ url: created.body.url, description: 'Docs' });
     await rpc(gw, ACME_MEMBER, 'tools/call', { name: 'search', arguments: {} });
     expect(upstream.requestsFor('tools/call').at(-1)!.url).to.include('token=url-token-CANARY-g7');
+  });
+
+  it('removes an alias, a description and prices with null in a PATCH, and refuses null for a required field', async () => {
+    const created = await register(ADMIN_KEY, { name: 'priced', alias: 'pr', url: upstream.url, org: 'acme', description: 'Paid docs', pricePerCall: 0.5, toolPrices: { search: 2 } });
+    expect(created.status).to.equal(201);
+    const patched = await api(gw, ACME_ADMIN, 'PATCH', `/admin/v1/mcp/servers/${created.body.id}`, { alias: null, description: null, pricePerCall: null, toolPrices: null });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body).to.deep.include({ alias: 'priced', description: null, pricePerCall: null, toolPrices: null });
+    // a tool call is free now: no price is left to charge
+    await rpc(gw, ACME_MEMBER, 'tools/call', { name: 'search', arguments: {} });
+    const call = await eventually(async () => (await api(gw, ADMIN_KEY, 'GET', '/admin/v1/logs?key=acme-member')).body.data.find((e: { endpoint: string }) => e.endpoint === 'mcp'));
+    expect(call).to.deep.include({ status: 200, cost: 0 });
+    const refused = await api(gw, ACME_ADMIN, 'PATCH', `/admin/v1/mcp/servers/${created.body.id}`, { url: null });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error).to.deep.include({ type: 'invalid_request_error', code: 'invalid_value', param: 'url' });
   });
 
   it('discovers the new URL of a server moved while a check of its old one still hangs', async () => {

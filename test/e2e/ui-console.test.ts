@@ -366,6 +366,25 @@ describe('admin console in a browser', function () {
     await page.close();
   });
 
+  it('editing a server: an emptied alias, price per call or tool prices is removed, not kept behind "Saved"', async () => {
+    const registered = await api(ADMIN, 'POST', '/admin/v1/mcp/servers', { name: 'Priced', alias: 'pr', url: mcp.url, org: 'acme', pricePerCall: 0.5, toolPrices: { search: 2 } });
+    expect(registered.status).to.equal(201);
+    const page = await signIn(ADMIN);
+    await openPage(page, 'mcp');
+    await page.locator('article[data-server="Priced"]').getByRole('button', { name: 'Edit' }).click();
+    await page.waitForSelector('#mcp-dialog[open]');
+    expect(await page.inputValue('#mcp-form input[name=pricePerCall]')).to.equal('0.5');
+    await page.fill('#mcp-form input[name=alias]', '');
+    await page.fill('#mcp-form input[name=pricePerCall]', '');
+    await page.fill('#mcp-form textarea[name=toolPrices]', '');
+    await page.click('#mcp-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#tab-mcp .msg')!.textContent!.startsWith('Saved Priced'));
+    expect((await api(ADMIN, 'GET', `/admin/v1/mcp/servers/${registered.body.id}`)).body).to.deep.include({ alias: 'Priced', pricePerCall: null, toolPrices: null });
+    expect(await page.locator('article[data-server="Priced"]').textContent()).to.not.include('$0.5').and.not.include('$2');
+    expect((await api(ADMIN, 'DELETE', `/admin/v1/mcp/servers/${registered.body.id}`)).status).to.equal(200);
+    await page.close();
+  });
+
   it('creates a key with every field, edits it, and revokes it after a confirmation', async () => {
     const page = await signIn(ADMIN);
     await openPage(page, 'keys');

@@ -17,6 +17,7 @@
  */
 import type { Response, Router } from 'express';
 import type { Principal } from '../../auth/principal';
+import { InvalidRequestError } from '../../errors/gateway-error';
 import { droppedMessage } from '../mcp/credential-binding';
 import { MCP_GATEWAY, type McpGateway } from '../mcp/mcp-gateway';
 import { toPublicView } from '../mcp/server-record';
@@ -25,9 +26,12 @@ import { adminAuth, adminHandler, adminOf, orgFilter } from './admin-auth';
 import type { GatewayServices } from '../../http/gateway-services';
 import type { McpServerCreateBody, McpServerPatchBody } from '../../config/types';
 import { validators } from '../../config/validators';
-import { validateBody } from '../../http/validate';
+import { validateBody, validatePatch } from '../../http/validate';
 
 const BASE = '/admin/v1/mcp/servers';
+
+/** fields a PATCH may remove with `null`: the alias goes back to the name's */
+const REMOVABLE = new Set(['alias', 'description', 'pricePerCall', 'toolPrices']);
 
 function actorOf(res: Response): RegistryActor {
   const admin: Principal = adminOf(res);
@@ -75,8 +79,12 @@ export function installAdminMcpRoutes(router: Router, services: GatewayServices)
     `${BASE}/:id`,
     auth,
     adminHandler(async (req, res) => {
-      const body = validateBody<McpServerPatchBody>(validators.mcpServerPatch, req.body);
-      const { record, droppedSecrets } = await mcp.registry.update(actorOf(res), String(req.params.id), body);
+      // `null` removes an optional field, as on a key's PATCH: without it a price or a description, once
+      // set, could only be overwritten (the console's emptied field was left out and kept behind "Saved")
+      const { set: body, clear } = validatePatch<McpServerPatchBody>(validators.mcpServerPatch, req.body);
+      const kept = clear.find((field) => !REMOVABLE.has(field));
+      if (kept) throw new InvalidRequestError(`${kept}: cannot be removed (null is for ${[...REMOVABLE].join(', ')})`, 'invalid_value', { param: kept });
+      const { record, droppedSecrets } = await mcp.registry.update(actorOf(res), String(req.params.id), body, clear);
       const checked = (await mcp.health.check(record.id)) ?? record;
       // credentials are bound to their origin: say when a URL change dropped them (credential-binding.ts)
       const dropped = droppedSecrets.length > 0 ? { credentialsDropped: true, droppedCredentials: droppedSecrets, message: droppedMessage(droppedSecrets) } : { credentialsDropped: false };

@@ -273,7 +273,8 @@ export class McpServerRegistry {
    * to another origin drops its stored credential and static header values unless the patch sets them,
    * and `droppedSecrets` says what went.
    */
-  async update(actor: RegistryActor, idOrName: string, patch: Partial<McpServerInput>): Promise<{ record: McpServerRecord; droppedSecrets: BoundSecret[] }> {
+  /** `removed`: optional fields the PATCH set to `null` (mcp-routes.ts says which may be). */
+  async update(actor: RegistryActor, idOrName: string, patch: Partial<McpServerInput>, removed: readonly string[] = []): Promise<{ record: McpServerRecord; droppedSecrets: BoundSecret[] }> {
     const existing = this.getFor(actor, idOrName);
     if (existing.source === 'config') {
       throw new InvalidRequestError(`MCP server "${existing.name}" is defined in the config file; change it there.`, 'mcp_server_from_config');
@@ -284,7 +285,7 @@ export class McpServerRegistry {
     const kept = bindSecretsToOrigin(existing.url, patch as Parameters<typeof bindSecretsToOrigin>[1], current);
     const merged: McpServerInput = {
       name: patch.name ?? existing.name,
-      alias: patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias),
+      alias: removed.includes('alias') ? undefined : (patch.alias ?? (patch.name !== undefined && existing.alias === existing.name ? undefined : existing.alias)),
       // the record holds the URL redacted; the full one (password, query values) is kept with the secrets.
       // The redacted URL sent back as it was read (a console edit, a script's read-modify-write) is no
       // change: taken as the new URL, it replaced the token with "***" and the server stopped answering.
@@ -292,14 +293,14 @@ export class McpServerRegistry {
       transport: patch.transport ?? existing.transport,
       org: existing.org ?? undefined,
       visibility: patch.visibility ?? existing.visibility,
-      description: patch.description ?? existing.description,
+      description: removed.includes('description') ? undefined : (patch.description ?? existing.description),
       // write-only values: absent in the patch means "keep what is stored" (on the same origin only)
       auth: kept.auth,
       staticHeaders: kept.staticHeaders,
       forwardHeaders: patch.forwardHeaders ?? existing.forwardHeaders,
       allowedTools: patch.allowedTools ?? existing.allowedTools,
-      pricePerCall: patch.pricePerCall ?? existing.pricePerCall,
-      toolPrices: patch.toolPrices ?? existing.toolPrices,
+      pricePerCall: removed.includes('pricePerCall') ? undefined : (patch.pricePerCall ?? existing.pricePerCall),
+      toolPrices: removed.includes('toolPrices') ? undefined : (patch.toolPrices ?? existing.toolPrices),
     };
     if ('org' in patch && (patch.org ?? null) !== existing.org) throw new InvalidRequestError('A server cannot move to another organisation.', 'invalid_request', { param: 'org' });
     const normalized = await this.validateInput(actor, merged, existing, patch.url !== undefined && patch.url !== existing.url);

@@ -106,7 +106,10 @@
     var v = MG.formValues(form);
     var b = { name: v.name, url: v.url, visibility: v.visibility };
     if (!editing && v.org) b.org = v.org;
+    // on an edit, an emptied field that had a value is sent as null (removed); left out, the PATCH kept it behind "Saved"
+    var had = function (field) { return editing && editing[field] !== null && editing[field] !== undefined; };
     if (v.alias) b.alias = v.alias;
+    else if (editing && editing.alias !== editing.name) b.alias = null;
     // an emptied description is sent empty: left out, the PATCH kept the old one behind "Saved"
     if (v.description || (editing && editing.description)) b.description = v.description;
     var secretGiven = v.authSecret !== '';
@@ -126,8 +129,10 @@
     // on an edit, a new allowed list re-decides every tool: send it only when it changed
     if (allowed.length && (!editing || allowed.join(',') !== (editing.allowedTools || []).join(','))) b.allowedTools = allowed;
     if (v.pricePerCall !== '') b.pricePerCall = Number(v.pricePerCall);
+    else if (had('pricePerCall')) b.pricePerCall = null;
     var prices = pairs(v.toolPrices, true, 'Tool prices');
     if (prices) b.toolPrices = prices;
+    else if (had('toolPrices')) b.toolPrices = null;
     return b;
   }
 
