@@ -19,6 +19,14 @@ export interface LimitSubject {
 
 const ORG_CACHE_MS = 5_000;
 
+interface CachedOrganization {
+  org: OrganizationConfig | undefined;
+  /** fresh until: after it the store is asked again */
+  until: number;
+  /** when the store last answered for it: its copy stands in up to `graceMs` after, while the store fails */
+  confirmedAt: number;
+}
+
 /**
  * The subjects whose limits a request counts against: its key and its organisation. Organisations come
  * from the config (kept in memory) or from the management API (read from the store, cached for a few
@@ -27,12 +35,24 @@ const ORG_CACHE_MS = 5_000;
 export class LimitSubjects {
   private readonly configOrgs = new Map<string, OrganizationConfig>();
   private readonly storedOrgs: Collection<OrganizationConfig>;
-  private readonly cache = new Map<string, { org: OrganizationConfig | undefined; until: number }>();
+  private readonly cache = new Map<string, CachedOrganization>();
   /** bumped by every change: a read that started before one does not cache what it read */
   private generation = 0;
   private readonly unsubscribe: () => void;
 
-  constructor(configOrgs: readonly OrganizationConfig[], store: StoreBackend, private readonly now: () => number, private readonly events?: ChangeEvents) {
+  /**
+   * `graceMs` (store.graceSeconds): how long an organisation read from the store is used while the store
+   * cannot be reached, as the key registry serves the keys it validated. Without it a key of an
+   * organisation made through the management API got 503 store_unavailable 5 s into an outage, though its
+   * key was still served from cache and neither had a limit that needed the store.
+   */
+  constructor(
+    configOrgs: readonly OrganizationConfig[],
+    store: StoreBackend,
+    private readonly now: () => number,
+    private readonly events?: ChangeEvents,
+    private readonly graceMs = 60_000,
+  ) {
     for (const org of configOrgs) this.configOrgs.set(org.id, org);
     this.storedOrgs = store.collection<OrganizationConfig>('organizations');
     this.unsubscribe = events?.subscribe((event) => {
@@ -84,10 +104,18 @@ export class LimitSubjects {
   private async storedOrganization(id: string): Promise<OrganizationConfig | undefined> {
     const now = this.now();
     const generation = this.generation;
-    const org = await this.storedOrgs.get(id);
+    let org: OrganizationConfig | undefined;
+    try {
+      org = await this.storedOrgs.get(id);
+    } catch (err) {
+      // the store did not answer: a copy it confirmed lately stands in (one dropped by a change does not)
+      const cached = this.cache.get(id);
+      if (cached && now - cached.confirmedAt < this.graceMs) return cached.org;
+      throw err;
+    }
     if (generation !== this.generation) return org;
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(id, { org, until: now + ORG_CACHE_MS });
+    this.cache.set(id, { org, until: now + ORG_CACHE_MS, confirmedAt: now });
     return org;
   }
 }

@@ -15,7 +15,7 @@ export const limitsExtension: BootExtension = async ({ container, config }) => {
   const store = container.resolve<StoreBackend>(STORE);
   const clock = container.resolve<Clock>(CLOCK);
   const events = container.isRegistered(CHANGE_EVENTS, true) ? container.resolve<ChangeEvents>(CHANGE_EVENTS) : undefined;
-  const subjects = new LimitSubjects(config.organizations, store, () => clock.now(), events);
+  const subjects = new LimitSubjects(config.organizations, store, () => clock.now(), events, config.store.graceSeconds * 1000);
   const admission = new LimitsAdmission(subjects, store, clock);
   container.registerInstance(ADMISSION, admission);
   return async () => {

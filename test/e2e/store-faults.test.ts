@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PostgresBackend } from '../../core/store/postgres-backend';
 import { RedisBackend } from '../../core/store/redis-backend';
 import { eventually } from '../support/eventually';
+import { FakeClock } from '../core/limits/fake-clock';
 import { startRedis, type RedisServer } from '../support/redis-server';
 import { startGateway, type TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -310,5 +311,66 @@ describe('a long request log on Redis: filtered log queries answer', function ()
     const none = await logs('key=nobody&status=5xx');
     expect(none.status, JSON.stringify(none.body.error)).to.equal(200);
     expect(none.body.data).to.deep.equal([]);
+  });
+});
+
+/**
+ * The grace period (`store.graceSeconds`) while the store is frozen, for a key of an organisation made
+ * through the management API: the key is served from cache, and so must its organisation be, which is
+ * read from the store too (for its limits). The injected clock moves past the 5 s caches at once.
+ */
+describe('store faults: a key of an organisation made through the management API, while Redis is frozen', function () {
+  this.timeout(30_000);
+  let redis: RedisServer;
+  let upstream: FakeOpenAI;
+  let gw: TestGateway;
+  const clock = new FakeClock(Date.now());
+
+  before(async () => {
+    redis = await startRedis();
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    gw = await startGateway(
+      testConfig()
+        .withOpenAI('oai', upstream, 'sk-provider')
+        .withModel('gpt-test', { model: 'm' })
+        .with({ adminKey: ADMIN, store: { url: redis.url, sweepIntervalSeconds: 0 } })
+        .build(),
+      { clock },
+    );
+  });
+  after(async () => {
+    redis?.resume();
+    await gw?.close();
+    await upstream?.stop();
+    await redis?.stop();
+  });
+
+  const admin = (path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const chat = async (key: string) => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }) });
+    return `${res.status} ${((await res.json()) as { error?: { code?: string } }).error?.code ?? ''}`.trim();
+  };
+
+  it('keeps serving the key within the grace period past the organisation cache: it got 503 store_unavailable 5 s into the freeze', async () => {
+    expect((await admin('/admin/v1/organizations', { id: 'initech' })).status).to.equal(201);
+    const created = await admin('/admin/v1/keys', { org: 'initech', name: 'no-limits' });
+    expect(created.status).to.equal(201);
+    const { key } = (await created.json()) as { key: string };
+    // seen once: the key and its organisation are in this instance's caches
+    expect(await chat(key)).to.equal('200');
+
+    redis.pause();
+    try {
+      // past both 5 s caches, well within the 60 s grace
+      clock.advance(6_000);
+      expect(await chat(key), 'a key validated 6 s ago, in an organisation read 6 s ago').to.equal('200');
+      // past the grace: the store is needed again, and it says so
+      clock.advance(60_000);
+      expect(await chat(key)).to.equal('503 store_unavailable');
+    } finally {
+      redis.resume();
+    }
   });
 });
