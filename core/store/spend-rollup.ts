@@ -58,10 +58,20 @@ export function foldIntoBuckets(entries: LogEntry[]): Map<string, SpendBucket> {
     const into = buckets.get(id) ?? b;
     into.cost += e.cost;
     into.requests += 1;
-    into.promptTokens += e.promptTokens;
-    into.completionTokens += e.completionTokens;
+    into.promptTokens += tokenCount(e.promptTokens);
+    into.completionTokens += tokenCount(e.completionTokens);
     buckets.set(id, into);
   }
   return buckets;
 }
 
+
+/**
+ * A token count as the rollups keep it: a whole number. The counts are an upstream's (`prompt_tokens`
+ * 10.5, or 1e999 read as Infinity): PostgreSQL refused such a batch as a bigint for good, and the log
+ * writer retried it, and every row behind it, for ever; Redis refused the HINCRBY after the MULTI had
+ * pushed the rows, and each retry pushed them, and their spend, again.
+ */
+function tokenCount(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+}

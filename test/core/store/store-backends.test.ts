@@ -131,6 +131,17 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect((await store.spendBuckets()).filter((b) => b.org === org).map((b) => b.requests)).to.deep.equal([1]);
     });
 
+    it('writes once, with its rollup, an entry whose token counts an upstream gave as no whole number (10.5, 1e999)', async () => {
+      const org = `odd-tokens-${name}`;
+      const rows = [entry(1, { org, id: `half${name}`, promptTokens: 10.5, completionTokens: 5 }), entry(3, { org, id: `inf${name}`, promptTokens: Infinity, completionTokens: 3 })];
+      await store.appendLogs(rows);
+      const found = await store.queryLogs({ org, limit: 10 });
+      expect(found.data.map((e) => e.id)).to.deep.equal([`inf${name}`, `half${name}`]);
+      const buckets = (await store.spendBuckets()).filter((b) => b.org === org);
+      expect(buckets.map((b) => [b.requests, b.promptTokens, b.completionTokens])).to.deep.equal([[2, 11, 8]]);
+      expect(buckets[0].cost).to.be.closeTo(1, 1e-9);
+    });
+
     it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
       const org = `rollup-${name}`;
       const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
