@@ -128,7 +128,7 @@ export class RedisBackend implements StoreBackend {
    */
   async appendLogs(entries: LogEntry[]): Promise<void> {
     if (!entries.length) return;
-    const multi = this.client.multi().eval(APPEND_LOGS, { keys: [`${this.prefix}logseq`, `${this.prefix}logs`], arguments: entries.map((entry) => JSON.stringify(entry)) });
+    const multi = this.client.multi().eval(APPEND_LOGS, { keys: [`${this.prefix}logseq`, `${this.prefix}logs`], arguments: entries.map(logRowJson) });
     this.addBuckets(multi, foldIntoBuckets(entries));
     await multi.exec();
   }
@@ -296,6 +296,20 @@ for i = 1, n do
   end
 end
 return n`;
+
+/** a high surrogate not followed by a low one, or a low one not after a high one */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * An entry's JSON as the scripts below can read it. JSON.stringify writes a lone surrogate (a client's
+ * model name "\ud800", say) as an escape that Redis's cjson refuses: a row with one at the tail of the list
+ * stopped the retention sweep there for good, and the scan's next read started over at the tail for ever.
+ * Such a string is written with U+FFFD in its place (a paired surrogate is written as it is: no escape).
+ */
+function logRowJson(entry: LogEntry): string {
+  const json = JSON.stringify(entry);
+  return json.includes('\\ud') ? JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value)) : json;
+}
 
 /** Trim the run of entries older than ARGV[1] off the tail of the list KEYS[1], looking at ARGV[2] at most. */
 const SWEEP_LOGS = `

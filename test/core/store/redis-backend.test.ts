@@ -163,4 +163,29 @@ describe('Redis store shared by several instances: the log list', () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  it('sweeps and scans past a row whose model name a client sent with a lone surrogate: the sweep stopped at it for good', async () => {
+    const store = await openStore(redis.url);
+    try {
+      const raw = createClient({ url: redis.url });
+      await raw.connect();
+      await raw.del('mg:logs');
+      await raw.quit();
+      // oldest first: the client's row, four more past retention, then two within it (one from the same client)
+      await store.appendLogs([{ ...row('lone', '2026-03-01T10:00:00.000Z'), model: 'gpt-\ud800' }]);
+      for (let i = 1; i < 5; i++) await store.appendLogs([row(`old${i}`, `2026-03-01T10:00:0${i}.000Z`)]);
+      await store.appendLogs([row('kept1', '2026-03-03T10:00:00.000Z'), { ...row('kept2', '2026-03-03T10:00:01.000Z'), model: '\udc00-mini' }]);
+      const scanned: string[] = [];
+      for await (const e of store.scanLogs()) scanned.push(e.id);
+      expect(scanned).to.deep.equal(['lone', 'old1', 'old2', 'old3', 'old4', 'kept1', 'kept2']);
+      expect(await store.sweepLogs('2026-03-02T00:00:00.000Z', 500)).to.equal(5);
+      const left = (await store.queryLogs({ limit: 50 })).data;
+      expect(left.map((e) => [e.id, e.model])).to.deep.equal([
+        ['kept2', '\uFFFD-mini'],
+        ['kept1', 'm'],
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
 });
