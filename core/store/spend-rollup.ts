@@ -65,7 +65,6 @@ export function foldIntoBuckets(entries: LogEntry[]): Map<string, SpendBucket> {
   return buckets;
 }
 
-
 /**
  * A token count as the rollups keep it: a whole number. The counts are an upstream's (`prompt_tokens`
  * 10.5, or 1e999 read as Infinity): PostgreSQL refused such a batch as a bigint for good, and the log
