@@ -17,9 +17,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
-import { errorShapeFor, isAnthropicPath, sendError } from './error-shapes';
+import { errorShapeFor, sendError } from './error-shapes';
 import { failBodyRead } from './json-body';
-import { ANTHROPIC_REQUEST_ID_HEADER, REQUEST_ID_HEADER, assignRequestId } from './request-id';
+import { REQUEST_ID_HEADER, assignRequestId, sdkRequestIdHeader } from './request-id';
 import { urlPath } from './url-path';
 
 /**
@@ -77,7 +77,8 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
   const body = JSON.stringify(errorShapeFor(path).body(error));
   const id = randomUUID();
   const head = [`HTTP/1.1 ${status} ${reason}`, `${REQUEST_ID_HEADER}: ${id}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
-  if (isAnthropicPath(path)) head.splice(2, 0, `${ANTHROPIC_REQUEST_ID_HEADER}: ${id}`);
+  const sdkHeader = sdkRequestIdHeader(path);
+  if (sdkHeader) head.splice(2, 0, `${sdkHeader}: ${id}`);
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   answered.add(socket);
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();

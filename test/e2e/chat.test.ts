@@ -51,6 +51,24 @@ describe('chat completions through the gateway (openai SDK, fake OpenAI upstream
     expect(response.headers.get('x-gateway-response-cost')).to.equal('0.00002');
   });
 
+  it('gives the openai SDK the gateway\u2019s request id as x-request-id (_request_id, err.requestID), JSON, streamed and refused', async () => {
+    const answered = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(answered.request_id).to.be.a('string').that.equals(answered.response.headers.get('x-gateway-request-id'));
+
+    upstream.script = { kind: 'sse', events: chatChunks(['a']) };
+    const streamed = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    for await (const _chunk of streamed.data) void _chunk;
+    expect(streamed.request_id).to.be.a('string').that.equals(streamed.response.headers.get('x-gateway-request-id'));
+
+    const refused = (await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(refused.requestID).to.be.a('string').that.equals(refused.headers?.get('x-gateway-request-id'));
+
+    const denied = (await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-wrong', maxRetries: 0 }).models.list().catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(denied).to.be.instanceOf(OpenAI.AuthenticationError);
+    expect(denied.requestID).to.be.a('string').that.equals(denied.headers?.get('x-gateway-request-id'));
+  });
+
   it('sends the upstream the provider key and the upstream model name, never the client key', async () => {
     await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     expect(upstream.last.path).to.equal('/v1/chat/completions');

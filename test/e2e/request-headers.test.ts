@@ -71,6 +71,11 @@ describe('request headers: malformed or oversized ones on every API, and both An
       const raw = await rawExchange(gw.url, ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nBad Header: y\r\nContent-Length: 2\r\n\r\n{}']);
       const answer = lastAnswer(raw);
       expect(answer.status).to.equal(400);
+      // the request id also under the name the OpenAI SDK reads (err.requestID), and not Anthropic's
+      const id = /\r\nx-gateway-request-id: ([0-9a-f-]{36})\r\n/.exec(answer.headers)?.[1];
+      expect(id).to.be.a('string');
+      expect(answer.headers).to.include(`\r\nx-request-id: ${id}\r\n`);
+      expect(answer.headers).to.not.include('\r\nrequest-id:');
       expect(JSON.parse(answer.body)).to.deep.equal({ error: { message: 'The request could not be read as HTTP.', type: 'invalid_request_error', param: null, code: 'malformed_request' } });
     });
 
