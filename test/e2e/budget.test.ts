@@ -175,6 +175,29 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(await loggedCost(gw, 10)).to.be.closeTo(FITS_TEN, 1e-12);
     });
 
+    it('refuses an output limit over OpenAI\u2019s 32-bit maximum with a 400 naming it: 1e300 tokens reserved passed a spent budget and wiped what it had spent', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'pair', maxBudget: 2 * COST_PER_REQUEST }] }));
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      for (let i = 1; i <= 2; i++) {
+        expect(await ask(client), `request ${i}`).to.deep.equal({ ok: true });
+        await loggedCost(gw, i);
+      }
+      upstream.requests.length = 0;
+      for (const field of ['max_tokens', 'max_completion_tokens']) {
+        const res = await fetch(`${gw.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: `{"model":"priced","messages":[{"role":"user","content":"hi"}],"${field}":1e300}`,
+        });
+        expect(res.status, field).to.equal(400);
+        expect(((await res.json()) as { error: unknown }).error).to.deep.equal({ message: `Invalid value for '${field}': must be <= 2147483647.`, type: 'invalid_request_error', param: field, code: 'invalid_value' });
+      }
+      expect(upstream.requests).to.have.length(0);
+      // the spent budget still refuses
+      expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+    });
+
     it('tells the SDKs not to retry a refusal by a budget with no period (it never resets): one request each, not three', async () => {
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'spent', maxBudget: 0 }] }));
       const sent: string[] = [];

@@ -6,6 +6,9 @@
 import { Type } from '@sinclair/typebox';
 import { compileRequestSchema, Nullable } from '../../http/request-schema';
 
+/** The largest integer OpenAI's API takes in an integer field ("Expected a value <= 2147483647"). */
+const MAX_INT32 = 2_147_483_647;
+
 const ContentPart = Type.Object({ type: Type.String() });
 const Message = Type.Object({
   role: Type.String({ minLength: 1 }),
@@ -23,8 +26,10 @@ export const ChatRequestSchema = Type.Object({
   stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  // OpenAI takes a 32-bit integer here; a larger one (1e300 is an integer to JSON) was reserved at admission
+  // as that many tokens, and a budget's or tpm counter's real spend vanished in the float sum
+  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_INT32 }))),
+  max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_INT32 }))),
   n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
   presence_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
   frequency_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
