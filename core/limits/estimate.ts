@@ -29,11 +29,19 @@ export interface UsageEstimate {
   cost: number;
 }
 
+/**
+ * The most output tokens a request's limit reserves: OpenAI's largest integer, far above any model's
+ * output. A Messages `max_tokens` or a Responses `max_output_tokens` of 1e300 (an integer to their schemas)
+ * reserved that many tokens: it passed a spent budget (the spend before it vanished in the float sum the
+ * check subtracts it from), and settling it wiped the budget's and the tpm counter's spend.
+ */
+const MAX_RESERVED_OUTPUT_TOKENS = 2_147_483_647;
+
 /** The output limit a request asks for, whatever its API calls it. */
 function requestedOutputTokens(body: any): number | undefined {
   for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
     const value = body?.[field];
-    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.min(value, MAX_RESERVED_OUTPUT_TOKENS);
   }
   return undefined;
 }

@@ -198,6 +198,28 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
     });
 
+    it('refuses a Messages max_tokens or a Responses max_output_tokens of 1e300 on a spent budget, and the budget stays spent', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'pair', maxBudget: 2 * COST_PER_REQUEST }] }));
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      for (let i = 1; i <= 2; i++) {
+        expect(await ask(client), `request ${i}`).to.deep.equal({ ok: true });
+        await loggedCost(gw, i);
+      }
+      upstream.requests.length = 0;
+      const huge = [
+        ['/native/v1/messages', '{"model":"priced","max_tokens":1e300,"messages":[{"role":"user","content":"hi"}]}'],
+        ['/v1/responses', '{"model":"priced","max_output_tokens":1e300,"input":"hi"}'],
+      ];
+      for (const [path, body] of huge) {
+        const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+        expect(res.status, path).to.equal(429);
+        expect(JSON.stringify(await res.json()), path).to.include('Budget exceeded: This key has used $0.004 of its $0.004 budget.');
+      }
+      expect(upstream.requests).to.have.length(0);
+      expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+    });
+
     it('tells the SDKs not to retry a refusal by a budget with no period (it never resets): one request each, not three', async () => {
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'spent', maxBudget: 0 }] }));
       const sent: string[] = [];
