@@ -315,7 +315,7 @@ function assistantContent(message: ChatMessage, where: string): string | Message
 }
 
 function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
-  const args = call.function?.arguments;
+  const args: unknown = call.function?.arguments;
   let input: unknown = {};
   if (typeof args === 'string' && args.trim() !== '') {
     try {
@@ -323,6 +323,10 @@ function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
     } catch {
       throw new InvalidRequestError(`${at}.function.arguments: must be a JSON object`, 'invalid_request', { param: `${at}.function.arguments` });
     }
+  } else if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+    // arguments sent as the object itself, not its JSON text (the chat endpoint takes them, and the
+    // guardrails read them, so): they are the input, where they had become an empty one
+    input = args;
   }
   return { type: 'tool_use', id: anthropicToolId(call.id), name: call.function?.name, input };
 }

@@ -86,6 +86,21 @@ describe('anthropic provider: requests it refuses', () => {
     expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].tool_calls[0].function.arguments' });
   });
 
+  it('takes tool call arguments sent as an object (which the chat endpoint accepts) as the tool_use input, not as an empty one', () => {
+    const body = messagesRequestFromChat(
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: { city: 'Oslo' } as unknown as string } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+        ],
+      },
+      UPSTREAM_MODEL,
+    );
+    expect(body.messages[1]).to.deep.equal({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Oslo' } }] });
+  });
+
   it('refuses n > 1', () => {
     const err = refusal({ model: 'm', n: 2, messages: [{ role: 'user', content: 'hi' }] });
     expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'unsupported_parameter', param: 'n' });
