@@ -85,7 +85,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   // Anthropic refuses thinking with a forced tool ("Thinking may not be enabled when tool_choice forces
   // tool use"): the effort, a hint, gives way to the client's explicit choice of tool
   const forcesTool = request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null);
-  const thinking = request.thinking === undefined && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap, upstreamModel) : undefined;
+  const thinking = request.thinking == null && !forcesTool && !continuesUnthoughtToolRound(messages) ? thinkingOfEffort(request.reasoning_effort, cap, upstreamModel) : undefined;
   // the default cap leaves the answer its room beside the budget, the client's own thinking's too (Anthropic
   // refuses a budget not below max_tokens); adaptive thinking counts in max_tokens as well
   const budget = thinking?.room ?? ownBudget(request.thinking);
@@ -113,7 +113,8 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
   const toolChoice = messagesToolChoice(request.tool_choice, request.parallel_tool_calls, body.tools !== undefined);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
-  for (const name of NATIVE_PASSTHROUGH) if (request[name] !== undefined) (body as Record<string, unknown>)[name] = request[name];
+  // null is "not set", as for every chat field; Anthropic refuses a null top_k or thinking (400)
+  for (const name of NATIVE_PASSTHROUGH) if (request[name] != null) (body as Record<string, unknown>)[name] = request[name];
   if (thinking) {
     body.thinking = thinking.thinking;
     // Anthropic refuses, while thinking, a temperature other than 1, any top_k and a top_p below 0.95 (400).

@@ -101,6 +101,12 @@ describe('anthropic provider: requests it refuses', () => {
     expect(body.messages[1]).to.deep.equal({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Oslo' } }] });
   });
 
+  it('reads a null top_k or thinking as not set, as chat reads null: neither goes upstream, and reasoning_effort still turns thinking on', () => {
+    const body = messagesRequestFromChat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], top_k: null, thinking: null, reasoning_effort: 'low' } as never, UPSTREAM_MODEL);
+    expect(body).to.not.have.property('top_k');
+    expect(body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1024 });
+  });
+
   it('refuses n > 1', () => {
     const err = refusal({ model: 'm', n: 2, messages: [{ role: 'user', content: 'hi' }] });
     expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'unsupported_parameter', param: 'n' });
