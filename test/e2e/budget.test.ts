@@ -175,7 +175,8 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       expect(await loggedCost(gw, 10)).to.be.closeTo(FITS_TEN, 1e-12);
     });
 
-    it('refuses an output limit over OpenAI\u2019s 32-bit maximum with a 400 naming it: 1e300 tokens reserved passed a spent budget and wiped what it had spent', async () => {
+    /** A gateway whose key's budget two requests spend, after those two: its client (the upstream's log emptied). */
+    async function spendBudgetOfTwo(): Promise<OpenAI> {
       upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'pair', maxBudget: 2 * COST_PER_REQUEST }] }));
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
@@ -184,6 +185,11 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
         await loggedCost(gw, i);
       }
       upstream.requests.length = 0;
+      return client;
+    }
+
+    it('refuses an output limit over OpenAI\u2019s 32-bit maximum with a 400 naming it: 1e300 tokens reserved passed a spent budget and wiped what it had spent', async () => {
+      const client = await spendBudgetOfTwo();
       for (const field of ['max_tokens', 'max_completion_tokens']) {
         const res = await fetch(`${gw.url}/v1/chat/completions`, {
           method: 'POST',
@@ -199,14 +205,7 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
     });
 
     it('refuses a Messages max_tokens or a Responses max_output_tokens of 1e300 on a spent budget, and the budget stays spent', async () => {
-      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
-      gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'pair', maxBudget: 2 * COST_PER_REQUEST }] }));
-      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });
-      for (let i = 1; i <= 2; i++) {
-        expect(await ask(client), `request ${i}`).to.deep.equal({ ok: true });
-        await loggedCost(gw, i);
-      }
-      upstream.requests.length = 0;
+      const client = await spendBudgetOfTwo();
       const huge = [
         ['/native/v1/messages', '{"model":"priced","max_tokens":1e300,"messages":[{"role":"user","content":"hi"}]}'],
         ['/v1/responses', '{"model":"priced","max_output_tokens":1e300,"input":"hi"}'],
