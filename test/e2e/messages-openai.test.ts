@@ -575,6 +575,50 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(streamed.stop_reason).to.equal('tool_use');
   });
 
+  it('gives every tool_use block an id when the upstream sent none or an empty one (llama.cpp), JSON and streamed, so each call can be answered', async () => {
+    // llama.cpp's server answered calls without an id; other servers stream id: "" for every call
+    const call = (id: string | undefined, city: string) => ({ ...(id === undefined ? {} : { id }), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ city }) } });
+    upstream.script = {
+      kind: 'json',
+      body: { ...chatCompletion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call(undefined, 'Paris'), call('', 'Rome')] }, logprobs: null, finish_reason: 'tool_calls' }] },
+    };
+    const request = { model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user' as const, content: 'Weather in Paris and Rome?' }] };
+    const answer = await client.messages.create(request);
+    const ids = answer.content.map((b) => (b.type === 'tool_use' ? b.id : undefined));
+    expect(ids).to.have.length(2);
+    for (const id of ids) expect(id).to.be.a('string').and.not.equal('');
+    expect(new Set(ids).size).to.equal(2);
+
+    const base = { id: 'chatcmpl-l1', object: 'chat.completion.chunk', created: 1700000000, model: 'llama' };
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, ...call('', 'Paris') }] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 1, ...call('', 'Rome') }] }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } },
+      ],
+    };
+    const streamed = await client.messages.stream(request).finalMessage();
+    const streamedIds = streamed.content.map((b) => (b.type === 'tool_use' ? b.id : undefined));
+    expect(streamed.content.map((b) => (b.type === 'tool_use' ? b.input : undefined))).to.deep.equal([{ city: 'Paris' }, { city: 'Rome' }]);
+    for (const id of streamedIds) expect(id).to.be.a('string').and.not.equal('');
+    expect(new Set(streamedIds).size).to.equal(2);
+
+    // the ids the client answers with reach the upstream on both sides of the round trip
+    upstream.script = { kind: 'json', body: chatCompletion('18C in Paris, 20C in Rome.') };
+    await client.messages.create({
+      ...request,
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: answer.content },
+        { role: 'user', content: ids.map((id) => ({ type: 'tool_result' as const, tool_use_id: id!, content: 'sunny' })) },
+      ],
+    });
+    const sent = upstream.last.body.messages;
+    expect(sent[1].tool_calls.map((c: { id: string }) => c.id)).to.deep.equal(ids);
+    expect(sent.slice(2).map((m: { tool_call_id: string }) => m.tool_call_id)).to.deep.equal(ids);
+  });
+
   describe('errors in the Anthropic shape', () => {
     it('refuses count_tokens for a model whose provider cannot count them', async () => {
       const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });

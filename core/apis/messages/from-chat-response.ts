@@ -4,7 +4,7 @@
  */
 import { UpstreamError } from '../../errors/gateway-error';
 import type { ChatResponse, ToolCall } from '../../types/chat';
-import { messagesId } from './message-id';
+import { messagesId, toolUseId } from './message-id';
 import { matchedStopSequence, stopReasonFromFinishReason } from './stop-reasons';
 import { thinkingBlocksOfChat } from './thinking';
 import { contentChunks } from '../../formats/content-chunks';
@@ -27,7 +27,7 @@ export function messagesResponseFromChat(response: ChatResponse, request?: { sto
   if (refused) content.push({ type: 'text', text: refusal });
   const cutShort = choice?.finish_reason === 'length';
   for (const call of choice?.message?.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call, cutShort) });
+    content.push({ type: 'tool_use', id: toolUseId(call.id, content.length), name: call.function.name, input: toolInput(call, cutShort) });
   }
   const calls = content.some((b) => b.type === 'tool_use');
   // an answer with tool calls waits for their results, whatever ended it: tool runners act on tool_use only

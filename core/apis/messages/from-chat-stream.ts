@@ -19,7 +19,7 @@ import { UpstreamError } from '../../errors/gateway-error';
 import { scrubMessage } from '../../errors/scrub';
 import { SseFrame } from '../../streaming/sse-frame';
 import type { ChatChunk, ChunkToolCall, ThinkingBlock, Usage } from '../../types/chat';
-import { messagesId } from './message-id';
+import { messagesId, toolUseId } from './message-id';
 import { matchedStopSequence, stopReasonFromFinishReason } from './stop-reasons';
 import type { MessagesStopReason } from './types';
 import { contentChunks } from '../../formats/content-chunks';
@@ -223,7 +223,7 @@ export class MessagesStreamTranslator {
         event({
           type: 'content_block_start',
           index: blockIndex,
-          content_block: { type: 'tool_use', id: call.id ?? `toolu_gateway_${blockIndex}`, name: call.function?.name ?? '', input: {} },
+          content_block: { type: 'tool_use', id: toolUseId(call.id, blockIndex), name: call.function?.name ?? '', input: {} },
         }),
       );
     } else if (this.open?.kind !== 'tool' || this.open.index !== blockIndex) {
@@ -265,7 +265,7 @@ export class MessagesStreamTranslator {
     for (const call of this.heldCalls) {
       const index = this.nextBlockIndex++;
       this.toolBlocks.set(call.toolIndex, { index, id: call.id });
-      out.push(event({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_gateway_${index}`, name: call.name, input: {} } }));
+      out.push(event({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(call.id, index), name: call.name, input: {} } }));
       if (call.args !== '') {
         this.generatedChars += call.args.length;
         out.push(event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: call.args } }));
