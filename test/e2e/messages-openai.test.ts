@@ -619,6 +619,21 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
     expect(sent.slice(2).map((m: { tool_call_id: string }) => m.tool_call_id)).to.deep.equal(ids);
   });
 
+  it('answers stop_reason tool_use for a streamed tool call whose upstream ended with [DONE] and no finish_reason, as the JSON answer does', async () => {
+    const base = { id: 'chatcmpl-n1', object: 'chat.completion.chunk', created: 1700000000, model: 'local' };
+    upstream.script = {
+      kind: 'sse',
+      events: [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: null }] },
+        { ...base, choices: [], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } },
+      ],
+    };
+    const request = { model: 'gpt-test', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] };
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content).to.deep.equal([{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }]);
+    expect(streamed.stop_reason).to.equal('tool_use');
+  });
+
   describe('errors in the Anthropic shape', () => {
     it('refuses count_tokens for a model whose provider cannot count them', async () => {
       const answer = await rawPost(`${gw.url}/native/v1/messages/count_tokens`, { 'x-api-key': CLIENT_KEY }, { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });

@@ -292,7 +292,8 @@ export class MessagesStreamTranslator {
     this.finished = true;
     const delta = event({
       type: 'message_delta',
-      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: this.stopSequence },
+      // [DONE] without a finish_reason: read as the JSON answer reads a missing one (calls wait for their results)
+      delta: { stop_reason: this.stopReason ?? stopReasonFromFinishReason(undefined, this.toolBlocks.size > 0), stop_sequence: this.stopSequence },
       usage: this.usage ? messagesUsageFromChatUsage(this.usage) : this.estimatedUsage(),
     });
     // An upstream that never reported usage (it ignores stream_options): the counts are estimates, which
