@@ -659,6 +659,19 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a text block without its text with a 400 naming the message content, before calling upstream', async () => {
+      // the content union's own hint names the field, as for any block of the wrong shape
+      const message = 'messages.0.content: Input should be a valid string or a list of content blocks';
+      for (const block of [{ type: 'text' }, { type: 'text', text: 5 }]) {
+        const err = (await client.messages
+          .create({ model: 'gpt-test', max_tokens: 10, messages: [{ role: 'user', content: [block as never] }] })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
       const answer = await rawPost(
         `${gw.url}/native/v1/messages`,

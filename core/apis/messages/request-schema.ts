@@ -6,7 +6,11 @@
 import { Type } from '@sinclair/typebox';
 import { compileRequestSchema } from '../../http/request-schema';
 
-const Block = Type.Object({ type: Type.String({ minLength: 1 }) });
+// a text block holds its text: without it a chat upstream got `{type: "text"}` and refused it in its own words
+const Block = Type.Object(
+  { type: Type.String({ minLength: 1 }) },
+  { if: { properties: { type: { const: 'text' } } }, then: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },
+);
 const TextBlock = Type.Object({ type: Type.Literal('text'), text: Type.String() });
 const Message = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant')], { hint: "Input should be 'user' or 'assistant'" }),
