@@ -672,6 +672,27 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a tool_result without the id of the call it answers with a 400 naming the message content, before calling upstream', async () => {
+      const message = 'messages.2.content: Input should be a valid string or a list of content blocks';
+      for (const result of [{ type: 'tool_result', content: 'sunny' }, { type: 'tool_result', tool_use_id: '', content: 'sunny' }]) {
+        const err = (await client.messages
+          .create({
+            model: 'gpt-test',
+            max_tokens: 10,
+            tools: [WEATHER_TOOL],
+            messages: [
+              { role: 'user', content: 'Weather in Paris?' },
+              { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] },
+              { role: 'user', content: [result as never] },
+            ],
+          })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
       const answer = await rawPost(
         `${gw.url}/native/v1/messages`,

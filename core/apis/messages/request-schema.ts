@@ -6,10 +6,16 @@
 import { Type } from '@sinclair/typebox';
 import { compileRequestSchema } from '../../http/request-schema';
 
-// a text block holds its text: without it a chat upstream got `{type: "text"}` and refused it in its own words
+// a text block holds its text, a tool_result the id of the call it answers: without them a chat upstream got
+// `{type: "text"}` or a tool message answering no call, and refused it in its own words
 const Block = Type.Object(
   { type: Type.String({ minLength: 1 }) },
-  { if: { properties: { type: { const: 'text' } } }, then: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },
+  {
+    allOf: [
+      { if: { properties: { type: { const: 'text' } } }, then: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },
+      { if: { properties: { type: { const: 'tool_result' } } }, then: { type: 'object', required: ['tool_use_id'], properties: { tool_use_id: { type: 'string', minLength: 1 } } } },
+    ],
+  },
 );
 const TextBlock = Type.Object({ type: Type.Literal('text'), text: Type.String() });
 const Message = Type.Object({
