@@ -42,3 +42,15 @@ describe('pii-mask recognizers run in linear time on adversarial input', () => {
     }
   });
 });
+
+describe('pii-mask checks one run of millions of characters (up to the 10 MiB body limit)', () => {
+  // V8 keeps one backtrack entry per repetition of a group or of `{n,}`; a run of a few million
+  // overflowed its stack and the text was refused as "could not check" (or passed unmasked).
+  it('EMAIL: millions of dotted characters, then an address', async () => {
+    const engine = await createEngine(piiMask, { entities: ['EMAIL'] });
+    const run = '1.'.repeat(3_500_000);
+    const verdict = await engine.check(input([`${run} write to jane.roe@example.org`]), never);
+    expect(verdict.action).to.equal('mask');
+    expect(verdict.action === 'mask' && verdict.segments[0].text === `${run} write to [EMAIL]`).to.equal(true);
+  });
+});
