@@ -5,8 +5,12 @@ import type { PiiMatch, Recognizer } from './types';
  * Credentials: provider API keys and tokens by their documented prefixes, JWTs (checked by decoding the
  * header) and PEM private-key blocks. Every pattern is anchored by a literal prefix, has no nested
  * quantifier over the same characters and ends in a greedy run its lookahead cannot reject, so each
- * costs time linear in the text. A private key that is cut off (a truncated paste, or a stream that
- * has not reached the END line yet) is masked from its BEGIN line to the end of its base64 body.
+ * costs time linear in the text. A run of at least n characters is written `[…]{n}[…]*`, not `[…]{n,}`:
+ * V8 backtracks a `*` loop over one character without a stack but keeps one backtrack entry per
+ * character of `{n,}`, so a run of a few million (`sk-` or `eyJ…` then base64url) overflowed it
+ * ("Maximum call stack size exceeded") and the text could not be checked. A private key that is cut off
+ * (a truncated paste, or a stream that has not reached the END line yet) is masked from its BEGIN line
+ * to the end of its base64 body.
  */
 interface SecretRule {
   name: string;
@@ -29,32 +33,32 @@ function jwtHeaderValid(token: string): boolean {
 }
 
 const RULES: SecretRule[] = [
-  { name: 'anthropic', pattern: new RegExp(`${HEAD}sk-ant-(?:api|admin|oat|sid)\\d{2}-[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
-  { name: 'openai', pattern: new RegExp(`${HEAD}sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
+  { name: 'anthropic', pattern: new RegExp(`${HEAD}sk-ant-(?:api|admin|oat|sid)\\d{2}-[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*${TAIL}`, 'g') },
+  { name: 'openai', pattern: new RegExp(`${HEAD}sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*${TAIL}`, 'g') },
   { name: 'aws-access-key-id', pattern: new RegExp(`${HEAD}(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}${TAIL}`, 'g') },
   {
     name: 'aws-secret-access-key',
     pattern: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
     group: 1,
   },
-  { name: 'github', pattern: new RegExp(`${HEAD}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})${TAIL}`, 'g') },
-  { name: 'slack', pattern: new RegExp(`${HEAD}xox[abposre]-[A-Za-z0-9-]{10,}${TAIL}`, 'g') },
+  { name: 'github', pattern: new RegExp(`${HEAD}(?:gh[pousr]_[A-Za-z0-9]{36}[A-Za-z0-9]*|github_pat_[A-Za-z0-9_]{50}[A-Za-z0-9_]*)${TAIL}`, 'g') },
+  { name: 'slack', pattern: new RegExp(`${HEAD}xox[abposre]-[A-Za-z0-9-]{10}[A-Za-z0-9-]*${TAIL}`, 'g') },
   { name: 'slack-webhook', pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/g },
-  { name: 'stripe', pattern: new RegExp(`${HEAD}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}${TAIL}`, 'g') },
+  { name: 'stripe', pattern: new RegExp(`${HEAD}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16}[A-Za-z0-9]*${TAIL}`, 'g') },
   { name: 'google', pattern: new RegExp(`${HEAD}AIza[0-9A-Za-z_-]{35}${TAIL}`, 'g') },
-  { name: 'gitlab', pattern: new RegExp(`${HEAD}gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}${TAIL}`, 'g') },
-  { name: 'huggingface', pattern: new RegExp(`${HEAD}hf_[A-Za-z0-9]{30,}${TAIL}`, 'g') },
+  { name: 'gitlab', pattern: new RegExp(`${HEAD}gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*${TAIL}`, 'g') },
+  { name: 'huggingface', pattern: new RegExp(`${HEAD}hf_[A-Za-z0-9]{30}[A-Za-z0-9]*${TAIL}`, 'g') },
   { name: 'npm', pattern: new RegExp(`${HEAD}npm_[A-Za-z0-9]{36}${TAIL}`, 'g') },
   { name: 'sendgrid', pattern: new RegExp(`${HEAD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${TAIL}`, 'g') },
   {
     // a credential pasted with its HTTP header; the token only (opaque, 20+ characters)
     name: 'bearer-header',
-    pattern: /\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/-]{20,}=*)/gi,
+    pattern: /\bauthorization["']?\s*[:=]\s*["']?bearer\s+([A-Za-z0-9._~+/-]{20}[A-Za-z0-9._~+/-]*=*)/gi,
     group: 1,
   },
   {
     name: 'jwt',
-    pattern: new RegExp(`${HEAD}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${TAIL}`, 'g'),
+    pattern: new RegExp(`${HEAD}eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\\.eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]*${TAIL}`, 'g'),
     validate: jwtHeaderValid,
   },
 ];
@@ -65,8 +69,10 @@ const RULES: SecretRule[] = [
  * without an END cost one scan of the text, not one per BEGIN line: where a label's END was last found
  * (or that there is none) is remembered for the rest of the text.
  */
-// each repetition consumes a newline and the outer loop never has to give any back, so this is linear
-const PEM_BODY = /(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?)*/y;
+// one line of a body; each match consumes a newline and none is given back, so the loop over lines
+// is linear. The loop is in code, not a `(?:…)*` in the pattern: V8 keeps a backtrack entry per
+// repetition of a group, and a few million short lines overflowed its stack.
+const PEM_LINE = /\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?/y;
 
 function findPrivateKeys(text: string, out: PiiMatch[]): void {
   const nextEnd = new Map<string, number>(); // END line -> its next position, -1 when there is none
@@ -82,9 +88,9 @@ function findPrivateKeys(text: string, out: PiiMatch[]): void {
     let stop: number;
     if (end >= 0) stop = end + endLine.length;
     else {
-      PEM_BODY.lastIndex = after;
-      PEM_BODY.exec(text);
-      stop = PEM_BODY.lastIndex;
+      stop = after;
+      PEM_LINE.lastIndex = after;
+      while (PEM_LINE.exec(text) !== null) stop = PEM_LINE.lastIndex;
     }
     out.push({ entity: 'SECRET', start: m.index, end: stop });
     PEM_BEGIN.lastIndex = stop;

@@ -53,4 +53,22 @@ describe('pii-mask checks one run of millions of characters (up to the 10 MiB bo
     expect(verdict.action).to.equal('mask');
     expect(verdict.action === 'mask' && verdict.segments[0].text === `${run} write to [EMAIL]`).to.equal(true);
   });
+
+  it('SECRET: `sk-` or a JWT head then millions of base64url characters, then a key', async () => {
+    const engine = await createEngine(piiMask, { entities: ['SECRET'] });
+    for (const head of ['sk-', 'eyJhbGciOiJIUzI1NiJ9.eyJ']) {
+      const run = `${head}${'a'.repeat(5_700_000)}`;
+      const verdict = await engine.check(input([`${run} then sk-proj-abcdefghijklmnopqrstuvwx`]), never);
+      expect(verdict.action, head).to.equal('mask');
+      const expected = head === 'sk-' ? '[SECRET] then [SECRET]' : `${run} then [SECRET]`;
+      expect(verdict.action === 'mask' && verdict.segments[0].text === expected, head).to.equal(true);
+    }
+  });
+
+  it('SECRET: a private key cut off after millions of characters of short base64 lines is masked whole', async () => {
+    const engine = await createEngine(piiMask, { entities: ['SECRET'] });
+    const key = `-----BEGIN RSA PRIVATE KEY-----${'\nA'.repeat(2_200_000)}`;
+    const verdict = await engine.check(input([`key: ${key}`]), never);
+    expect(verdict).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'key: [SECRET]' }], findings: ['SECRET'] });
+  });
 });
