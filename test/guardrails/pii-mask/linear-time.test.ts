@@ -71,4 +71,11 @@ describe('pii-mask checks one run of millions of characters (up to the 10 MiB bo
     const verdict = await engine.check(input([`key: ${key}`]), never);
     expect(verdict).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'key: [SECRET]' }], findings: ['SECRET'] });
   });
+
+  it('SECRET: a private key whose BEGIN label is millions of characters long is masked whole', async () => {
+    const engine = await createEngine(piiMask, { entities: ['SECRET'] });
+    const key = `-----BEGIN ${'A '.repeat(4_000_000)}PRIVATE KEY-----\nMIIEowIBAAKCAQEA`;
+    const verdict = await engine.check(input([`key: ${key}`]), never);
+    expect(verdict).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'key: [SECRET]' }], findings: ['SECRET'] });
+  });
 });
