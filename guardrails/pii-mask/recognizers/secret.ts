@@ -71,8 +71,9 @@ const RULES: SecretRule[] = [
  */
 // one line of a body; each match consumes a newline and none is given back, so the loop over lines
 // is linear. The loop is in code, not a `(?:…)*` in the pattern: V8 keeps a backtrack entry per
-// repetition of a group, and a few million short lines overflowed its stack.
-const PEM_LINE = /\r?\n[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)?/y;
+// repetition of a group, and a few million short lines overflowed its stack. A header line
+// (`Proc-Type: 4,ENCRYPTED`) is tried first: base64 took its first word and the body ended there.
+const PEM_LINE = /\r?\n[ \t]*(?:[A-Za-z-]+: [^\r\n]*|[A-Za-z0-9+/=]+)?/y;
 
 function findPrivateKeys(text: string, out: PiiMatch[]): void {
   const nextEnd = new Map<string, number>(); // END line -> its next position, -1 when there is none

@@ -84,6 +84,13 @@ describe('pii-mask engine', () => {
     expect(verdict).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'before\n[SECRET]\nafter' }], findings: ['SECRET'] });
   });
 
+  it('masks an encrypted PEM private key cut off before its END line, its Proc-Type and DEK-Info headers and body', async () => {
+    const engine = await createEngine(piiMask, { entities: ['SECRET'] });
+    const pem = '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF0123456789ABCDEF\n\nMIIEowIBAAKCAQEAq7BFUpkGp3+LQmlQ\nq7BFUpkGp3+LQmlQ';
+    const verdict = await engine.check(input([`key: ${pem}`]), never);
+    expect(verdict).to.deep.equal({ action: 'mask', segments: [{ id: 0, text: 'key: [SECRET]' }], findings: ['SECRET'] });
+  });
+
   it('rejects unknown entities and options at boot with the option path', async () => {
     let error: Error | undefined;
     try {
