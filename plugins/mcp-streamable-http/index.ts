@@ -62,9 +62,10 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     // with no MCP server never loads them (core/apis/mcp/sdk.ts says why).
     connect(target: McpTransportTarget) {
       const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof LegacyTransportSdk;
-      return new StreamableHTTPClientTransport(new URL(target.url), {
+      const { url, headers } = withoutUserinfo(target);
+      return new StreamableHTTPClientTransport(url, {
         // The SDK merges these into every POST, GET and DELETE it sends.
-        requestInit: { headers: { ...target.headers } },
+        requestInit: { headers },
         // the SDK 1.x leaves a request it gave up open: this closes it (abort-cancelled.ts)
         fetch: abortCancelledRequests(target.publicOnly ? tracedPublicOnly : traced),
         reconnectionOptions,
@@ -74,8 +75,9 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
     // Mcp-Method, Mcp-Name) on each POST. The pool probes each server with it (server/discover).
     connectModern(target: McpTransportTarget) {
       const { StreamableHTTPClientTransport: ModernStreamableHTTPClientTransport } = require('@modelcontextprotocol/client') as typeof ModernClientSdk;
-      return new ModernStreamableHTTPClientTransport(new URL(target.url), {
-        requestInit: { headers: { ...target.headers } },
+      const { url, headers } = withoutUserinfo(target);
+      return new ModernStreamableHTTPClientTransport(url, {
+        requestInit: { headers },
         // the 2.x client closes a request it gave up itself, but waits out its timeout as 1.x does for an
         // answer that ended (or came with another id) without the result: the same guard (abort-cancelled.ts)
         fetch: abortCancelledRequests(target.publicOnly ? tracedPublicOnly : traced),
@@ -83,6 +85,23 @@ export function createStreamableHttpFactory(options: StreamableHttpOptions, deps
       });
     },
   };
+}
+
+/**
+ * Credentials written in the URL's user part (`https://user:pass@host/mcp`, or a token as the user name)
+ * go as HTTP Basic, as curl and browsers send them: neither undici nor WHATWG fetch sends userinfo (fetch
+ * refuses such a URL). A stored credential (an Authorization header) wins.
+ */
+function withoutUserinfo(target: McpTransportTarget): { url: URL; headers: Record<string, string> } {
+  const url = new URL(target.url);
+  const headers = { ...target.headers };
+  if (url.username || url.password) {
+    const hasAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    if (!hasAuthorization) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
+  return { url, headers };
 }
 
 /**

@@ -688,3 +688,38 @@ describe('/mcp right after a restart on a persistent store, while the first disc
     }
   });
 });
+
+describe('/mcp with upstreams whose URL carries credentials in its user part', () => {
+  const TOKEN = 'tok-userinfo-CANARY-5e1f';
+  const PASSWORD = 'pw-userinfo-CANARY-9a2b';
+  let upstream: FakeMcpServer;
+  let gw: TestGateway;
+  const withUser = (user: string) => upstream.url.replace('http://', `http://${user}@`);
+
+  before(async () => {
+    // the tool answers with the Authorization header it was called with
+    upstream = await FakeMcpServer.start({ tools: { whoami: { handler: (_args, headers) => ({ content: [{ type: 'text', text: String(headers.authorization) }] }) } } });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'bot' })
+      .withMcpServer('pair', withUser(`svc:${PASSWORD}`), { org: 'acme' })
+      .withMcpServer('token', withUser(TOKEN), { org: 'acme' })
+      .with({ adminKey: ADMIN, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('sends them as HTTP Basic, and shows a token written as the user name as ***', async () => {
+    const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const pair = await post(gw, call('pair-whoami').body);
+    expect(pair.body.result).to.deep.equal({ content: [{ type: 'text', text: basic('svc', PASSWORD) }] });
+    const token = await post(gw, call('token-whoami').body);
+    expect(token.body.result).to.deep.equal({ content: [{ type: 'text', text: basic(TOKEN, '') }] });
+    const servers = (await fetch(`${gw.url}/admin/v1/mcp/servers`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.json())) as any;
+    const urls = servers.data.map((s: any) => s.url);
+    expect(urls).to.have.members([withUser('svc:***'), withUser('***')]);
+    expect(JSON.stringify(servers)).to.not.include(TOKEN).and.not.include(PASSWORD);
+  });
+});

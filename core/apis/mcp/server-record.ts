@@ -96,12 +96,14 @@ export const DEFAULT_API_KEY_HEADER = 'x-api-key';
 
 /**
  * A URL as reads show it: a password in the user part and query values are replaced by `***` (some
- * hosted MCP servers put a token there; use `auth` or `staticHeaders` for credentials instead).
+ * hosted MCP servers put a token there; use `auth` or `staticHeaders` for credentials instead). A user
+ * name without a password is a token written alone (`https://TOKEN@host/`): it is replaced too.
  */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    else if (u.username) u.username = '***';
     for (const key of [...new Set(u.searchParams.keys())]) u.searchParams.set(key, '***');
     return u.href.replace(/%2A%2A%2A/g, '***');
   } catch {

@@ -518,10 +518,16 @@ function secretsOf(input: McpServerInput): McpServerSecrets {
   return secrets;
 }
 
-/** The parts of a URL that reads show as `***`: the password and every query value. */
+/**
+ * The parts of a URL that reads show as `***`: the password (or a user name written alone) and every query
+ * value, and the user part as the transport sends it (HTTP Basic, encoded).
+ */
 function urlSecrets(url: string): string[] {
   const u = new URL(url);
-  return [decodeURIComponent(u.password), ...u.searchParams.values()];
+  const username = decodeURIComponent(u.username);
+  const password = decodeURIComponent(u.password);
+  const userPart = u.username || u.password ? [u.password ? password : username, basicCredentials(username, password)] : [];
+  return [...userPart, ...u.searchParams.values()];
 }
 
 function validateAuth(auth: unknown, bad: (param: string, message: string) => Error): void {
