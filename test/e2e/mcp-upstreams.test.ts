@@ -160,6 +160,10 @@ describe('/mcp with stateful, slow, dead and third-party upstreams', () => {
     expect(noName.body.error.message).to.equal('params.name must be the name of a tool.');
     const noUri = await post(gw, { jsonrpc: '2.0', id: 4, method: 'resources/read', params: {} });
     expect(noUri.body.error.message).to.equal('params.uri must be a non-empty string.');
+    // MCP: request ids must not be null
+    const nullId = await post(gw, { jsonrpc: '2.0', id: null, method: 'tools/list' });
+    expect(nullId.status).to.equal(400);
+    expect(nullId.body).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: id must be a string or a number, never null.' } });
   });
 
   it('accepts the key with or without "Bearer", and answers 406 to a client that accepts neither JSON nor SSE', async () => {

@@ -255,6 +255,8 @@ async function handleMessage(call: CallContext, message: unknown): Promise<RpcRe
     if (hasId && ('result' in m || 'error' in m)) return {};
     return { body: invalid(id, 'method must be a string') };
   }
+  // MCP: a request's id must not be null (a response to a message whose id could not be read has it null)
+  if (m.id === null) return { body: invalid(null, 'id must be a string or a number, never null') };
   if (!hasId) {
     // a notification: accepted, no answer. A client on 2025-11-25 or older gives up a request by
     // sending notifications/cancelled in a POST of its own, leaving the request's POST open.
