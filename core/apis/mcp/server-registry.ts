@@ -45,6 +45,12 @@ export interface RegistryOptions {
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
+ * A header value the HTTP client will send (RFC 9110 field-value: no line break or other control
+ * character): any other is refused by the client at every request, and the server read as unreachable.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const UNSENDABLE_VALUE = 'must be sendable as an HTTP header value (no line break or control character)';
+/**
  * A valid token that fetch's `Headers` (which the MCP transport sends through) silently drops: it builds
  * its header list in a plain object. Refused, so a configured header is never lost without a word.
  */
@@ -481,7 +487,10 @@ export class McpServerRegistry {
     if (input.staticHeaders !== undefined) {
       if (typeof input.staticHeaders !== 'object' || Array.isArray(input.staticHeaders)) throw bad('staticHeaders', 'must be an object of header names to values');
       validateHeaderNames(Object.keys(input.staticHeaders), 'staticHeaders', bad);
-      for (const [k, v] of Object.entries(input.staticHeaders)) if (typeof v !== 'string') throw bad(`staticHeaders.${k}`, 'must be a string');
+      for (const [k, v] of Object.entries(input.staticHeaders)) {
+        if (typeof v !== 'string') throw bad(`staticHeaders.${k}`, 'must be a string');
+        if (!HEADER_VALUE.test(v)) throw bad(`staticHeaders.${k}`, UNSENDABLE_VALUE);
+      }
     }
     if (input.allowedTools !== undefined && (!Array.isArray(input.allowedTools) || input.allowedTools.some((t) => typeof t !== 'string'))) throw bad('allowedTools', 'must be an array of tool names');
     if (input.pricePerCall !== undefined && !(typeof input.pricePerCall === 'number' && input.pricePerCall >= 0)) throw bad('pricePerCall', 'must be a non-negative number');
@@ -541,10 +550,13 @@ function validateAuth(auth: unknown, bad: (param: string, message: string) => Er
       return;
     case 'api_key':
       str('key');
+      if (!HEADER_VALUE.test(a.key as string)) throw bad('auth.key', UNSENDABLE_VALUE);
       validateAuthHeader(a.header, bad);
       return;
     case 'bearer':
-      return str('token');
+      str('token');
+      if (!HEADER_VALUE.test(a.token as string)) throw bad('auth.token', UNSENDABLE_VALUE);
+      return;
     case 'basic':
       str('username');
       return str('password');

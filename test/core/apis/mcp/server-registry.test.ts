@@ -63,6 +63,23 @@ describe('core/apis/mcp/server-registry', () => {
     expect(JSON.stringify(toPublicView(record))).to.not.include(CANARY);
   });
 
+  it('refuses a credential or static header value no HTTP client sends (a token pasted with its line break)', async () => {
+    const r = registry();
+    const cases = [
+      { input: { auth: { type: 'bearer' as const, token: `${CANARY}\n` } }, param: 'auth.token' },
+      { input: { auth: { type: 'api_key' as const, key: `${CANARY}\r\nx-evil: 1` } }, param: 'auth.key' },
+      { input: { staticHeaders: { 'x-team': 'a\u0000b' } }, param: 'staticHeaders.x-team' },
+    ];
+    for (const { input, param } of cases) {
+      const err = await rejection(r.register(acmeAdmin, { name: 'docs', url: 'https://a.example/mcp', ...input }));
+      expect(err.status, param).to.equal(400);
+      expect(err.param).to.equal(param);
+      expect(err.message).to.equal(`${param}: must be sendable as an HTTP header value (no line break or control character)`);
+      expect(err.message).to.not.include(CANARY);
+    }
+    expect(r.list()).to.deep.equal([]);
+  });
+
   it('refuses "-" in names and aliases, and duplicate names within one organisation', async () => {
     const r = registry();
     expect((await rejection(r.register(acmeAdmin, { name: 'my-docs', url: 'https://a.example/mcp' }))).message).to.include('name: "my-docs" contains "-"');
