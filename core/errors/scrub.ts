@@ -27,9 +27,12 @@ const URL_PATTERN = /[a-z][a-z0-9+.-]{0,63}:\/\/[^\s"'<>]+/gi;
  * rescans no more than the next two dot-separated parts and the scan stays linear. An AWS secret key is
  * 40 characters of base64 with nothing of its own to know it by, so it is taken only beside its access key
  * id or after its name. Google API keys (AIza) and GitHub tokens of every kind (user, server, refresh,
- * fine-grained github_pat_) are keys a tool or a model's upstream may quote too.
+ * fine-grained github_pat_) are keys a tool or a model's upstream may quote too. A run of at least n
+ * characters is written `[…]{n}[…]*`, not `[…]{n,}` (nor a repeated group): V8 keeps a backtrack entry per
+ * character of `{n,}`, and a few million after `sk-` or `eyJ` (an upstream's error message, before it is
+ * cut short) overflowed its stack, so the error being reported became a "Maximum call stack" one.
  */
-const KEY_PATTERN = /\b(?:AKIA|ASIA)[A-Z0-9]{16}[\s"',:;=|]{1,8}[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])|\b(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|secret_access_key|SecretAccessKey|secretAccessKey)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}|\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ASIA|gh[oprsu]_|github_pat_|xox[abprs]-)[A-Za-z0-9_-]{8,}|(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35,}|\bya29\.[A-Za-z0-9._-]{8,}|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)+/g;
+const KEY_PATTERN = /\b(?:AKIA|ASIA)[A-Z0-9]{16}[\s"',:;=|]{1,8}[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])|\b(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|secret_access_key|SecretAccessKey|secretAccessKey)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}|\b(?:sk|pk|rk|key|sess|org|proj)[-_][A-Za-z0-9_\-*]{6}[A-Za-z0-9_\-*]*|\bBearer\s+[A-Za-z0-9._~+/=-]+|\b(?:AKIA|ASIA|gh[oprsu]_|github_pat_|xox[abprs]-)[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*|(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}[A-Za-z0-9_-]*|\bya29\.[A-Za-z0-9._-]{8}[A-Za-z0-9._-]*|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\.[A-Za-z0-9_.-]*/g;
 
 /** Shorter values are not scrubbed: "admin" or "true" would blank out ordinary words everywhere. */
 export const MIN_SECRET_LENGTH = 8;

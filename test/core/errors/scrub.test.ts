@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { scrubMessage } from '../../../core/errors/scrub';
+import { scrubCredentials, scrubMessage } from '../../../core/errors/scrub';
 
 describe('core/errors/scrub', () => {
   it('takes URLs, key-shaped values and bearer tokens out of an upstream message', () => {
@@ -22,5 +22,12 @@ describe('core/errors/scrub', () => {
     const out = scrubMessage('x'.repeat(5000));
     expect(out).to.have.length(1001);
     expect(out.endsWith('…')).to.equal(true);
+  });
+  it('scrubs a token of millions of characters (an upstream message before it is cut short) rather than overflowing the stack', () => {
+    const run = 'a'.repeat(6_000_000);
+    for (const token of [`sk-${run}`, `eyJabcdefgh.eyJ${run}.sig`, `ya29.${run}`, `AIza${run}`, `ghp_${run}`, `eyJabcdefgh.eyJabcdefgh${'.'.repeat(3_000_000)}`]) {
+      expect(scrubMessage(`upstream said ${token} end`), token.slice(0, 12)).to.equal('upstream said [redacted] end');
+      expect(scrubCredentials(`${token} end`), token.slice(0, 12)).to.equal('[redacted] end');
+    }
   });
 });
