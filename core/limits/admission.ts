@@ -30,7 +30,7 @@ export interface Admission {
   /** undefined when the request reserved nothing */
   settle(ctx: GatewayContext): Promise<void> | void;
   /** what a key or organisation has used of its budget in the current period (for the management API) */
-  budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage>;
+  budgetUsage?(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined, logged?: LimitSubject['logged']): Promise<BudgetUsage>;
   /** an organisation's record was written through the management API: its limits apply from now on */
   organizationChanged?(id: string): Promise<void>;
   /** the gateway is stopping (before its store closes): write what is still owed to the counters */
@@ -88,6 +88,8 @@ interface Charge {
 export class LimitsAdmission implements Admission {
   /** corrections the store refused when they were due, tried again until it takes them */
   private readonly compensations: Compensations;
+  /** budget counters already given their logged spend (seedFromLog) */
+  private readonly seeded = new Set<string>();
 
   constructor(
     private readonly subjects: LimitSubjects,
@@ -209,7 +211,11 @@ export class LimitsAdmission implements Admission {
     const period = subject.budgetPeriodMs ? periodAt(now, subject.budgetPeriodMs) : undefined;
     // the period length is part of the name, so changing budgetDuration starts a fresh count
     const base = `limits:budget:${subject.kind}:${subject.id}${period ? `:${subject.budgetPeriodMs}` : ''}`;
-    const { total, charge } = await this.charge(applied, counterFor(base, period, now), cost);
+    const counter = counterFor(base, period, now);
+    const charged = await this.charge(applied, counter, cost);
+    const { charge } = charged;
+    // an empty counter may be a budget just set (or given another period) on spend already logged
+    const total = roundCost(charged.total - cost) === 0 ? charged.total + (await this.seedFromLog(subject, counter, period)) : charged.total;
     // rounded like every cost: the float sum of reservations and corrections ends a hair below a budget
     // spent to the cent, and the next request passed
     const spent = roundCost(total - cost);
@@ -226,15 +232,44 @@ export class LimitsAdmission implements Admission {
     ticket.budget.push(charge);
   }
 
+  /**
+   * A budget counter is kept only while a budget is set, and under a name that carries its period: a key
+   * or organisation given a budget (or another period) by the management API started from zero, though
+   * the log held its spend (an organisation that had spent $3 could spend a new $1 lifetime budget again).
+   * The first request to find the counter empty adds the logged spend of the period to it (the spend
+   * rollups, whole hours: a period that does not start on the hour is left to its counter), once per
+   * counter and process, so a budget whose requests cost nothing does not read the rollups every time.
+   */
+  private async seedFromLog(subject: LimitSubject, counter: Counter, period: Period | undefined): Promise<number> {
+    const seed = seedName(counter, period);
+    if (this.seeded.has(seed) || (period && period.startsAt % HOUR_MS !== 0)) return 0;
+    if (this.seeded.size > 10_000) this.seeded.clear();
+    // marked before the reads, so two requests of this process do not both add it; a failed read is tried again
+    this.seeded.add(seed);
+    try {
+      const spent = roundCost(await loggedSpend(this.store, subject.logged, period));
+      if (spent > 0) await this.store.incrByFloat(counter.key, spent, counter.expiresAt === undefined ? undefined : counter.expiresAt - this.clock.now());
+      return spent;
+    } catch (err) {
+      this.seeded.delete(seed);
+      throw err;
+    }
+  }
+
   /** Reads the same counter checkBudget adds to, without changing it. */
-  async budgetUsage(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined): Promise<BudgetUsage> {
+  async budgetUsage(kind: LimitSubject['kind'], id: string, budgetDuration: string | undefined, logged?: LimitSubject['logged']): Promise<BudgetUsage> {
     const now = this.clock.now();
     const periodMs = parseDuration(budgetDuration);
     const period = periodMs ? periodAt(now, periodMs) : undefined;
     const base = `limits:budget:${kind}:${id}${period ? `:${periodMs}` : ''}`;
+    const counter = counterFor(base, period, now);
+    const counted = await this.store.getCounter(counter.key);
+    // an empty counter not seeded yet: what the next request's admission will count (seedFromLog)
+    const unseeded = roundCost(counted) === 0 && logged && !this.seeded.has(seedName(counter, period)) && !(period && period.startsAt % HOUR_MS !== 0);
+    const spent = unseeded ? await loggedSpend(this.store, logged, period) : counted;
     return {
       // rounded like every cost shown: the counter's sums carry float noise (0.00003225000000000016)
-      spent: roundCost(await this.store.getCounter(counterFor(base, period, now).key)),
+      spent: roundCost(spent),
       periodStart: period ? new Date(period.startsAt).toISOString() : null,
       periodEnd: period ? new Date(period.endsAt).toISOString() : null,
     };
@@ -265,6 +300,23 @@ export class LimitsAdmission implements Admission {
   private adjust({ counter, amount }: Charge, actual: number): Promise<void> {
     return this.compensations.apply(counter, actual - amount);
   }
+}
+
+const HOUR_MS = 3_600_000;
+
+/** the even and odd counters serve every other period: the period is part of what was seeded */
+function seedName(counter: Counter, period: Period | undefined): string {
+  return `${counter.key}@${period?.index ?? ''}`;
+}
+
+/** What the request log's spend rollups hold for a key or an organisation in a period (all of it without one). */
+async function loggedSpend(store: StoreBackend, logged: LimitSubject['logged'], period: Period | undefined): Promise<number> {
+  const buckets = await store.spendBuckets(period && new Date(period.startsAt).toISOString(), period && new Date(Math.ceil(period.endsAt / HOUR_MS) * HOUR_MS).toISOString());
+  let sum = 0;
+  for (const b of buckets) {
+    if (logged.keyId !== undefined ? b.keyId === logged.keyId && (b.org ?? null) === logged.org : b.org === logged.org) sum += b.cost;
+  }
+  return sum;
 }
 
 function rpmBase(subject: LimitSubject): string {

@@ -15,6 +15,8 @@ export interface LimitSubject {
   readonly budgetPeriodMs?: number;
   readonly rpm?: number;
   readonly tpm?: number;
+  /** whose rows of the request log are its spend: the key's id and organisation, or the organisation */
+  readonly logged: { readonly keyId?: string; readonly org: string | null };
 }
 
 const ORG_CACHE_MS = 5_000;
@@ -85,7 +87,7 @@ export class LimitSubjects {
    */
   of(principal: Principal): LimitSubject[] | Promise<LimitSubject[]> {
     const subjects: LimitSubject[] = [];
-    if (hasLimits(principal)) subjects.push(toSubject('key', keySubjectId(principal.keyId, principal.org), principal));
+    if (hasLimits(principal)) subjects.push(toSubject('key', keySubjectId(principal.keyId, principal.org), principal, { keyId: principal.keyId, org: principal.org ?? null }));
     if (!principal.org) return subjects;
     const known = this.knownOrganization(principal.org);
     if (known) return withOrg(subjects, known.org);
@@ -121,7 +123,7 @@ export class LimitSubjects {
 }
 
 function withOrg(subjects: LimitSubject[], org: OrganizationConfig | undefined): LimitSubject[] {
-  if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org));
+  if (org && hasLimits(org)) subjects.push(toSubject('org', org.id, org, { org: org.id }));
   return subjects;
 }
 
@@ -140,6 +142,6 @@ function hasLimits(l: Limits): boolean {
   return l.maxBudget !== undefined || l.rpm !== undefined || l.tpm !== undefined;
 }
 
-function toSubject(kind: LimitSubject['kind'], id: string, l: Limits): LimitSubject {
-  return { kind, id, maxBudget: l.maxBudget, budgetPeriodMs: parseDuration(l.budgetDuration), rpm: l.rpm, tpm: l.tpm };
+function toSubject(kind: LimitSubject['kind'], id: string, l: Limits, logged: LimitSubject['logged']): LimitSubject {
+  return { kind, id, maxBudget: l.maxBudget, budgetPeriodMs: parseDuration(l.budgetDuration), rpm: l.rpm, tpm: l.tpm, logged };
 }

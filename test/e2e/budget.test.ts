@@ -309,6 +309,36 @@ describe('budgets (openai SDK; SQLite, Redis and memory stores)', () => {
       ]);
     });
 
+    it('counts the spend already logged when the management API sets a budget or changes its period (SQLite store)', async () => {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'mg-budget-')), 'gateway.db');
+      gw = await startGateway(budgetConfig(upstream, { store: { url: `sqlite://${file}` } }), { clock: new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0)) });
+      const admin = async (method: string, path: string, body?: object) => {
+        const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+        return { status: res.status, json: (await res.json()) as any };
+      };
+      const spent = async (id: string) => ((await admin('GET', '/admin/v1/budgets')).json.data as { id: string; spent: number }[]).find((b) => b.id === id)?.spent;
+      expect((await admin('POST', '/admin/v1/organizations', { id: 'initech' })).status).to.equal(201);
+      const created = (await admin('POST', '/admin/v1/keys', { org: 'initech', maxBudget: 10 * COST_PER_REQUEST })).json as { id: string; key: string };
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: created.key, maxRetries: 0 });
+      for (let i = 1; i <= 3; i++) {
+        expect(await ask(client)).to.deep.equal({ ok: true });
+        await loggedCost(gw, i);
+      }
+
+      // the organisation had no budget while it spent 3 requests' worth: a lifetime budget of 2 is spent already
+      expect((await admin('PATCH', '/admin/v1/organizations/initech', { maxBudget: 2 * COST_PER_REQUEST })).status).to.equal(200);
+      expect(await spent('initech')).to.be.closeTo(3 * COST_PER_REQUEST, 1e-9);
+      expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+      expect(await spent('initech')).to.be.closeTo(3 * COST_PER_REQUEST, 1e-9);
+
+      // the key's lifetime budget becomes a daily one of 3: today's 3 requests are in today's count
+      expect((await admin('PATCH', '/admin/v1/organizations/initech', { maxBudget: null })).status).to.equal(200);
+      expect((await admin('PATCH', `/admin/v1/keys/${created.id}`, { maxBudget: 3 * COST_PER_REQUEST, budgetDuration: '1d' })).status).to.equal(200);
+      expect(await spent(created.id)).to.be.closeTo(3 * COST_PER_REQUEST, 1e-9);
+      expect(await ask(client)).to.deep.equal({ ok: false, status: 429, code: 'budget_exceeded' });
+    });
+
     it('counts embeddings and streamed chat against the same budget', async () => {
       gw = await startGateway(budgetConfig(upstream, { keys: [{ key: KEY, org: 'acme', id: 'mixed', maxBudget: 0.0025 }] }));
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 });

@@ -34,7 +34,7 @@ export function installAdminBudgetRoutes(router: Router, services: GatewayServic
       ].filter((s) => typeof s.maxBudget === 'number');
       const data = [];
       for (const s of subjects) {
-        const usage = admission?.budgetUsage ? await admission.budgetUsage(s.kind, s.kind === 'key' ? keySubjectId(s.id, s.org) : s.id, s.budgetDuration) : { spent: 0, periodStart: null, periodEnd: null };
+        const usage = admission?.budgetUsage ? await admission.budgetUsage(s.kind, s.kind === 'key' ? keySubjectId(s.id, s.org) : s.id, s.budgetDuration, s.kind === 'key' ? { keyId: s.id, org: s.org ?? null } : { org: s.id }) : { spent: 0, periodStart: null, periodEnd: null };
         data.push({ object: 'budget', ...s, budgetDuration: s.budgetDuration ?? null, ...usage });
       }
       res.json({ object: 'list', data });
