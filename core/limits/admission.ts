@@ -3,6 +3,7 @@ import type { AuthedContext, GatewayContext } from '../pipeline/context';
 import type { Clock } from '../plugins/contracts';
 import { formatCost, roundCost } from '../spend/pricing';
 import type { StoreBackend } from '../store/store-backend';
+import { hourCeil } from '../store/spend-rollup';
 import { formatResetDuration, parseDuration, periodAt, type Period } from './duration';
 import type { UsageEstimate } from './estimate';
 import type { LimitSubject, LimitSubjects } from './limit-subjects';
@@ -242,7 +243,7 @@ export class LimitsAdmission implements Admission {
    */
   private async seedFromLog(subject: LimitSubject, counter: Counter, period: Period | undefined): Promise<number> {
     const seed = seedName(counter, period);
-    if (this.seeded.has(seed) || (period && period.startsAt % HOUR_MS !== 0)) return 0;
+    if (this.seeded.has(seed) || !inWholeHours(period)) return 0;
     if (this.seeded.size > 10_000) this.seeded.clear();
     // marked before the reads, so two requests of this process do not both add it; a failed read is tried again
     this.seeded.add(seed);
@@ -265,7 +266,7 @@ export class LimitsAdmission implements Admission {
     const counter = counterFor(base, period, now);
     const counted = await this.store.getCounter(counter.key);
     // an empty counter not seeded yet: what the next request's admission will count (seedFromLog)
-    const unseeded = roundCost(counted) === 0 && logged && !this.seeded.has(seedName(counter, period)) && !(period && period.startsAt % HOUR_MS !== 0);
+    const unseeded = roundCost(counted) === 0 && logged && !this.seeded.has(seedName(counter, period)) && inWholeHours(period);
     const spent = unseeded ? await loggedSpend(this.store, logged, period) : counted;
     return {
       // rounded like every cost shown: the counter's sums carry float noise (0.00003225000000000016)
@@ -304,6 +305,11 @@ export class LimitsAdmission implements Admission {
 
 const HOUR_MS = 3_600_000;
 
+/** whether the spend rollups (whole hours) can say what a period spent: no period, or one starting on the hour */
+function inWholeHours(period: Period | undefined): boolean {
+  return period === undefined || period.startsAt % HOUR_MS === 0;
+}
+
 /** the even and odd counters serve every other period: the period is part of what was seeded */
 function seedName(counter: Counter, period: Period | undefined): string {
   return `${counter.key}@${period?.index ?? ''}`;
@@ -311,7 +317,7 @@ function seedName(counter: Counter, period: Period | undefined): string {
 
 /** What the request log's spend rollups hold for a key or an organisation in a period (all of it without one). */
 async function loggedSpend(store: StoreBackend, logged: LimitSubject['logged'], period: Period | undefined): Promise<number> {
-  const buckets = await store.spendBuckets(period && new Date(period.startsAt).toISOString(), period && new Date(Math.ceil(period.endsAt / HOUR_MS) * HOUR_MS).toISOString());
+  const buckets = await store.spendBuckets(period && new Date(period.startsAt).toISOString(), period && hourCeil(new Date(period.endsAt).toISOString()));
   let sum = 0;
   for (const b of buckets) {
     if (logged.keyId !== undefined ? b.keyId === logged.keyId && (b.org ?? null) === logged.org : b.org === logged.org) sum += b.cost;
