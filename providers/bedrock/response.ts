@@ -4,7 +4,8 @@
  * (their text) and `thinking_blocks` (signatures and redacted blocks included, so they can be passed back).
  */
 import { reasoningText, type ChatResponse, type ThinkingBlock, type ToolCall } from '../../core/plugins/sdk';
-import { chatUsageFromConverse, finishReasonFromConverse, matchedStopSequence, silentFailure } from './usage';
+import { matchedStopSequence } from '../anthropic/translate';
+import { chatUsageFromConverse, finishReasonFromConverse, silentFailure, stopSequenceOf } from './usage';
 import type { ConverseResponse } from './wire';
 
 export function chatResponseFromConverse(body: ConverseResponse, model: string, id: string, created: number): ChatResponse {
@@ -36,7 +37,7 @@ export function chatResponseFromConverse(body: ConverseResponse, model: string, 
     object: 'chat.completion',
     created,
     model,
-    choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(body.stopReason), logprobs: null, ...matchedStopSequence(body.stopReason, body.additionalModelResponseFields) }],
+    choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(body.stopReason), logprobs: null, ...matchedStopSequence(body.stopReason, stopSequenceOf(body.additionalModelResponseFields)) }],
     usage: chatUsageFromConverse(body.usage),
   };
 }

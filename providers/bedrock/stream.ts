@@ -16,7 +16,8 @@
  */
 import { SseFrame, type ChatChunk, type ChatChunkChoice, type StreamState } from '../../core/plugins/sdk';
 import { bedrockError } from './errors';
-import { chatUsageFromConverse, finishReasonFromConverse, matchedStopSequence, silentFailure } from './usage';
+import { matchedStopSequence } from '../anthropic/translate';
+import { chatUsageFromConverse, finishReasonFromConverse, silentFailure, stopSequenceOf } from './usage';
 
 interface ConverseStreamState {
   id: string;
@@ -68,7 +69,7 @@ export function chatFramesFromConverseEvent(frame: SseFrame, scratch: StreamStat
       const failed = silentFailure(event?.stopReason, state.said, true);
       if (failed) throw failed;
       state.stopped = true;
-      return [chunk(state, {}, finishReasonFromConverse(event?.stopReason), matchedStopSequence(event?.stopReason, event?.additionalModelResponseFields))];
+      return [chunk(state, {}, finishReasonFromConverse(event?.stopReason), matchedStopSequence(event?.stopReason, stopSequenceOf(event?.additionalModelResponseFields)))];
     }
     case 'metadata':
       state.done = true;

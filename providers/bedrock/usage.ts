@@ -39,14 +39,11 @@ export function finishReasonFromConverse(reason: string | undefined): string {
 }
 
 /**
- * The stop sequence that ended the answer, as the choice's `stop_reason` (vLLM's field for the string it
- * matched, which the Messages translation reads): a Messages client then gets `stop_reason:
- * "stop_sequence"` and the sequence, as from Claude's own API, not `end_turn`. Claude names it in
- * additionalModelResponseFields when the request asked for it (request.ts).
+ * The stop sequence Claude names in additionalModelResponseFields when the request asked for it
+ * (request.ts): Converse itself says only that one ended the answer.
  */
-export function matchedStopSequence(reason: string | undefined, fields: unknown): { stop_reason?: string } {
-  const sequence = (fields as { stop_sequence?: unknown } | null | undefined)?.stop_sequence;
-  return reason === 'stop_sequence' && typeof sequence === 'string' ? { stop_reason: sequence } : {};
+export function stopSequenceOf(fields: unknown): unknown {
+  return (fields as { stop_sequence?: unknown } | null | undefined)?.stop_sequence;
 }
 
 /** Stop reasons of a generation that failed: the model's output or tool call did not parse. */
