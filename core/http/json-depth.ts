@@ -55,3 +55,18 @@ function opensAtMost(bytes: Uint8Array, max: number): boolean {
   }
   return true;
 }
+
+/**
+ * `nestsDeeperThan` for a value already parsed (by a library: an MCP upstream's answer), walked without
+ * recursion, so the check itself cannot overflow the stack that writing the value back would.
+ */
+export function valueNestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -6,6 +6,7 @@
 import type { McpServerConfig } from '../../config/types';
 import { NotFoundError, UpstreamError } from '../../errors/gateway-error';
 import { MAX_JSON_DEPTH } from '../../http/json-body';
+import { valueNestsDeeperThan } from '../../http/json-depth';
 import { ownValue } from '../../lookup/own-keys';
 import type { Clock, Logger } from '../../plugins/contracts';
 import type { StoreBackend } from '../../store/store-backend';
@@ -271,21 +272,9 @@ export class McpGateway {
     });
     // an answer nested deeper than any request may be cannot be written back (JSON.stringify overflows its
     // stack): refused here, it is an error under the client's request id rather than a 500 with id null
-    if (nestsDeeper(answer, MAX_JSON_DEPTH)) throw new UpstreamError(`MCP server ${server.name} answered JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, 'mcp_upstream_bad_response');
+    if (valueNestsDeeperThan(answer, MAX_JSON_DEPTH)) throw new UpstreamError(`MCP server ${server.name} answered JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, 'mcp_upstream_bad_response');
     return answer;
   }
-}
-
-/** Whether a parsed value nests arrays and objects more than `max` levels deep (walked without recursion). */
-function nestsDeeper(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** the input requests a gateway can relay: those the calling client said it answers (2026-07-28 only) */
