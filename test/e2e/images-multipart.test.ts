@@ -241,7 +241,10 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
         headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(head.length + 100_000) },
       });
       req.on('error', () => resolve());
-      req.write(head, () => setImmediate(() => req.destroy()));
+      // left a moment after the head is written, so the gateway has read the model field before the socket
+      // goes (a destroy at once could reset the connection with the head still unread: the abort then
+      // named no model, under a loaded CI); the upload is still unfinished, 100 KB short
+      req.write(head, () => setTimeout(() => req.destroy(), 100));
       req.on('close', () => resolve());
     });
     expect(upstream.requests).to.have.length(0);
@@ -259,7 +262,10 @@ describe('image edits: malformed and oversized multipart bodies (raw HTTP)', () 
       });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
-      req.write(head, () => setImmediate(() => req.destroy()));
+      // left a moment after the head is written, so the gateway has read the model field before the socket
+      // goes (a destroy at once could reset the connection with the head still unread: the abort then
+      // named no model, under a loaded CI); the upload is still unfinished, 100 KB short
+      req.write(head, () => setTimeout(() => req.destroy(), 100));
     });
     // the handler ends (nothing waits forever on the abandoned upload) and settles the request as an abort
     let entry;
