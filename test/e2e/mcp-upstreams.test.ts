@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http, { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -520,9 +520,12 @@ describe('/mcp with an upstream that reports progress without end', function () 
 
 describe('/mcp with an upstream that reports progress faster than its client reads', function () {
   this.timeout(60_000);
-  /** notifications of 32 KB each: 32 MB in all, more than the sockets between the gateway and the client hold */
-  const NOTIFICATIONS = 1_000;
   const MESSAGE = 'm'.repeat(32_000);
+  /**
+   * notifications of 32 KB each, twice what the two kernel buffers between the gateway and the client may
+   * grow to: a host whose tcp_rmem allows 32 MiB (CI's does) took all of a fixed 32 MB unread
+   */
+  const NOTIFICATIONS = Math.max(1_000, Math.ceil((2 * loopbackBufferBytes()) / MESSAGE.length));
   let upstream: FakeMcpServer;
   let gw: TestGateway;
   let reported = false;
@@ -575,6 +578,18 @@ describe('/mcp with an upstream that reports progress faster than its client rea
     expect(events.at(-1)).to.deep.equal({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'chatty done' }] } });
   });
 });
+
+/** The most a loopback connection's send and receive buffers may hold here (Linux's maxima; 16 MiB elsewhere). */
+function loopbackBufferBytes(): number {
+  const maximum = (file: string) => {
+    try {
+      return Number(readFileSync(file, 'utf8').trim().split(/\s+/).at(-1)) || 8 << 20;
+    } catch {
+      return 8 << 20;
+    }
+  };
+  return maximum('/proc/sys/net/ipv4/tcp_rmem') + maximum('/proc/sys/net/ipv4/tcp_wmem');
+}
 
 /** A stateless upstream that lists one tool the way the spec asks and one without its required inputSchema. */
 async function startSloppyListingServer(): Promise<{ url: string; close(): Promise<void> }> {
