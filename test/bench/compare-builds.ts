@@ -27,7 +27,9 @@ import { cpuMicros } from './proc-stats';
  *
  * As `npm run bench` runs the gateway: SQLite store in a temp dir, the 1 KB chat body, a priced model, an
  * access line per request, c=16 (or COMPARE_CONNECTIONS), the gateway alone on core 1 (both of them with
- * COMPARE_TOGETHER). `--cpu-prof` goes in NODE_OPTIONS if wanted.
+ * COMPARE_TOGETHER). For a CPU profile, start the gateway by hand with `node --cpu-prof dist/core/main.js`
+ * and load it with wrk: Node refuses `--cpu-prof` in NODE_OPTIONS, so it cannot reach the processes
+ * started here.
  */
 const [buildA, buildB, mode = 'json', roundsArg = '5', secondsArg = '4'] = process.argv.slice(2);
 /** COMPARE_CONNECTIONS=1 compares the added latency of one client (the p50 medians), not throughput */
