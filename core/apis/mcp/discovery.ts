@@ -5,6 +5,8 @@
  * protocol does not allow are left out.
  */
 import { UpstreamTimeoutError } from '../../errors/gateway-error';
+import { MAX_JSON_DEPTH } from '../../http/json-body';
+import { valueNestsDeeperThan } from '../../http/json-depth';
 import { childSignal } from '../../upstream/child-signal';
 import { legacyTypes } from './sdk';
 import { UpstreamRpcError } from './upstream-errors';
@@ -58,11 +60,14 @@ export async function discoverCatalog(pool: McpUpstreamPool, target: UpstreamTar
       // 2026-07-28 lets an output schema describe any JSON value, 2025-11-25 only an object: read by the
       // older rules, a newer server's tool is judged on the rest
       const judged = (t: UpstreamItem) => (client.revision === MODERN_REVISION ? { ...t, outputSchema: undefined } : t);
+      // an item nested deeper than any request may be (a tool's schema) overflowed the stack of the pin's walk
+      // (tool-pin.ts) and failed the whole server's check: that one item is left out, like an answer so deep
+      const sane = (item: UpstreamItem) => !valueNestsDeeperThan(item, MAX_JSON_DEPTH);
       return {
-        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => ToolSchema.safeParse(judged(t)).success && !tasksOnly(t))),
-        prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => PromptSchema.safeParse(p).success)),
-        resources: resources.filter((r): r is UpstreamItem & { uri: string } => ResourceSchema.safeParse(r).success),
-        resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => ResourceTemplateSchema.safeParse(r).success),
+        tools: firstByName(tools.filter((t): t is UpstreamItem & { name: string } => sane(t) && ToolSchema.safeParse(judged(t)).success && !tasksOnly(t))),
+        prompts: firstByName(prompts.filter((p): p is UpstreamItem & { name: string } => sane(p) && PromptSchema.safeParse(p).success)),
+        resources: resources.filter((r): r is UpstreamItem & { uri: string } => sane(r) && ResourceSchema.safeParse(r).success),
+        resourceTemplates: resourceTemplates.filter((r): r is UpstreamItem & { uriTemplate: string } => sane(r) && ResourceTemplateSchema.safeParse(r).success),
         protocolVersion: client.revision,
         // in the order of the lists, not the order their reads reached the limit (they run side by side): the
         // health monitor warns when the stored cappedLists differ, and a mere reordering is no change

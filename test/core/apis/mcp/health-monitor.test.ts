@@ -32,6 +32,16 @@ describe('core/apis/mcp/health-monitor', () => {
     expect(toolNames()).to.deep.equal(['search', 'fetch']);
   });
 
+  it('leaves out a tool whose input schema nests deeper than any request may, and lists the server\'s other tools', async () => {
+    let schema: Record<string, unknown> = { type: 'object' };
+    for (let i = 0; i < 2000; i++) schema = { type: 'object', properties: { a: schema } };
+    upstream = await FakeMcpServer.start({ tools: { search: {}, deep: { inputSchema: schema } } });
+    const record = await start();
+    expect(record.health.status).to.equal('healthy');
+    expect(toPublicView(record).tools.map((t) => t.name)).to.deep.equal(['search']);
+    expect(toolNames()).to.deep.equal(['search']);
+  });
+
   it('runs the periodic check on the configured interval, driven by the injected timer', async () => {
     upstream = await FakeMcpServer.start({ tools: { search: {} } });
     await start({ settings: { healthCheckIntervalSeconds: 15 } });
