@@ -604,11 +604,17 @@ export function configServerProblems(servers: readonly McpServerConfig[]): strin
   return problems;
 }
 
-/** The header names of a server from the config file, checked as the management API checks them. */
+/** The header names and values of a server from the config file, checked as the management API checks them. */
 function validateConfigHeaders(server: McpServerConfig, bad: (param: string, message: string) => Error): void {
   if (server.auth?.type === 'api_key') validateAuthHeader(server.auth.header, bad);
   validateHeaderNames(server.forwardHeaders ?? [], 'forwardHeaders', bad);
   if (server.staticHeaders) validateHeaderNames(Object.keys(server.staticHeaders), 'staticHeaders', bad);
+  // values as env() resolved them: one read from a file may end in its line break, which the HTTP client
+  // refused at every request, so the server only ever read as unreachable
+  const unsendable = (value: unknown) => typeof value === 'string' && !HEADER_VALUE.test(value);
+  if (server.auth?.type === 'api_key' && unsendable(server.auth.key)) throw bad('auth.key', UNSENDABLE_VALUE);
+  if (server.auth?.type === 'bearer' && unsendable(server.auth.token)) throw bad('auth.token', UNSENDABLE_VALUE);
+  for (const [name, value] of Object.entries(server.staticHeaders ?? {})) if (unsendable(value)) throw bad(`staticHeaders.${name}`, UNSENDABLE_VALUE);
 }
 
 function validateHeaderNames(names: unknown, param: string, bad: (param: string, message: string) => Error): void {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { McpServerRegistry, configServerId, type RegistryActor } from '../../../../core/apis/mcp/server-registry';
+import { McpServerRegistry, configServerId, configServerProblems, type RegistryActor } from '../../../../core/apis/mcp/server-registry';
 import { toPublicView } from '../../../../core/apis/mcp/server-record';
 import { MemoryBackend } from '../../../../core/store/memory-backend';
 import { openStore } from '../../../../core/store/open-store';
@@ -123,6 +123,23 @@ describe('core/apis/mcp/server-registry', () => {
       const err = await rejection(registry().init([{ name: 'docs', url: 'https://b.example/mcp', visibility: 'public', ...fields } as never]));
       expect(err.name, message).to.equal('ConfigError');
       expect(err.message).to.equal(message);
+    }
+  });
+
+  it('refuses to boot with a config server whose credential or static header value ends in a line break (a secret read from a file), naming the field, never the value', async () => {
+    const cases: [object, string][] = [
+      [{ auth: { type: 'bearer', token: `${CANARY}\n` } }, 'auth.token'],
+      [{ auth: { type: 'api_key', key: `${CANARY}\r\n` } }, 'auth.key'],
+      [{ staticHeaders: { 'x-team': `${CANARY}\n` } }, 'staticHeaders.x-team'],
+    ];
+    for (const [fields, param] of cases) {
+      const message = `mcpServers[0].${param}: must be sendable as an HTTP header value (no line break or control character)`;
+      const server = { name: 'docs', url: 'https://b.example/mcp', visibility: 'public', ...fields } as never;
+      const err = await rejection(registry().init([server]));
+      expect(err.name, param).to.equal('ConfigError');
+      expect(err.message).to.equal(message);
+      // `model-gateway check` reports it too
+      expect(configServerProblems([server])).to.deep.equal([message]);
     }
   });
 
