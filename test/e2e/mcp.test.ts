@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, ResourceNotFoundError, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import type { TestGateway } from '../support/start-gateway';
 import { testConfig } from '../support/test-config';
@@ -555,6 +556,26 @@ describe('/mcp with two servers whose different resource templates match one URI
       ['MCP: resource kb://notes/7', 0.01, 'notes'],
     ]);
   });
+  it('answers a 2026-07-28 client (SDK 2.x) a resource no server has as that revision\'s not-found (-32602, data: the URI)', async () => {
+    const client = new ModernClient({ name: 'e2e-modern', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } } as any);
+    await client.connect(new ModernTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${ACME_KEY}` } } }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
+      // a URI a listed template makes, which every server asked says it does not have
+      const gone = await client.readResource({ uri: 'kb://drafts/1' }).catch((e: unknown) => e);
+      expect(ResourceNotFoundError.isInstance(gone), String(gone)).to.equal(true);
+      expect(gone).to.deep.include({ code: -32602, data: { uri: 'kb://drafts/1' } });
+      expect((gone as Error).message).to.equal('MCP server notes returned an error: MCP error -32602: Resource kb://drafts/1 not found');
+      // a URI no server in scope lists or matches
+      const unknown = await client.readResource({ uri: 'nowhere://x' }).catch((e: unknown) => e);
+      expect(ResourceNotFoundError.isInstance(unknown), String(unknown)).to.equal(true);
+      expect(unknown).to.deep.include({ code: -32602, data: { uri: 'nowhere://x' } });
+      expect((await client.readResource({ uri: 'kb://notes/7' })).contents).to.deep.equal([{ uri: 'kb://notes/7', text: "acme's kb://notes/7" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("reserves the dearest fee of the servers a read may fall through to, so a budget is not overrun beside it", async () => {
     // notes (0.01) is tried first and has no report; archive (0.02) answers, and holds it for now
     let reached!: () => void;

@@ -29,6 +29,12 @@ import { loggedName } from '../../observability/logged-name';
 /** what a server answers a read of a URI it does not have: the spec's code, and the SDK servers' */
 const RESOURCE_NOT_FOUND = new Set([-32002, -32602]);
 
+/** A read's failure that means the URI has no resource: no server in scope has it, or the last one asked said so. */
+export function isResourceNotFound(err: unknown): boolean {
+  if (err instanceof UpstreamRpcError) return RESOURCE_NOT_FOUND.has(err.rpcCode);
+  return err instanceof GatewayError && err.code === 'mcp_resource_not_found';
+}
+
 export class McpTraffic implements TrafficStrategy {
   /** the platform admin key may use MCP (it may not call models) */
   readonly adminKeyAllowed = true;

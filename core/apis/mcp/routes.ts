@@ -24,7 +24,7 @@ import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
 import type { McpCallMethod } from './mcp-exchange';
-import { McpTraffic, toolErrorResult } from './mcp-traffic';
+import { isResourceNotFound, McpTraffic, toolErrorResult } from './mcp-traffic';
 import { initializeResult } from './protocol';
 import type { McpRelay } from './mcp-exchange';
 import { RelayStateSigner, relayStateKey } from './relay-state';
@@ -359,7 +359,12 @@ async function runExchange(call: CallContext, id: RpcId, method: McpCallMethod, 
     fail(failed, error) {
       const asResult = method === 'tools/call' && (error.code === 'guardrail_blocked' || failed.mcp?.failureIsToolResult === true);
       // the driver has logged an internal error already
-      body = asResult ? { jsonrpc: '2.0', id, result: resultFor(client, method, toolErrorResult(error)) } : jsonRpcErrorBody(id, error);
+      const rendered = jsonRpcErrorBody(id, error);
+      // 2026-07-28: a resource not found is -32602 whose data is the URI alone (what the SDK reads as its
+      // ResourceNotFoundError), not 2025-11-25's -32002 and not data naming the gateway's own code
+      const notFound = client.modern && method === 'resources/read' && isResourceNotFound(error);
+      const failure = notFound ? { ...rendered, error: { code: JSONRPC.INVALID_PARAMS, message: rendered.error.message, data: { uri: called } } } : rendered;
+      body = asResult ? { jsonrpc: '2.0', id, result: resultFor(client, method, toolErrorResult(error)) } : failure;
     },
   });
   // a client that went away gets no answer (the outcome is logged as client_abort)
