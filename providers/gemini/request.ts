@@ -13,7 +13,8 @@
  * - for Gemini 3 and later, a call and its answer carry the call's id, by which Gemini 3 pairs them;
  * - tool parameters and `json_schema` response formats are sent as JSON Schema (`parametersJsonSchema`,
  *   `responseJsonSchema`), not the older OpenAPI subset, so `additionalProperties` and friends are kept;
- * - `reasoning_effort` becomes a thinking budget (THINKING_BUDGETS).
+ * - `reasoning_effort` becomes a thinking budget (THINKING_BUDGETS);
+ * - a `file` part holding a PDF (a base64 data:application/pdf URL) goes as inline data; other files are refused.
  */
 import { InvalidRequestError, sniffImageType, type ChatMessage, type ChatRequest, type ChatTool, type ContentPart } from '../../core/plugins/sdk';
 import { splitToolCallId } from './tool-ids';
@@ -145,10 +146,24 @@ function isEmptyText(part: ContentPart): boolean {
 function contentPart(part: ContentPart, at: string): GeminiPart {
   if (part.type === 'text') return { text: (part as { text: string }).text };
   if (part.type === 'image_url') return imagePart((part as { image_url?: { url?: unknown } }).image_url?.url, at);
+  if (part.type === 'file') return pdfPart(part as ContentPart & { file?: { file_data?: unknown } }, at);
   throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Gemini models`, 'unsupported_content', { param: at });
 }
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/**
+ * A chat file part (what the openai SDK and the AI SDK send for a PDF, and what a Messages client's PDF
+ * document block arrives as) as the inline data Gemini reads PDFs from; a file by id lives in OpenAI's file
+ * store, which Google cannot read.
+ */
+function pdfPart(part: { file?: { file_data?: unknown } }, at: string): GeminiPart {
+  const data = typeof part.file?.file_data === 'string' ? DATA_URL.exec(part.file.file_data) : null;
+  if (!data || data[1].toLowerCase() !== 'application/pdf') {
+    throw new InvalidRequestError(`${at}.file: Gemini models take files as PDF data (file_data as a base64 data:application/pdf URL)`, 'unsupported_content', { param: `${at}.file` });
+  }
+  return { inlineData: { mimeType: 'application/pdf', data: data[2] } };
+}
 
 /** Extension -> MIME type, for an image given by URL (Gemini wants a MIME type with every file). */
 const IMAGE_TYPES: ReadonlyMap<string, string> = new Map([

@@ -187,6 +187,31 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
     expect(parts.slice(1)).to.deep.equal([{ inlineData: { mimeType: 'image/jpeg', data: JPEG } }, { inlineData: { mimeType: 'image/jpeg', data: JPEG } }]);
   });
 
+  it('sends a PDF as inline data, from a chat file part and from a Messages document block; a file by id is a 400 naming the part', async () => {
+    const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n').toString('base64');
+    upstream.reply(() => json(readFixture('gemini', 'text-usage.upstream-response.json')));
+    const data = await openai.chat.completions.create({
+      model: 'gemini-flash',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise the report.' }, { type: 'file', file: { filename: 'report.pdf', file_data: `data:application/pdf;base64,${PDF}` } }] }],
+    });
+    expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+    expect(upstream.last.body.contents[0].parts).to.deep.equal([{ text: 'Summarise the report.' }, { inlineData: { mimeType: 'application/pdf', data: PDF } }]);
+
+    const message = await anthropic.messages.create({
+      model: 'gemini-flash',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'Report' }, { type: 'text', text: 'Summarise it.' }] }],
+    });
+    expect(message.content[0]).to.include({ type: 'text' });
+    expect(upstream.last.body.contents[0].parts).to.deep.equal([{ inlineData: { mimeType: 'application/pdf', data: PDF } }, { text: 'Summarise it.' }]);
+
+    const sent = upstream.requests.length;
+    const err = await rejection(openai.chat.completions.create({ model: 'gemini-flash', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc123' } }] }] }));
+    expect(err.status).to.equal(400);
+    expect(err.error).to.include({ code: 'unsupported_content', param: 'messages[0].content[0].file' });
+    expect(upstream.requests.length).to.equal(sent);
+  });
+
   it('asks Gemini 2.5 Pro, which cannot stop thinking, for its least thinking when a client asks for minimal or none; others think not at all', async () => {
     // what the Gemini API answers Gemini 2.5 Pro for a budget under its least, 128
     upstream.reply((request) => {
