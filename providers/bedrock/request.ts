@@ -4,6 +4,8 @@
  * Choices a client can observe:
  * - system and developer messages become `system` text blocks;
  * - images must travel as bytes (Converse takes no URLs): a base64 data: URL is required;
+ * - a `file` part holding a PDF becomes a `document` block, named after its file in the characters Converse
+ *   takes, each name once in the request (Converse refuses duplicate document names);
  * - `cache_control` on a text part (Anthropic's prompt-caching marker, which chat clients of Claude use)
  *   becomes a Converse `cachePoint` right after that block;
  * - tool answers are `toolResult` blocks in a user turn, consecutive ones in one turn; a JSON object
@@ -54,6 +56,7 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
     }
   });
 
+  nameDocumentsOnce(messages);
   // "A conversation must start with a user message": the greeting stays the model's own earlier turn
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: OPENING_TURN }] });
   // a request that is only instructions (OpenAI takes one) is a prompt: Converse refuses one without
@@ -210,7 +213,56 @@ function contentBlock(part: ContentPart, at: string): ConverseBlock {
     }
     return { image: { format, source: { bytes: data[2] } } };
   }
+  if (part.type === 'file') return documentBlock(part as ContentPart & { file?: { file_data?: unknown; filename?: unknown } }, at);
   throw new InvalidRequestError(`${at}: content parts of type "${part.type}" are not supported for Bedrock models`, 'unsupported_content', { param: at });
+}
+
+const PDF_DATA_URL = /^data:application\/pdf;base64,(.*)$/is;
+
+/**
+ * A chat file part (what the openai SDK and the AI SDK send for a PDF, and what a Messages client's PDF
+ * document block arrives as) as the document block Converse reads PDFs from; a file by id lives in
+ * OpenAI's file store, which Bedrock cannot read.
+ */
+function documentBlock(part: { file?: { file_data?: unknown; filename?: unknown } }, at: string): ConverseBlock {
+  const data = typeof part.file?.file_data === 'string' ? PDF_DATA_URL.exec(part.file.file_data) : null;
+  if (!data) {
+    throw new InvalidRequestError(`${at}.file: Bedrock models take files as PDF data (file_data as a base64 data:application/pdf URL)`, 'unsupported_content', { param: `${at}.file` });
+  }
+  return { document: { format: 'pdf', name: documentName(part.file?.filename), source: { bytes: data[1] } } };
+}
+
+/**
+ * A document's name as Converse takes it (400 ValidationException otherwise): 1 to 200 ASCII letters,
+ * digits, hyphens, parentheses, square brackets and single spaces. A file's name has a dot before its extension
+ * (the format says it) and often underscores: `q3_report.pdf` goes as `q3-report`.
+ */
+function documentName(filename: unknown): string {
+  const base = typeof filename === 'string' ? filename.replace(/\.pdf$/i, '') : '';
+  const name = base.replace(/[^A-Za-z0-9\s()[\]-]/g, '-').replace(/\s+/g, ' ').trim().slice(0, MAX_DOCUMENT_NAME - DUPLICATE_SUFFIX_ROOM).trim();
+  return name === '' ? 'document' : name;
+}
+
+const MAX_DOCUMENT_NAME = 200;
+/** room kept for ` (N)` after a name met twice */
+const DUPLICATE_SUFFIX_ROOM = 8;
+
+/**
+ * Converse refuses a request in which two documents share a name ("Messages can't contain duplicate
+ * document names"), and the whole conversation goes with every turn: the same file attached twice, or two
+ * files without names, would end the conversation. A name met again gets ` (2)`, ` (3)`, ...
+ */
+function nameDocumentsOnce(messages: ConverseMessage[]): void {
+  const taken = new Set<string>();
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (!('document' in block)) continue;
+      let name = block.document.name;
+      for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${block.document.name} (${n})`;
+      taken.add(name.toLowerCase());
+      block.document.name = name;
+    }
+  }
 }
 
 function assistantBlocks(message: ChatMessage, where: string, claude: boolean): ConverseBlock[] {

@@ -5,6 +5,7 @@ export type ConverseImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 export type ConverseBlock =
   | { text: string }
   | { image: { format: ConverseImageFormat; source: { bytes: string } } }
+  | { document: { format: 'pdf'; name: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[]; status?: 'success' | 'error' } }
   | { cachePoint: { type: 'default' } }

@@ -272,6 +272,54 @@ describe('bedrock provider end to end (SigV4 checked by the AWS signer, event-st
     expect(content.slice(1)).to.deep.equal([{ image: { format: 'jpeg', source: { bytes: JPEG } } }, { image: { format: 'png', source: { bytes: PNG } } }]);
   });
 
+  it('sends a PDF as a document block, from a chat file part and from a Messages document block, each under a name Converse takes, once', async () => {
+    const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n').toString('base64');
+    // what Bedrock answers to a document name it does not take, or to one used twice (its DocumentBlock reference)
+    bedrock.reply((request) => {
+      const names = (request.body.messages as { content: Record<string, any>[] }[]).flatMap((m) => m.content.filter((b) => b.document).map((b) => String(b.document.name)));
+      const errorType = { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' };
+      if (names.some((name) => !/^[A-Za-z0-9()[\]-]+( [A-Za-z0-9()[\]-]+)*$/.test(name) || name.length > 200)) {
+        return json({ message: 'The document file name can only contain alphanumeric characters, whitespace characters, hyphens, parentheses, and square brackets. The name can\'t contain more than one consecutive whitespace character.' }, 400, errorType);
+      }
+      if (new Set(names).size < names.length) return json({ message: "Messages can't contain duplicate document names. Rename the document and retry your request." }, 400, errorType);
+      return json(readFixture('bedrock', 'text-cache-usage.upstream-response.json'));
+    });
+    const file = (filename?: string) => ({ type: 'file' as const, file: { ...(filename ? { filename } : {}), file_data: `data:application/pdf;base64,${PDF}` } });
+    const data = await openai.chat.completions.create({
+      model: 'claude-on-aws',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Compare these.' }, file('q3_report.v2.pdf'), file('q3_report.v2.pdf'), file()] },
+        { role: 'assistant', content: 'They are the same report.' },
+        { role: 'user', content: [file(), { type: 'text', text: 'And this one?' }] },
+      ],
+    });
+    expect(data.choices[0].message.content).to.equal('A cat on a sofa.');
+    const documents = (bedrock.server.last.body.messages as { content: Record<string, any>[] }[]).flatMap((m) => m.content.filter((b) => b.document).map((b) => b.document));
+    expect(documents).to.deep.equal([
+      { format: 'pdf', name: 'q3-report-v2', source: { bytes: PDF } },
+      { format: 'pdf', name: 'q3-report-v2 (2)', source: { bytes: PDF } },
+      { format: 'pdf', name: 'document', source: { bytes: PDF } },
+      { format: 'pdf', name: 'document (2)', source: { bytes: PDF } },
+    ]);
+
+    const message = await anthropic.messages.create({
+      model: 'claude-on-aws',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'Annual report 2025.pdf' }, { type: 'text', text: 'Summarise it.' }] }],
+    });
+    expect(message.content.find((block) => block.type === 'text')).to.deep.include({ text: 'A cat on a sofa.' });
+    expect((bedrock.server.last.body.messages as { content: Record<string, any>[] }[])[0].content).to.deep.equal([
+      { document: { format: 'pdf', name: 'Annual report 2025', source: { bytes: PDF } } },
+      { text: 'Summarise it.' },
+    ]);
+
+    const sent = bedrock.server.requests.length;
+    const err = await rejection(openai.chat.completions.create({ model: 'claude-on-aws', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc123' } }] }] }));
+    expect(err.status).to.equal(400);
+    expect(err.error).to.include({ code: 'unsupported_content', param: 'messages[0].content[0].file' });
+    expect(bedrock.server.requests.length).to.equal(sent);
+  });
+
   it('leaves out a sampling default sent beside the other setting, which recent Claude models on Bedrock refuse together; other models get both', async () => {
     // Claude Sonnet 4.5 and later on Bedrock, as measured
     bedrock.reply((request) => {
