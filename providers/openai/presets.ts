@@ -15,7 +15,7 @@ export interface Preset {
   /** fields the vendor names differently: [ours, theirs] */
   readonly rename?: readonly (readonly [string, string])[];
   /** fields dropped only for some of the vendor's models (its reasoning models) */
-  readonly dropFor?: { readonly models: RegExp; readonly fields: readonly string[] };
+  readonly dropFor?: readonly { readonly models: RegExp; readonly fields: readonly string[] }[];
   /** a local server: an API key is optional */
   readonly local?: boolean;
   /** tool call ids in the form the vendor takes (ids another model made may not be) */
@@ -60,8 +60,14 @@ export const PRESETS: ReadonlyMap<string, Preset> = new Map<string, Preset>([
     {
       baseUrl: 'https://api.x.ai/v1',
       drop: ['store', 'metadata', 'service_tier'],
-      // Grok's reasoning models answer 400 to these sampling parameters
-      dropFor: { models: /^grok-(3-mini|4)/, fields: ['presence_penalty', 'frequency_penalty', 'stop'] },
+      dropFor: [
+        // Grok's reasoning models answer 400 to these sampling parameters
+        { models: /^grok-(3-mini|4)/, fields: ['presence_penalty', 'frequency_penalty', 'stop'] },
+        // and all but grok-3-mini, grok-4.3 and grok-4.20-multi-agent to a reasoning effort ("Model grok-4-0709
+        // does not support parameter reasoningEffort"), which a Messages client's thinking arrives as: they
+        // reason all the same, without the dial (xAI's reasoning guide)
+        { models: /^grok-(3(?!-mini)|4(?!\.3|\.20-multi-agent)|code-fast)/, fields: ['reasoning_effort'] },
+      ],
     },
   ],
   ['ollama', { baseUrl: 'http://localhost:11434/v1', local: true, rename: [['max_completion_tokens', 'max_tokens']] }],
@@ -80,7 +86,7 @@ export function applyPreset(preset: Preset, body: ChatRequest, upstreamModel: st
     }
   }
   for (const field of preset.drop ?? []) delete out[field];
-  if (preset.dropFor?.models.test(upstreamModel)) for (const field of preset.dropFor.fields) delete out[field];
+  for (const rule of preset.dropFor ?? []) if (rule.models.test(upstreamModel)) for (const field of rule.fields) delete out[field];
   let messages = body.messages;
   if (preset.dropFromMessages && Array.isArray(messages)) messages = messages.map((m) => withoutFields(m, preset.dropFromMessages!));
   if (preset.toolCallId && Array.isArray(messages)) messages = messages.map((m) => withToolCallIds(m, preset.toolCallId!));

@@ -23,6 +23,8 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
       .withProvider({ id: 'xai', type: 'openai', preset: 'xai', baseUrl: `${upstream.url}/v1`, apiKey: 'xai-key' })
       .withModel('grok-mini', { model: 'grok-3-mini' })
       .withModel('grok-2', { model: 'grok-2-1212' })
+      .withModel('grok-4', { model: 'grok-4-0709' })
+      .withModel('grok-4.3', { model: 'grok-4.3' })
       .withProvider({ id: 'groq', type: 'openai', preset: 'groq', apiKey: 'groq-key' })
       .withModel('llama-groq', { model: 'llama-3.3-70b-versatile' })
       .withProvider({ id: 'groq-here', type: 'openai', preset: 'groq', baseUrl: `${upstream.url}/v1`, apiKey: 'groq-key' })
@@ -122,6 +124,33 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     expect(upstream.last.body).to.deep.equal({ model: 'grok-3-mini', messages: params.messages });
     await client.chat.completions.create({ model: 'grok-2', ...params });
     expect(upstream.last.body).to.deep.include({ model: 'grok-2-1212', presence_penalty: 0.5, frequency_penalty: 0.5, stop: ['END'] });
+  });
+
+  it('xai: leaves out a reasoning effort for the Grok models that refuse it, for chat and Messages clients; the models that take it get it', async () => {
+    // what xAI answers a model without the effort dial (its reasoning guide; as measured by other clients)
+    upstream.script = (req) => {
+      const body = req.body as { model?: string; reasoning_effort?: unknown };
+      if (body.reasoning_effort !== undefined && !/^grok-(3-mini|4\.3)/.test(String(body.model))) {
+        return { kind: 'json', status: 400, body: { code: 'Client specified an invalid argument', error: `Model ${body.model} does not support parameter reasoningEffort.` } };
+      }
+      return { kind: 'json', body: chatCompletion('ok') };
+    };
+    try {
+      const messages = [{ role: 'user' as const, content: 'hi' }];
+      const data = await client.chat.completions.create({ model: 'grok-4', messages, reasoning_effort: 'high' });
+      expect(data.choices[0].message.content).to.equal('ok');
+      expect(upstream.last.body).to.deep.equal({ model: 'grok-4-0709', messages });
+      const anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+      const message = await anthropic.messages.create({ model: 'grok-4', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages });
+      expect(message.content).to.deep.equal([{ type: 'text', text: 'ok' }]);
+      expect(upstream.last.body).to.not.have.property('reasoning_effort');
+      for (const [model, upstreamModel] of [['grok-mini', 'grok-3-mini'], ['grok-4.3', 'grok-4.3']]) {
+        await client.chat.completions.create({ model, messages, reasoning_effort: 'low' });
+        expect(upstream.last.body).to.deep.include({ model: upstreamModel, reasoning_effort: 'low' });
+      }
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    }
   });
 
   it('sends a max_tokens to OpenAI\'s own API as max_completion_tokens (its reasoning models refuse max_tokens), and as sent to other servers', () => {
