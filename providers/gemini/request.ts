@@ -335,12 +335,13 @@ function generationConfigOf(request: ChatRequest, upstreamModel: string | undefi
 /**
  * Gemini 2.5 Pro cannot stop thinking: it refuses a budget of 0 (400 "Budget 0 is invalid. This model only
  * works in thinking mode") and any under 128, so a client asking it for minimal or no thinking gets the
- * least it takes.
+ * least it takes. Neither can the Gemini 3 Pro models (`gemini-3-pro-preview`, `gemini-3.1-pro-preview`),
+ * which refuse a budget of 0 in the same words and take 128.
  */
 const LEAST_PRO_BUDGET = 128;
 
 function alwaysThinks(model: string): boolean {
-  return model.slice(model.lastIndexOf('/') + 1).startsWith('gemini-2.5-pro');
+  return /^gemini-(2\.5|3(\.\d+)?)-pro/.test(model.slice(model.lastIndexOf('/') + 1));
 }
 
 function responseFormat(format: unknown): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseJsonSchema'> {

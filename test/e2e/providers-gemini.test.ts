@@ -29,6 +29,7 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       .withModel('gemini-flash', { model: 'gemini-2.5-flash', price: PRICE })
       .withModel('gemini-embed', { model: 'gemini-embedding-001', kind: 'embedding' })
       .withModel('gemini-3-pro', { model: 'gemini-3-pro-preview' })
+      .withModel('gemini-3.1-pro', { model: 'gemini-3.1-pro-preview' })
       .withModel('gemini-2.5-pro', { model: 'gemini-2.5-pro', price: PRICE })
       // priced from the bundled table
       .withModel('gemini-pro-listed', { model: 'gemini-2.5-pro' })
@@ -234,6 +235,29 @@ describe('gemini provider end to end (openai and anthropic SDKs, fake Gemini API
       ['gemini-2.5-pro', 'none', 128],
       ['gemini-flash', 'minimal', 0],
       ['gemini-flash', 'none', 0],
+    ]);
+  });
+
+  it('asks the Gemini 3 Pro models, which cannot stop thinking either, for their least thinking when a client asks for minimal or none', async () => {
+    // what the Gemini API answers a Gemini 3 Pro model for a budget of 0
+    upstream.reply((request) => {
+      const budget = request.body.generationConfig?.thinkingConfig?.thinkingBudget;
+      if (/gemini-3(\.\d+)?-pro/.test(request.path) && budget === 0) return json(googleError(400, 'Budget 0 is invalid. This model only works in thinking mode.', 'INVALID_ARGUMENT'), 400);
+      return json(readFixture('gemini', 'text-usage.upstream-response.json'));
+    });
+    const budgets: [string, string, unknown][] = [];
+    for (const model of ['gemini-3-pro', 'gemini-3.1-pro']) {
+      for (const effort of ['minimal', 'none'] as const) {
+        const data = await openai.chat.completions.create({ model, reasoning_effort: effort, messages: [{ role: 'user', content: 'Quick: 2+2?' }] });
+        expect(data.choices[0].message.content).to.be.a('string').and.not.equal('');
+        budgets.push([model, effort, upstream.last.body.generationConfig.thinkingConfig.thinkingBudget]);
+      }
+    }
+    expect(budgets).to.deep.equal([
+      ['gemini-3-pro', 'minimal', 128],
+      ['gemini-3-pro', 'none', 128],
+      ['gemini-3.1-pro', 'minimal', 128],
+      ['gemini-3.1-pro', 'none', 128],
     ]);
   });
 
