@@ -9,8 +9,13 @@ const CONTEXT_LENGTH = /maximum context length is \d+/i;
  */
 export function openAiUpstreamError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>): GatewayError {
   const upstream = (body as { error?: { message?: unknown; code?: unknown; param?: unknown } } | undefined)?.error;
-  const message = typeof upstream?.message === 'string' ? scrubMessage(upstream.message) : typeof body === 'string' && body ? scrubMessage(body.slice(0, 300)) : '';
+  // xAI words its errors as {"code": "Client specified an invalid argument", "error": "<the message>"}
+  const bare: unknown = upstream;
+  const message =
+    typeof upstream?.message === 'string' ? scrubMessage(upstream.message) : typeof bare === 'string' && bare ? scrubMessage(bare) : typeof body === 'string' && body ? scrubMessage(body.slice(0, 300)) : '';
   const param = typeof upstream?.param === 'string' ? upstream.param : null;
+  // and refuses an API key with a 400 so ("Incorrect API key provided: xa***tF"): the operator's problem, as a 401 is
+  if (typeof bare === 'string' && /incorrect api key/i.test(bare)) return new UpstreamError('The upstream refused the gateway\'s credentials for this deployment.', 'upstream_auth_failed');
   if (status === 400 || status === 422) {
     if (typeof upstream?.code === 'string') return new InvalidRequestError(message || 'The upstream rejected the request.', upstream.code, { param });
     // vLLM words a prompt over the context window as OpenAI does but sends its HTTP status as the code

@@ -153,6 +153,24 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     }
   });
 
+  it('xai: reads errors in xAI\'s own shape: a refused API key is the gateway\'s 502 without the key\'s ends, another 400 keeps xAI\'s words', async () => {
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    try {
+      // what xAI answers a key it does not know: a 400, the message in `error` as a string
+      upstream.script = { kind: 'json', status: 400, body: { code: 'Client specified an invalid argument', error: 'Incorrect API key provided: xa***tF. You can obtain an API key from https://console.x.ai.' } };
+      const refused = await client.chat.completions.create({ model: 'grok-mini', messages }).then(() => undefined, (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
+      expect(refused?.status).to.equal(502);
+      expect(refused?.code).to.equal('upstream_auth_failed');
+      expect(JSON.stringify(refused?.error)).to.not.include('xa***tF');
+      upstream.script = { kind: 'json', status: 400, body: { code: 'Client specified an invalid argument', error: "This model's maximum prompt length is 131072 but the request contains 140000 tokens." } };
+      const tooLong = await client.chat.completions.create({ model: 'grok-mini', messages }).then(() => undefined, (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
+      expect(tooLong?.status).to.equal(400);
+      expect(tooLong?.message).to.include("This model's maximum prompt length is 131072 but the request contains 140000 tokens.");
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok') };
+    }
+  });
+
   it('sends a max_tokens to OpenAI\'s own API as max_completion_tokens (its reasoning models refuse max_tokens), and as sent to other servers', () => {
     const provider = openaiProvider.create({}, undefined as never, { provider: { id: 'openai', type: 'openai', apiKey: 'k' } as never }) as Provider;
     const chat = provider.operations.chat as HttpOperation<ChatRequest>;
