@@ -70,7 +70,14 @@ export function foldIntoBuckets(entries: LogEntry[]): Map<string, SpendBucket> {
  * 10.5, or 1e999 read as Infinity): PostgreSQL refused such a batch as a bigint for good, and the log
  * writer retried it, and every row behind it, for ever; Redis refused the HINCRBY after the MULTI had
  * pushed the rows, and each retry pushed them, and their spend, again.
+ *
+ * At most MAX_TOKENS: a finite count past a 64-bit integer (`prompt_tokens` 1e20) was refused the same
+ * way. A billion is a thousand times any context window, and sums of such counts stay far within a
+ * bigint (and exact as a JS number) whatever an hour's bucket adds up.
  */
 function tokenCount(n: number): number {
-  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+  return Number.isFinite(n) && n > 0 ? Math.min(Math.round(n), MAX_TOKENS) : 0;
 }
+
+/** the most tokens one log row adds to a rollup */
+const MAX_TOKENS = 1_000_000_000;

@@ -142,6 +142,18 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(buckets[0].cost).to.be.closeTo(1, 1e-9);
     });
 
+    it('writes once, with its rollup, an entry whose token counts an upstream gave past what a counter holds (1e20)', async () => {
+      const org = `huge-tokens-${name}`;
+      const rows = [entry(1, { org, id: `huge${name}`, promptTokens: 1e20, completionTokens: 5 }), entry(3, { org, id: `big${name}`, promptTokens: 9e18, completionTokens: 9e18 })];
+      await store.appendLogs(rows);
+      const found = await store.queryLogs({ org, limit: 10 });
+      expect(found.data.map((e) => e.id)).to.deep.equal([`big${name}`, `huge${name}`]);
+      const buckets = (await store.spendBuckets()).filter((b) => b.org === org);
+      expect(buckets.map((b) => b.requests)).to.deep.equal([2]);
+      expect(buckets[0].promptTokens).to.be.at.least(1).and.at.most(Number.MAX_SAFE_INTEGER);
+      expect(buckets[0].completionTokens).to.be.at.least(5).and.at.most(Number.MAX_SAFE_INTEGER);
+    });
+
     it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
       const org = `rollup-${name}`;
       const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
