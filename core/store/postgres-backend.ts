@@ -37,6 +37,23 @@ const BATCH_DIGEST_TTL_MS = 3_600_000;
  */
 const text = (value: string | null | undefined): string | null => (value == null ? null : value.includes('\0') ? value.replace(/\0/g, '\uFFFD') : value);
 
+/** the longest value an indexed column of the log (or a rollup's bucket id) holds as it is, in UTF-16 units */
+const INDEXED_MAX = 512;
+
+/**
+ * A value for an indexed column of the log (id, key, organisation, model) or a rollup's bucket id, in
+ * writes and in filters alike. A B-tree entry holds at most 2704 bytes, and a model name comes from the
+ * client: a request naming a model of a few kilobytes of random characters (or its bucket id) was refused
+ * by the index, for good, and the log writer retried that batch, and every row behind it, for ever (no
+ * request of any organisation was logged again until a restart). A longer value is kept as its first 400
+ * units and the digest of the whole (well under the limit even in 3-byte characters), so a filter by it
+ * still finds exactly its rows; the entry's JSON (what reads return) and the rollup's columns keep it whole.
+ */
+const indexed = (value: string | null | undefined): string | null => {
+  const t = text(value);
+  return t === null || t.length <= INDEXED_MAX ? t : `${t.slice(0, 400)}…${createHash('sha256').update(t).digest('base64url')}`;
+};
+
 /**
  * `postgres://USER:PASSWORD@HOST:PORT/DB`: records, the request log and spend rollups in tables, shared
  * by every gateway instance on the same database. The schema is migrated at boot (postgres-migrations.ts).
@@ -207,14 +224,14 @@ export class PostgresBackend implements StoreBackend {
          prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
          completion_tokens = s.completion_tokens + excluded.completion_tokens`,
       [
-        col(entries, (e) => text(e.id)),
+        col(entries, (e) => indexed(e.id)),
         col(entries, (e) => e.time),
-        col(entries, (e) => text(e.keyId)),
-        col(entries, (e) => text(e.org)),
-        col(entries, (e) => text(e.model)),
+        col(entries, (e) => indexed(e.keyId)),
+        col(entries, (e) => indexed(e.org)),
+        col(entries, (e) => indexed(e.model)),
         col(entries, (e) => e.status),
         json,
-        buckets.map(([id]) => id),
+        buckets.map(([id]) => indexed(id)),
         col(b, (r) => r.hour),
         col(b, (r) => text(r.keyId)),
         col(b, (r) => text(r.org)),
@@ -238,14 +255,14 @@ export class PostgresBackend implements StoreBackend {
       where.push(sql.replace('?', `$${params.length}`));
     };
     if (query.cursor) add('seq < ?', query.cursor);
-    if (query.key) add('key_id = ?', text(query.key));
-    if (query.org) add('org = ?', text(query.org));
-    if (query.model) add('model = ?', text(query.model));
+    if (query.key) add('key_id = ?', indexed(query.key));
+    if (query.org) add('org = ?', indexed(query.org));
+    if (query.model) add('model = ?', indexed(query.model));
     if (query.since) add('time >= ?', query.since);
     if (query.until) add('time < ?', query.until);
     if (query.statusMin !== undefined) add('status >= ?', query.statusMin);
     if (query.statusMax !== undefined) add('status <= ?', query.statusMax);
-    if (query.id) add('id = ?', text(query.id));
+    if (query.id) add('id = ?', indexed(query.id));
     params.push(query.limit + 1);
     const sql = `SELECT seq, entry FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`;
     const { rows } = await step(() => this.pool.query<{ seq: string; entry: string }>(sql, params));

@@ -154,6 +154,17 @@ function describeBackend(name: string, open: (now: () => number) => Promise<Stor
       expect(buckets[0].completionTokens).to.be.at.least(5).and.at.most(Number.MAX_SAFE_INTEGER);
     });
 
+    it('writes an entry whose model a client named with tens of kilobytes of random characters, and finds it by that model', async () => {
+      const org = `long-model-${name}`;
+      let model = '';
+      while (model.length < 40_000) model += Math.random().toString(36).slice(2);
+      await store.appendLogs([entry(1, { org, id: `long${name}`, model }), entry(2, { org, id: `short${name}`, model: 'm' })]);
+      expect((await store.queryLogs({ org, limit: 10 })).data.map((e) => e.id)).to.deep.equal([`short${name}`, `long${name}`]);
+      expect((await store.queryLogs({ org, model, limit: 10 })).data.map((e) => [e.id, e.model])).to.deep.equal([[`long${name}`, model]]);
+      const buckets = (await store.spendBuckets()).filter((b) => b.org === org);
+      expect(buckets.map((b) => [b.model, b.requests]).sort()).to.deep.equal([[model, 1], ['m', 1]].sort());
+    });
+
     it('adds every entry to its hour\'s spend rollup, so the rollups equal the sum of the log', async () => {
       const org = `rollup-${name}`;
       const at = (h: number, m: number) => new Date(Date.UTC(2025, 5, 1, h, m)).toISOString();
