@@ -41,9 +41,15 @@ const COST_STEP = 1e10;
 /**
  * A cost rounded to 1e-10 USD, as the closest double to that decimal, so JSON and logs print it cleanly
  * (0.04001754, not 0.040017540000000004). Applied where a cost is made, summed, stored or shown.
+ *
+ * A cost past 1.8e298 (an upstream's usage of 1e300 tokens) is kept as it is: scaled by 1e10 it was
+ * Infinity, which the log wrote as null and Redis refused to add (HINCRBYFLOAT, after the MULTI had pushed
+ * the rows, so each retry of the log writer logged them again). Such a cost has no digits below 1e-10.
  */
 export function roundCost(cost: number): number {
-  return Number.isFinite(cost) ? Math.round(cost * COST_STEP) / COST_STEP : 0;
+  if (!Number.isFinite(cost)) return 0;
+  const rounded = Math.round(cost * COST_STEP) / COST_STEP;
+  return Number.isFinite(rounded) ? rounded : cost;
 }
 
 /** A decimal string rounded to 1e-10, without float noise or exponent notation, e.g. "0.00042". */

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { createClient } from '@keyv/redis';
 import { ConfigError } from '../../../core/errors/gateway-error';
 import { openStore } from '../../../core/store/open-store';
+import { RequestLog } from '../../../core/store/request-log';
+import { createLogger } from '../../../core/observability/logger';
 import type { StoreBackend } from '../../../core/store/store-backend';
 import { startRedis, type RedisServer } from '../../support/redis-server';
 
@@ -161,6 +163,21 @@ describe('Redis store shared by several instances: the log list', () => {
       expect((await a.queryLogs({ limit: 50 })).data.map((e) => e.id)).to.deep.equal(['s9', 's8', 's7', 's6', 's5']);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('writes once, with its spend, a request whose cost an upstream\'s usage made 1e300: the rounded cost was Infinity, which HINCRBYFLOAT refused after the rows were pushed', async () => {
+    const store = await openStore(redis.url);
+    const log = new RequestLog(store, createLogger({ level: 'error', write: () => undefined }), { retryDelayMs: 10, maxRetryDelayMs: 10 });
+    try {
+      const org = 'huge-cost';
+      await log.record({ ...row('huge', '2026-04-01T10:00:00.000Z'), org, cost: 1e300 });
+      expect(log.writer.failedWrites).to.equal(0);
+      expect((await store.queryLogs({ org, limit: 10 })).data.map((e) => [e.id, e.cost])).to.deep.equal([['huge', 1e300]]);
+      expect((await store.spendBuckets()).filter((b) => b.org === org).map((b) => [b.requests, b.cost])).to.deep.equal([[1, 1e300]]);
+    } finally {
+      await log.writer.flush(0);
+      await store.close();
     }
   });
 
