@@ -247,12 +247,22 @@ export class LimitsAdmission implements Admission {
     if (this.seeded.size > 10_000) this.seeded.clear();
     // marked before the reads, so two requests of this process do not both add it; a failed read is tried again
     this.seeded.add(seed);
+    const ttlMs = () => (counter.expiresAt === undefined ? undefined : counter.expiresAt - this.clock.now());
+    // and claimed in the store, so two instances do not both add it: requests whose estimate is 0 (a model
+    // without a price) leave the counter empty, and each instance's first one found it so and added the
+    // logged spend again. The claim counts beside the budget's counter (same period, same expiry).
+    const claim = `limits:seeded:${counter.key}`;
+    let claimed = false;
     try {
+      claimed = (await this.store.incrByFloat(claim, 1, ttlMs())) === 1;
+      if (!claimed) return 0;
       const spent = roundCost(await loggedSpend(this.store, subject.logged, period));
-      if (spent > 0) await this.store.incrByFloat(counter.key, spent, counter.expiresAt === undefined ? undefined : counter.expiresAt - this.clock.now());
+      if (spent > 0) await this.store.incrByFloat(counter.key, spent, ttlMs());
       return spent;
     } catch (err) {
       this.seeded.delete(seed);
+      // another request may try again: let it claim
+      if (claimed) await this.compensations.apply({ key: claim, ttlMs: ttlMs(), expiresAt: counter.expiresAt }, -1);
       throw err;
     }
   }

@@ -246,6 +246,63 @@ describe('a fleet on PostgreSQL without Redis: changes travel by LISTEN/NOTIFY',
 });
 
 /**
+ * A budget set through the management API on an organisation that has spent already: its empty counter is
+ * given the logged spend by the first request to find it empty. Requests whose estimate is 0 (a model
+ * without a price) leave it empty, so each instance's first one found it so, and each added the spend.
+ */
+describe('a fleet on PostgreSQL: a budget set on spend already logged counts that spend once', function () {
+  let upstream: FakeOpenAI;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  before(async () => {
+    upstream = await new FakeOpenAI().start();
+    upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+    const url = await (await startPostgres()).createDatabase();
+    const config = testConfig()
+      .withOpenAI('oai', upstream, 'sk-provider')
+      .withModel('priced', { model: 'm', price: { inputPerMTok: 100, outputPerMTok: 200 } })
+      .withModel('free', { model: 'm' })
+      // a loaded machine's store answers late: a refusal (503) would not say how the budget counted
+      .with({ adminKey: ADMIN, store: { url, sweepIntervalSeconds: 0, timeoutMs: 10_000 } })
+      .build();
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await upstream?.stop();
+  });
+
+  const admin = async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${a.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const chat = (gw: TestGateway, key: string, model: string) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+    });
+
+  it('when both instances first see the counter at the same moment, with requests that cost nothing', async () => {
+    expect((await admin('POST', '/admin/v1/organizations', { id: 'initech' })).status).to.equal(201);
+    const { key } = (await admin('POST', '/admin/v1/keys', { org: 'initech' })).json as { key: string };
+    for (let i = 0; i < 3; i++) expect((await chat(a, key, 'priced')).status).to.equal(200);
+    // b knows the key too, so neither instance's next request waits on a read the other does not make
+    expect((await chat(b, key, 'free')).status).to.equal(200);
+    await eventually(async () => expect((await admin('GET', '/admin/v1/spend?groupBy=org')).json.total_cost).to.be.closeTo(3 * COST_PER_REQUEST, 1e-9));
+
+    expect((await admin('PATCH', '/admin/v1/organizations/initech', { maxBudget: 10 * COST_PER_REQUEST })).status).to.equal(200);
+    const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => chat(i % 2 ? b : a, key, 'free').then((r) => r.status)));
+    expect(statuses).to.deep.equal(Array(8).fill(200));
+    const budget = ((await admin('GET', '/admin/v1/budgets')).json.data as { id: string; spent: number }[]).find((r) => r.id === 'initech');
+    expect(budget?.spent).to.be.closeTo(3 * COST_PER_REQUEST, 1e-9);
+  });
+});
+
+/**
  * Two fleets on one redis-server, each in a database of its own (`redis://host:port/1` and `/2`, as
  * staging and production often share a server): Redis pub/sub ignores the database, so a change event
  * published on one was delivered to the other, and a deployment failing on staging was put in cooldown
