@@ -54,7 +54,7 @@ describe('key ids are unique forever, and stored responses stay with their key a
     const err = await client(globex.body.key)
       .responses.create({ model: 'echo', input: 'what were they?', previous_response_id: stored.id })
       .then(() => undefined, (e) => e);
-    expect(err).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
     expect(JSON.stringify(err.error)).to.not.include('acme secret plans');
 
     // the revoked key is gone from the API (a tombstone only keeps its id taken)
@@ -68,7 +68,7 @@ describe('key ids are unique forever, and stored responses stay with their key a
     const err = await client('sk-globex-bot-keyids-CANARY-74')
       .responses.create({ model: 'echo', input: 'and then?', previous_response_id: stored.id })
       .then(() => undefined, (e) => e);
-    expect(err).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
     const mine = await client('sk-acme-bot-keyids-CANARY-73').responses.create({ model: 'echo', input: 'and then?', previous_response_id: stored.id });
     expect(mine.status).to.equal('completed');
   });

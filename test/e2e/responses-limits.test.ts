@@ -103,7 +103,7 @@ describe('Responses: time limit, failures, guardrails on tool results, other pro
     const first = await client.responses.create({ model: 'gpt-test', input: 'hi' });
     const other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: OTHER, maxRetries: 0 });
     const err = await other.responses.create({ model: 'gpt-test', input: 'again', previous_response_id: first.id }).then(() => undefined, (e) => e);
-    expect(err).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
     const mine = await client.responses.create({ model: 'gpt-test', input: 'again', previous_response_id: first.id });
     expect(mine.output_text).to.equal('hello');
     expect(upstream.last.body.messages).to.deep.equal([

@@ -65,7 +65,7 @@ describe('Responses storage: chained responses stored compactly, a cap per key',
     const ids: string[] = [];
     for (let i = 0; i < 45; i++) ids.push((await client.responses.create({ model: 'echo', input: `single ${i}` })).id);
     const oldest = await client.responses.create({ model: 'echo', input: 'x', previous_response_id: ids[0] }).then(() => undefined, (e) => e);
-    expect(oldest).to.be.instanceOf(OpenAI.NotFoundError);
+    expect(oldest).to.be.instanceOf(OpenAI.BadRequestError);
     const newest = await client.responses.create({ model: 'echo', input: 'x', previous_response_id: ids[44] });
     expect(newest.status).to.equal('completed');
     expect(storedCount()).to.equal(40);
@@ -104,7 +104,7 @@ describe('Responses storage: a conversation in use keeps its start', () => {
       expect(third.status).to.equal('completed');
       clock.t += 61 * minutes; // nobody continued it for more than an hour: gone
       const late = await client.responses.create({ model: 'echo', input: 'late', previous_response_id: third.id }).then(() => undefined, (e) => e);
-      expect(late).to.be.instanceOf(OpenAI.NotFoundError);
+      expect(late).to.be.instanceOf(OpenAI.BadRequestError);
     } finally {
       await gw.close();
       rmSync(dir, { recursive: true, force: true });

@@ -509,4 +509,11 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     const missing = await client.responses.create({ model: 'nope', input: 'x' }).then(() => undefined, (e) => e);
     expect(missing.status).to.equal(404);
   });
+
+  it('answers an unknown previous_response_id as OpenAI does: 400 previous_response_not_found', async () => {
+    const err = await client.responses.create({ model: 'gpt-test', input: 'x', previous_response_id: 'resp_nobody_has_this' }).then(() => undefined, (e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.error).to.deep.include({ type: 'invalid_request_error', code: 'previous_response_not_found', param: 'previous_response_id' });
+    expect(err.error.message).to.equal("Previous response with id 'resp_nobody_has_this' not found.");
+  });
 });

@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
-import { InvalidRequestError, NotFoundError, type GatewayError } from '../../errors/gateway-error';
+import { InvalidRequestError, type GatewayError } from '../../errors/gateway-error';
 import { bearerToken, providerVisibleHeaders } from '../../http/credentials';
 import { OPENAI_ERRORS, sendError } from '../../http/error-shapes';
 import { openAiErrorBody } from '../../errors/render';
@@ -129,7 +129,8 @@ export class ResponsesHandler {
     const entries = mcpEntries(body.tools);
     const previous = body.previous_response_id ? await this.states.load(body.previous_response_id, principal) : undefined;
     if (body.previous_response_id && !previous) {
-      throw new NotFoundError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
+      // OpenAI's answer, which clients that fall back to sending the whole conversation look for: a 400
+      throw new InvalidRequestError(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_not_found', { param: 'previous_response_id' });
     }
     const input = inputToMessages(await resolveItemReferences(body.input, (id) => this.states.loadItem(id, principal)));
     const messages = [...(previous?.messages ?? [])];
