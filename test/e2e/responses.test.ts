@@ -510,6 +510,18 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(missing.status).to.equal(404);
   });
 
+  it('names the Responses fields, not chat ones, in an upstream refusal (a prompt over the context window is about input)', async () => {
+    const message = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.";
+    upstream.script = { kind: 'json', status: 400, body: { error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } };
+    const long = await client.responses.create({ model: 'gpt-test', input: 'a long story' }).then(() => undefined, (e) => e);
+    expect(long).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(long.error).to.deep.include({ message, type: 'invalid_request_error', param: 'input', code: 'context_length_exceeded' });
+    upstream.script = { kind: 'json', status: 400, body: { error: { message: "Invalid schema for response_format 'answer'.", type: 'invalid_request_error', param: 'response_format', code: 'invalid_value' } } };
+    const format = { type: 'json_schema' as const, name: 'answer', schema: { type: 'object' } };
+    const schema = await client.responses.create({ model: 'gpt-test', input: 'x', text: { format } }).then(() => undefined, (e) => e);
+    expect(schema.error).to.deep.include({ param: 'text.format', code: 'invalid_value' });
+  });
+
   it('answers an unknown previous_response_id as OpenAI does: 400 previous_response_not_found', async () => {
     const err = await client.responses.create({ model: 'gpt-test', input: 'x', previous_response_id: 'resp_nobody_has_this' }).then(() => undefined, (e) => e);
     expect(err).to.be.instanceOf(OpenAI.BadRequestError);

@@ -62,17 +62,38 @@ const CHAT_PARAM = /^messages\[(\d+)\](\.content\[\d+\])?/;
 
 /**
  * A refusal naming `messages[k]...` of the chat messages sent (`sent`), named instead by the input item
- * (or its content part) the client sent; other errors, and messages not from this request's input (`own`:
- * a continued conversation's are tagged by the request that sent them), are returned as they are.
+ * (or its content part) the client sent; a chat parameter whose Responses name differs (CHAT_NAMES) by
+ * that name. Other errors, and messages not from this request's input (`own`: a continued conversation's
+ * are tagged by the request that sent them), are returned as they are.
  */
 export function inInputTerms(err: unknown, sent: ChatMessage[], own: ChatMessage[]): unknown {
   if (!(err instanceof GatewayError) || typeof err.param !== 'string') return err;
   const match = CHAT_PARAM.exec(err.param);
   const message = match ? sent[Number(match[1])] : undefined;
   const origin = message && own.includes(message) ? origins.get(message) : undefined;
+  const named = err.param;
+  const renamed = CHAT_NAMES.find(([chat]) => named === chat || named.startsWith(`${chat}.`));
+  if (!origin && renamed) return withParam(err, named, `${renamed[1]}${named.slice(renamed[0].length)}`);
   if (!match || !origin) return err;
-  const param = origin.parts && match[2] ? `${origin.param}${match[2]}` : origin.param;
-  const text = err.message.startsWith(err.param) ? `${param}${err.message.slice(err.param.length)}` : err.message;
+  return withParam(err, named, origin.parts && match[2] ? `${origin.param}${match[2]}` : origin.param);
+}
+
+/**
+ * Chat parameters a refusal may name whose Responses name differs: the conversation as a whole (a prompt
+ * over the context window: `input`, as OpenAI names it), the output format, the reasoning effort and the
+ * output cap, each from the Responses field the client sent.
+ */
+const CHAT_NAMES: readonly (readonly [string, string])[] = [
+  ['messages', 'input'],
+  ['response_format.json_schema', 'text.format'],
+  ['response_format', 'text.format'],
+  ['reasoning_effort', 'reasoning.effort'],
+  ['max_tokens', 'max_output_tokens'],
+];
+
+/** The error naming `param` instead, its message too when it begins with the old name. */
+function withParam(err: GatewayError, named: string, param: string): GatewayError {
+  const text = err.message.startsWith(named) ? `${param}${err.message.slice(named.length)}` : err.message;
   return new GatewayError(err.status, err.type, err.code, text, { param, headers: err.headers, cause: err });
 }
 
