@@ -402,6 +402,10 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     ['a require_approval filter whose tool_names is not a list', { tools: [{ ...MCP_TOOL[0], require_approval: { never: { tool_names: 'lookup_v2' } } }] }, 'tools[0].require_approval'],
     ['a conversation id (no Conversations API here: the model answered without its history)', { conversation: 'conv_68a1' }, 'conversation'],
     ['a stored prompt (kept at OpenAI: the model answered without its instructions)', { prompt: { id: 'pmpt_68a1', version: '2' } }, 'prompt'],
+    // each was dropped unread: the model answered at its default effort, or without the logprobs asked for
+    ['a reasoning effort that is not a string', { reasoning: { effort: 5 } }, 'reasoning.effort'],
+    ['a text verbosity that is not a string', { text: { verbosity: ['low'] } }, 'text.verbosity'],
+    ['an include that is not a list of strings', { include: 'message.output_text.logprobs' }, 'include'],
   ];
   for (const [what, fields, param] of cases) {
     it(`refuses ${what}`, async () => {

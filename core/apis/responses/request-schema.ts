@@ -23,8 +23,11 @@ export const ResponsesRequestSchema = Type.Object({
   parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
   previous_response_id: Type.Optional(Nullable(Type.String())),
   store: Type.Optional(Nullable(Type.Boolean())),
-  text: Type.Optional(Nullable(Type.Object({}))),
-  reasoning: Type.Optional(Nullable(Type.Object({}))),
+  // read only when of the right type, a wrong one was dropped without a word: the model answered at its
+  // default effort or verbosity, without the logprobs asked for
+  text: Type.Optional(Nullable(Type.Object({ verbosity: Type.Optional(Nullable(Type.String())) }))),
+  reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Nullable(Type.String())) }))),
+  include: Type.Optional(Nullable(Type.Array(Type.String()))),
   metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
   truncation: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('disabled'), Type.Null()], { hint: "must be 'auto' or 'disabled'" })),
   user: Type.Optional(Nullable(Type.String())),
