@@ -522,6 +522,14 @@ describe('Responses endpoint with the gateway-run MCP tool loop (openai SDK)', (
     expect(schema.error).to.deep.include({ param: 'text.format', code: 'invalid_value' });
   });
 
+  it('says which approval request it does not know when the input is only that approval', async () => {
+    const input = [{ type: 'mcp_approval_response' as const, approval_request_id: 'mcpr_long_gone', approve: true }];
+    const err = await client.responses.create({ model: 'gpt-test', input }).then(() => undefined, (e) => e);
+    expect(err).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(err.error).to.deep.include({ code: 'approval_request_not_found', param: 'input', message: "No pending approval request with id 'mcpr_long_gone'." });
+    expect(upstream.requests.length).to.equal(0);
+  });
+
   it('answers an unknown previous_response_id as OpenAI does: 400 previous_response_not_found', async () => {
     const err = await client.responses.create({ model: 'gpt-test', input: 'x', previous_response_id: 'resp_nobody_has_this' }).then(() => undefined, (e) => e);
     expect(err).to.be.instanceOf(OpenAI.BadRequestError);

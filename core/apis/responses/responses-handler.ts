@@ -135,8 +135,9 @@ export class ResponsesHandler {
     const input = inputToMessages(await resolveItemReferences(body.input, (id) => this.states.loadItem(id, principal)));
     const messages = [...(previous?.messages ?? [])];
     const continuedLength = messages.length;
-    if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
+    // first: an input of approval answers alone makes no message, and is missing nothing when they are stray
     const approvals = approvalsToSettle(previous?.pending ?? [], input);
+    if (messages.length === 0 && input.messages.length === 0) throw new InvalidRequestError("Missing required parameter: 'input'.", 'missing_required_parameter', { param: 'input' });
     const mcpHeaders = mcpHeadersOf(req.headers);
     const toolSet = entries.length > 0 ? await resolveMcpTools(entries, principal, mcpHeaders, { mcp: this.mcp }) : undefined;
     ctx.mcpScope = toolSet?.scope;
