@@ -406,6 +406,9 @@ describe('malformed Responses requests get a 400 naming the field', () => {
     ['a reasoning effort that is not a string', { reasoning: { effort: 5 } }, 'reasoning.effort'],
     ['a text verbosity that is not a string', { text: { verbosity: ['low'] } }, 'text.verbosity'],
     ['an include that is not a list of strings', { include: 'message.output_text.logprobs' }, 'include'],
+    // read as empty, the model was asked (and the key charged) to answer an empty message
+    ['an input_text part without its text', { input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
+    ['an output_text part without its text', { input: [{ role: 'user', content: 'hi' }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: null }] }] }, 'input[1].content[0].text'],
   ];
   for (const [what, fields, param] of cases) {
     it(`refuses ${what}`, async () => {

@@ -209,9 +209,9 @@ function contentPart(part: any, path: string): ContentPart {
     case 'input_text':
     case 'output_text':
     case 'text':
-      return { type: 'text', text: clientText(part.text ?? '') };
+      return { type: 'text', text: clientText(requiredField(part, 'text', path)) };
     case 'refusal':
-      return { type: 'text', text: clientText(part.refusal ?? '') };
+      return { type: 'text', text: clientText(requiredField(part, 'refusal', path)) };
     case 'input_image': {
       if (typeof part.image_url !== 'string') throw new InvalidRequestError(`${path}: only images given by 'image_url' are supported.`, 'unsupported_value', { param: path });
       return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
@@ -225,6 +225,16 @@ function contentPart(part: any, path: string): ContentPart {
     default:
       throw new InvalidRequestError(`${path}: content parts of type "${part?.type}" are not supported.`, 'unsupported_value', { param: `${path}.type` });
   }
+}
+
+/**
+ * A text part's text (or a refusal part's refusal), which OpenAI requires: read as empty, a part without it
+ * reached the model as an empty message, answered and charged as if the client had meant that.
+ */
+function requiredField(part: Record<string, unknown>, field: string, path: string): unknown {
+  const value = part[field];
+  if (value === undefined || value === null) throw new InvalidRequestError(`Missing required parameter: '${path}.${field}'.`, 'missing_required_parameter', { param: `${path}.${field}` });
+  return value;
 }
 
 /** Consecutive calls belong to one assistant turn (chat carries them as one message's `tool_calls`). */
