@@ -181,7 +181,7 @@ export function inputToMessages(input: string | InputItem[] | undefined): Transl
       case 'mcp_list_tools':
         return;
       default:
-        throw new InvalidRequestError(`input[${i}]: items of type "${type}" are not supported by this gateway.`, 'unsupported_value', { param: `input[${i}].type` });
+        throw new InvalidRequestError(`input[${i}]: items of type "${clientText(type)}" are not supported by this gateway.`, 'unsupported_value', { param: `input[${i}].type` });
     }
   });
   attach();
@@ -223,7 +223,7 @@ function contentPart(part: any, path: string): ContentPart {
       }
       return { type: 'file', file: { ...(part.file_data ? { file_data: part.file_data } : {}), ...(part.file_id ? { file_id: part.file_id } : {}), ...(part.filename ? { filename: part.filename } : {}) } };
     default:
-      throw new InvalidRequestError(`${path}: content parts of type "${part?.type}" are not supported.`, 'unsupported_value', { param: `${path}.type` });
+      throw new InvalidRequestError(`${path}: content parts of type "${clientText(part?.type)}" are not supported.`, 'unsupported_value', { param: `${path}.type` });
   }
 }
 
