@@ -209,7 +209,7 @@ function unsupportedBlock(block: { type: string }, at: string): never {
 
 function chatTool(tool: MessagesTool, i: number): ChatTool {
   if (tool.type !== undefined && tool.type !== 'custom') {
-    throw new InvalidRequestError(`tools.${i}: server tools ("${tool.type}") are supported only for Anthropic models`, 'unsupported_tool', {
+    throw new InvalidRequestError(`tools.${i}: server tools ("${clientText(tool.type)}") are supported only for Anthropic models`, 'unsupported_tool', {
       param: `tools.${i}`,
     });
   }
