@@ -693,6 +693,28 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a text block of a tool_result without its text as a string with a 400 naming it, before calling upstream', async () => {
+      const message = 'messages.2.content.0.content.1.text: Input should be a valid string';
+      // an object with its own toString ended the request in a 500; a number went upstream as its digits
+      for (const text of [JSON.parse('{"toString":1}'), 5, undefined]) {
+        const err = (await client.messages
+          .create({
+            model: 'gpt-test',
+            max_tokens: 10,
+            tools: [WEATHER_TOOL],
+            messages: [
+              { role: 'user', content: 'Weather in Paris?' },
+              { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] },
+              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'sunny' }, { type: 'text', text } as never] }] },
+            ],
+          })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
       const answer = await rawPost(
         `${gw.url}/native/v1/messages`,

@@ -158,8 +158,12 @@ function toolResultContent(result: MessagesToolResultBlock, at: string): { text:
   content.forEach((item: unknown, k) => {
     if (item === null || typeof item !== 'object' || typeof (item as { type?: unknown }).type !== 'string') throw invalidToolResult(`${at}.content.${k}`, 'Input should be a content block with a type');
     const block = item as { type: string };
-    if (block.type === 'text') texts.push((block as MessagesTextBlock).text);
-    else if (block.type === 'image') files.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
+    if (block.type === 'text') {
+      // as a message's own text blocks are (request-schema.ts): joined, an object with its own toString threw (a 500)
+      const text = (block as MessagesTextBlock).text;
+      if (typeof text !== 'string') throw invalidToolResult(`${at}.content.${k}.text`, 'Input should be a valid string');
+      texts.push(text);
+    } else if (block.type === 'image') files.push(imagePart(block as MessagesImageBlock, `${at}.content.${k}`));
     else if (block.type === 'document') {
       // a tool may return a document (Claude Code's Read of a PDF), as a user turn may hold one
       const part = documentPart(block, `${at}.content.${k}`);
