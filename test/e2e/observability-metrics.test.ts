@@ -389,6 +389,37 @@ describe('Prometheus metrics at GET /metrics', function () {
     expect(lines.map((l) => [l.keyId, l.endpoint, l.status])).to.deep.equal([['metered', 'mcp', 400], ['metered', 'mcp', 415]]);
   });
 
+  it('counts and logs a /mcp request refused for how it is put (an Accept it cannot answer, no body, an empty batch)', async () => {
+    const refused = async () => {
+      const text = await scrape();
+      return { bad: sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '400' }) ?? 0, accept: sample(text, 'gateway_requests_total', { endpoint: 'mcp', model: '', status: '406' }) ?? 0 };
+    };
+    const before = await refused();
+    const post = (accept: string, body: string) => fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept, 'x-gateway-api-key': `Bearer ${KEY}` }, body });
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const html = await post('text/html', message);
+    expect(html.status).to.equal(406);
+    await html.text();
+    const empty = await post('application/json, text/event-stream', '');
+    expect(empty.status).to.equal(400);
+    expect(((await empty.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+    const batch = await post('application/json, text/event-stream', '[]');
+    expect(batch.status).to.equal(400);
+    expect(((await batch.json()) as { error: { code: number } }).error.code).to.equal(-32600);
+    const after = await refused();
+    expect({ bad: after.bad - before.bad, accept: after.accept - before.accept }).to.deep.equal({ bad: 2, accept: 1 });
+    const ids = [html, empty, batch].map((r) => r.headers.get('x-gateway-request-id'));
+    const lines = await eventually(() => {
+      const found = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && ids.includes(l.requestId as string));
+      return found.length === 3 ? found : undefined;
+    });
+    expect(lines.map((l) => [l.keyId, l.endpoint, l.status, l.errorCode])).to.deep.equal([
+      ['metered', 'mcp', 406, 'not_acceptable'],
+      ['metered', 'mcp', 400, 'invalid_json'],
+      ['metered', 'mcp', 400, 'invalid_request'],
+    ]);
+  });
+
   it('counts a body refused on the Responses and images endpoints, as a chat one is (with or without a valid key)', async () => {
     const counts = async () => {
       const text = await scrape();

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Router } from 'express';
-import { AuthenticationError, GatewayError, PermissionError, StoreUnavailableError, toGatewayError } from '../../errors/gateway-error';
+import { AuthenticationError, GatewayError, InvalidRequestError, PermissionError, StoreUnavailableError, toGatewayError } from '../../errors/gateway-error';
 import { JSONRPC, jsonRpcErrorBody } from '../../errors/render';
 import { GatewayContext, type AuthedContext } from '../../pipeline/context';
 import { MCP_GATEWAY, type McpGateway } from './mcp-gateway';
@@ -125,19 +125,29 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
       services.reporter.refusedBeside('mcp', undefined, refused.status, parent.startedAt, services.clock.now());
       return;
     }
+    // counted, and a valid key's given its access line, as a body that could not be read is
+    // (refuseUnreadBody): these refusals showed in no metric and no log
+    const refusedShape = (error: GatewayError) => {
+      const principal = parent.principal;
+      if (principal) services.reporter.refusedKnown('mcp', principal, error, requestIdOf(res), parent.startedAt, services.clock.now());
+      else services.reporter.refusedBeside('mcp', undefined, error.status, parent.startedAt, services.clock.now());
+    };
     // behind the key too, as every other refusal of how the request is put
     const accept = negotiate(req.headers.accept);
     if (!accept) {
       writeJson(res, 406, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: 'Not Acceptable: accept application/json or text/event-stream.' } });
+      refusedShape(new GatewayError(406, 'invalid_request_error', 'not_acceptable', 'Not Acceptable.'));
       return;
     }
     if (body === undefined) {
       writeAccepted(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.PARSE_ERROR, message: 'Parse error: the request body is empty.' } }, accept);
+      refusedShape(new InvalidRequestError('The request body is empty.', 'invalid_json'));
       return;
     }
     if (messages.length === 0 || messages.length > MAX_BATCH) {
       const why = messages.length === 0 ? 'empty batch' : `a batch holds at most ${MAX_BATCH} messages`;
       writeAccepted(res, 400, { jsonrpc: '2.0', id: null, error: { code: JSONRPC.INVALID_REQUEST, message: `Invalid Request: ${why}.` } }, accept);
+      refusedShape(new InvalidRequestError(`Invalid Request: ${why}.`));
       return;
     }
 
