@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal';
 import type { GatewayError } from '../errors/gateway-error';
-import type { AuthedContext, GatewayContext } from '../pipeline/context';
+import type { AuthedContext, GatewayContext, ModelExchange } from '../pipeline/context';
 import type { Outcome } from '../pipeline/stage';
 import type { Logger } from '../plugins/contracts';
 import type { LogEntry } from '../store/log-entry';
@@ -146,6 +146,14 @@ export class RequestReporter {
   }
 }
 
+/**
+ * The upstream attempts a model exchange sent: its log details also list a deployment skipped because
+ * its provider cannot express the request, which never went upstream (nor counts in the metrics).
+ */
+export function sentAttempts(model: ModelExchange): number {
+  return model.attempts.length - (model.unsentAttempts ?? 0);
+}
+
 /** The access-log line's fields (README "Observability"): facts only, never a secret or guarded text. */
 function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknown> {
   const line: Record<string, unknown> = {
@@ -161,7 +169,7 @@ function accessLine(ctx: GatewayContext, entry: LogEntry): Record<string, unknow
     cost: entry.cost,
     latencyMs: entry.latencyMs,
     // a Responses request calls no upstream itself: its attempts are those of the rounds folded into it
-    attempts: ctx.model ? ctx.model.attempts.length : ctx.parentWork ? ctx.foldedAttempts : ctx.mcp?.result !== undefined ? 1 : 0,
+    attempts: ctx.model ? sentAttempts(ctx.model) : ctx.parentWork ? ctx.foldedAttempts : ctx.mcp?.result !== undefined ? 1 : 0,
   };
   if (ctx.usage.cacheReadTokens) line.cachedTokens = ctx.usage.cacheReadTokens;
   if (entry.errorCode) line.errorCode = entry.errorCode;

@@ -55,6 +55,8 @@ export interface ModelExchange {
   result?: ModelResult;
   /** attempts made by the call stage, for the log */
   attempts: { deploymentId: string; status: number | null; error?: string }[];
+  /** of `attempts`, those never sent: a deployment whose provider cannot express the request (skipped) */
+  unsentAttempts?: number;
 }
 
 /**

@@ -148,6 +148,7 @@ export class ModelTraffic implements TrafficStrategy {
           // that mixes providers), and so may the model's own deployments the plan left out while they cool
           // down (a fallback stood in for them).
           if (failure.unsent) {
+            exchange.unsentAttempts = (exchange.unsentAttempts ?? 0) + 1;
             (refusing ??= new Set()).add(deployment.id);
             if (last) exchange.deployment = lastFailed;
             else if (!refused) {

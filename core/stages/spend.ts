@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { CLOCK, REQUEST_LOG, REQUEST_REPORTER, TRAFFIC } from '../plugins/tokens';
-import type { RequestReporter } from '../observability/request-report';
+import { sentAttempts, type RequestReporter } from '../observability/request-report';
 import type { Clock } from '../plugins/contracts';
 import { RequestLog } from '../store/request-log';
 import type { LogEntry } from '../store/log-entry';
@@ -53,7 +53,7 @@ export class SpendStage implements Stage {
       parent.cost = roundCost(parent.cost + ctx.cost);
       parent.foldedCost = roundCost(parent.foldedCost + ctx.cost);
       parent.foldedChildren++;
-      parent.foldedAttempts += ctx.model?.attempts.length ?? 0;
+      parent.foldedAttempts += ctx.model ? sentAttempts(ctx.model) : 0;
       parent.firstDeploymentId ??= target.deploymentId ?? undefined;
       if (ctx.guardrails.length) parent.guardrails.push(...ctx.guardrails);
       // the parent's one entry is estimated if any round in it was

@@ -284,6 +284,23 @@ describe('reliability: retries, fallbacks, cooldowns and timeouts (openai SDK, f
     expect(await statusOf(lone.chat.completions.create({ model: 'claude-only', messages: USER, n: 2 }))).to.deep.equal({ status: 400, code: 'unsupported_parameter' });
   });
 
+  it('counts in the access line only the attempts sent upstream, not a deployment skipped because it cannot express the request', async () => {
+    const client = await boot(
+      [
+        { name: 'mixed', provider: 'claude', model: 'claude-sonnet-4-5', id: 'claude/mixed', weight: 1000 },
+        { name: 'mixed', provider: 'primary', model: 'm', id: 'primary/mixed', weight: 1 },
+      ],
+      { retries: 1 },
+    );
+    const { response } = await client.chat.completions.create({ model: 'mixed', messages: USER, n: 2 }).withResponse();
+    expect(response.headers.get('x-gateway-model-id')).to.equal('primary/mixed');
+    expect(primary.requests).to.have.length(1);
+    const id = response.headers.get('x-gateway-request-id');
+    const line = await eventually(() => gw!.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request' && l.requestId === id));
+    // one request went upstream: the line read 2, as if the deployment that never got it had been tried
+    expect(line).to.include({ deployment: 'primary/mixed', status: 200, attempts: 1 });
+  });
+
   describe('timeouts', () => {
     it('gives up on a hanging upstream after x-gateway-timeout seconds and falls back', async () => {
       const client = await boot(MAIN_WITH_BACKUP, { retries: 0 });
