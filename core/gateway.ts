@@ -117,7 +117,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const requestLog = new RequestLog(store, logger);
     sources.deployments = () => deploymentStates(catalog, container);
     sources.logWriter = () => requestLog.writer;
-    const tracing = startTracing(traceExport);
+    const tracing = startTracing(traceExport, (name) => catalog.group(name) !== undefined);
     if (tracing) disposers.push(() => tracing.shutdown());
 
     container.registerInstance(T.CONFIG, config);

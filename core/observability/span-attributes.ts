@@ -36,12 +36,18 @@ export function operationOf(ctx: GatewayContext): string {
   }
 }
 
-/** `{operation} {model}` (or `{tool}`), as the GenAI conventions name spans. */
-export function rootSpanName(ctx: GatewayContext): string {
+/**
+ * `{operation} {model}` (or `{tool}`), as the GenAI conventions name spans, when the name is a configured
+ * model or a tool (prompt) the route stage found on a registered server; else `{operation}` alone. Span
+ * names are low-cardinality (OpenTelemetry): a client's unknown name, of any length, made a name of
+ * its own per request and stays in the attributes (gen_ai.request.model, gen_ai.tool.name), cut as the
+ * log cuts it; a resource URI is never in it (MCP conventions: mcp.resource.uri is high-cardinality).
+ */
+export function rootSpanName(ctx: GatewayContext, isModel: (name: string) => boolean): string {
   const operation = operationOf(ctx);
-  const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.toolName ?? ctx.mcp?.uri) : requestedModel(ctx);
-  // a client's name, cut as the log cuts it: a span holds it until its batch is exported
-  return subject ? `${operation} ${loggedName(subject)}` : operation;
+  const model = ctx.traffic === 'mcp' ? undefined : requestedModel(ctx);
+  const subject = ctx.traffic === 'mcp' ? (ctx.mcp?.upstreamTool !== undefined ? ctx.mcp.toolName : undefined) : model !== undefined && isModel(model) ? model : undefined;
+  return subject ? `${operation} ${subject}` : operation;
 }
 
 /** The model a model exchange or a parent (a Responses request) asks for. */
@@ -57,6 +63,7 @@ export function requestAttributes(ctx: GatewayContext): Attributes {
   if (ctx.mcp) {
     attributes['mcp.method.name'] = ctx.mcp.method;
     if (ctx.mcp.toolName !== undefined) attributes[mcpNameAttribute(ctx.mcp.method)] = loggedName(ctx.mcp.toolName);
+    if (ctx.mcp.uri !== undefined) attributes['mcp.resource.uri'] = loggedName(ctx.mcp.uri);
   }
   return attributes;
 }

@@ -46,8 +46,8 @@ export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport | undefi
  * exporters (./tracing) are required here, only when export is configured, so that a gateway without
  * tracing never loads them: they are several MiB of heap that would sit idle.
  */
-export function startTracing(config: TraceExport | undefined): Tracing | undefined {
+export function startTracing(config: TraceExport | undefined, isModel: (name: string) => boolean): Tracing | undefined {
   if (!config) return undefined;
   const { Tracing: TracingClass } = require('./tracing') as typeof import('./tracing');
-  return new TracingClass(config);
+  return new TracingClass(config, isModel);
 }

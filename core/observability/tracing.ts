@@ -26,7 +26,12 @@ export class Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
 
-  constructor(config: TraceExport, exporter: SpanExporter = exporterFor(config)) {
+  constructor(
+    config: TraceExport,
+    /** is this a configured model name? (only such a name is part of a span's name) */
+    private readonly isModel: (name: string) => boolean = () => false,
+    exporter: SpanExporter = exporterFor(config),
+  ) {
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.serviceName }),
       spanProcessors: [new BatchSpanProcessor(exporter)],
@@ -42,8 +47,8 @@ export class Tracing {
   start(ctx: GatewayContext): RequestTrace {
     const traced = ctx.parent?.trace?.current;
     const parent = traced ?? propagator.extract(ROOT_CONTEXT, ctx.inbound.headers, headerGetter);
-    const span = this.tracer.startSpan(rootSpanName(ctx), { kind: traced ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: requestAttributes(ctx) }, parent);
-    return new RequestTrace(this.tracer, span, trace.setSpan(parent, span), !traced);
+    const span = this.tracer.startSpan(rootSpanName(ctx, this.isModel), { kind: traced ? SpanKind.INTERNAL : SpanKind.SERVER, attributes: requestAttributes(ctx) }, parent);
+    return new RequestTrace(this.tracer, span, trace.setSpan(parent, span), !traced, this.isModel);
   }
 
   /** Export what is still buffered and stop (gateway close). */
@@ -101,6 +106,7 @@ export class RequestTrace {
     private readonly rootContext: Context,
     /** the root is a server span (the request the client sees), not a child exchange's */
     private readonly server = false,
+    private readonly isModel: (name: string) => boolean = () => false,
   ) {}
 
   /** the context new spans go under: the running stage's, else the request's */
@@ -142,6 +148,8 @@ export class RequestTrace {
   /** The exchange is over (settled): what it used and cost, how it ended. */
   end(ctx: GatewayContext, outcome: Outcome): void {
     this.root.setAttributes(resultAttributes(ctx, outcome));
+    // a tool's name is known to be a registered one only once the route stage found it
+    this.root.updateName(rootSpanName(ctx, this.isModel));
     if (outcome.error || outcome.status >= 500) {
       this.root.setAttribute('error.type', outcome.error?.code ?? String(outcome.status));
       // OpenTelemetry's HTTP conventions leave a server span's status unset for a 4xx: the client's

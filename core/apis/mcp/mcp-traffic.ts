@@ -125,8 +125,9 @@ export class McpTraffic implements TrafficStrategy {
     }
     if (target.kind === 'model') return this.callModel(ctx, ex, target.tool);
     // traced: a client span for the upstream call; the transport sends its traceparent (core/observability/trace-headers.ts)
-    // a resource's URI is the client's own text, cut as the request's span and log entry cut it
-    const span = ctx.trace?.client(`${ex.method} ${ex.upstreamTool ?? loggedName(ex.uri ?? '')}`, upstreamCallAttributes(ex));
+    // a resource's URI is the client's own text, of any cardinality: the span is `resources/read` alone
+    // (MCP conventions), the URI an attribute, cut as the request's span and log entry cut it
+    const span = ctx.trace?.client(ex.upstreamTool !== undefined ? `${ex.method} ${ex.upstreamTool}` : ex.method, upstreamCallAttributes(ex));
     try {
       await withTraceHeaders(span?.headers(), () => this.callUpstream(ctx, ex, target));
     } catch (err) {
@@ -306,6 +307,7 @@ export class McpTraffic implements TrafficStrategy {
 function upstreamCallAttributes(ex: McpExchange): Record<string, string> {
   const attributes: Record<string, string> = { 'mcp.method.name': ex.method };
   if (ex.upstreamTool !== undefined) attributes[mcpNameAttribute(ex.method)] = ex.upstreamTool;
+  if (ex.uri !== undefined) attributes['mcp.resource.uri'] = loggedName(ex.uri);
   if (ex.serverName !== undefined) attributes['gateway.mcp.server'] = ex.serverName;
   return attributes;
 }
