@@ -96,8 +96,8 @@ export class GatewayMetrics {
   });
   readonly mcpToolCalls = new TalliedCounter({
     name: 'gateway_mcp_tool_calls_total',
-    help: 'MCP tools/call requests, by registered server and tool ("other" when the name matched none) and status: ok, tool_error, error, client_abort (the client went away or cancelled)',
-    labelNames: ['server', 'tool', 'status'] as const,
+    help: 'MCP tools/call requests, by registered server and tool ("other" when the name matched none), the organisation that owns the server (empty for a public one) and status: ok, tool_error, error, client_abort (the client went away or cancelled)',
+    labelNames: ['server', 'tool', 'status', 'org'] as const,
     registers: [this.registry],
   });
   readonly guardrailVerdicts = new TalliedCounter({

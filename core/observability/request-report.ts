@@ -132,7 +132,8 @@ export class RequestReporter {
       // a call the client gave up on (it went away, or cancelled it) says nothing about the server:
       // counted as an error, alerts on failing tools fired whenever a user pressed stop
       const status = outcome.reason === 'client_abort' ? 'client_abort' : outcome.error ? 'error' : ctx.logDetails.toolError ? 'tool_error' : 'ok';
-      metrics.mcpToolCalls.inc({ server: routed ? mcp.serverName! : OTHER, tool: routed ? mcp.upstreamTool! : OTHER, status });
+      // server names are unique within an organisation only: two organisations' "docs" were one series
+      metrics.mcpToolCalls.inc({ server: routed ? mcp.serverName! : OTHER, tool: routed ? mcp.upstreamTool! : OTHER, status, org: routed ? (mcp.serverOrg ?? '') : '' });
     }
   }
 

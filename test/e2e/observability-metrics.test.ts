@@ -232,6 +232,41 @@ describe('Prometheus metrics at GET /metrics', function () {
     }
   });
 
+  it('counts the tool calls of two organisations\' servers of the same name apart, by the organisation that owns each', async () => {
+    const theirs = await FakeMcpServer.start({ tools: { search: { handler: () => ({ content: [{ type: 'text', text: 'no' }], isError: true }) } } });
+    const OTHER_KEY = 'sk-metrics-beta-CANARY-1707';
+    const two = await testConfig()
+      .withOrg('acme')
+      .withOrg('beta')
+      .withKey(KEY, { id: 'acme-bot' })
+      .withKey(OTHER_KEY, { id: 'beta-bot', org: 'beta' })
+      .withMcpServer('docs', docs.url, { org: 'acme' })
+      .withMcpServer('docs', theirs.url, { org: 'beta' })
+      .with({ metrics: { public: true }, mcp: { healthCheckIntervalSeconds: 0 } })
+      .start();
+    try {
+      const call = (key: string) =>
+        fetch(`${two.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-gateway-api-key': `Bearer ${key}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { q: 'x' } } }),
+        }).then((r) => r.text());
+      expect(await call(KEY)).to.include('found');
+      expect(await call(OTHER_KEY)).to.include('"isError":true');
+      const text = await eventually(async () => {
+        const scraped = await (await fetch(`${two.url}/metrics`)).text();
+        return sample(scraped, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'tool_error' }) === 1 ? scraped : undefined;
+      });
+      // one series held both: beta's failing server showed as acme's "docs" too
+      expect(sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'ok', org: 'acme' })).to.equal(1);
+      expect(sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'tool_error', org: 'beta' })).to.equal(1);
+      expect(sample(text, 'gateway_mcp_tool_calls_total', { server: 'docs', tool: 'search', status: 'ok', org: 'beta' })).to.equal(undefined);
+    } finally {
+      await two.close();
+      await theirs.close();
+    }
+  });
+
   it('counts a tool call the client gave up on apart from the calls that failed', async () => {
     const calls = async () => {
       const text = await scrape();

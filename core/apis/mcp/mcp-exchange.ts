@@ -30,6 +30,8 @@ export interface McpExchange {
   target?: McpTarget;
   serverId?: string;
   serverName?: string;
+  /** the organisation that owns that server; null for a public one (names are unique per organisation only) */
+  serverOrg?: string | null;
   upstreamTool?: string;
   /** the fee charged if the upstream answers */
   fee?: number;

@@ -74,6 +74,7 @@ export class McpTraffic implements TrafficStrategy {
     ex.target = target;
     ex.serverId = server.id;
     ex.serverName = server.name;
+    ex.serverOrg = server.org;
     if (target.kind !== 'resource') ex.upstreamTool = target.routed.upstreamName;
     ex.fee = target.kind === 'tool' || target.kind === 'model' ? this.gateway.feeOf(target.routed) : (server.pricePerCall ?? 0);
     // refuse bad gateway_proxy arguments before anything runs: as a tool error the model can read and
@@ -220,6 +221,7 @@ export class McpTraffic implements TrafficStrategy {
         if (!next || !(err instanceof UpstreamRpcError) || !RESOURCE_NOT_FOUND.has(err.rpcCode)) throw err;
         ex.serverId = next.id;
         ex.serverName = next.name;
+        ex.serverOrg = next.org;
         ex.fee = next.pricePerCall ?? 0;
       }
     }
