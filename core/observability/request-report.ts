@@ -40,6 +40,20 @@ export class RequestReporter {
     this.metrics?.upstreamAttempts.inc({ deployment: deploymentId, outcome });
   }
 
+  /**
+   * A request settled: the attempt whose stream it passed on is counted now, `failed` if the upstream cut
+   * the stream or sent an error in it. Counted a success at its first frame, a deployment that broke
+   * every stream halfway showed no failed attempt.
+   */
+  streamEnded(ctx: GatewayContext, outcome: Outcome): void {
+    const model = ctx.model;
+    const from = model?.streamingFrom;
+    if (from === undefined) return;
+    model!.streamingFrom = undefined;
+    const code = outcome.error?.code;
+    this.attempt(from, code === 'upstream_stream_cut' || code === 'upstream_stream_error' ? 'failed' : 'success');
+  }
+
   /** A streamed answer's first frame arrived from the upstream. */
   firstFrame(ctx: AuthedContext, now: number): void {
     const model = ctx.model?.requestedModel;

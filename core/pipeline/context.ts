@@ -57,6 +57,8 @@ export interface ModelExchange {
   attempts: { deploymentId: string; status: number | null; error?: string }[];
   /** of `attempts`, those never sent: a deployment whose provider cannot express the request (skipped) */
   unsentAttempts?: number;
+  /** the deployment whose stream is being passed on: its attempt is counted when the stream has ended */
+  streamingFrom?: string;
 }
 
 /**

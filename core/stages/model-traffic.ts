@@ -174,7 +174,9 @@ export class ModelTraffic implements TrafficStrategy {
           continue;
         }
         const now = this.routing.now();
-        this.reporter.attempt(deployment.id, 'success');
+        // a stream may still be cut by its upstream: counted when it ends (the spend stage's settle)
+        if (exchange.result.stream) exchange.streamingFrom = deployment.id;
+        else this.reporter.attempt(deployment.id, 'success');
         span?.end(undefined, { 'http.response.status_code': exchange.result.status });
         if (exchange.result.stream) this.reporter.firstFrame(ctx, now);
         health.recordSuccess(deployment.id, now - startedAt);

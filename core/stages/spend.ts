@@ -38,6 +38,7 @@ export class SpendStage implements Stage {
 
   async settle(ctx: GatewayContext, outcome: Outcome): Promise<void> {
     if (!ctx.principal) return this.reporter.refusedUnknown(ctx, outcome, this.clock.now());
+    this.reporter.streamEnded(ctx, outcome);
     const authed = ctx as AuthedContext;
     const strategy = this.traffic.of(ctx);
     strategy.finalCost?.(authed, outcome);

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { FakeOpenAI, chatCompletion } from '../support/fake-openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { FakeMcpServer } from '../support/fake-mcp-server';
 import { eventually } from '../support/eventually';
 import type { TestGateway } from '../support/start-gateway';
@@ -182,6 +182,45 @@ describe('Prometheus metrics at GET /metrics', function () {
     }
     const after = await attempts();
     expect({ retried: after.retried - before.retried, failed: after.failed - before.failed }).to.deep.equal({ retried: 1, failed: 1 });
+  });
+
+  it('counts a stream its upstream cut halfway as a failed attempt, and one that ended as a success', async () => {
+    // a gateway of its own: the streams here are not the shared gateway's to time
+    const own = await testConfig()
+      .withKey(KEY)
+      .withOpenAI('oai', upstream, 'sk-provider-metrics-CANARY')
+      .withModel('gpt-test', { model: 'upstream-model' })
+      .with({ metrics: { public: true } })
+      .start();
+    const attempts = async () => {
+      const text = await (await fetch(`${own.url}/metrics`)).text();
+      const of = (outcome: string) => sample(text, 'gateway_upstream_attempts_total', { deployment: 'oai/upstream-model', outcome }) ?? 0;
+      return { success: of('success'), failed: of('failed') };
+    };
+    const before = await attempts();
+    const client = new OpenAI({ baseURL: `${own.url}/v1`, apiKey: KEY, maxRetries: 0 });
+    const read = async () => {
+      let text = '';
+      for await (const chunk of await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'stream' }] })) text += chunk.choices[0]?.delta?.content ?? '';
+      return text;
+    };
+    try {
+      upstream.script = { kind: 'sse', events: chatChunks(['one', 'two', 'three']), cutAfter: 2 };
+      const cut = await read().catch((e) => e);
+      expect(cut).to.be.instanceOf(Error);
+      expect(cut.message).to.include('broke in the middle of the stream');
+      upstream.script = { kind: 'sse', events: chatChunks(['one', 'two']) };
+      expect(await read()).to.equal('onetwo');
+      const after = await eventually(async () => {
+        const now = await attempts();
+        return now.success + now.failed - before.success - before.failed === 2 ? now : undefined;
+      });
+      // the cut stream was counted a success at its first frame: a deployment breaking every stream showed no failure
+      expect({ success: after.success - before.success, failed: after.failed - before.failed }).to.deep.equal({ success: 1, failed: 1 });
+    } finally {
+      upstream.script = { kind: 'json', body: chatCompletion('ok', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) };
+      await own.close();
+    }
   });
 
   it('does not count an attempt the client gave up on as a failure of the deployment', async () => {
