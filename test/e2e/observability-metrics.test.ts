@@ -145,8 +145,9 @@ describe('Prometheus metrics at GET /metrics', function () {
     while (Date.now() < until); // the gateway runs in this process: its loop stalls for 250 ms
     await pause(100);
     // the stall may begin anywhere in a sampling interval: the timer due in it fires at most 250 ms late,
-    // and at least 250 ms less one interval
-    expect(await lag('max')).to.be.at.least(0.23);
+    // and at least 250 ms less one interval, less a little more where a loaded host ran that timer itself
+    // late (0.2299 was read so once): 0.2 s is ten sampling intervals, twenty times an idle loop's reading
+    expect(await lag('max')).to.be.at.least(0.2);
   });
 
   it('reads a stall of the event loop that begins as a scrape is answered, in the next scrape', async () => {
