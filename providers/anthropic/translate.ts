@@ -322,6 +322,11 @@ function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
     try {
       input = JSON.parse(args);
     } catch {
+      input = undefined;
+    }
+    // Anthropic takes only an object as a tool_use's input ("Input should be a valid dictionary"): JSON
+    // text of an array, a number or null is refused here, as text that is not JSON is, before any upstream
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new InvalidRequestError(`${at}.function.arguments: must be a JSON object`, 'invalid_request', { param: `${at}.function.arguments` });
     }
   } else if (typeof args === 'object' && args !== null && !Array.isArray(args)) {

@@ -86,6 +86,19 @@ describe('anthropic provider: requests it refuses', () => {
     expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].tool_calls[0].function.arguments' });
   });
 
+  it('refuses tool call arguments whose JSON is not an object (an array, a number, null), which Anthropic refuses as a tool_use input', () => {
+    for (const args of ['[1]', '5', 'null', '"x"']) {
+      const err = refusal({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: args } }] },
+        ],
+      });
+      expect({ args, status: err.status, code: err.code, param: err.param }).to.deep.equal({ args, status: 400, code: 'invalid_request', param: 'messages[1].tool_calls[0].function.arguments' });
+    }
+  });
+
   it('takes tool call arguments sent as an object (which the chat endpoint accepts) as the tool_use input, not as an empty one', () => {
     const body = messagesRequestFromChat(
       {
