@@ -63,9 +63,13 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
       case 'developer':
         systemBlocks.push(...systemBlocksOf(message, where));
         break;
-      case 'user':
-        messages.push({ role: 'user', content: userContent(message.content, where) });
+      case 'user': {
+        // a blank turn (a chat UI's empty send, a framework's placeholder), which OpenAI answers, Anthropic
+        // refuses ("all messages must have non-empty content"): left out, as an empty assistant turn is
+        const content = userContent(message.content, where);
+        if (content.length > 0) messages.push({ role: 'user', content });
         break;
+      }
       case 'assistant': {
         // an answer without a word (Claude's, at times, after a tool result) comes back as an empty turn,
         // which Anthropic refuses in the middle of a conversation; left out, nothing is lost

@@ -86,6 +86,28 @@ describe('anthropic provider: requests it refuses', () => {
     expect({ status: err.status, code: err.code, param: err.param }).to.deep.equal({ status: 400, code: 'invalid_request', param: 'messages[0].tool_calls[0].function.arguments' });
   });
 
+  it('leaves out a user turn with nothing in it (empty text, null, only empty text parts), which Anthropic refuses and OpenAI answers', () => {
+    const body = messagesRequestFromChat(
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'Hello!' },
+          { role: 'user', content: '' },
+          { role: 'user', content: null },
+          { role: 'user', content: [{ type: 'text', text: '' }] },
+          { role: 'user', content: 'tell me more' },
+        ],
+      },
+      UPSTREAM_MODEL,
+    );
+    expect(body.messages).to.deep.equal([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello!' },
+      { role: 'user', content: 'tell me more' },
+    ]);
+  });
+
   it('refuses tool call arguments whose JSON is not an object (an array, a number, null), which Anthropic refuses as a tool_use input', () => {
     for (const args of ['[1]', '5', 'null', '"x"']) {
       const err = refusal({
