@@ -140,7 +140,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
 
 function systemBlocksOf(message: ChatMessage, where: string): MessagesTextBlock[] {
   const content = message.content;
-  if (content === null || content === undefined || content === '') return [];
+  if (content === null || content === undefined || isBlank(content)) return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const blocks: MessagesTextBlock[] = [];
   content.forEach((part, j) => {
@@ -165,14 +165,15 @@ function textBlock(part: { text: string; cache_control?: unknown }): MessagesTex
 
 function userContent(content: ChatMessage['content'], where: string): string | MessagesContentBlock[] {
   if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return isBlank(content) ? '' : content;
   return contentBlocks(content, where);
 }
 
 /**
  * Content parts as blocks, without empty text parts: Anthropic refuses an empty text block ("text content
  * blocks must be non-empty") where chat APIs take one, and chat clients send them (an image without a
- * caption, a tool that printed nothing).
+ * caption, a tool that printed nothing). A block of only whitespace is refused too ("text content blocks
+ * must contain non-whitespace text"): models answer "\n\n" before a tool call, and clients pass it back.
  */
 function contentBlocks(parts: ContentPart[], where: string): MessagesContentBlock[] {
   const blocks: MessagesContentBlock[] = [];
@@ -183,7 +184,12 @@ function contentBlocks(parts: ContentPart[], where: string): MessagesContentBloc
 }
 
 function isEmptyText(part: ContentPart): boolean {
-  return part?.type === 'text' && (part as { text?: unknown }).text === '';
+  return part?.type === 'text' && isBlank((part as { text?: unknown }).text);
+}
+
+/** Text that says nothing to Anthropic, empty or only whitespace, which it refuses as a text block. */
+function isBlank(text: unknown): boolean {
+  return typeof text === 'string' && text.trim() === '';
 }
 
 function contentBlock(part: ContentPart, at: string): MessagesContentBlock {
@@ -308,10 +314,10 @@ function assistantContent(message: ChatMessage, where: string): string | Message
   const calls = message.tool_calls ?? [];
   // thinking blocks passed back lead the turn, as the model wrote them, signatures unchanged
   const thinking = Array.isArray(message.thinking_blocks) ? message.thinking_blocks.filter(isThinkingBlock).map(thinkingBlockOf) : [];
-  if (calls.length === 0 && thinking.length === 0 && (typeof message.content === 'string' || message.content == null)) return message.content ?? '';
+  if (calls.length === 0 && thinking.length === 0 && (typeof message.content === 'string' || message.content == null)) return isBlank(message.content) ? '' : (message.content ?? '');
   const blocks: MessagesContentBlock[] = [...thinking];
   if (typeof message.content === 'string') {
-    if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+    if (!isBlank(message.content)) blocks.push({ type: 'text', text: message.content });
   } else if (Array.isArray(message.content)) {
     blocks.push(...contentBlocks(message.content, where));
   }

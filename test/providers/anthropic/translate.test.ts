@@ -108,6 +108,31 @@ describe('anthropic provider: requests it refuses', () => {
     ]);
   });
 
+  it('leaves out text of only whitespace, which Anthropic refuses as a text block: an assistant\'s "\\n\\n" before its tool call, a blank user turn or system message', () => {
+    const body = messagesRequestFromChat(
+      {
+        model: 'm',
+        messages: [
+          { role: 'system', content: ' \n' },
+          { role: 'user', content: 'weather in Oslo?' },
+          { role: 'assistant', content: '\n\n', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+          { role: 'assistant', content: [{ type: 'text', text: '\n' }] },
+          { role: 'user', content: '  ' },
+          { role: 'user', content: [{ type: 'text', text: '\t' }, { type: 'text', text: 'thanks' }] },
+        ],
+      },
+      UPSTREAM_MODEL,
+    );
+    expect(body).to.not.have.property('system');
+    expect(body.messages).to.deep.equal([
+      { role: 'user', content: 'weather in Oslo?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Oslo' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' }] },
+      { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+    ]);
+  });
+
   it('refuses tool call arguments whose JSON is not an object (an array, a number, null), which Anthropic refuses as a tool_use input', () => {
     for (const args of ['[1]', '5', 'null', '"x"']) {
       const err = refusal({
