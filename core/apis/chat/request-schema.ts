@@ -9,7 +9,12 @@ import { compileRequestSchema, Nullable } from '../../http/request-schema';
 /** The largest integer OpenAI's API takes in an integer field ("Expected a value <= 2147483647"). */
 const MAX_INT32 = 2_147_483_647;
 
-const ContentPart = Type.Object({ type: Type.String() });
+// a text part holds its text, as OpenAI checks: without it an upstream got `{type: "text"}` (Claude and
+// Gemini refused it in their own words, a lenient server answered as if the part were empty)
+const ContentPart = Type.Object(
+  { type: Type.String() },
+  { allOf: [{ if: { properties: { type: { const: 'text' } } }, then: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } }] },
+);
 const Message = Type.Object({
   role: Type.String({ minLength: 1 }),
   content: Type.Optional(Type.Union([Type.String(), Type.Array(ContentPart), Type.Null()], { hint: 'must be a string, an array of content parts or null' })),
