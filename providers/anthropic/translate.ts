@@ -84,6 +84,7 @@ export function messagesRequestFromChat(request: ChatRequest, upstreamModel: str
         throw new InvalidRequestError(`${where}.role: unsupported role "${String(message?.role)}"`, 'invalid_request', { param: `${where}.role` });
     }
   });
+  trimFinalAssistantText(messages);
 
   const cap = request.max_completion_tokens ?? request.max_tokens ?? undefined;
   // Anthropic refuses thinking with a forced tool ("Thinking may not be enabled when tool_choice forces
@@ -354,6 +355,22 @@ function toolUseBlock(call: ToolCall, at: string): MessagesToolUseBlock {
  */
 function anthropicToolId(id: string): string {
   return typeof id === 'string' ? id.replace(/[^a-zA-Z0-9_-]/g, '_') : id;
+}
+
+/**
+ * A conversation that ends with the assistant's words (a prefill, which Claude continues) is refused when
+ * they end in whitespace ("final assistant content cannot end with trailing whitespace"), where OpenAI
+ * answers it: the trailing whitespace of that last text is left out.
+ */
+function trimFinalAssistantText(messages: MessagesMessage[]): void {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant') return;
+  if (typeof last.content === 'string') {
+    last.content = last.content.trimEnd();
+    return;
+  }
+  const block = last.content[last.content.length - 1];
+  if (block?.type === 'text') (block as MessagesTextBlock).text = (block as MessagesTextBlock).text.trimEnd();
 }
 
 /** A tool answer joins the user turn of tool results just before it, or starts one. */

@@ -133,6 +133,27 @@ describe('anthropic provider: requests it refuses', () => {
     ]);
   });
 
+  it('leaves out the trailing whitespace of a last assistant turn (a prefill), which Anthropic refuses; earlier turns keep theirs', () => {
+    const asString = messagesRequestFromChat(
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'a haiku?' },
+          { role: 'assistant', content: 'Sure. ' },
+          { role: 'user', content: 'about the sea' },
+          { role: 'assistant', content: 'Here it is:\n' },
+        ],
+      },
+      UPSTREAM_MODEL,
+    );
+    expect(asString.messages.map((m) => m.content)).to.deep.equal(['a haiku?', 'Sure. ', 'about the sea', 'Here it is:']);
+    const asParts = messagesRequestFromChat(
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Well, \n' }] }] },
+      UPSTREAM_MODEL,
+    );
+    expect(asParts.messages[1]).to.deep.equal({ role: 'assistant', content: [{ type: 'text', text: 'Well,' }] });
+  });
+
   it('refuses tool call arguments whose JSON is not an object (an array, a number, null), which Anthropic refuses as a tool_use input', () => {
     for (const args of ['[1]', '5', 'null', '"x"']) {
       const err = refusal({
