@@ -57,6 +57,9 @@ export function converseRequestFromChat(request: ChatRequest, upstreamModel?: st
   });
 
   nameDocumentsOnce(messages);
+  // Claude refuses a conversation ending with the assistant's words (a prefill) that end in whitespace ("final
+  // assistant content cannot end with trailing whitespace"), where OpenAI answers it
+  if (claude) trimFinalAssistantText(messages);
   // "A conversation must start with a user message": the greeting stays the model's own earlier turn
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: [{ text: OPENING_TURN }] });
   // a request that is only instructions (OpenAI takes one) is a prompt: Converse refuses one without
@@ -144,6 +147,14 @@ function leaveOutSamplingDefault(inference: NonNullable<ConverseRequest['inferen
 
 /** The user turn before an assistant's opening: Converse refuses blank text, so it says as little as it can. */
 export const OPENING_TURN = '(conversation start)';
+
+/** The trailing whitespace of the last text of a last assistant turn (past its cache point, if it has one). */
+function trimFinalAssistantText(messages: ConverseMessage[]): void {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant') return;
+  const block = last.content.findLast((b) => !('cachePoint' in b));
+  if (block && 'text' in block) block.text = block.text.trimEnd();
+}
 
 function push(messages: ConverseMessage[], role: ConverseMessage['role'], content: ConverseBlock[]): void {
   if (content.length === 0) return;

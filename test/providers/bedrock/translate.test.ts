@@ -81,6 +81,24 @@ describe('bedrock provider: ConverseStream events -> chat.completion.chunk frame
   });
 });
 
+describe('bedrock provider: a last assistant turn (a prefill)', () => {
+  it('loses its trailing whitespace for Claude, which refuses it there; earlier turns and other models keep theirs', () => {
+    const messages = [
+      { role: 'user', content: 'a haiku?' },
+      { role: 'assistant', content: 'Sure. ' },
+      { role: 'user', content: 'about the sea' },
+      { role: 'assistant', content: 'Here it is:\n' },
+    ];
+    expect(converseRequestFromChat({ model: 'm', messages }, MODEL).messages.map((m) => m.content)).to.deep.equal([
+      [{ text: 'a haiku?' }],
+      [{ text: 'Sure. ' }],
+      [{ text: 'about the sea' }],
+      [{ text: 'Here it is:' }],
+    ]);
+    expect(converseRequestFromChat({ model: 'm', messages }, 'meta.llama3-1-70b-instruct-v1:0').messages[3].content).to.deep.equal([{ text: 'Here it is:\n' }]);
+  });
+});
+
 describe('bedrock provider: requests it refuses', () => {
   it('refuses an image link (Converse takes bytes), naming the field', () => {
     const err = refusal(() => converseRequestFromChat({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }));
