@@ -81,7 +81,8 @@ async function pluginCheck(config: unknown, baseDir: string, loadProblems: strin
   const optionsOk = (kind: 'provider' | 'guardrail' | 'mcp-transport', entry: unknown, idField: 'type' | 'engine', path: string) => {
     if (!isJsonObject(entry) || typeof entry[idField] !== 'string' || at(path) || within(`${path}.${idField}`) || within(`${path}.options`)) return;
     const id = entry[idField] as string;
-    if (!registry.has(kind, id)) return problems.push(`${path}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
+    // named by the field, as the boot names it (guardrails[1].engine, providers[0].type)
+    if (!registry.has(kind, id)) return problems.push(`${path}.${idField}: unknown ${kind} plugin "${id}" (loaded: ${registry.ids(kind).join(', ')})`);
     problems.push(...registry.optionProblems(kind, id, entry.options, `${path}.options`));
   };
   list('providers').forEach((p, i) => optionsOk('provider', p, 'type', `providers[${i}]`));

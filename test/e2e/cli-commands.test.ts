@@ -118,13 +118,16 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
         { id: 'listed', engine: 'block', options: { nope: true } },
         { id: 'g2', engine: 'no-such-engine', default: true },
       ],
+      providers: [...config().providers, { id: 'other', type: 'oai2' }],
     });
     const { code, stdout, stderr } = await run(['check', '--config', writeConfig(bad)], SECRETS);
     expect(code).to.equal(1);
     expect(stdout).to.equal('');
     expect(stderr).to.include('model-gateway: config error:');
     expect(stderr).to.match(/guardrails\[0\]\.options/);
-    expect(stderr).to.include('guardrails[1]: unknown guardrail plugin "no-such-engine"');
+    // the path of the bad field, as the boot names it (guardrails[1].engine, providers[1].type)
+    expect(stderr).to.include('guardrails[1].engine: unknown guardrail plugin "no-such-engine"');
+    expect(stderr).to.include('providers[1].type: unknown provider plugin "oai2"');
     const missing = await run(['check', '--config', writeConfig(config())], { CMD_KEY: SECRETS.CMD_KEY });
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.include('environment variable CMD_PROVIDER is not set');
@@ -146,7 +149,7 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     const lines = stderr.split('\n').map((l) => l.trim());
     expect(lines).to.include('models[0].provider: unknown provider "oai2"');
     expect(lines.some((l) => l.startsWith('guardrails[0].options'))).to.equal(true);
-    expect(lines.filter((l) => l.startsWith('guardrails[1]: unknown guardrail plugin "no-such-engine"'))).to.have.length(1);
+    expect(lines.filter((l) => l.startsWith('guardrails[1].engine: unknown guardrail plugin "no-such-engine"'))).to.have.length(1);
     // the unset variable is reported once, as such, not again as options the plugin refuses
     expect(lines.filter((l) => l.startsWith('guardrails[2]'))).to.deep.equal(['guardrails[2].options.patterns: environment variable CMD_UNSET_PATTERN is not set']);
   });
