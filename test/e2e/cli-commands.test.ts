@@ -218,6 +218,22 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     expect(booted.stderr).to.include('mcpServers[1]: the name or alias of "docs" is already used by MCP server "a" (in this config file) in the platform; rename one of them');
   });
 
+  it('check and the boot refuse an MCP server URL that does not parse, naming its path and not quoting it', async () => {
+    const servers = [
+      { name: 'docs', url: 'http://svc:CANARY-mcp-url-pw-80@127.0.0.1:9/mcp', visibility: 'public' },
+      { name: 'wiki', url: 'http://svc:CANARY-mcp-url-pw-80@127.0.0.1:99999/mcp', visibility: 'public' },
+    ];
+    const file = writeConfig(config({ keys: [], guardrails: [], mcpServers: servers }));
+    const checked = await run(['check', '--config', file], SECRETS);
+    expect(checked.code).to.equal(1);
+    expect(checked.stdout).to.equal('');
+    expect(checked.stderr.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('mcpServers'))).to.deep.equal(['mcpServers[1].url: is not a valid URL']);
+    const booted = await run(['--config', file, '--port', '0'], SECRETS);
+    expect(booted.code).to.equal(1);
+    expect(booted.stderr).to.include('mcpServers[1].url: is not a valid URL');
+    for (const out of [checked.stderr, booted.stderr]) expect(out).to.not.include('CANARY-mcp-url-pw-80');
+  });
+
   it('check refuses a store URL the gateway cannot open (an unknown kind, SQLite without a file), without its password', async () => {
     for (const [url, says] of [
       ['mysql://gw:CANARY-store-pw-79@db.internal/gw', 'store.url: unsupported store "mysql://***@db.internal/gw" (use memory://'],

@@ -570,11 +570,18 @@ function validateAuthHeader(header: unknown, bad: (param: string, message: strin
   if (header !== undefined && (typeof header !== 'string' || !HEADER_NAME.test(header) || UNSENDABLE_HEADERS.has(header.toLowerCase()))) throw bad('auth.header', 'must be a header name');
 }
 
-/** What the boot refuses in one server of the config file by itself: the built-in server's name, header names. */
+/** What the boot refuses in one server of the config file by itself: the built-in server's name, a URL that does not parse, header names. */
 function ownConfigProblem(server: McpServerConfig, i: number): ConfigError | undefined {
   const alias = server.alias ?? server.name;
   if ([server.name, alias].some((n) => n.toLowerCase() === GATEWAY_PROXY)) {
     return new ConfigError(`mcpServers[${i}]`, `"${GATEWAY_PROXY}" is the gateway's own MCP server; give "${server.name}" another name and alias`);
+  }
+  // the schema sees only the http(s) prefix: a port past 65535 or a bad host failed the start with a bare
+  // "Invalid URL" naming no field, and check said valid. Not quoted: a URL may carry a password
+  try {
+    new URL(server.url);
+  } catch {
+    return new ConfigError(`mcpServers[${i}].url`, 'is not a valid URL');
   }
   try {
     validateConfigHeaders(server, (param, message) => new ConfigError(`mcpServers[${i}].${param}`, message));
