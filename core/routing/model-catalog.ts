@@ -30,6 +30,9 @@ export class ModelCatalog {
       if (!registry.has('provider', p.type)) {
         throw new ConfigError(`providers[${i}].type`, `unknown provider type "${p.type}" (known: ${registry.ids('provider').join(', ')})`);
       }
+      // every provider speaks HTTP: a base URL that does not parse (a port past 65535, "localhost:8000/v1"
+      // without its scheme) booted, and each request failed with a bare 502 upstream_error. Not quoted: it may carry a password
+      if (p.baseUrl !== undefined && !isHttpUrl(p.baseUrl)) throw new ConfigError(`providers[${i}].baseUrl`, 'must be an http(s) URL');
       providers.set(p.id, await registry.create<Provider>('provider', p.type, p.options, depsFor(p.type), `providers[${i}].options`, { provider: p }));
     }
     const deployments = config.models.map((m): Deployment => {
@@ -68,5 +71,13 @@ export class ModelCatalog {
       if (point < 0) return d;
     }
     return group[group.length - 1];
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
   }
 }

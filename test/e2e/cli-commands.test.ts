@@ -234,6 +234,20 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     for (const out of [checked.stderr, booted.stderr]) expect(out).to.not.include('CANARY-mcp-url-pw-80');
   });
 
+  it('check and the boot refuse a provider baseUrl that is not an http(s) URL, naming its path and not quoting it', async () => {
+    for (const baseUrl of ['http://svc:CANARY-base-url-pw-81@127.0.0.1:99999/v1', 'localhost:8000/v1']) {
+      const file = writeConfig(config({ providers: [{ id: 'up', type: 'openai', baseUrl, apiKey: { $env: 'CMD_PROVIDER' } }] }));
+      const checked = await run(['check', '--config', file], SECRETS);
+      expect(checked.code, baseUrl).to.equal(1);
+      expect(checked.stdout, baseUrl).to.equal('');
+      expect(checked.stderr, baseUrl).to.include('providers[0].baseUrl: must be an http(s) URL');
+      const booted = await run(['--config', file, '--port', '0'], SECRETS);
+      expect(booted.code, baseUrl).to.equal(1);
+      expect(booted.stderr, baseUrl).to.include('providers[0].baseUrl: must be an http(s) URL');
+      for (const out of [checked.stderr, booted.stderr]) expect(out).to.not.include('CANARY-base-url-pw-81');
+    }
+  });
+
   it('check refuses a store URL the gateway cannot open (an unknown kind, SQLite without a file), without its password', async () => {
     for (const [url, says] of [
       ['mysql://gw:CANARY-store-pw-79@db.internal/gw', 'store.url: unsupported store "mysql://***@db.internal/gw" (use memory://'],
