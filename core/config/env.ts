@@ -14,7 +14,10 @@ function isEnvRef(value: unknown): value is { $env: string } {
 export function resolveEnvRefs<T>(value: T, environment: NodeJS.ProcessEnv, path = '', problems?: string[], read?: (path: string, value: string) => void): T {
   if (isEnvRef(value)) {
     // own variables only: `constructor` or `__proto__` would otherwise read the object's prototype
-    const resolved = Object.hasOwn(environment, value.$env) ? environment[value.$env] : undefined;
+    // the line break that ends a secret file (`kubectl create secret --from-file`, `echo KEY > file`, a CRLF
+    // .env) is not part of the secret: kept, the provider key was a header undici refuses (every request a
+    // bare 502) and a virtual key matched no client
+    const resolved = Object.hasOwn(environment, value.$env) ? environment[value.$env]?.replace(/[\r\n]+$/, '') : undefined;
     if (resolved === undefined || resolved === '') {
       const message = `environment variable ${value.$env} is not set`;
       if (!problems) throw new ConfigError(path, message);

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { FakeOpenAI, chatChunks } from '../support/fake-openai';
+import { FakeOpenAI, chatChunks, chatCompletion } from '../support/fake-openai';
 import { REPO_ROOT } from '../support/fixtures';
 
 const MAIN = path.join(REPO_ROOT, 'dist', 'core', 'main.js');
@@ -95,6 +95,24 @@ describe('the model-gateway command', () => {
     const output = gw.stdout.join('\n') + gw.stderr.join('');
     expect(output).to.not.include(env.CLI_TEST_KEY);
     expect(output).to.not.include(env.CLI_PROVIDER_KEY);
+  });
+
+  it('reads an env() secret without the line break that ends a secret file (the upstream key and the virtual key work)', async () => {
+    const gw = await startCli(['--config', writeConfig(config()), '--port', '0'], { CLI_TEST_KEY: `${env.CLI_TEST_KEY}\n`, CLI_PROVIDER_KEY: `${env.CLI_PROVIDER_KEY}\r\n` });
+    try {
+      upstream.script = { kind: 'json', body: chatCompletion('from upstream') };
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.CLI_TEST_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).to.equal(200);
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).to.equal('from upstream');
+      expect(upstream.last.headers.authorization).to.equal(`Bearer ${env.CLI_PROVIDER_KEY}`);
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exit;
+    }
   });
 
   it('exits non-zero on a config error and names the path of the bad field', async () => {
