@@ -76,6 +76,12 @@ async function main(): Promise<void> {
   } catch (err) {
     await gateway.close().catch(() => undefined);
     if (isAddressInUse(err)) throw new StartError(portInUseMessage(config.server.host, config.server.port));
+    // a host that is no address of this machine (copied from another) or does not resolve (a typo) is the
+    // config's or the flag's: "failed to start: listen EADDRNOTAVAIL" named neither
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new ConfigError(values.host !== undefined ? '--host' : 'server.host', `cannot listen on "${config.server.host}": ${code === 'EADDRNOTAVAIL' ? 'not an address of this machine' : 'the host name does not resolve'} (${code})`);
+    }
     throw err;
   }
   youngGeneration.release();

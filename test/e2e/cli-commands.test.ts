@@ -312,6 +312,16 @@ describe('model-gateway commands: --help, check, port in use, guardrail warnings
     }
   });
 
+  it('a host that is no address of this machine is a config error naming server.host, or --host when given', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of the host
+    const fromConfig = await run(['--config', writeConfig(config({ server: { host: '192.0.2.1' } })), '--port', '0'], SECRETS);
+    expect(fromConfig.code).to.equal(1);
+    expect(fromConfig.stderr).to.include('model-gateway: config error:\n  server.host: cannot listen on "192.0.2.1": not an address of this machine (EADDRNOTAVAIL)');
+    const fromFlag = await run(['--config', writeConfig(config()), '--port', '0', '--host', '192.0.2.1'], SECRETS);
+    expect(fromFlag.code).to.equal(1);
+    expect(fromFlag.stderr).to.include('  --host: cannot listen on "192.0.2.1": not an address of this machine (EADDRNOTAVAIL)');
+  });
+
   it('a port in use says so and how to pick another', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
