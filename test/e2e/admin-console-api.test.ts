@@ -218,6 +218,22 @@ describe('management API for the admin console', function () {
     expect(refused.status).to.equal(400);
   });
 
+  it('stores and shows an mcp that lists nothing (an empty tool map) as no mcp, on create and on update', async () => {
+    const created = await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-empty', mcp: { tools: {} } });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body).to.not.have.property('mcp');
+    const listed = (await api(ADMIN, 'GET', '/admin/v1/keys')).body.data.find((k: { id: string }) => k.id === created.body.id);
+    expect(listed).to.not.have.property('mcp');
+    const narrowed = await api(ADMIN, 'POST', '/admin/v1/keys', { org: 'acme', name: 'mcp-servers-only', mcp: { servers: ['docs'], tools: {} } });
+    expect(narrowed.body.mcp).to.deep.equal({ servers: ['docs'] });
+    const patched = await api(ADMIN, 'PATCH', `/admin/v1/keys/${created.body.id}`, { mcp: { tools: {} } });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body).to.not.have.property('mcp');
+    expect((await api(ADMIN, 'GET', `/admin/v1/keys/${created.body.id}`)).body).to.not.have.property('mcp');
+    const servers = await api(ADMIN, 'PATCH', `/admin/v1/keys/${narrowed.body.id}`, { mcp: { servers: ['docs', 'gateway_proxy'], tools: {} } });
+    expect(servers.body.mcp).to.deep.equal({ servers: ['docs', 'gateway_proxy'] });
+  });
+
   it('runs the tool tester through /mcp with the pasted key, and explains what it cannot run', async () => {
     const server = (await api(ACME_ADMIN, 'GET', '/admin/v1/mcp/servers')).body.data[0];
     const ok = await api(ACME_ADMIN, 'POST', `/admin/v1/mcp/servers/${server.id}/tools/search/call`, { key: ACME_DEV, arguments: { q: 'x' } });

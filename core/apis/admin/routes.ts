@@ -174,6 +174,20 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
     return { body: { ...raw, mcp: { ...mcp, tools: Object.fromEntries(lists) } }, unlisted, allServers };
   }
 
+  /**
+   * A key's `mcp` without what restricts nothing: an empty tool map is no tool list, and an `mcp` with no
+   * list left is no `mcp` (every server, every tool), shown and stored as after `mcp: null`. Kept, a
+   * `{"tools": {}}` was listed as a restriction (the console's MCP column blank instead of "all").
+   */
+  function withoutEmptyMcp<T extends { mcp?: KeyPatchBody['mcp'] }>(key: T): T {
+    if (!key.mcp) return key;
+    const { tools, ...rest } = key.mcp;
+    const hasTools = !!tools && Object.keys(tools).length > 0;
+    if (rest.servers || hasTools) return { ...key, mcp: hasTools ? { ...rest, tools } : rest };
+    const { mcp: _mcp, ...withoutMcp } = key;
+    return withoutMcp as T;
+  }
+
   /** `org` picks among config keys of one declared id: two organisations may each declare a `bot`. */
   async function findKey(id: string, org: string | undefined): Promise<StoredKey | undefined> {
     const inOrg = (k: StoredKey) => org === undefined || k.org === org;
@@ -226,7 +240,7 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       const body = validateBody<KeyCreateBody>(validators.keyCreate, req.body);
       if (admin.role === 'platform_admin' && body.org === undefined) throw new InvalidRequestError("Missing required parameter: 'org'.", 'missing_required_parameter', { param: 'org' });
       if (admin.role !== 'platform_admin' && body.org !== undefined && body.org !== admin.org) throw new PermissionError('An organization admin can only create keys in its own organization.', 'cross_org_denied');
-      const input = { ...body, org: body.org ?? (admin.org as string) };
+      const input = withoutEmptyMcp({ ...body, org: body.org ?? (admin.org as string) });
       await checkKeyReferences(input, input.org);
       const { key, secret } = await services.keys.create(input);
       // The secret is shown this once; only its digest is stored.
@@ -262,18 +276,16 @@ export function installAdminRoutes(router: Router, services: GatewayServices): v
       }
       if (unlisted.size && updated.mcp?.tools) {
         const { tools, ...rest } = updated.mcp;
-        const kept = Object.entries(tools).filter(([server]) => !unlisted.has(server));
-        updated.mcp = kept.length ? { ...rest, tools: Object.fromEntries(kept) } : rest;
+        updated.mcp = { ...rest, tools: Object.fromEntries(Object.entries(tools).filter(([server]) => !unlisted.has(server))) };
       }
       if (allServers && updated.mcp) {
         const { servers: _servers, ...rest } = updated.mcp;
         updated.mcp = rest;
       }
-      // an `mcp` with no list left restricts nothing: shown and stored as no `mcp`, as after `mcp: null`
-      if (updated.mcp && !updated.mcp.servers && !updated.mcp.tools) delete updated.mcp;
       for (const field of patch.clear) delete (updated as unknown as Record<string, unknown>)[field];
-      await services.keys.update(updated);
-      res.json(publicKey(updated));
+      const saved = withoutEmptyMcp(updated);
+      await services.keys.update(saved);
+      res.json(publicKey(saved));
     }),
   );
 
