@@ -29,6 +29,9 @@ import { loggedName } from '../../observability/logged-name';
 /** what a server answers a read of a URI it does not have: the spec's code, and the SDK servers' */
 const RESOURCE_NOT_FOUND = new Set([-32002, -32602]);
 
+/** the progress notifications of one call that wait for the post guardrails while one is checked */
+const MAX_WAITING_PROGRESS = 8;
+
 /** A read's failure that means the URI has no resource: no server in scope has it, or the last one asked said so. */
 export function isResourceNotFound(err: unknown): boolean {
   if (err instanceof UpstreamRpcError) return RESOURCE_NOT_FOUND.has(err.rpcCode);
@@ -159,7 +162,8 @@ export class McpTraffic implements TrafficStrategy {
   /**
    * The progress an upstream reports goes to the client through the post guardrails, like its result: a
    * message goes out masked, and one they block fails the call (the upstream is told to stop), as a
-   * block in the result would. Notifications keep their order and all go out before the result.
+   * block in the result would. Notifications keep their order and go out before the result; while a slow
+   * engine checks one, only a few wait, the newest last (see below).
    */
   private guardedProgress(ctx: AuthedContext, ex: McpExchange) {
     const relay = ex.relay;
@@ -169,10 +173,21 @@ export class McpTraffic implements TrafficStrategy {
     const stop = new AbortController();
     let queue = Promise.resolve();
     let blocked: unknown;
+    const waiting: ProgressUpdate[] = [];
     const onProgress = (update: ProgressUpdate) => {
+      // Progress is advisory and each notification says where the call stands: past a few waiting for a
+      // slow engine, the newest takes the place of the last one waiting. Kept, an upstream reporting as
+      // fast as it likes had the gateway hold every notification (and a promise for it) for as long as
+      // the engine took, up to mcp.maxCallSeconds. One left out is never sent, so nothing goes out unchecked.
+      if (waiting.length >= MAX_WAITING_PROGRESS) {
+        waiting[waiting.length - 1] = update;
+        return;
+      }
+      waiting.push(update);
       queue = queue.then(async () => {
+        const next = waiting.shift()!;
         if (blocked !== undefined) return;
-        let message = update.message;
+        let message = next.message;
         try {
           if (typeof message === 'string') message = await check(message);
         } catch (err) {
@@ -181,7 +196,7 @@ export class McpTraffic implements TrafficStrategy {
           stop.abort(err);
           return;
         }
-        send(message === undefined ? update : { ...update, message });
+        send(message === undefined ? next : { ...next, message });
       });
     };
     return {

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeMcpServer } from '../../support/fake-mcp-server';
+import { eventually } from '../../support/eventually';
+import { guardrailGate } from '../fixtures/gated-guardrail';
 import type { TestGateway } from '../../support/start-gateway';
 import { testConfig } from '../../support/test-config';
 
@@ -260,5 +262,67 @@ describe('guardrails on MCP traffic (MCP SDK client and raw JSON-RPC, SDK-built 
     const entry = await lastLog();
     expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'pre', verdict: 'error' });
     expect(entry.details!.guardrails).to.deep.include({ id: 'broken-open', phase: 'post', verdict: 'error' });
+  });
+});
+
+describe('MCP post guardrails on the progress of a call, with a slow engine', function () {
+  this.timeout(60_000);
+  const KEY = 'sk-mcp-progress-0005';
+  const NOTIFICATIONS = 40;
+  const gate = guardrailGate();
+  let upstream: FakeMcpServer;
+  let gw: TestGateway;
+  let reported = false;
+
+  before(async () => {
+    upstream = await FakeMcpServer.start({ sseResponses: true });
+    upstream.setTool('busy', {
+      handler: async (_args, _headers, progress) => {
+        for (let i = 1; i <= NOTIFICATIONS; i++) await progress(i, NOTIFICATIONS, `step ${i}`);
+        reported = true;
+        return { content: [{ type: 'text', text: 'busy done' }] };
+      },
+    });
+    gw = await testConfig()
+      .withKey(KEY, { id: 'progress' })
+      .withMcpServer('work', upstream.url, { visibility: 'public' })
+      .with({
+        mcp: { healthCheckIntervalSeconds: 0, allowPrivateUpstreams: true },
+        plugins: [path.join(__dirname, '..', 'fixtures', 'gated-guardrail.js')],
+        guardrails: [{ id: 'slow-check', engine: 'gated', phase: 'post', on: ['mcp'], default: true, timeoutMs: 30_000 }],
+      })
+      .start();
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('keeps only a few notifications waiting for the engine, the newest last, and still answers the result', async () => {
+    const client = new Client({ name: 'guardrail-progress', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${KEY}` } } }));
+    const seen: string[] = [];
+    // discovery runs in the background at boot
+    const name = await eventually(async () => (await client.listTools()).tools.find((t) => t.name.endsWith('busy'))?.name, 20_000);
+    gate.hold();
+    try {
+      const call = client.callTool({ name, arguments: {} }, undefined, { onprogress: (p: any) => seen.push(p.message) });
+      // the engine holds the first notification's check while the upstream reports all the others
+      await eventually(() => reported || undefined, 20_000);
+      await eventually(() => gate.checked.length > 0 || undefined, 20_000);
+      await new Promise((r) => setTimeout(r, 300));
+      gate.open();
+      const result: any = await call;
+      expect(result.content).to.deep.equal([{ type: 'text', text: 'busy done' }]);
+    } finally {
+      gate.open();
+      await client.close();
+    }
+    const progressChecks = gate.checked.filter((t) => t.startsWith('step '));
+    // one checked while the others arrived, then at most the few kept waiting: not all forty
+    expect(progressChecks.length).to.be.at.most(10);
+    expect(seen).to.deep.equal(progressChecks);
+    expect(seen[0]).to.equal('step 1');
+    expect(seen.at(-1)).to.equal(`step ${NOTIFICATIONS}`);
   });
 });
