@@ -49,7 +49,9 @@ export function abortCancelledRequests(inner: typeof fetch): typeof fetch {
       const response = await inner(input, init);
       return response.body && isEventStream(response) ? new Response(boundedEvents(response.body), initOf(response)) : response;
     }
-    const id = message?.id;
+    // a request of ours has a method: the client's answer to the upstream's own request (a ping, sampling,
+    // roots) carries the upstream's id, which may be one of ours too, and must not take its place here
+    const id = typeof message?.method === 'string' ? message.id : undefined;
     if (typeof id !== 'string' && typeof id !== 'number') return inner(input, init);
 
     const own = new AbortController();

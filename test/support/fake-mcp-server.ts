@@ -23,13 +23,20 @@ import {
   ReadResourceRequestSchema,
   ErrorCode,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 
-/** `progress` sends a progress notification for this call (when the caller asked for them), with its `message` if given. */
+/**
+ * `progress` sends a progress notification for this call (when the caller asked for them), with its `message` if given;
+ * `extra` is the SDK's own (the call's request id, `sendRequest` for a request of the server's to the client).
+ */
 export type ToolHandler = (
   args: Record<string, unknown>,
   headers: http.IncomingHttpHeaders,
   progress: (done: number, total?: number, message?: string) => Promise<void>,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
 ) => CallToolResult | Promise<CallToolResult>;
 
 export interface FakeTool {
@@ -270,7 +277,7 @@ export class FakeMcpServer {
       const progress = async (done: number, total?: number, message?: string) => {
         if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, ...(message === undefined ? {} : { message }) } });
       };
-      if (tool.handler) return tool.handler(args, headers, progress);
+      if (tool.handler) return tool.handler(args, headers, progress, extra);
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     });
     if (this.toolsOnly) return server;

@@ -6,6 +6,7 @@ import { eventually } from '../../../support/eventually';
 import { FakeMcpServer } from '../../../support/fake-mcp-server';
 import { GatewayError } from '../../../../core/errors/gateway-error';
 import { UpstreamRpcError } from '../../../../core/apis/mcp/upstream-errors';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const opts = { timeoutMs: 5000 };
 
@@ -150,6 +151,35 @@ describe('core/apis/mcp/upstream-pool', () => {
     expect((await pending).code).to.equal('client_abort');
     await eventually(() => server.requestsFor('tools/call').every((r) => !r.open));
     expect(await pool.request(target(), 'tools/call', { name: 'echo', arguments: { n: 1 } }, opts)).to.deep.equal({ content: [{ type: 'text', text: '{"n":1}' }] });
+  });
+
+  it("closes the event stream of a given-up call whose tool asked the client something under the call's own id (the client's answer is no request of ours)", async () => {
+    // a stateful upstream numbers its own requests to the client (a ping, sampling, roots) from 0, as the
+    // gateway's client numbers its requests: the answer the client posts carries the upstream's id
+    let asked = false;
+    server = await FakeMcpServer.start({
+      stateful: true,
+      sseResponses: true,
+      tools: {
+        stuck: {
+          handler: async (_args, _headers, _progress, extra) => {
+            for (let ping = 0; ping <= Number(extra.requestId); ping++) await extra.sendRequest({ method: 'ping' }, EmptyResultSchema);
+            asked = true;
+            return new Promise(() => undefined);
+          },
+        },
+      },
+    });
+    await pool.request(target(), 'tools/list', undefined, opts);
+    const abort = new AbortController();
+    const pending = pool.request(target(), 'tools/call', { name: 'stuck', arguments: {} }, { ...opts, signal: abort.signal }).catch((e) => e);
+    const call = await eventually(() => server.requestsFor('tools/call')[0]);
+    // every ping answered (the last under the call's id), and each answer's POST done
+    await eventually(() => asked && server.requests.every((r) => r.method !== 'POST' || r.rpcMethods.length > 0 || !r.open));
+    abort.abort();
+    expect((await pending).code).to.equal('client_abort');
+    await eventually(() => server.requestsFor('notifications/cancelled').length === 1);
+    await eventually(() => !call.open);
   });
 
   it('still serves a server after more given-up calls to a tool that never answers than its pool has connections', async () => {
