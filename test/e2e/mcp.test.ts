@@ -219,6 +219,23 @@ describe('/mcp end to end (raw JSON-RPC and the MCP SDK client)', () => {
       expect(res.headers.get('allow')).to.equal('POST');
     });
 
+    it('serves /mcp/ (a client configured with the trailing slash) as /mcp: its POST is answered, not refused with 405', async () => {
+      const res = await fetch(`${gw.url}/mcp/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gateway-api-key': `Bearer ${ACME_KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal((await rpc(gw, ACME_KEY, 'tools/list')).body);
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp/`), { requestInit: { headers: { 'x-gateway-api-key': `Bearer ${ACME_KEY}` } } }));
+      try {
+        expect(await client.callTool({ name: 'weather-forecast', arguments: { day: 'mon' } })).to.deep.equal({ content: [{ type: 'text', text: '{"day":"mon"}' }] });
+      } finally {
+        await client.close();
+      }
+    });
+
     it('refuses a request from an Origin that is not allowed (DNS rebinding)', async () => {
       const res = await rpc(gw, ACME_KEY, 'tools/list', undefined, { origin: 'http://evil.example' });
       expect(res.status).to.equal(403);

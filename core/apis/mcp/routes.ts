@@ -39,6 +39,7 @@ import { onClientGone } from '../../http/client-gone';
 import { JSONRPC_ERRORS, sendError } from '../../http/error-shapes';
 import { EVENT_STREAM_HEADERS } from '../../http/event-stream-headers';
 import type { GatewayServices } from '../../http/gateway-services';
+import type { JsonPostHandler } from '../../http/fast-json-routes';
 import { requestIdOf } from '../../http/request-id';
 import { orgKeyId } from '../../auth/org-key-id';
 
@@ -98,7 +99,7 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
   });
 
   // POST /mcp is served straight from node:http (like chat): the fast JSON router reads the body.
-  services.fastRoutes.add('/mcp', JSONRPC_ERRORS, async (req, res, body) => {
+  const postMcp: JsonPostHandler = async (req, res, body) => {
     if (!originAllowed(req, res)) return;
     const messages = body === undefined ? [] : Array.isArray(body) ? body : [body];
     const firstId = idOf(messages[0]);
@@ -206,7 +207,10 @@ export function installMcpRoutes(router: Router, services: GatewayServices): voi
     } else {
       writeJson(res, 200, Array.isArray(body) ? bodies : bodies[0]);
     }
-  }, undefined, refuseUnreadBody);
+  };
+  // `/mcp/` too: the express routes above answer it as /mcp (its CORS preflight allows POST), so a client
+  // configured with the trailing slash had its POST refused with 405 and `Allow: POST`
+  for (const path of ['/mcp', '/mcp/']) services.fastRoutes.add(path, JSONRPC_ERRORS, postMcp, undefined, refuseUnreadBody);
 
   // a body that could not be read waits behind the key, so a caller without one learns nothing of it
   async function refuseUnreadBody(req: IncomingMessage, res: ServerResponse, error: GatewayError): Promise<void> {
