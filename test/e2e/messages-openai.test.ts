@@ -693,6 +693,46 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a tool_use block without its id or name, or with input that is not an object, with a 400 naming the message content, before calling upstream', async () => {
+      const message = 'messages.1.content: Input should be a valid string or a list of content blocks';
+      // each went upstream as a tool call without id or name, or with arguments that were a JSON string ("\"{...}\"")
+      for (const use of [
+        { type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } },
+        { type: 'tool_use', id: '', name: 'get_weather', input: { city: 'Paris' } },
+        { type: 'tool_use', id: 'call_1', input: { city: 'Paris' } },
+        { type: 'tool_use', id: 'call_1', name: 'get_weather', input: '{"city":"Paris"}' },
+        { type: 'tool_use', id: 'call_1', name: 'get_weather', input: ['Paris'] },
+      ]) {
+        const err = (await client.messages
+          .create({
+            model: 'gpt-test',
+            max_tokens: 10,
+            tools: [WEATHER_TOOL],
+            messages: [
+              { role: 'user', content: 'Weather in Paris?' },
+              { role: 'assistant', content: [use as never] },
+              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' }] },
+            ],
+          })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err, JSON.stringify(use)).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+      // a null input (a call whose arguments an upstream answered "null", sent back) still goes as no arguments
+      await client.messages.create({
+        model: 'gpt-test',
+        max_tokens: 10,
+        tools: [WEATHER_TOOL],
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: null }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' }] },
+        ],
+      });
+      expect(upstream.last.body.messages[1].tool_calls).to.deep.equal([{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }]);
+    });
+
     it('refuses a text block of a tool_result without its text as a string with a 400 naming it, before calling upstream', async () => {
       const message = 'messages.2.content.0.content.1.text: Input should be a valid string';
       // an object with its own toString ended the request in a 500; a number went upstream as its digits

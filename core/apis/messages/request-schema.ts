@@ -6,14 +6,20 @@
 import { Type } from '@sinclair/typebox';
 import { compileRequestSchema } from '../../http/request-schema';
 
-// a text block holds its text, a tool_result the id of the call it answers: without them a chat upstream got
-// `{type: "text"}` or a tool message answering no call, and refused it in its own words
+// a text block holds its text, a tool_result the id of the call it answers, a tool_use its id, name and an
+// object of input: without them a chat upstream got `{type: "text"}`, a tool message answering no call or a
+// tool call without id or name (input a string: arguments that are a JSON string), and refused it in its own words.
+// A null input goes as {} (to-chat-request.ts), as the answer to a call whose arguments were "null" may come back
 const Block = Type.Object(
   { type: Type.String({ minLength: 1 }) },
   {
     allOf: [
       { if: { properties: { type: { const: 'text' } } }, then: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },
       { if: { properties: { type: { const: 'tool_result' } } }, then: { type: 'object', required: ['tool_use_id'], properties: { tool_use_id: { type: 'string', minLength: 1 } } } },
+      {
+        if: { properties: { type: { const: 'tool_use' } } },
+        then: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1 }, input: { type: ['object', 'null'] } } },
+      },
     ],
   },
 );
