@@ -755,6 +755,19 @@ describe('Messages endpoint, OpenAI-compatible model: translated (Anthropic SDK,
       expect(upstream.requests).to.have.length(0);
     });
 
+    it('refuses a tool whose input_schema is not an object with a 400 naming the tool, before calling upstream', async () => {
+      const message = 'tools.0: Input should be a tool with a name (its input_schema an object), or a typed tool such as mcp_toolset';
+      // each went upstream as the function's parameters, refused there in the upstream's words
+      for (const input_schema of ['{"type":"object"}', [], 5]) {
+        const err = (await client.messages
+          .create({ model: 'gpt-test', max_tokens: 10, tools: [{ name: 'get_weather', input_schema: input_schema as never }], messages: [{ role: 'user', content: 'hi' }] })
+          .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+        expect(err, JSON.stringify(input_schema)).to.be.instanceOf(Anthropic.BadRequestError);
+        expect(err.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message } });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+
     it('refuses a server tool it cannot run on this model, before calling upstream', async () => {
       const answer = await rawPost(
         `${gw.url}/native/v1/messages`,

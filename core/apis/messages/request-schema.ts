@@ -30,10 +30,16 @@ const Message = Type.Object({
 });
 const System = Type.Union([Type.String(), Type.Array(TextBlock)], { hint: 'Input should be a valid string or a list of text blocks' });
 // a client tool is named; Anthropic's typed tools bring their own fields, and some have no name (the MCP
-// connector's mcp_toolset names its server, the browser and computer toolsets nothing)
-const Tool = Type.Union([Type.Object({ name: Type.String({ minLength: 1 }) }), Type.Object({ type: Type.String({ minLength: 1, not: { const: 'custom' } }) })], {
-  hint: 'Input should be a tool with a name, or a typed tool such as mcp_toolset',
-});
+// connector's mcp_toolset names its server, the browser and computer toolsets nothing). A client tool's
+// input_schema is an object: a string or a list went to a chat upstream as the function's parameters, refused
+// there in its own words (null, or none, goes as a schema of no parameters)
+const Tool = Type.Union(
+  [
+    Type.Object({ name: Type.String({ minLength: 1 }), input_schema: Type.Optional(Type.Union([Type.Object({}), Type.Null()])) }),
+    Type.Object({ type: Type.String({ minLength: 1, not: { const: 'custom' } }) }),
+  ],
+  { hint: 'Input should be a tool with a name (its input_schema an object), or a typed tool such as mcp_toolset' },
+);
 
 /** What count_tokens takes: the prompt side of a request. */
 const promptFields = {
