@@ -57,7 +57,8 @@ describe('two gateway processes sharing one PostgreSQL database', function () {
     writeFileSync(
       configFile,
       JSON.stringify({
-        store: { url },
+        // a loaded machine's PostgreSQL answers late: a 503 at the store's 250 ms would say nothing of the migrations or the spend
+        store: { url, timeoutMs: 10_000 },
         adminKey: ADMIN,
         organizations: [{ id: 'acme' }],
         keys: [{ key: 'sk-fleet-key', id: 'fleet-bot', org: 'acme' }],
