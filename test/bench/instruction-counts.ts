@@ -18,7 +18,7 @@
  * gateway (each a checkout with `dist/` built): `node dist/test/bench/instruction-counts.js [BUILD ...]`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
@@ -33,6 +33,13 @@ const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 2_000);
 const STREAM_WARM = Math.ceil(WARM / 2);
 const STREAM_COUNT = Math.ceil(COUNT / 2);
 const CONNECTIONS = 16;
+/**
+ * BENCH_INSTRUCTIONS_KEEP=DIR copies each count's dump there (`<system>-json.out`, `<system>-stream.out`):
+ * `callgrind_annotate --inclusive=no FILE` then says which of node's own functions (V8's builtins and
+ * runtime, the garbage collector, libuv, the kernel calls) the instructions went to. JavaScript compiled
+ * by V8 shows as addresses without names.
+ */
+const KEEP = process.env.BENCH_INSTRUCTIONS_KEEP;
 /**
  * One young-generation size for every system, the gateway's under load (core/cli/young-generation.ts):
  * V8 otherwise sizes it by the allocation rate it sees per millisecond, which under callgrind depends on
@@ -76,7 +83,7 @@ class UnderCallgrind {
   }
 
   /** The main thread's instructions per request over `requests` requests of `body`. */
-  async count(body: string, requests: number): Promise<number> {
+  async count(body: string, requests: number, name: string): Promise<number> {
     const pid = String(this.child.process.pid);
     control('-i', 'on', pid);
     control('-z', pid);
@@ -89,6 +96,7 @@ class UnderCallgrind {
       if (waited > 60_000) throw new Error(`callgrind wrote no ${file}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    if (KEEP) copyFileSync(file, path.join(KEEP, `${name}.out`));
     const totals = /^totals:\s*(\d+)/m.exec(readFileSync(file, 'utf8'))!;
     return Number(totals[1]) / requests;
   }
@@ -126,16 +134,22 @@ async function load(url: string, body: string, requests: number): Promise<void> 
   }
 }
 
-/** Count one system: warm, JSON counted, warm on the stream, stream counted. */
+/** Count one system: warmed on JSON, the stream and JSON again, JSON counted, warmed on the stream again, stream counted. */
 async function countOne(label: string, argv: string[]): Promise<Counted> {
   const target = await UnderCallgrind.start(argv);
   try {
     const json = chatBody(BENCH_MODEL, false);
     const stream = chatBody(BENCH_MODEL, true);
+    // both kinds before either is counted, as in `npm run bench` (run-bench.ts says why): V8 throws away
+    // code compiled for JSON bodies at the first streamed one and takes thousands of requests to compile
+    // it again, so a stream counted after JSON alone counted that interval
     await target.warm(json, WARM);
-    const jsonCount = await target.count(json, COUNT);
     await target.warm(stream, STREAM_WARM);
-    const streamCount = await target.count(stream, STREAM_COUNT);
+    await target.warm(json, Math.ceil(WARM / 2));
+    const name = label.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '');
+    const jsonCount = await target.count(json, COUNT, `${name}-json`);
+    await target.warm(stream, Math.ceil(STREAM_WARM / 2));
+    const streamCount = await target.count(stream, STREAM_COUNT, `${name}-stream`);
     return { label, json: jsonCount, stream: streamCount };
   } finally {
     await target.stop();
@@ -153,6 +167,7 @@ function gatewayArgv(gatewayBinary: string, upstreamUrl: string, dir: string): s
 export async function countInstructions(upstreamUrl: string, gateways: { label: string; binary: string }[]): Promise<string> {
   const missing = missingTools();
   if (missing) return `instructions per request: not counted: ${missing}`;
+  if (KEEP) mkdirSync(KEEP, { recursive: true });
   const dir = mkdtempSync(path.join(tmpdir(), 'mg-instructions-'));
   try {
     const systems: [string, string[]][] = [
@@ -167,7 +182,7 @@ export async function countInstructions(upstreamUrl: string, gateways: { label: 
     const counted = await Promise.all(systems.map(([label, argv]) => countOne(label, argv)));
     const [bare, essential] = counted;
     const width = Math.max(...counted.map((c) => c.label.length));
-    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${STREAM_COUNT} stream requests after ${WARM} and ${STREAM_WARM} to warm up; at the default counts, one build counted twice came within 0.7% on JSON, 5% on the stream):`];
+    const lines = [`instructions per request (callgrind, main thread, c=${CONNECTIONS}, counted over ${COUNT} JSON and ${STREAM_COUNT} stream requests after ${WARM} JSON, ${STREAM_WARM} stream and ${Math.ceil(WARM / 2)} JSON to warm up (and ${Math.ceil(STREAM_WARM / 2)} stream before the stream's count); at the default counts, one build counted twice came within 0.7% on JSON, 5% on the stream):`];
     lines.push(`  ${''.padEnd(width)}  ${'chat JSON'.padStart(20)}  ${'chat SSE (20 chunks)'.padStart(20)}  against the essential-work proxy (JSON / SSE)`);
     for (const c of counted) {
       const cell = (n: number, base: number) => `${Math.round(n).toLocaleString('en-US')} ${(n / base).toFixed(2)}x`.padStart(20);
