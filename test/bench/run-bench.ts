@@ -29,6 +29,8 @@ const DIST = path.resolve(__dirname, '..', '..');
 const QUICK = process.env.BENCH_QUICK === '1';
 const DURATION = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 4));
 const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
+/** rounds of the first-byte series run before the counted ones (see there) */
+const FIRST_BYTE_WARM_ROUNDS = QUICK ? 1 : 3;
 const BARE = 'bare proxy (undici)';
 const ESSENTIAL = 'essential-work proxy';
 const GATEWAY = 'model-gateway (SQLite)';
@@ -100,6 +102,15 @@ async function main(): Promise<void> {
       { key: 'c64', title: 'chat JSON, c=64', connections: 64, body: json },
       { key: 'sse', title: 'chat SSE (20 chunks), c=16', connections: 16, body: stream },
     ];
+    // Both kinds of request before any is measured, as a running gateway serves them. V8 compiles a
+    // function for the objects it has seen: the first streamed request after only JSON ones gets
+    // objects of another shape (a body with `stream`), throws that code away, and runs slower until V8
+    // has compiled it again, which for the request validator took more than 8,000 requests (its 25 KB of
+    // bytecode needs 173 profiler ticks): most of the stream scenario's first run. Once a function has
+    // seen both, later switches keep it (--trace-deopt: JSON, stream, JSON, stream, 8,000 each).
+    for (const body of [json, stream, json]) {
+      for (const t of targets) await warm({ url: `${t.url}/v1/chat/completions`, connections: 16, durationSeconds: 1, body, headers });
+    }
     const results = new Map<string, Map<string, Sample>>();
     const repetitions = new Map<string, Map<string, Sample[]>>();
     for (const s of scenarios) {
@@ -131,6 +142,13 @@ async function main(): Promise<void> {
     // interleaved like the load runs, a median of each repetition's median: one series per target can land
     // on a slow moment of the host (two runs of the same code put the gateway +0.04 and +0.22 ms from bare)
     const firstByteRuns = new Map<string, number[]>(targets.map((t) => [t.label, []]));
+    // Rounds in turn first, not counted: right after the load runs every process answers one request at
+    // a time slowly for a few seconds (measured: rounds of 300 in turn, after 90,000 requests under
+    // load: the bare proxy 0.554, 0.668, 0.350, 0.300, 0.276 ms, the gateway 0.879, 0.685, 0.425, 0.378,
+    // 0.347 ms), so the first rounds said more about the moment than about either target.
+    for (let rep = 0; rep < FIRST_BYTE_WARM_ROUNDS; rep++) {
+      for (const t of inTurn(targets, rep)) await medianFirstByteMs(`${t.url}/v1/chat/completions`, stream, headers, QUICK ? 50 : 300);
+    }
     for (let rep = 0; rep < REPS; rep++) {
       for (const t of inTurn(targets, rep)) firstByteRuns.get(t.label)!.push(await medianFirstByteMs(`${t.url}/v1/chat/completions`, stream, headers, QUICK ? 50 : 300));
     }
