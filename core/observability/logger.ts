@@ -135,9 +135,13 @@ function wrap(log: Pino, flushSync: () => void): GatewayLogger {
   return logger;
 }
 
-/** LOG_LEVEL, or info when it is unset or not a level (a typo must not silence the log). */
+/**
+ * LOG_LEVEL in any case and without surrounding blanks (`WARN`, `Debug`, a value read from a file), or
+ * info when it is unset or not a level (a typo must not silence the log).
+ */
 export function levelFromEnv(value: string | undefined): LogLevel {
-  return LOG_LEVELS.includes(value as LogLevel) ? (value as LogLevel) : 'info';
+  const level = value?.trim().toLowerCase();
+  return LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'info';
 }
 
 /** LOG_FORMAT or --log-format: json unless it says pretty. */

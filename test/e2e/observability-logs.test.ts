@@ -299,6 +299,20 @@ describe('one log line per request from the model-gateway command', function () 
     expect(gw.stderr.join('')).to.not.include('EPIPE');
   });
 
+  it('reads LOG_LEVEL in any case and without blanks around it: WARN and " Warn " leave the request lines out, as warn does', async () => {
+    upstream.script = { kind: 'json', body: chatCompletion('hello') };
+    // a request line is info: at info it is written, at warn it is not (the same run, so the test sees the difference)
+    for (const [level, written] of [['info', true], ['WARN', false], [' Warn\n', false]] as const) {
+      const gw = await run(config(), [], { LOG_LEVEL: level });
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: SECRETS.LOGS_KEY, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+      gw.child.kill('SIGTERM');
+      expect(await gw.exit).to.equal(0);
+      const requestLines = gw.stdout.filter((l) => l.startsWith('{') && (JSON.parse(l) as { msg?: string }).msg === 'request');
+      expect(requestLines, `LOG_LEVEL=${JSON.stringify(level)}`).to.have.length(written ? 1 : 0);
+    }
+  });
+
   it('prints human-readable lines with --log-format pretty (or LOG_FORMAT=pretty), the startup line unchanged', async () => {
     for (const [args, env] of [[['--log-format', 'pretty'], {}], [[], { LOG_FORMAT: 'pretty' }]] as const) {
       upstream.script = { kind: 'json', body: chatCompletion('hello') };
