@@ -84,10 +84,13 @@ export class PluginRegistry {
 
   /**
    * Load the plugins a config names: a path (relative to the config file) or a package name. A module
-   * may export one definition or an array of them, as `default` or as the module itself.
+   * may export one definition or an array of them, as `default` or as the module itself. Every entry is
+   * tried, and one error names each that failed (a line each), so an operator fixing a list of plugins
+   * learns of all its problems in one start or `check`, not one per try.
    */
   async loadExternal(specifiers: string[], baseDir: string): Promise<void> {
     let jiti: ReturnType<typeof createJiti> | undefined;
+    const problems: PluginError[] = [];
     for (const [i, spec] of specifiers.entries()) {
       jiti ??= createJiti(path.join(baseDir, 'gateway.config.ts'), { interopDefault: true });
       const at = `plugins[${i}]`;
@@ -96,13 +99,21 @@ export class PluginRegistry {
       try {
         mod = await jiti.import(target);
       } catch (err) {
-        throw new PluginError(at, `cannot load plugin "${spec}": ${(err as Error).message.split('\n')[0]}`);
+        problems.push(new PluginError(at, `cannot load plugin "${spec}": ${(err as Error).message.split('\n')[0]}`));
+        continue;
       }
       // A TypeScript plugin compiled to CommonJS arrives wrapped twice ({ default: { default: def } }).
       let exported: unknown = mod;
       while (exported && typeof exported === 'object' && !Array.isArray(exported) && !('kind' in exported) && 'default' in exported) exported = (exported as { default: unknown }).default;
-      for (const def of Array.isArray(exported) ? exported : [exported]) this.register(def, at);
+      try {
+        for (const def of Array.isArray(exported) ? exported : [exported]) this.register(def, at);
+      } catch (err) {
+        if (!(err instanceof PluginError)) throw err;
+        problems.push(err);
+      }
     }
+    if (problems.length === 1) throw problems[0];
+    if (problems.length > 1) throw new PluginError('', problems.map((p) => p.message).join('\n'));
   }
 }
 

@@ -78,4 +78,17 @@ describe('plugin registry', () => {
     const missing = (await registry.loadExternal(['./nope.js'], dir).catch((e: unknown) => e)) as Error;
     expect(missing.message).to.match(/^plugins\[0\]: cannot load plugin "\.\/nope\.js"/);
   });
+
+  it('names every plugin of the list that fails, a line each, not only the first', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mg-plugins-'));
+    writeFileSync(path.join(dir, 'good.js'), `module.exports = { kind: 'guardrail', id: 'ext-good', apiVersion: 1, optionsSchema: {}, create: () => ({}) };`);
+    writeFileSync(path.join(dir, 'no-create.js'), `module.exports = { kind: 'guardrail', id: 'ext-bad', apiVersion: 1, optionsSchema: {} };`);
+    const registry = new PluginRegistry();
+    const err = (await registry.loadExternal(['./nope.js', './good.js', './no-create.js'], dir).catch((e: unknown) => e)) as Error;
+    expect(err).to.be.instanceOf(PluginError);
+    const lines = err.message.split('\n');
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(/^plugins\[0\]: cannot load plugin "\.\/nope\.js"/);
+    expect(lines[1]).to.equal('plugins[2]: plugin "ext-bad" has no create() function');
+  });
 });
