@@ -171,7 +171,7 @@ export class GatewayMetrics {
       });
     copied('gateway_log_writes_total', 'Request-log entries written to the store', () => sources.logWriter().written);
     copied('gateway_log_write_failures_total', 'Request-log write attempts that failed', () => sources.logWriter().failedWrites);
-    copied('gateway_log_writes_dropped_total', 'Request-log entries given up on (the queue for a failing store was full)', () => sources.logWriter().dropped);
+    copied('gateway_log_writes_dropped_total', 'Request-log entries given up on (the queue for a failing store was full, the store refused the entry alone, or it was still queued at shutdown)', () => sources.logWriter().dropped);
     // reset at each scrape, so each reading covers one interval
     const lag = (this.lag = new LoopLag()).histogram;
     const seconds = (ns: number) => ns / 1e9;

@@ -22,6 +22,29 @@ interface Batch {
   entries: LogEntry[];
   /** the last attempt timed out: it may still be written; wait for it to end before writing it again */
   late?: LateOutcome;
+  /** failed retries of this batch (timeouts aside) */
+  refusals?: number;
+}
+
+/**
+ * Refused retries of the queue's head before the writer looks for the entry the store refuses: the head
+ * is split in halves (each half then splits at its first refusal), and an entry refused alone is tried
+ * against the entries after it. A few, so a store that is briefly down (a restart, a failover) is simply
+ * waited for.
+ */
+const REFUSALS_BEFORE_ISOLATING = 3;
+
+/** writes one retry may spend looking for an entry the store takes (a 500-entry batch halves to one in 9) */
+const PROBES = 16;
+
+/** A batch refused again and again, in two: each half splits again at its first failure. */
+function halves(batch: Batch): [Batch, Batch] {
+  const half = Math.ceil(batch.entries.length / 2);
+  const refusals = REFUSALS_BEFORE_ISOLATING - 1;
+  return [
+    { entries: batch.entries.slice(0, half), refusals },
+    { entries: batch.entries.slice(half), refusals },
+  ];
 }
 
 /**
@@ -41,8 +64,10 @@ interface Batch {
  * paired run, 0.35 -> 0.34 ms in another).)
  *
  * Faults: a batch the store refuses is kept, in order, in a bounded queue that is retried with a doubling
- * delay until the store answers again, and flushed at drain. While anything is queued, new entries join
- * the end of the queue, so rows reach the store in the order requests settled. A write that timed out was
+ * delay until the store answers again, and flushed at drain. A batch refused again and again while the
+ * store takes other writes is narrowed down to the entry it refuses, which is dropped (isolateRefused).
+ * While anything is queued, new entries join the end of the queue, so rows reach the store in the order
+ * requests settled. A write that timed out was
  * sent and may still land (a frozen server answers when it thaws): the writer waits for that write to end
  * and only writes the batch again if it failed, so a slow store never doubles a row or its spend.
  *
@@ -53,7 +78,10 @@ export class LogWriter {
   get queued(): number {
     return this.queuedCount;
   }
-  /** entries given up because the queue was full (a counter) */
+  /**
+   * entries given up (a counter): the queue was full, or the store refused the entry alone while it took
+   * the entries after it, or the entry was still queued at shutdown
+   */
   dropped = 0;
   /** writes the store refused or did not answer in time (a counter) */
   failedWrites = 0;
@@ -154,6 +182,63 @@ export class LogWriter {
     }
   }
 
+  /**
+   * The head failed again. A store that answers a batch with an error every time, while it takes other
+   * writes, is refusing something in it: a row it cannot hold (a value past a column's limit, say, in a
+   * field a client chose). Retried for ever, that batch held back every entry behind it, of every
+   * organisation, so no request was logged or counted in the spend views until a restart. So after a
+   * few failures the head is split in halves (the halves at their first failure), and an entry that fails
+   * on its own has the store tried with the entries after it: once the store takes one of those, it is
+   * answering and refuses this entry alone, which is dropped (counted, with an error line naming the
+   * request). If it takes none, it is down, not refusing a row: everything waits for the next retry as
+   * before. A write that timed out is never split or passed over: it may still land.
+   *
+   * Returns true when the head is done with (written after all, or dropped), false to wait for the next
+   * retry. The head is still the queue's first batch unless it was split (its halves take its place) or
+   * written here.
+   */
+  private async isolateRefused(head: Batch): Promise<boolean> {
+    if (head.late) return false;
+    head.refusals = (head.refusals ?? 0) + 1;
+    if (head.refusals < REFUSALS_BEFORE_ISOLATING) return false;
+    if (head.entries.length > 1) {
+      this.queue.splice(0, 1, ...halves(head));
+      return false;
+    }
+    if (!(await this.writeOneAfterHead())) return false;
+    // once more, now that the store took a write: a store that came back between the two takes it
+    if (await this.attempt(head, false)) {
+      this.queue.shift();
+      this.queuedCount -= 1;
+      return true;
+    }
+    if (head.late) return false;
+    const [refused] = head.entries;
+    this.dropped += 1;
+    this.logger.error('request log entry refused by the store while it takes others; dropped', { requestId: refused.id, org: refused.org, keyId: refused.keyId });
+    return true;
+  }
+
+  /**
+   * Write the first batch after the head that the store takes, halving those it refuses (several clients
+   * may send rows it refuses) and passing over single entries it refuses; at most PROBES writes. The only
+   * time the writer writes entries out of order: the batch written goes before those it passed over.
+   */
+  private async writeOneAfterHead(): Promise<boolean> {
+    for (let i = 1, probes = 0; i < this.queue.length && probes < PROBES; probes++) {
+      const batch = this.queue[i];
+      if (await this.attempt(batch, false)) {
+        this.queue.splice(i, 1);
+        this.queuedCount -= batch.entries.length;
+        return true;
+      }
+      if (batch.late) return false; // not answering in time: down, or frozen
+      if (batch.entries.length > 1) this.queue.splice(i, 1, ...halves(batch));
+      else i++;
+    }
+    return false;
+  }
+
   private enqueue(entries: LogEntry[], late?: LateOutcome): void {
     const room = this.maxQueued - this.queuedCount;
     const kept = entries.slice(0, Math.max(0, room));
@@ -187,9 +272,11 @@ export class LogWriter {
       try {
         while (this.queue.length) {
           const head = this.queue[0];
-          if (!(await this.attempt(head, false))) return;
-          this.queue.shift();
-          this.queuedCount -= head.entries.length;
+          if (!(await this.attempt(head, false)) && !(await this.isolateRefused(head))) return;
+          if (this.queue[0] === head) {
+            this.queue.shift();
+            this.queuedCount -= head.entries.length;
+          }
           if (this.queue.length === 0 && this.failedWrites > 0) this.logger.info('request log caught up after store errors', { written: this.written });
         }
       } finally {
