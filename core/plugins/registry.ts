@@ -70,8 +70,9 @@ export class PluginRegistry {
     const problems = entry.validate.check(value, optionsPath);
     // the error already starts with optionsPath: a problem with the options object itself is not named twice
     if (problems.length) throw new PluginError(optionsPath, problems.map((p) => p.message.replace(`${optionsPath}: `, '')).join('; '));
+    let instance: unknown;
     try {
-      return (await entry.definition.create(value, deps, context)) as I;
+      instance = await entry.definition.create(value, deps, context);
     } catch (err) {
       // a plugin's PluginError names an option by its path within the options: the operator gets the
       // config path (guardrails[1].options.patterns[0]), as schema errors give it
@@ -80,6 +81,12 @@ export class PluginRegistry {
       }
       throw new PluginError(optionsPath, `plugin "${id}" failed to start: ${(err as Error).message}`);
     }
+    // what the gateway calls on every request, checked now: an engine without check() booted, and every
+    // guarded request then failed with an internal error
+    if (kind === 'guardrail' && typeof (instance as { check?: unknown } | null)?.check !== 'function') {
+      throw new PluginError(optionsPath, `plugin "${id}" failed to start: its create() returned no check() function`);
+    }
+    return instance as I;
   }
 
   /**

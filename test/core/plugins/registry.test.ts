@@ -12,7 +12,7 @@ const guardrail = (id: string, extra: object = {}) => ({
   id,
   apiVersion: 1,
   optionsSchema: { type: 'object', additionalProperties: false, properties: { words: { type: 'array', items: { type: 'string' } } } },
-  create: (options: unknown) => ({ options }),
+  create: (options: unknown) => ({ options, check: () => ({ action: 'allow' }) }),
   ...extra,
 });
 
@@ -61,6 +61,17 @@ describe('plugin registry', () => {
     expect(unknown.message).to.include('guardrails[0].options.wrds: unknown field');
     const made = await registry.create<{ options: unknown }>('guardrail', 'words', { words: ['a'] }, deps, 'x');
     expect(made.options).to.deep.equal({ words: ['a'] });
+  });
+
+  it('refuses at start a guardrail engine whose create() returns no check(), naming its options', async () => {
+    const registry = new PluginRegistry();
+    registry.register(guardrail('hollow', { create: () => ({}) }), 'a');
+    registry.register(guardrail('nothing', { create: async () => undefined }), 'b');
+    for (const id of ['hollow', 'nothing']) {
+      const err = (await registry.create('guardrail', id, {}, deps, 'guardrails[3].options').catch((e: unknown) => e)) as Error;
+      expect(err).to.be.instanceOf(PluginError);
+      expect(err.message).to.equal(`guardrails[3].options: plugin "${id}" failed to start: its create() returned no check() function`);
+    }
   });
 
   it('loads external plugins named by path, as one definition or an array', async () => {
