@@ -67,9 +67,9 @@ function halves(batch: Batch): [Batch, Batch] {
  * delay until the store answers again, and flushed at drain. A batch refused again and again while the
  * store takes other writes is narrowed down to the entry it refuses, which is dropped (isolateRefused).
  * While anything is queued, new entries join the end of the queue, so rows reach the store in the order
- * requests settled. A write that timed out was
- * sent and may still land (a frozen server answers when it thaws): the writer waits for that write to end
- * and only writes the batch again if it failed, so a slow store never doubles a row or its spend.
+ * requests settled. A write that timed out was sent and may still land (a frozen server answers when it
+ * thaws): the writer waits for that write to end and only writes the batch again if it failed, so a slow
+ * store never doubles a row or its spend.
  *
  * `record` never rejects: a request's answer never depends on its log row.
  */

@@ -37,7 +37,8 @@ const CONNECTIONS = 16;
  * BENCH_INSTRUCTIONS_KEEP=DIR copies each count's dump there (`<system>-json.out`, `<system>-stream.out`):
  * `callgrind_annotate --inclusive=no FILE` then says which of node's own functions (V8's builtins and
  * runtime, the garbage collector, libuv, the kernel calls) the instructions went to. JavaScript compiled
- * by V8 shows as addresses without names.
+ * by V8 shows as addresses without names: with NODE_OPTIONS=--perf-basic-prof each process also writes
+ * /tmp/perf-<pid>.map (the pid is in the dump's `pid:` line), whose lines `ADDRESS SIZE NAME` name them.
  */
 const KEEP = process.env.BENCH_INSTRUCTIONS_KEEP;
 /**
@@ -142,7 +143,9 @@ async function countOne(label: string, argv: string[]): Promise<Counted> {
     const stream = chatBody(BENCH_MODEL, true);
     // both kinds before either is counted, as in `npm run bench` (run-bench.ts says why): V8 throws away
     // code compiled for JSON bodies at the first streamed one and takes thousands of requests to compile
-    // it again, so a stream counted after JSON alone counted that interval
+    // it again, so a stream counted after JSON alone counted that interval. (At WARM=5000 the request
+    // validator was still waiting to be compiled again when the stream was counted: 5,000 to 8,000
+    // instructions of its stream count.)
     await target.warm(json, WARM);
     await target.warm(stream, STREAM_WARM);
     await target.warm(json, Math.ceil(WARM / 2));

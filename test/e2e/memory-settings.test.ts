@@ -152,7 +152,10 @@ describe('the command bounds V8\'s heap', function () {
     gw = await start(config, [], { NODE_OPTIONS: '--max-semi-space-size=2' });
     probed = await gw.stop();
     expect(probed.v8Flags).to.deep.equal(['--heap-growing-percent=20']);
-    expect(probed.youngGenerationMiB).to.be.at.most(4);
+    // two semi-spaces of 2 MiB, as node was told; Node 26's V8 sometimes counts half a MiB more (4.5 in
+    // 2 of 26 runs here, and in one CI run), still far from what the command's own setting would let it
+    // reach (YOUNG_GENERATION_MIB)
+    expect(probed.youngGenerationMiB).to.be.at.most(5);
   });
 
   describe('under load', () => {
