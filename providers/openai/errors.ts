@@ -1,6 +1,7 @@
 import { GatewayError, InvalidRequestError, RateLimitError, UpstreamError, UpstreamTimeoutError, scrubMessage } from '../../core/plugins/sdk';
 
-const CONTEXT_LENGTH = /maximum context length is \d+/i;
+// OpenAI's and vLLM's wording; xAI's: "This model's maximum prompt length is 131072 but the request contains 136973 tokens."
+const CONTEXT_LENGTH = /maximum (?:context|prompt) length is \d+/i;
 
 /**
  * An OpenAI-compatible upstream's error answer -> GatewayError. The client's own mistakes (400/422) keep
@@ -18,7 +19,8 @@ export function openAiUpstreamError(status: number, body: unknown, headers: Reco
   if (typeof bare === 'string' && /incorrect api key/i.test(bare)) return new UpstreamError('The upstream refused the gateway\'s credentials for this deployment.', 'upstream_auth_failed');
   if (status === 400 || status === 422) {
     if (typeof upstream?.code === 'string') return new InvalidRequestError(message || 'The upstream rejected the request.', upstream.code, { param });
-    // vLLM words a prompt over the context window as OpenAI does but sends its HTTP status as the code
+    // vLLM words a prompt over the context window as OpenAI does but sends its HTTP status as the code;
+    // xAI sends none, and a code that is a sentence ("Client specified an invalid argument")
     if (CONTEXT_LENGTH.test(message)) return new InvalidRequestError(message, 'context_length_exceeded', { param: param ?? 'messages' });
     return new InvalidRequestError(message || 'The upstream rejected the request.', 'upstream_invalid_request', { param });
   }

@@ -14,9 +14,10 @@ const ANTHROPIC_WORDING = /prompt is too long|exceed context limit/i;
 // the messages, 4000 in the completion)", and "Input tokens exceed the configured limit of 272000 tokens.
 // Your messages resulted in 300123 tokens"; vLLM: "your request has 5000 input tokens", "'max_tokens' ...
 // is too large: 1000"; Gemini: "The input token count (1200000) exceeds the maximum number of tokens
-// allowed (1048576)".
-const LIMIT = [/maximum context length is (\d+)/i, /limit of (\d+) tokens/i, /maximum number of tokens allowed \(?(\d+)/i];
-const PROMPT = [/resulted in (\d+) tokens/i, /\((\d+) in the messages/i, /request has (\d+) input tokens/i, /input token count \(?(\d+)/i];
+// allowed (1048576)"; xAI: "This model's maximum prompt length is 131072 but the request contains 136973
+// tokens."
+const LIMIT = [/maximum context length is (\d+)/i, /limit of (\d+) tokens/i, /maximum number of tokens allowed \(?(\d+)/i, /maximum prompt length is (\d+)/i];
+const PROMPT = [/resulted in (\d+) tokens/i, /\((\d+) in the messages/i, /request has (\d+) input tokens/i, /input token count \(?(\d+)/i, /request contains (\d+) tokens/i];
 const OUTPUT = [/(\d+) in the completion/i, /max_completion_tokens'? is too large: (\d+)/i];
 
 export function anthropicContextLengthMessage(message: string): string {

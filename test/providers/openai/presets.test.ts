@@ -153,7 +153,7 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
     }
   });
 
-  it('xai: reads errors in xAI\'s own shape: a refused API key is the gateway\'s 502 without the key\'s ends, another 400 keeps xAI\'s words', async () => {
+  it('xai: reads errors in xAI\'s own shape: a refused API key is the gateway\'s 502 without the key\'s ends, another 400 keeps xAI\'s words, a prompt too long is context_length_exceeded', async () => {
     const messages = [{ role: 'user' as const, content: 'hi' }];
     try {
       // what xAI answers a key it does not know: a 400, the message in `error` as a string
@@ -166,6 +166,14 @@ describe('openai provider entries: presets (named OpenAI-compatible vendors) and
       const tooLong = await client.chat.completions.create({ model: 'grok-mini', messages }).then(() => undefined, (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
       expect(tooLong?.status).to.equal(400);
       expect(tooLong?.message).to.include("This model's maximum prompt length is 131072 but the request contains 140000 tokens.");
+      // a prompt over the context window, by OpenAI's code, so clients that trim their history on it do
+      expect(tooLong?.code).to.equal('context_length_exceeded');
+      expect(tooLong?.param).to.equal('messages');
+      // and in Anthropic's words to a Messages client (Claude Code on Grok compacts its history on them)
+      const anthropic = new Anthropic({ baseURL: gw.url, apiKey: CLIENT_KEY, maxRetries: 0 });
+      const asMessages = await anthropic.messages.create({ model: 'grok-mini', max_tokens: 1024, messages }).then(() => undefined, (err: unknown) => err as InstanceType<typeof Anthropic.APIError>);
+      expect(asMessages).to.be.instanceOf(Anthropic.BadRequestError);
+      expect(asMessages?.error).to.deep.equal({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 140000 tokens > 131072 maximum' } });
     } finally {
       upstream.script = { kind: 'json', body: chatCompletion('ok') };
     }
