@@ -456,11 +456,7 @@ export class McpServerRegistry {
     if (name.name.toLowerCase() === GATEWAY_PROXY) throw bad('name', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another name`);
     if (alias.name.toLowerCase() === GATEWAY_PROXY) throw bad('alias', `"${GATEWAY_PROXY}" is the gateway's own MCP server; choose another alias`);
     if (typeof input.url !== 'string' || !/^https?:\/\//i.test(input.url)) throw bad('url', 'must be the http(s) URL of a streamable-HTTP MCP endpoint');
-    try {
-      new URL(input.url);
-    } catch {
-      throw bad('url', 'is not a valid URL');
-    }
+    if (!URL.canParse(input.url)) throw bad('url', 'is not a valid URL');
     if (input.transport !== undefined) {
       if (typeof input.transport !== 'string') throw bad('transport', 'must be the id of an MCP transport plugin');
       const badTransport = unknownTransport(transportIdOf(input.transport), this.transportIds);
@@ -578,11 +574,7 @@ function ownConfigProblem(server: McpServerConfig, i: number): ConfigError | und
   }
   // the schema sees only the http(s) prefix: a port past 65535 or a bad host failed the start with a bare
   // "Invalid URL" naming no field, and check said valid. Not quoted: a URL may carry a password
-  try {
-    new URL(server.url);
-  } catch {
-    return new ConfigError(`mcpServers[${i}].url`, 'is not a valid URL');
-  }
+  if (!URL.canParse(server.url)) return new ConfigError(`mcpServers[${i}].url`, 'is not a valid URL');
   try {
     validateConfigHeaders(server, (param, message) => new ConfigError(`mcpServers[${i}].${param}`, message));
   } catch (err) {
