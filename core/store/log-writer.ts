@@ -193,9 +193,9 @@ export class LogWriter {
    * request). If it takes none, it is down, not refusing a row: everything waits for the next retry as
    * before. A write that timed out is never split or passed over: it may still land.
    *
-   * Returns true when the head is done with (written after all, or dropped), false to wait for the next
-   * retry. The head is still the queue's first batch unless it was split (its halves take its place) or
-   * written here.
+   * Returns true when the head is done with (written after all, or dropped: the caller takes it off the
+   * queue), false to wait for the next retry. Only a split moves the head (its halves take its place), and
+   * then this returns false.
    */
   private async isolateRefused(head: Batch): Promise<boolean> {
     if (head.late) return false;
@@ -207,11 +207,7 @@ export class LogWriter {
     }
     if (!(await this.writeOneAfterHead())) return false;
     // once more, now that the store took a write: a store that came back between the two takes it
-    if (await this.attempt(head, false)) {
-      this.queue.shift();
-      this.queuedCount -= 1;
-      return true;
-    }
+    if (await this.attempt(head, false)) return true;
     if (head.late) return false;
     const [refused] = head.entries;
     this.dropped += 1;
@@ -273,10 +269,9 @@ export class LogWriter {
         while (this.queue.length) {
           const head = this.queue[0];
           if (!(await this.attempt(head, false)) && !(await this.isolateRefused(head))) return;
-          if (this.queue[0] === head) {
-            this.queue.shift();
-            this.queuedCount -= head.entries.length;
-          }
+          // written, or given up: still first (isolateRefused splits the head only when it answers false)
+          this.queue.shift();
+          this.queuedCount -= head.entries.length;
           if (this.queue.length === 0 && this.failedWrites > 0) this.logger.info('request log caught up after store errors', { written: this.written });
         }
       } finally {
